@@ -1,0 +1,111 @@
+# kinbox — see README.md. `make deps && make check` on a fresh Debian/Ubuntu.
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/libexec/kinbox
+MANDIR     ?= $(PREFIX)/share/man
+DESTDIR    ?=
+VERSION    := 0.1.0
+
+CC      ?= cc
+CSTD    = -std=c11 -D_GNU_SOURCE
+WARN    = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+          -Wmissing-declarations -Wformat=2 -Wformat-security -Wswitch-enum \
+          -Wimplicit-fallthrough -Wnull-dereference -Wvla -Wpointer-arith -Wundef \
+          -Wcast-align -Wwrite-strings -fno-common
+HARDEN  = -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
+OPT     ?= -O2 -g
+CFLAGS  ?=
+DEFS    = -DKB_VERSION='"$(VERSION)"' -DKB_LIBEXECDIR='"$(LIBEXECDIR)"'
+ALLCFLAGS = $(CSTD) $(WARN) $(OPT) $(HARDEN) $(DEFS) $(CFLAGS)
+LDFLAGS ?=
+ALLLDFLAGS = -pie -Wl,-z,relro,-z,now -Wl,--as-needed $(LDFLAGS)
+SAN     = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+
+LIBS_KINBOX = -lseccomp -lbsd
+
+CORE_SRCS = util.c profile/policy.c profile/paths.c profile/gitguard.c \
+            backends/plan.c backends/bwrap.c backends/seccomp.c backends/run.c
+CORE_OBJS = $(CORE_SRCS:.c=.o)
+HDRS = util.h profile/policy.h backends/backend.h
+
+UNIT_TESTS = tests/unit/test-paths tests/unit/test-bwrap
+UNIT_SRCS_NOSECCOMP = util.c profile/policy.c profile/paths.c profile/gitguard.c \
+            backends/plan.c backends/bwrap.c
+
+.PHONY: all check unit unit-san integration man-check bench deps demo install \
+        uninstall clean format-check
+
+all: kinbox kinbox-exec
+
+%.o: %.c $(HDRS)
+	$(CC) $(ALLCFLAGS) -c -o $@ $<
+
+kinbox: kinbox.o $(CORE_OBJS)
+	$(CC) $(ALLCFLAGS) $(ALLLDFLAGS) -o $@ kinbox.o $(CORE_OBJS) $(LIBS_KINBOX)
+
+# Static and libc-only: it is exec'd once per sandboxed command.
+kinbox-exec: backends/kinbox-exec.c
+	$(CC) $(CSTD) $(WARN) -O2 -static -o $@ $<
+
+# --- tests ---------------------------------------------------------------
+tests/unit/test-%: tests/unit/test-%.c $(CORE_OBJS) tests/unit/tap.h
+	$(CC) $(ALLCFLAGS) $(ALLLDFLAGS) -o $@ $< $(CORE_OBJS) $(LIBS_KINBOX)
+
+tests/unit/san-%: tests/unit/test-%.c $(CORE_SRCS) $(HDRS) tests/unit/tap.h
+	$(CC) $(CSTD) $(WARN) $(SAN) $(DEFS) -o $@ $< $(CORE_SRCS) $(LIBS_KINBOX)
+
+unit: $(UNIT_TESTS)
+	@for t in $(UNIT_TESTS); do echo "# $$t"; ./$$t || exit 1; done
+
+unit-san: $(UNIT_TESTS:tests/unit/test-%=tests/unit/san-%)
+	@for t in $^; do echo "# $$t (ASan/UBSan)"; \
+	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./$$t || exit 1; done
+
+unit-valgrind: $(UNIT_TESTS)
+	@for t in $(UNIT_TESTS); do echo "# $$t (valgrind)"; \
+	  valgrind -q --error-exitcode=1 --leak-check=full ./$$t >/dev/null || exit 1; done
+
+integration: kinbox kinbox-exec
+	@sh tests/run-integration.sh
+
+man-check:
+	@out=$$(LC_ALL=C groff -ww -man -Tutf8 -z man/kinbox.1 2>&1); \
+	 if [ -n "$$out" ]; then echo "$$out"; echo "not ok man page warnings"; exit 1; fi; \
+	 echo "ok man/kinbox.1 renders without warnings"
+
+check: all unit unit-san unit-valgrind man-check integration
+
+bench: kinbox kinbox-exec
+	@sh tests/bench.sh
+
+# Installs what building and testing need; a no-op when all is present.
+DEB_PKGS = bubblewrap libseccomp-dev libcap-ng-dev libinih-dev libbsd-dev \
+           libjansson-dev gcc make pkg-config git groff-base valgrind \
+           util-linux socat python3 openssh-client procps hyperfine
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" -ne 0 ]; then SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	else echo "deps: all present"; fi
+
+demo: all
+	@sh tests/demo.sh
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 0755 kinbox $(DESTDIR)$(BINDIR)/kinbox
+	install -m 0755 kinbox-exec $(DESTDIR)$(LIBEXECDIR)/kinbox-exec
+	install -m 0644 man/kinbox.1 $(DESTDIR)$(MANDIR)/man1/kinbox.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/kinbox $(DESTDIR)$(LIBEXECDIR)/kinbox-exec \
+	      $(DESTDIR)$(MANDIR)/man1/kinbox.1
+	-rmdir $(DESTDIR)$(LIBEXECDIR)
+
+clean:
+	rm -f kinbox kinbox-exec *.o */*.o tests/unit/test-paths tests/unit/test-bwrap \
+	      tests/unit/san-* 

@@ -1,0 +1,78 @@
+/*
+ * backends/backend.h — the plan a backend makes from a policy, and the run.
+ * policy (const) → kb_<backend>_plan() → struct kb_plan → kb_run() →
+ * struct kb_run. Planning is pure (golden-testable through --dry-run); only
+ * kb_run() and the probes touch the system.
+ */
+#ifndef KB_BACKEND_H
+#define KB_BACKEND_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "../profile/policy.h"
+#include "../util.h"
+
+struct kb_plan {
+	enum kb_backend_kind backend;
+	char *exe;           /* absolute path exec'd (bwrap); owned */
+	struct kb_strv argv; /* full argv, argv.v[0] is the program name */
+	struct kb_strv envp; /* the command's whole environment */
+	struct kb_strv notes; /* posture lines for --dry-run / -v */
+	/* Descriptor numbers the argv refers to; kb_run() puts the real
+	 * descriptors there before exec. -1 when unused. */
+	int seccomp_fd;
+	int status_fd;
+	int stderr_fd;
+	int keep_fd[KB_MAX_KEEP_FD];
+	size_t nkeep;
+};
+
+void kb_plan_free(struct kb_plan *);
+
+/* Writes the plan as --dry-run shows it: notes as "# " lines, then the argv
+ * one shell-quoted element per line. Returns a new string; caller frees. */
+char *kb_plan_render(const struct kb_plan *);
+
+/* backends/bwrap.c */
+
+/* Finds bwrap in $PATH; returns a new string or NULL with `e` set. */
+char *kb_bwrap_find(struct kb_err *e);
+
+/* Builds the bwrap plan. `bwrap` and `helper` are absolute paths (borrowed),
+ * `envp` the caller's environment (borrowed). Pure: no system calls. */
+int kb_bwrap_plan(const struct kb_policy *, const char *bwrap,
+    const char *helper, char *const *envp, struct kb_plan *out,
+    struct kb_err *e);
+
+/*
+ * Turns bwrap's setup error text (what it printed before the command
+ * started) into one line naming the cause and the way out. Reads the
+ * userns sysctls to tell them apart. Returns a new string.
+ */
+char *kb_bwrap_explain_failure(const char *bwrap_stderr);
+
+/* backends/seccomp.c */
+
+/* The names of what the filter refuses, for --dry-run. */
+extern const char *const kb_seccomp_summary;
+
+/* Builds the filter and returns a memfd holding the BPF program at offset
+ * 0 (close-on-exec), or -1 with `e` set. */
+int kb_seccomp_build_fd(struct kb_err *e);
+
+/* backends/run.c */
+
+struct kb_run {
+	int wstatus;        /* bwrap's wait status */
+	bool started;       /* the command was exec'd (or exec was tried) */
+	int exec_errno;     /* exec failed inside with this errno, else 0 */
+	char setup_err[4096]; /* what bwrap printed before the start */
+	int exit_code;      /* kinbox's exit status for this run */
+};
+
+/* Runs the plan: forks, execs the backend, relays signals, waits.
+ * Returns 0, or -1 with `e` set when nothing could be started. */
+int kb_run(const struct kb_plan *, struct kb_run *out, struct kb_err *e);
+
+#endif

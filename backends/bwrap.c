@@ -1,0 +1,327 @@
+/*
+ * backends/bwrap.c — policy → bubblewrap argv. The plan is pure: every
+ * mount, namespace and descriptor is decided here from the policy, so that
+ * `kinbox --dry-run` prints exactly what runs and tests can diff it.
+ *
+ * Mount order matters (later mounts cover earlier ones): the whole host
+ * read-only, fresh /dev and /proc, a private /tmp, the writable roots, then
+ * the git guards on top of the roots, parents before children.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+
+char *
+kb_bwrap_find(struct kb_err *e)
+{
+	const char *path = getenv("PATH");
+	_cleanup_free_ char *copy = NULL;
+	char *dir, *save = NULL;
+
+	if (path == NULL || *path == '\0')
+		path = "/usr/bin:/bin";
+	copy = xstrdup(path);
+	for (dir = strtok_r(copy, ":", &save); dir != NULL;
+	     dir = strtok_r(NULL, ":", &save)) {
+		_cleanup_free_ char *cand = NULL;
+
+		if (dir[0] != '/')
+			continue; /* never a relative PATH entry */
+		cand = xasprintf("%s/bwrap", dir);
+		if (access(cand, X_OK) == 0)
+			return steal_pointer(&cand);
+	}
+	kb_err_set(e, "no sandbox: bubblewrap (bwrap) is not installed; "
+	    "install it (apt-get install bubblewrap) — nothing was run");
+	return NULL;
+}
+
+static void
+add(struct kb_plan *pl, const char *a)
+{
+	kb_strv_push(&pl->argv, a);
+}
+
+static void
+add2(struct kb_plan *pl, const char *a, const char *b)
+{
+	add(pl, a);
+	add(pl, b);
+}
+
+static void
+add3(struct kb_plan *pl, const char *a, const char *b, const char *c)
+{
+	add(pl, a);
+	add(pl, b);
+	add(pl, c);
+}
+
+static bool
+is_kept(const struct kb_policy *p, int fd)
+{
+	for (size_t i = 0; i < p->nkeep; i++)
+		if (p->keep_fd[i] == fd)
+			return true;
+	return false;
+}
+
+/* lowest descriptor number >= from not used by a --keep-fd */
+static int
+free_fd(const struct kb_policy *p, int from)
+{
+	while (is_kept(p, from))
+		from++;
+	return from;
+}
+
+static const char *
+guard_word(enum kb_guard_kind k)
+{
+	switch (k) {
+	case KB_GUARD_PIN_DIR:
+		return "pinned";
+	case KB_GUARD_RO:
+		return "read-only";
+	case KB_GUARD_RO_ABSENT_DIR:
+		return "absent, kept uncreatable";
+	case KB_GUARD_RO_ABSENT_FILE:
+		return "absent, kept uncreatable";
+	case KB_GUARD_WATCH_ABSENT:
+		return "absent, removed after the run if planted";
+	case KB_GUARD_WRITABLE:
+		return "writable git dir, pinned";
+	case KB_GUARD_WATCH_NEWREPO:
+		return "absent, new hooks disarmed after the run";
+	}
+	return "?";
+}
+
+static void
+plan_guards(const struct kb_policy *p, struct kb_plan *pl)
+{
+	/* Pass 1: directories that stay writable but become mount points,
+	 * which the kernel refuses to rename or remove (EBUSY). Pass 2:
+	 * read-only pieces on top. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < p->nguard; i++) {
+			const struct kb_guard *g = &p->guard[i];
+
+			switch (g->kind) {
+			case KB_GUARD_PIN_DIR:
+			case KB_GUARD_WRITABLE:
+				if (pass == 0)
+					add3(pl, "--bind", g->path, g->path);
+				break;
+			case KB_GUARD_RO:
+				if (pass == 1)
+					add3(pl, "--ro-bind", g->path, g->path);
+				break;
+			case KB_GUARD_RO_ABSENT_DIR:
+				/* an empty read-only directory: neither the
+				 * dir nor a hook inside can be created */
+				if (pass == 1) {
+					add2(pl, "--tmpfs", g->path);
+					add2(pl, "--remount-ro", g->path);
+				}
+				break;
+			case KB_GUARD_RO_ABSENT_FILE:
+				if (pass == 1)
+					add3(pl, "--ro-bind", "/dev/null",
+					    g->path);
+				break;
+			case KB_GUARD_WATCH_ABSENT:
+			case KB_GUARD_WATCH_NEWREPO:
+				break;
+			}
+		}
+	}
+}
+
+static void
+plan_env(const struct kb_policy *p, char *const *envp, struct kb_plan *pl)
+{
+	for (char *const *e = envp; e != NULL && *e != NULL; e++) {
+		if (p->tmpdir_reset && strncmp(*e, "TMPDIR=", 7) == 0)
+			continue;
+		if (strncmp(*e, "KINBOX_ACTIVE=", 14) == 0)
+			continue;
+		kb_strv_push(&pl->envp, *e);
+	}
+	if (p->tmpdir_reset)
+		kb_strv_push(&pl->envp, "TMPDIR=/tmp");
+	/* lets a nested kinbox explain why it cannot nest */
+	kb_strv_push(&pl->envp, "KINBOX_ACTIVE=bwrap");
+}
+
+static void
+plan_notes(const struct kb_policy *p, struct kb_plan *pl)
+{
+	kb_strv_pushf(&pl->notes, "backend: bwrap (%s)", pl->exe);
+	kb_strv_pushf(&pl->notes, "workspace: %s (writable)", p->workspace);
+	kb_strv_pushf(&pl->notes, "cwd: %s", p->cwd);
+	for (size_t i = 0; i < p->nwrite; i++)
+		kb_strv_pushf(&pl->notes, "write: %s (%s)", p->write[i].path,
+		    kb_origin_name(p->write[i].origin));
+	kb_strv_push(&pl->notes, "read: the whole host filesystem, read-only");
+	kb_strv_push(&pl->notes, "tmp: private /tmp (empty, discarded)");
+	if (p->tmpdir != NULL)
+		kb_strv_pushf(&pl->notes, "TMPDIR: %s (writable)", p->tmpdir);
+	if (p->tmpdir_private != NULL)
+		kb_strv_pushf(&pl->notes, "TMPDIR: %s (inside the private /tmp)",
+		    p->tmpdir_private);
+	if (p->tmpdir_reset)
+		kb_strv_push(&pl->notes, "TMPDIR: not writable here; the "
+		    "command gets TMPDIR=/tmp");
+	kb_strv_pushf(&pl->notes, "network: %s (%s)",
+	    p->net ? "on, host network" : "off, loopback only",
+	    kb_origin_name(p->net_origin));
+	kb_strv_push(&pl->notes, "namespaces: user, pid, ipc, uts, cgroup, "
+	    "mount; nested user namespaces disabled");
+	kb_strv_pushf(&pl->notes, "capabilities: none%s",
+	    geteuid() == 0 ? " (running as root: all dropped)" : "");
+	kb_strv_pushf(&pl->notes, "seccomp: refuses %s", kb_seccomp_summary);
+	for (size_t i = 0; i < p->nguard; i++)
+		kb_strv_pushf(&pl->notes, "git guard: %s (%s)",
+		    p->guard[i].path, guard_word(p->guard[i].kind));
+	if (p->nkeep == 0) {
+		kb_strv_push(&pl->notes, "fds: 0 1 2 only");
+	} else {
+		struct kb_buf b = { 0 };
+
+		for (size_t i = 0; i < p->nkeep; i++)
+			kb_buf_printf(&b, " %d", p->keep_fd[i]);
+		kb_strv_pushf(&pl->notes, "fds: 0 1 2 and kept:%s", b.s);
+		kb_buf_free(&b);
+	}
+}
+
+int
+kb_bwrap_plan(const struct kb_policy *p, const char *bwrap,
+    const char *helper, char *const *envp, struct kb_plan *pl,
+    struct kb_err *e)
+{
+	char num[3][16];
+
+	memset(pl, 0, sizeof(*pl));
+	if (p->argv == NULL || p->argv[0] == NULL)
+		return kb_err_set(e, "no command given; usage: kinbox "
+		    "[OPTIONS] -- COMMAND [ARG...]");
+	pl->backend = KB_BACKEND_BWRAP;
+	pl->exe = xstrdup(bwrap);
+	pl->seccomp_fd = free_fd(p, 3);
+	pl->status_fd = free_fd(p, pl->seccomp_fd + 1);
+	pl->stderr_fd = free_fd(p, pl->status_fd + 1);
+	memcpy(pl->keep_fd, p->keep_fd, sizeof(pl->keep_fd));
+	pl->nkeep = p->nkeep;
+	snprintf(num[0], sizeof(num[0]), "%d", pl->seccomp_fd);
+	snprintf(num[1], sizeof(num[1]), "%d", pl->status_fd);
+	snprintf(num[2], sizeof(num[2]), "%d", pl->stderr_fd);
+
+	add(pl, "bwrap");
+	add(pl, "--die-with-parent");
+	add(pl, "--unshare-user");
+	add(pl, "--disable-userns");
+	add(pl, "--unshare-pid");
+	add(pl, "--unshare-ipc");
+	add(pl, "--unshare-uts");
+	add(pl, "--unshare-cgroup-try");
+	if (!p->net)
+		add(pl, "--unshare-net");
+	add2(pl, "--cap-drop", "ALL");
+	add3(pl, "--ro-bind", "/", "/");
+	add2(pl, "--dev", "/dev");
+	add2(pl, "--proc", "/proc");
+	add2(pl, "--tmpfs", "/tmp");
+	if (p->tmpdir_private != NULL)
+		add2(pl, "--dir", p->tmpdir_private);
+	if (p->tmpdir != NULL)
+		add3(pl, "--bind", p->tmpdir, p->tmpdir);
+	add3(pl, "--bind", p->workspace, p->workspace);
+	for (size_t i = 0; i < p->nwrite; i++)
+		add3(pl, "--bind", p->write[i].path, p->write[i].path);
+	plan_guards(p, pl);
+	add2(pl, "--chdir", p->cwd);
+	add2(pl, "--seccomp", num[0]);
+	add(pl, "--");
+	add(pl, helper);
+	add(pl, num[1]);
+	add(pl, num[2]);
+	add(pl, "--");
+	for (char **a = p->argv; *a != NULL; a++)
+		add(pl, *a);
+	plan_env(p, envp, pl);
+	plan_notes(p, pl);
+	return 0;
+}
+
+static long
+read_sysctl(const char *path)
+{
+	_cleanup_free_ char *s = kb_read_small_file(path, 64);
+
+	return s == NULL ? -1 : strtol(s, NULL, 10);
+}
+
+static bool
+in_container(void)
+{
+	return access("/.dockerenv", F_OK) == 0 ||
+	    access("/run/.containerenv", F_OK) == 0;
+}
+
+char *
+kb_bwrap_explain_failure(const char *err)
+{
+	char first[512] = "";
+	const char *cause;
+	bool root = geteuid() == 0;
+
+	if (err != NULL) {
+		size_t n;
+
+		if (strncmp(err, "bwrap: ", 7) == 0)
+			err += 7;
+		n = strcspn(err, "\n");
+
+		if (n >= sizeof(first))
+			n = sizeof(first) - 1;
+		memcpy(first, err, n);
+		first[n] = '\0';
+	}
+	if (getenv("KINBOX_ACTIVE") != NULL)
+		cause = "already inside a kinbox sandbox, which forbids nested "
+			"user namespaces; run the command directly";
+	else if (read_sysctl("/proc/sys/user/max_user_namespaces") == 0)
+		cause = "user namespaces are disabled "
+			"(user.max_user_namespaces = 0); enable them with "
+			"'sysctl -w user.max_user_namespaces=15000'";
+	else if (!root &&
+	    read_sysctl("/proc/sys/kernel/unprivileged_userns_clone") == 0)
+		cause = "unprivileged user namespaces are disabled "
+			"(kernel.unprivileged_userns_clone = 0); enable them "
+			"with 'sysctl -w kernel.unprivileged_userns_clone=1'";
+	else if (!root && read_sysctl("/proc/sys/kernel/"
+			      "apparmor_restrict_unprivileged_userns") == 1)
+		cause = "AppArmor restricts unprivileged user namespaces "
+			"(kernel.apparmor_restrict_unprivileged_userns = 1, "
+			"as on Ubuntu 24.04); load an AppArmor profile that "
+			"lets bwrap use them (e.g. /etc/apparmor.d/"
+			"bwrap-userns-restrict from apparmor-profiles) or set "
+			"that sysctl to 0";
+	else if (in_container())
+		cause = "this container does not allow user namespaces; give it "
+			"that right, or set KINBOX_SANDBOX=container if the "
+			"container itself is the disposable boundary";
+	else
+		cause = "bubblewrap could not set up the sandbox; run with -v "
+			"to see its plan, or KINBOX_SANDBOX=container if a "
+			"disposable container is the boundary";
+	return xasprintf("no sandbox: %s [bwrap: %s] — nothing was run", cause,
+	    first[0] ? first : "no message");
+}

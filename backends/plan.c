@@ -1,0 +1,33 @@
+/*
+ * backends/plan.c — what every backend plan shares: rendering for --dry-run
+ * and freeing.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+
+void
+kb_plan_free(struct kb_plan *pl)
+{
+	free(pl->exe);
+	kb_strv_free(&pl->argv);
+	kb_strv_free(&pl->envp);
+	kb_strv_free(&pl->notes);
+	memset(pl, 0, sizeof(*pl));
+}
+
+char *
+kb_plan_render(const struct kb_plan *pl)
+{
+	struct kb_buf b = { 0 };
+
+	kb_buf_puts(&b, "");
+	for (size_t i = 0; i < pl->notes.n; i++)
+		kb_buf_printf(&b, "# %s\n", pl->notes.v[i]);
+	for (size_t i = 0; i < pl->argv.n; i++) {
+		kb_buf_shquote(&b, pl->argv.v[i]);
+		kb_buf_puts(&b, "\n");
+	}
+	return b.s;
+}

@@ -1,0 +1,356 @@
+/*
+ * backends/run.c — executing a plan: descriptors in place, bwrap exec'd,
+ * signals relayed, the wait status turned into kinbox's exit status.
+ *
+ * Process tree: kinbox → bwrap (monitor, host pid ns) → bwrap (pid 1 of the
+ * sandbox) → kinbox-exec → the command (same pid). bwrap's monitor dies of
+ * any default-action signal and then SIGKILLs the sandbox, so it runs with
+ * SIGINT/SIGQUIT/SIGTERM/SIGHUP ignored; kinbox-exec restores them. Signals
+ * a terminal sends reach the command directly (it shares our process group);
+ * signals sent to kinbox's pid (kill, a supervisor's timeout) are forwarded
+ * to the command through a pidfd, after checking its parent chain so that a
+ * recycled pid can never be hit.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "backend.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+static const int relayed[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH,
+	SIGUSR1, SIGUSR2 };
+
+/* Parent pid of `pid` from /proc, -1 when gone. */
+static pid_t
+parent_of(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* comm may hold spaces and parens: the state follows the last ')' */
+	if ((p = strrchr(buf, ')')) == NULL)
+		return -1;
+	return (pid_t)strtol(p + 4, NULL, 10);
+}
+
+static bool
+comm_is(pid_t pid, const char *name)
+{
+	char path[64], buf[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return strcmp(buf, name) == 0;
+}
+
+static pid_t
+first_child(pid_t pid)
+{
+	char path[64], buf[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid,
+	    (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return (pid_t)strtol(buf, NULL, 10);
+}
+
+/*
+ * Opens a pidfd on the command: walk down from our bwrap child through the
+ * bwrap processes. Each step is pinned with a pidfd and then checked to
+ * still be the child of the step above, so a pid reused after the lookup is
+ * never signalled. Returns -1 when the command is not (or no longer) there.
+ */
+static int
+command_pidfd(pid_t bwrap)
+{
+	pid_t parent = bwrap, child;
+	int fd = -1;
+
+	for (int depth = 0; depth < 4; depth++) {
+		if ((child = first_child(parent)) <= 0)
+			break;
+		if (fd != -1)
+			close(fd);
+		fd = (int)syscall(SYS_pidfd_open, child, 0);
+		if (fd == -1 || parent_of(child) != parent)
+			break;
+		if (!comm_is(child, "bwrap"))
+			return fd;
+		parent = child;
+	}
+	if (fd != -1)
+		close(fd);
+	return -1;
+}
+
+static void
+forward(pid_t bwrap, int sig)
+{
+	int fd = command_pidfd(bwrap);
+
+	if (fd == -1)
+		return;
+	syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0);
+	close(fd);
+}
+
+/* Puts `fd` on a descriptor number above every kept one (close-on-exec). */
+static int
+lift(int fd, int base)
+{
+	int r;
+
+	if (fd == -1)
+		return -1;
+	r = fcntl(fd, F_DUPFD_CLOEXEC, base);
+	close(fd);
+	return r;
+}
+
+static void
+mark_all_cloexec(int maxfd)
+{
+	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+		return;
+	for (int fd = 3; fd < maxfd; fd++)
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
+/* Child side: only async-signal-safe calls until exec. */
+static void __attribute__((noreturn))
+exec_backend(const struct kb_plan *pl, pid_t parent, const sigset_t *oldmask,
+    int seccomp_fd, int status_w, int err_w, int realerr, int maxfd)
+{
+	static const int ignored[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP };
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1 || getppid() != parent)
+		_exit(KB_EXIT_ERROR);
+	for (size_t i = 0; i < nitems(ignored); i++)
+		signal(ignored[i], SIG_IGN);
+	signal(SIGPIPE, SIG_DFL);
+	sigprocmask(SIG_SETMASK, oldmask, NULL);
+	mark_all_cloexec(maxfd);
+	if (dup2(err_w, 2) == -1 || dup2(seccomp_fd, pl->seccomp_fd) == -1 ||
+	    dup2(status_w, pl->status_fd) == -1 ||
+	    dup2(realerr, pl->stderr_fd) == -1)
+		_exit(KB_EXIT_ERROR);
+	for (size_t i = 0; i < pl->nkeep; i++)
+		if (fcntl(pl->keep_fd[i], F_SETFD, 0) == -1)
+			_exit(KB_EXIT_ERROR);
+	execve(pl->exe, pl->argv.v, pl->envp.v);
+	_exit(KB_EXIT_ERROR);
+}
+
+static void
+drain_status(int fd, struct kb_run *r, unsigned char *buf, size_t *len)
+{
+	ssize_t n;
+
+	while (*len < 16 && (n = read(fd, buf + *len, 16 - *len)) > 0)
+		*len += (size_t)n;
+	if (*len >= 1 && buf[0] == 'S')
+		r->started = true;
+	if (*len >= 2 + sizeof(int) && buf[1] == 'E')
+		memcpy(&r->exec_errno, buf + 2, sizeof(int));
+}
+
+static void
+drain_err(int fd, struct kb_run *r, size_t *errlen)
+{
+	char chunk[1024];
+	ssize_t n;
+
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0) {
+		if (r->started) {
+			if (write(2, chunk, (size_t)n) == -1)
+				break;
+			continue;
+		}
+		/* before the start it is bwrap speaking: keep it to explain */
+		size_t room = sizeof(r->setup_err) - 1 - *errlen;
+		size_t take = (size_t)n < room ? (size_t)n : room;
+
+		memcpy(r->setup_err + *errlen, chunk, take);
+		*errlen += take;
+		r->setup_err[*errlen] = '\0';
+	}
+}
+
+int
+kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
+{
+	int status_p[2] = { -1, -1 }, err_p[2] = { -1, -1 };
+	int seccomp_fd, realerr, sigfd, base = 32, maxfd;
+	unsigned char stbuf[16];
+	size_t stlen = 0, errlen = 0;
+	sigset_t mask, oldmask;
+	struct rlimit rl;
+	unsigned pending = 0;
+	bool reaped = false, was_started = false;
+	pid_t pid, self = getpid();
+
+	memset(r, 0, sizeof(*r));
+	for (size_t i = 0; i < pl->nkeep; i++)
+		if (pl->keep_fd[i] >= base)
+			base = pl->keep_fd[i] + 1;
+	maxfd = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ?
+	    (int)rl.rlim_cur : 65536;
+	if ((seccomp_fd = kb_seccomp_build_fd(e)) == -1)
+		return -1;
+	if (pipe2(status_p, O_CLOEXEC) == -1 || pipe2(err_p, O_CLOEXEC) == -1)
+		return kb_err_set(e, "pipe: %s", strerror(errno));
+	seccomp_fd = lift(seccomp_fd, base);
+	status_p[1] = lift(status_p[1], base);
+	err_p[1] = lift(err_p[1], base);
+	realerr = fcntl(2, F_DUPFD_CLOEXEC, base);
+	if (seccomp_fd == -1 || status_p[1] == -1 || err_p[1] == -1 ||
+	    realerr == -1)
+		return kb_err_set(e, "cannot arrange descriptors: %s",
+		    strerror(errno));
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	for (size_t i = 0; i < nitems(relayed); i++)
+		sigaddset(&mask, relayed[i]);
+	sigprocmask(SIG_BLOCK, &mask, &oldmask);
+	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigfd == -1)
+		return kb_err_set(e, "signalfd: %s", strerror(errno));
+
+	pid = fork();
+	if (pid == -1)
+		return kb_err_set(e, "fork: %s", strerror(errno));
+	if (pid == 0)
+		exec_backend(pl, self, &oldmask, seccomp_fd, status_p[1],
+		    err_p[1], realerr, maxfd);
+	close(seccomp_fd);
+	close(status_p[1]);
+	close(err_p[1]);
+	close(realerr);
+	/* kinbox itself must not die writing to a closed stderr */
+	signal(SIGPIPE, SIG_IGN);
+	fcntl(status_p[0], F_SETFL, O_NONBLOCK);
+	fcntl(err_p[0], F_SETFL, O_NONBLOCK);
+
+	for (;;) {
+		struct pollfd pfd[3] = {
+			{ .fd = sigfd, .events = POLLIN },
+			{ .fd = status_p[0], .events = POLLIN },
+			{ .fd = err_p[0], .events = POLLIN },
+		};
+		int n = poll(pfd, 3, reaped ? 1000 : -1);
+
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break; /* reaped and the pipes stay quiet: done */
+		if (pfd[1].revents) {
+			drain_status(status_p[0], r, stbuf, &stlen);
+			if (pfd[1].revents & (POLLHUP | POLLERR) &&
+			    !(pfd[1].revents & POLLIN)) {
+				close(status_p[0]);
+				status_p[0] = -1;
+			}
+		}
+		if (r->started && !was_started) {
+			was_started = true;
+			if (errlen > 0 && write(2, r->setup_err, errlen) == -1)
+				errlen = 0;
+			for (int s = 1; s < 32; s++)
+				if (pending & (1U << s))
+					forward(pid, s);
+			pending = 0;
+		}
+		if (pfd[2].revents) {
+			drain_err(err_p[0], r, &errlen);
+			if (pfd[2].revents & (POLLHUP | POLLERR) &&
+			    !(pfd[2].revents & POLLIN)) {
+				close(err_p[0]);
+				err_p[0] = -1;
+			}
+		}
+		if (pfd[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			while (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
+				if (si.ssi_signo == SIGCHLD) {
+					if (!reaped &&
+					    waitpid(pid, &r->wstatus, WNOHANG) ==
+						pid)
+						reaped = true;
+					continue;
+				}
+				/* A terminal already sent it to the whole
+				 * foreground group, the command included. */
+				if (si.ssi_code == SI_KERNEL)
+					continue;
+				if (r->started)
+					forward(pid, (int)si.ssi_signo);
+				else
+					pending |= 1U << si.ssi_signo;
+			}
+		}
+		if (reaped && status_p[0] == -1 && err_p[0] == -1)
+			break;
+	}
+	if (!reaped)
+		waitpid(pid, &r->wstatus, 0);
+	if (status_p[0] != -1)
+		close(status_p[0]);
+	if (err_p[0] != -1)
+		close(err_p[0]);
+	close(sigfd);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+
+	if (WIFSIGNALED(r->wstatus))
+		r->exit_code = KB_EXIT_SIGNAL + WTERMSIG(r->wstatus);
+	else if (!r->started)
+		r->exit_code = KB_EXIT_ERROR;
+	else if (r->exec_errno != 0)
+		r->exit_code = r->exec_errno == ENOENT ||
+			r->exec_errno == ENOTDIR ? KB_EXIT_NOTFOUND :
+			KB_EXIT_NOEXEC;
+	else
+		r->exit_code = WEXITSTATUS(r->wstatus);
+	return 0;
+}

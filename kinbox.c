@@ -1,0 +1,299 @@
+/*
+ * kinbox — run a command in a sandbox that confines writes to the workspace
+ * and keeps the network off unless granted. Fail closed: no sandbox, no run.
+ *
+ * The data flow, one way:
+ *   argv → struct kb_policy (profile/) → struct kb_plan (backends/bwrap.c)
+ *        → --dry-run prints it, or kb_run() executes it (backends/run.c)
+ *        → the git guard audit (profile/gitguard.c) → exit status.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "backends/backend.h"
+#include "profile/policy.h"
+#include "util.h"
+
+#ifndef KB_VERSION
+#define KB_VERSION "0.1.0"
+#endif
+#ifndef KB_LIBEXECDIR
+#define KB_LIBEXECDIR "/usr/local/libexec/kinbox"
+#endif
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+extern char **environ;
+
+struct kb_opts {
+	bool dry_run;
+	int verbosity; /* -1 quiet, 0 normal, 1 verbose */
+	bool workspace_set, backend_set;
+};
+
+enum {
+	OPT_NET = 256,
+	OPT_NO_NET,
+	OPT_BACKEND,
+	OPT_DRY_RUN,
+	OPT_KEEP_FD,
+	OPT_VERSION,
+};
+
+/* sorted by long name */
+static const struct option longopts[] = {
+	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "help", no_argument, NULL, 'h' },
+	{ "keep-fd", required_argument, NULL, OPT_KEEP_FD },
+	{ "net", no_argument, NULL, OPT_NET },
+	{ "no-net", no_argument, NULL, OPT_NO_NET },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "workspace", required_argument, NULL, 'C' },
+	{ "write", required_argument, NULL, 'w' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void
+usage(FILE *f)
+{
+	fputs("usage: kinbox [OPTIONS] [--] COMMAND [ARG...]\n"
+	      "\n"
+	      "Runs COMMAND with writes confined to the workspace (the current\n"
+	      "directory), a private /tmp and the roots granted with --write,\n"
+	      "and with the network off. Refuses to run when no sandbox can be\n"
+	      "set up.\n"
+	      "\n"
+	      "  -w, --write DIR       also make DIR writable (repeatable, at most 16)\n"
+	      "  -C, --workspace DIR   the workspace (default: the current directory)\n"
+	      "      --net             give the command the host network\n"
+	      "      --no-net          no network, loopback only (the default)\n"
+	      "      --backend NAME    auto (default) or bwrap\n"
+	      "      --keep-fd N       keep descriptor N open in the command\n"
+	      "      --dry-run         print the plan and run nothing\n"
+	      "  -q, --quiet           no posture lines\n"
+	      "  -v, --verbose         print the plan's summary before running\n"
+	      "  -h, --help            this text\n"
+	      "      --version         print the version\n"
+	      "\n"
+	      "Exit status: the command's own; 128+N when it died of signal N;\n"
+	      "125 kinbox's error (nothing was run); 126 not executable;\n"
+	      "127 not found. See kinbox(1).\n",
+	    f);
+}
+
+static void
+parse_args(int argc, char **argv, struct kb_policy *p, struct kb_opts *o)
+{
+	struct kb_err e;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:C:hqvw:", longopts, NULL)) !=
+	    -1) {
+		switch (c) {
+		case 'w':
+			if (kb_policy_add_write(p, optarg, KB_ORIGIN_FLAG, &e))
+				die("%s", e.msg);
+			break;
+		case 'C':
+			if (o->workspace_set)
+				die("--workspace given twice; give one "
+				    "workspace");
+			o->workspace_set = true;
+			if (kb_policy_set_workspace(p, optarg, &e) == -1)
+				die("%s", e.msg);
+			break;
+		case OPT_NET:
+			p->net = true;
+			p->net_origin = KB_ORIGIN_FLAG;
+			break;
+		case OPT_NO_NET:
+			p->net = false;
+			p->net_origin = KB_ORIGIN_FLAG;
+			break;
+		case OPT_BACKEND:
+			if (o->backend_set)
+				die("--backend given twice; give one backend");
+			o->backend_set = true;
+			if (kb_policy_set_backend(p, optarg, &e) == -1)
+				die("%s", e.msg);
+			break;
+		case OPT_DRY_RUN:
+			o->dry_run = true;
+			break;
+		case OPT_KEEP_FD:
+			if (kb_policy_add_keep_fd(p, optarg, &e) == -1)
+				die("%s", e.msg);
+			break;
+		case 'q':
+			o->verbosity = -1;
+			break;
+		case 'v':
+			o->verbosity = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case OPT_VERSION:
+			printf("kinbox %s\n", KB_VERSION);
+			exit(0);
+		case ':':
+			die("option %s needs a value; see kinbox --help",
+			    argv[optind - 1]);
+		case '?':
+		default:
+			if (optopt != 0)
+				die("unknown option '-%c'; see kinbox --help",
+				    optopt);
+			die("unknown option '%s'; see kinbox --help",
+			    argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		die("no command given; usage: kinbox [OPTIONS] -- COMMAND "
+		    "[ARG...]");
+	p->argv = argv + optind;
+}
+
+/* kinbox-exec sits beside kinbox in a build tree, else in LIBEXECDIR. */
+static char *
+find_helper(void)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash, *cand;
+
+	if (n > 0) {
+		self[n] = '\0';
+		if ((slash = strrchr(self, '/')) != NULL) {
+			*slash = '\0';
+			cand = xasprintf("%s/kinbox-exec", self);
+			if (access(cand, X_OK) == 0)
+				return cand;
+			free(cand);
+		}
+	}
+	cand = xstrdup(KB_LIBEXECDIR "/kinbox-exec");
+	if (access(cand, X_OK) == 0)
+		return cand;
+	die("no sandbox: the helper %s is missing; reinstall kinbox "
+	    "(make install) — nothing was run", cand);
+}
+
+/*
+ * KINBOX_SANDBOX=container: the caller declares that a disposable container
+ * is the boundary. The command runs without a sandbox, with only the kept
+ * descriptors, and one posture line says so.
+ */
+static void __attribute__((noreturn))
+exec_unsandboxed(const struct kb_policy *p, const struct kb_opts *o,
+    const char *why)
+{
+	if (o->verbosity >= 0)
+		fprintf(stderr, "kinbox: no sandbox: %s\n", why);
+	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == -1)
+		die_errno("close_range");
+	for (size_t i = 0; i < p->nkeep; i++)
+		if (fcntl(p->keep_fd[i], F_SETFD, 0) == -1)
+			die_errno("--keep-fd %d", p->keep_fd[i]);
+	execvp(p->argv[0], p->argv);
+	fprintf(stderr, "kinbox: %s: %s\n", p->argv[0],
+	    errno == ENOENT ? "command not found" : strerror(errno));
+	exit(errno == ENOENT || errno == ENOTDIR ? KB_EXIT_NOTFOUND :
+						   KB_EXIT_NOEXEC);
+}
+
+static void
+report_guard(const char *line, bool security)
+{
+	fprintf(stderr, "kinbox: %s%s\n", security ? "SECURITY: " : "", line);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct kb_policy pol;
+	struct kb_opts o = { 0 };
+	struct kb_plan plan;
+	struct kb_run run;
+	struct kb_err e;
+	_cleanup_free_ char *bwrap = NULL;
+	_cleanup_free_ char *helper = NULL;
+	const char *mode = getenv("KINBOX_SANDBOX");
+
+	kb_progname = "kinbox";
+	kb_policy_init(&pol);
+	parse_args(argc, argv, &pol, &o);
+
+	if (mode != NULL && *mode != '\0') {
+		if (strcmp(mode, "off") == 0)
+			die("KINBOX_SANDBOX=off is refused: nothing runs "
+			    "unconfined unless --unconfined is given; unset "
+			    "KINBOX_SANDBOX");
+		if (strcmp(mode, "container") != 0)
+			die("KINBOX_SANDBOX=%s: unknown value; use 'container' "
+			    "or unset it", mode);
+	}
+	if (kb_policy_finalize(&pol, &e) == -1)
+		die("%s", e.msg);
+	if (mode != NULL && strcmp(mode, "container") == 0) {
+		if (o.dry_run) {
+			printf("# no sandbox: KINBOX_SANDBOX=container\n");
+			return 0;
+		}
+		exec_unsandboxed(&pol, &o, "KINBOX_SANDBOX=container: the "
+		    "container is the boundary, the command runs unconfined "
+		    "inside it");
+	}
+
+	/* auto picks bubblewrap: the only backend on Linux so far */
+	if ((bwrap = kb_bwrap_find(&e)) == NULL)
+		die("%s", e.msg);
+	helper = find_helper();
+	if (kb_bwrap_plan(&pol, bwrap, helper, environ, &plan, &e) == -1)
+		die("%s", e.msg);
+	if (o.dry_run || o.verbosity > 0) {
+		_cleanup_free_ char *text = kb_plan_render(&plan);
+
+		fputs(text, o.dry_run ? stdout : stderr);
+		if (o.dry_run) {
+			kb_plan_free(&plan);
+			kb_policy_free(&pol);
+			return 0;
+		}
+	}
+	if (kb_run(&plan, &run, &e) == -1)
+		die("%s", e.msg);
+	if (!run.started) {
+		_cleanup_free_ char *why = NULL;
+
+		kb_gitguard_audit(&pol, report_guard);
+		if (WIFSIGNALED(run.wstatus))
+			return run.exit_code; /* killed before it started */
+		why = kb_bwrap_explain_failure(run.setup_err);
+		if (o.verbosity > 0)
+			fputs(run.setup_err, stderr);
+		die("%s", why);
+	}
+	if (run.exec_errno != 0)
+		fprintf(stderr, "kinbox: %s: %s\n", pol.argv[0],
+		    run.exec_errno == ENOENT ? "command not found" :
+					       strerror(run.exec_errno));
+	if (kb_gitguard_audit(&pol, report_guard) > 0 && o.verbosity >= 0)
+		fprintf(stderr, "kinbox: SECURITY: the command tampered with "
+		    "git metadata; see the lines above\n");
+	kb_plan_free(&plan);
+	kb_policy_free(&pol);
+	return run.exit_code;
+}

@@ -1,0 +1,432 @@
+/*
+ * profile/gitguard.c — which git metadata of a writable root must stay out of
+ * the command's reach, and the audit after the run.
+ *
+ * Git runs code from .git/hooks and from keys in .git/config (core.hooksPath,
+ * core.fsmonitor, aliases, filters...), and takes both from another
+ * directory when .git/commondir (or a worktree's .git file) points there.
+ * A command that can plant any of these gets code run outside the sandbox at
+ * the user's next `git commit`. The rest of .git stays writable so that
+ * `git add` and `git commit` work inside.
+ *
+ * The scan (before the run) turns each threat into a struct kb_guard that a
+ * backend enforces with mounts: the .git directory is pinned (a mount point
+ * cannot be renamed or removed), hooks/config/commondir are read-only, and
+ * a missing hooks dir or config gets a read-only placeholder. What mounts
+ * cannot express (a file that does not exist yet, such as commondir) is
+ * checked by kb_gitguard_audit() after the sandbox is gone.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "policy.h"
+
+#define MODULE_DEPTH 3 /* nested submodules followed in .git/modules */
+
+static int
+add_guard(struct kb_policy *p, const char *path, enum kb_guard_kind kind,
+    struct kb_err *e)
+{
+	struct stat st;
+
+	for (size_t i = 0; i < p->nguard; i++)
+		if (strcmp(p->guard[i].path, path) == 0)
+			return 0;
+	if (p->nguard == KB_MAX_GUARD)
+		return kb_err_set(e, "%s: too many git directories to guard "
+		    "(more than %d); use a narrower workspace", path,
+		    KB_MAX_GUARD);
+	p->guard[p->nguard].path = xstrdup(path);
+	p->guard[p->nguard].kind = kind;
+	if (lstat(path, &st) == 0) {
+		p->guard[p->nguard].dev = st.st_dev;
+		p->guard[p->nguard].ino = st.st_ino;
+	}
+	p->nguard++;
+	return 0;
+}
+
+/* Guards for one existing-or-missing entry of a git dir. */
+static int
+guard_entry(struct kb_policy *p, const char *gitdir, const char *name,
+    enum kb_guard_kind if_absent, struct kb_err *e)
+{
+	_cleanup_free_ char *path = xasprintf("%s/%s", gitdir, name);
+	struct stat st;
+
+	if (lstat(path, &st) == 0)
+		return add_guard(p, path, KB_GUARD_RO, e);
+	if (errno != ENOENT)
+		return kb_err_set(e, "%s: %s; fix the repository or use "
+		    "another workspace", path, strerror(errno));
+	return add_guard(p, path, if_absent, e);
+}
+
+static int guard_gitdir(struct kb_policy *, const char *, bool, int,
+    struct kb_err *);
+
+/* Each subdirectory of dir/sub is a git dir of its own (modules/, worktrees/). */
+static int
+guard_children(struct kb_policy *p, const char *gitdir, const char *sub,
+    bool common, int depth, struct kb_err *e)
+{
+	_cleanup_free_ char *dir = xasprintf("%s/%s", gitdir, sub);
+	struct dirent *de;
+	DIR *d;
+	int rc = 0;
+
+	if ((d = opendir(dir)) == NULL)
+		return 0;
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		_cleanup_free_ char *child = NULL;
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		child = xasprintf("%s/%s", dir, de->d_name);
+		if (lstat(child, &st) == -1 || !S_ISDIR(st.st_mode))
+			continue;
+		/* pinned, so it cannot be renamed away and recreated */
+		rc = add_guard(p, child, KB_GUARD_PIN_DIR, e);
+		if (rc == 0)
+			rc = guard_gitdir(p, child, common, depth + 1, e);
+	}
+	closedir(d);
+	return rc;
+}
+
+/*
+ * A git directory. `common` is true for a directory git takes hooks and
+ * config from (a repository's .git, a submodule's gitdir); a linked
+ * worktree's private gitdir only has commondir and config.worktree that
+ * matter.
+ */
+static int
+guard_gitdir(struct kb_policy *p, const char *gitdir, bool common, int depth,
+    struct kb_err *e)
+{
+	if (guard_entry(p, gitdir, "commondir", KB_GUARD_WATCH_ABSENT, e) ||
+	    guard_entry(p, gitdir, "config.worktree", KB_GUARD_WATCH_ABSENT,
+		e))
+		return -1;
+	if (!common)
+		return 0;
+	if (guard_entry(p, gitdir, "hooks", KB_GUARD_RO_ABSENT_DIR, e) ||
+	    guard_entry(p, gitdir, "config", KB_GUARD_RO_ABSENT_FILE, e))
+		return -1;
+	if (depth >= MODULE_DEPTH)
+		return 0;
+	if (guard_children(p, gitdir, "modules", true, depth, e) == -1)
+		return -1;
+	return guard_children(p, gitdir, "worktrees", false, depth, e);
+}
+
+/* Reads "gitdir: X" from a .git file and returns X resolved against `base`,
+ * canonical; NULL when unreadable. */
+static char *
+read_gitfile(const char *file, const char *base)
+{
+	_cleanup_free_ char *s = kb_read_small_file(file, 4096);
+	_cleanup_free_ char *joined = NULL;
+	char *v, *nl;
+
+	if (s == NULL || strncmp(s, "gitdir:", 7) != 0)
+		return NULL;
+	v = s + 7;
+	while (*v == ' ' || *v == '\t')
+		v++;
+	if ((nl = strpbrk(v, "\r\n")) != NULL)
+		*nl = '\0';
+	if (*v == '\0')
+		return NULL;
+	joined = v[0] == '/' ? xstrdup(v) : xasprintf("%s/%s", base, v);
+	return realpath(joined, NULL);
+}
+
+/* commondir of a linked worktree's gitdir, canonical; NULL when none. */
+static char *
+read_commondir(const char *gitdir)
+{
+	_cleanup_free_ char *f = xasprintf("%s/commondir", gitdir);
+	_cleanup_free_ char *s = kb_read_small_file(f, 4096);
+	_cleanup_free_ char *joined = NULL;
+	char *nl;
+
+	if (s == NULL)
+		return NULL;
+	if ((nl = strpbrk(s, "\r\n")) != NULL)
+		*nl = '\0';
+	if (*s == '\0')
+		return NULL;
+	joined = s[0] == '/' ? xstrdup(s) : xasprintf("%s/%s", gitdir, s);
+	return realpath(joined, NULL);
+}
+
+/* A .git that is a file: a linked worktree or a submodule checkout. */
+static int
+guard_gitfile(struct kb_policy *p, const char *root, const char *dotgit,
+    struct kb_err *e)
+{
+	_cleanup_free_ char *wg = NULL;
+	_cleanup_free_ char *cg = NULL;
+
+	/* the pointer itself must not be rewritten */
+	if (add_guard(p, dotgit, KB_GUARD_RO, e) == -1)
+		return -1;
+	if ((wg = read_gitfile(dotgit, root)) == NULL)
+		return 0; /* dangling: git will not use it either */
+	cg = read_commondir(wg);
+	/* git commit in the worktree writes its index, HEAD and the shared
+	 * objects and refs: these dirs are writable, their control files
+	 * are not. */
+	if (cg != NULL && strcmp(cg, wg) != 0) {
+		if (add_guard(p, cg, KB_GUARD_WRITABLE, e) == -1 ||
+		    add_guard(p, wg, KB_GUARD_WRITABLE, e) == -1 ||
+		    guard_gitdir(p, cg, true, 0, e) == -1)
+			return -1;
+		return guard_gitdir(p, wg, false, 0, e);
+	}
+	if (add_guard(p, wg, KB_GUARD_WRITABLE, e) == -1)
+		return -1;
+	return guard_gitdir(p, wg, true, 0, e);
+}
+
+/* Submodule checkouts named in .gitmodules: their .git files are pointers
+ * that must not be redirected. */
+static int
+guard_submodule_files(struct kb_policy *p, const char *root, struct kb_err *e)
+{
+	_cleanup_free_ char *gm = xasprintf("%s/.gitmodules", root);
+	_cleanup_free_ char *s = kb_read_small_file(gm, 1 << 20);
+	char *line, *save = NULL;
+
+	if (s == NULL)
+		return 0;
+	for (line = strtok_r(s, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save)) {
+		_cleanup_free_ char *sub = NULL;
+		_cleanup_free_ char *real = NULL;
+		char *v = line, *end;
+		struct stat st;
+
+		while (*v == ' ' || *v == '\t')
+			v++;
+		if (strncmp(v, "path", 4) != 0)
+			continue;
+		v += 4;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		if (*v++ != '=')
+			continue;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		end = v + strlen(v);
+		while (end > v && (end[-1] == ' ' || end[-1] == '\t' ||
+				      end[-1] == '\r'))
+			*--end = '\0';
+		if (*v == '\0' || *v == '/')
+			continue;
+		sub = xasprintf("%s/%s/.git", root, v);
+		if (lstat(sub, &st) == -1 || !S_ISREG(st.st_mode))
+			continue;
+		real = realpath(sub, NULL);
+		/* judged at its real location: never guard outside root */
+		if (real == NULL || !kb_path_within(real, root))
+			continue;
+		if (add_guard(p, real, KB_GUARD_RO, e) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+int
+kb_gitguard_scan(struct kb_policy *p, const char *root, struct kb_err *e)
+{
+	_cleanup_free_ char *dotgit = xasprintf("%s/.git", root);
+	_cleanup_free_ char *real = NULL;
+	struct stat st;
+
+	if (lstat(dotgit, &st) == -1) {
+		if (errno != ENOENT)
+			return kb_err_set(e, "%s: %s", dotgit, strerror(errno));
+		return add_guard(p, dotgit, KB_GUARD_WATCH_NEWREPO, e);
+	}
+	if (S_ISREG(st.st_mode))
+		return guard_gitfile(p, root, dotgit, e);
+	if (S_ISLNK(st.st_mode)) {
+		/* A symlinked .git cannot be pinned (a mount lands on its
+		 * target): guard the target, and the audit notices a
+		 * replaced link. */
+		real = realpath(dotgit, NULL);
+		if (real == NULL || stat(real, &st) == -1 ||
+		    !S_ISDIR(st.st_mode))
+			return 0;
+		if (add_guard(p, dotgit, KB_GUARD_RO, e) == -1 ||
+		    add_guard(p, real, KB_GUARD_WRITABLE, e) == -1 ||
+		    guard_gitdir(p, real, true, 0, e) == -1)
+			return -1;
+		return guard_submodule_files(p, root, e);
+	}
+	if (!S_ISDIR(st.st_mode))
+		return 0;
+	if (add_guard(p, dotgit, KB_GUARD_PIN_DIR, e) == -1 ||
+	    guard_gitdir(p, dotgit, true, 0, e) == -1)
+		return -1;
+	return guard_submodule_files(p, root, e);
+}
+
+/* --- after the run ------------------------------------------------------ */
+
+static bool
+dir_is_empty(const char *path)
+{
+	struct dirent *de;
+	DIR *d = opendir(path);
+	bool empty = true;
+
+	if (d == NULL)
+		return false;
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			empty = false;
+	closedir(d);
+	return empty;
+}
+
+/* Moves a planted entry out of git's way; returns the new name or NULL. */
+static char *
+quarantine(const char *path)
+{
+	char *to = xasprintf("%s.kinbox-quarantine.%ld", path, (long)getpid());
+
+	if (rename(path, to) == -1) {
+		free(to);
+		return NULL;
+	}
+	return to;
+}
+
+typedef void (*report_fn)(const char *, bool);
+
+static void
+reportf(report_fn report, bool security, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+reportf(report_fn report, bool security, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	report(line, security);
+}
+
+/* A repository the command created: executable hooks are disarmed. */
+static int
+audit_newrepo(const char *dotgit, report_fn report)
+{
+	_cleanup_free_ char *hooks = xasprintf("%s/hooks", dotgit);
+	struct dirent *de;
+	int found = 0;
+	DIR *d;
+
+	if ((d = opendir(hooks)) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		_cleanup_free_ char *h = NULL;
+		struct stat st;
+		size_t n = strlen(de->d_name);
+
+		if (de->d_name[0] == '.' ||
+		    (n > 7 && strcmp(de->d_name + n - 7, ".sample") == 0))
+			continue;
+		h = xasprintf("%s/%s", hooks, de->d_name);
+		if (lstat(h, &st) == -1 || !S_ISREG(st.st_mode) ||
+		    (st.st_mode & 0111) == 0)
+			continue;
+		found++;
+		if (chmod(h, st.st_mode & 07666) == -1)
+			reportf(report, true, "the command created %s and could "
+			    "not be disarmed (%s); delete it before running git",
+			    h, strerror(errno));
+		else
+			reportf(report, true, "the command created the git hook "
+			    "%s; it was made non-executable, review it before "
+			    "running git here", h);
+	}
+	closedir(d);
+	return found;
+}
+
+int
+kb_gitguard_audit(const struct kb_policy *p, report_fn report)
+{
+	int findings = 0;
+
+	for (size_t i = 0; i < p->nguard; i++) {
+		const struct kb_guard *g = &p->guard[i];
+		struct stat st;
+		bool exists = lstat(g->path, &st) == 0;
+		char *q;
+
+		switch (g->kind) {
+		case KB_GUARD_PIN_DIR:
+		case KB_GUARD_RO:
+		case KB_GUARD_WRITABLE:
+			if (!exists || st.st_dev != g->dev ||
+			    st.st_ino != g->ino) {
+				findings++;
+				reportf(report, true, "%s was %s during the run; "
+				    "check it before running git here", g->path,
+				    exists ? "replaced" : "removed");
+			}
+			break;
+		case KB_GUARD_RO_ABSENT_DIR:
+			if (!exists)
+				break;
+			/* the sandbox's placeholder mount point: empty */
+			if (S_ISDIR(st.st_mode) && dir_is_empty(g->path) &&
+			    rmdir(g->path) == 0)
+				break;
+			findings++;
+			q = quarantine(g->path);
+			reportf(report, true, "%s appeared during the run; %s",
+			    g->path, q ? "moved aside to review" :
+			    "remove it before running git here");
+			free(q);
+			break;
+		case KB_GUARD_RO_ABSENT_FILE:
+			if (!exists)
+				break;
+			if (S_ISREG(st.st_mode) && st.st_size == 0 &&
+			    unlink(g->path) == 0)
+				break;
+			/* fallthrough */
+		case KB_GUARD_WATCH_ABSENT:
+			if (!exists)
+				break;
+			findings++;
+			q = quarantine(g->path);
+			reportf(report, true, "the command planted %s (git would "
+			    "obey it); %s", g->path, q ? "moved aside to review" :
+			    "remove it before running git here");
+			free(q);
+			break;
+		case KB_GUARD_WATCH_NEWREPO:
+			if (exists && S_ISDIR(st.st_mode))
+				findings += audit_newrepo(g->path, report);
+			break;
+		}
+	}
+	return findings;
+}

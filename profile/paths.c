@@ -1,0 +1,106 @@
+/*
+ * profile/paths.c — canonicalisation and the write-root acceptance rules.
+ * Every path the sandbox makes writable goes through kb_paths_accept_root():
+ * the kernel resolves symlinks and ".." (realpath) before we judge the path,
+ * so a link inside the workspace cannot smuggle in a wider root.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "policy.h"
+
+/* Kernel pseudo-filesystems: writable roots there would reach kernel state. */
+static const char *const forbidden_trees[] = { "/proc", "/sys", "/dev" };
+
+char *
+kb_paths_home(void)
+{
+	const char *h = getenv("HOME");
+	struct passwd *pw;
+	char *r;
+
+	if (h != NULL && h[0] == '/' && (r = realpath(h, NULL)) != NULL)
+		return r;
+	pw = getpwuid(getuid());
+	if (pw != NULL && pw->pw_dir != NULL && pw->pw_dir[0] == '/')
+		return realpath(pw->pw_dir, NULL);
+	return NULL;
+}
+
+/* true when `dir` is `path` itself or one of its ancestors */
+static bool
+is_ancestor_or_self(const char *dir, const char *path)
+{
+	return kb_path_within(path, dir);
+}
+
+char *
+kb_paths_accept_root(const char *in, const char *home, const char *what,
+    struct kb_err *e)
+{
+	_cleanup_free_ char *real = NULL;
+	_cleanup_free_ char *pwhome = NULL;
+	struct passwd *pw;
+	struct stat st;
+
+	if (in == NULL || in[0] == '\0') {
+		kb_err_set(e, "%s: empty path; name an existing directory", what);
+		return NULL;
+	}
+	real = realpath(in, NULL);
+	if (real == NULL) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			kb_err_set(e, "%s %s: no such directory; create it first "
+			    "or fix the path", what, in);
+		else
+			kb_err_set(e, "%s %s: cannot resolve: %s; fix the path",
+			    what, in, strerror(errno));
+		return NULL;
+	}
+	if (stat(real, &st) == -1 || !S_ISDIR(st.st_mode)) {
+		kb_err_set(e, "%s %s: not a directory; name the directory that "
+		    "should be writable", what, in);
+		return NULL;
+	}
+	if (strcmp(real, "/") == 0) {
+		kb_err_set(e, "%s %s: the root directory cannot be writable; "
+		    "grant a narrower directory", what, in);
+		return NULL;
+	}
+	for (size_t i = 0; i < nitems(forbidden_trees); i++) {
+		if (kb_path_within(real, forbidden_trees[i])) {
+			kb_err_set(e, "%s %s: %s is kernel state, not a "
+			    "workspace; grant a directory outside /proc, /sys "
+			    "and /dev", what, in, real);
+			return NULL;
+		}
+	}
+	/* Both $HOME and the passwd entry count: either is where a shell
+	 * looks for rc files that run outside the sandbox. */
+	pw = getpwuid(getuid());
+	if (pw != NULL && pw->pw_dir != NULL && pw->pw_dir[0] == '/')
+		pwhome = realpath(pw->pw_dir, NULL);
+	for (int i = 0; i < 2; i++) {
+		const char *h = i == 0 ? home : pwhome;
+
+		if (h == NULL || strcmp(h, "/") == 0)
+			continue;
+		if (is_ancestor_or_self(real, h)) {
+			kb_err_set(e, "%s %s: %s %s your home directory; grant "
+			    "a project directory below it instead", what, in,
+			    real, strcmp(real, h) == 0 ? "is" : "contains");
+			return NULL;
+		}
+	}
+	if (access(real, W_OK) == -1) {
+		kb_err_set(e, "%s %s: not writable by you (%s); grant a "
+		    "directory you can write", what, in, strerror(errno));
+		return NULL;
+	}
+	return steal_pointer(&real);
+}

@@ -1,0 +1,194 @@
+/*
+ * profile/policy.c — building and validating struct kb_policy. Setters record
+ * where each grant came from; kb_policy_finalize() fills the defaults and
+ * asks gitguard.c which git metadata to protect. No printing, no exiting.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bsd/stdlib.h>
+
+#include "policy.h"
+
+void
+kb_policy_init(struct kb_policy *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->net_origin = KB_ORIGIN_DEFAULT;
+	p->backend = KB_BACKEND_AUTO;
+}
+
+void
+kb_policy_free(struct kb_policy *p)
+{
+	free(p->workspace);
+	free(p->cwd);
+	free(p->home);
+	free(p->tmpdir);
+	free(p->tmpdir_private);
+	for (size_t i = 0; i < p->nwrite; i++)
+		free(p->write[i].path);
+	for (size_t i = 0; i < p->nguard; i++)
+		free(p->guard[i].path);
+	memset(p, 0, sizeof(*p));
+}
+
+const char *
+kb_origin_name(enum kb_origin o)
+{
+	switch (o) {
+	case KB_ORIGIN_DEFAULT:
+		return "default";
+	case KB_ORIGIN_FLAG:
+		return "flag";
+	case KB_ORIGIN_ENV:
+		return "environment";
+	}
+	return "?";
+}
+
+static void
+ensure_home(struct kb_policy *p)
+{
+	if (p->home == NULL)
+		p->home = kb_paths_home();
+}
+
+int
+kb_policy_set_workspace(struct kb_policy *p, const char *dir, struct kb_err *e)
+{
+	char *real;
+
+	ensure_home(p);
+	/* The workspace is writable, so it obeys the write-root rules: a
+	 * workspace of $HOME would make ~/.bashrc writable. */
+	real = kb_paths_accept_root(dir, p->home, "workspace", e);
+	if (real == NULL)
+		return -1;
+	free(p->workspace);
+	p->workspace = real;
+	return 0;
+}
+
+int
+kb_policy_add_write(struct kb_policy *p, const char *dir, enum kb_origin o,
+    struct kb_err *e)
+{
+	char *real;
+
+	ensure_home(p);
+	real = kb_paths_accept_root(dir, p->home, "--write", e);
+	if (real == NULL)
+		return -1;
+	for (size_t i = 0; i < p->nwrite; i++) {
+		if (strcmp(p->write[i].path, real) == 0) {
+			free(real);
+			return 0;
+		}
+	}
+	if (p->nwrite == KB_MAX_WRITE) {
+		free(real);
+		return kb_err_set(e, "--write %s: too many write roots (at most "
+		    "%d); grant a common parent directory instead", dir,
+		    KB_MAX_WRITE);
+	}
+	p->write[p->nwrite].path = real;
+	p->write[p->nwrite].origin = o;
+	p->nwrite++;
+	return 0;
+}
+
+int
+kb_policy_add_keep_fd(struct kb_policy *p, const char *arg, struct kb_err *e)
+{
+	const char *errstr;
+	long long fd;
+
+	fd = strtonum(arg, 3, INT_MAX, &errstr);
+	if (errstr != NULL)
+		return kb_err_set(e, "--keep-fd %s: %s; give a descriptor "
+		    "number of 3 or more", arg, errstr);
+	if (fcntl((int)fd, F_GETFD) == -1)
+		return kb_err_set(e, "--keep-fd %s: descriptor is not open; "
+		    "open it in the calling shell first (e.g. 3>file)", arg);
+	for (size_t i = 0; i < p->nkeep; i++)
+		if (p->keep_fd[i] == (int)fd)
+			return 0;
+	if (p->nkeep == KB_MAX_KEEP_FD)
+		return kb_err_set(e, "--keep-fd %s: too many kept descriptors "
+		    "(at most %d)", arg, KB_MAX_KEEP_FD);
+	p->keep_fd[p->nkeep++] = (int)fd;
+	return 0;
+}
+
+int
+kb_policy_set_backend(struct kb_policy *p, const char *name, struct kb_err *e)
+{
+	if (strcmp(name, "auto") == 0)
+		p->backend = KB_BACKEND_AUTO;
+	else if (strcmp(name, "bwrap") == 0)
+		p->backend = KB_BACKEND_BWRAP;
+	else
+		return kb_err_set(e, "--backend %s: unknown backend; use auto "
+		    "or bwrap", name);
+	return 0;
+}
+
+/*
+ * $TMPDIR: under /tmp it is recreated inside the private /tmp; elsewhere it
+ * is writable when it passes the write-root rules (outside $HOME); otherwise
+ * the command gets TMPDIR=/tmp so tools still find a writable temp dir.
+ */
+static void
+resolve_tmpdir(struct kb_policy *p)
+{
+	const char *t = getenv("TMPDIR");
+	_cleanup_free_ char *real = NULL;
+	struct kb_err ignored;
+
+	if (t == NULL || t[0] == '\0')
+		return;
+	real = realpath(t, NULL);
+	if (real == NULL) {
+		p->tmpdir_reset = true;
+		return;
+	}
+	if (strcmp(real, "/tmp") == 0)
+		return;
+	if (kb_path_within(real, "/tmp")) {
+		p->tmpdir_private = steal_pointer(&real);
+		return;
+	}
+	p->tmpdir = kb_paths_accept_root(real, p->home, "TMPDIR", &ignored);
+	if (p->tmpdir == NULL)
+		p->tmpdir_reset = true;
+}
+
+int
+kb_policy_finalize(struct kb_policy *p, struct kb_err *e)
+{
+	char cwd[PATH_MAX];
+
+	ensure_home(p);
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		return kb_err_set(e, "cannot determine the current directory: "
+		    "%s; cd into the workspace first", strerror(errno));
+	p->cwd = realpath(cwd, NULL);
+	if (p->cwd == NULL)
+		return kb_err_set(e, "cannot resolve the current directory: "
+		    "%s", strerror(errno));
+	if (p->workspace == NULL &&
+	    kb_policy_set_workspace(p, p->cwd, e) == -1)
+		return -1;
+	resolve_tmpdir(p);
+	if (kb_gitguard_scan(p, p->workspace, e) == -1)
+		return -1;
+	for (size_t i = 0; i < p->nwrite; i++)
+		if (kb_gitguard_scan(p, p->write[i].path, e) == -1)
+			return -1;
+	return 0;
+}

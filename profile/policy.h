@@ -1,0 +1,130 @@
+/*
+ * profile/policy.h — the backend-neutral policy: what the command may write,
+ * whether it has network, which fds it keeps, which git metadata is guarded.
+ * Data flow: argv (+ config, later) → kb_policy_* setters (with origin) →
+ * kb_policy_finalize() → a backend planner (backends/) reads it as const.
+ */
+#ifndef KB_POLICY_H
+#define KB_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "../util.h"
+
+#define KB_MAX_WRITE 16   /* extra write roots (--write) */
+#define KB_MAX_KEEP_FD 16 /* --keep-fd */
+#define KB_MAX_GUARD 128  /* guarded git paths over all roots */
+
+/* Where a grant came from; printed by --dry-run. */
+enum kb_origin {
+	KB_ORIGIN_DEFAULT,
+	KB_ORIGIN_FLAG,
+	KB_ORIGIN_ENV,
+};
+
+enum kb_backend_kind {
+	KB_BACKEND_AUTO,
+	KB_BACKEND_BWRAP,
+};
+
+struct kb_root {
+	char *path; /* canonical (realpath) */
+	enum kb_origin origin;
+};
+
+/*
+ * One guarded piece of git metadata. The sandbox must keep `path` from being
+ * written, replaced, renamed or created (see profile/gitguard.c).
+ */
+enum kb_guard_kind {
+	KB_GUARD_PIN_DIR,   /* writable dir that must not be renamed away: .git */
+	KB_GUARD_RO,        /* existing file or dir: read-only */
+	KB_GUARD_RO_ABSENT_DIR,  /* missing dir (hooks): must stay uncreatable */
+	KB_GUARD_RO_ABSENT_FILE, /* missing file (config): must stay uncreatable */
+	KB_GUARD_WATCH_ABSENT,   /* missing file git would obey (commondir,
+				    config.worktree): removed if planted */
+	KB_GUARD_WRITABLE,  /* a worktree's real git dirs: writable so that
+			       `git commit` works, still pinned */
+	KB_GUARD_WATCH_NEWREPO, /* no .git at a root: a repo the command
+				   creates is inspected for planted hooks */
+};
+
+struct kb_guard {
+	char *path;
+	enum kb_guard_kind kind;
+	dev_t dev; /* identity at scan time (RO, PIN, WRITABLE) */
+	ino_t ino;
+};
+
+struct kb_policy {
+	char *workspace; /* canonical */
+	char *cwd;       /* canonical; where the command starts */
+	char *home;      /* canonical home directory (may be NULL) */
+	struct kb_root write[KB_MAX_WRITE];
+	size_t nwrite;
+	bool net;
+	enum kb_origin net_origin;
+	char *tmpdir;         /* canonical writable $TMPDIR outside /tmp, or NULL */
+	char *tmpdir_private; /* $TMPDIR under /tmp: made in the private /tmp */
+	bool tmpdir_reset;    /* $TMPDIR refused: the command gets TMPDIR=/tmp */
+	int keep_fd[KB_MAX_KEEP_FD];
+	size_t nkeep;
+	enum kb_backend_kind backend;
+	struct kb_guard guard[KB_MAX_GUARD];
+	size_t nguard;
+	char **argv; /* the command; borrowed from main's argv */
+};
+
+/* Initialises `p`; `home` may be NULL (then $HOME/passwd are looked up). */
+void kb_policy_init(struct kb_policy *p);
+void kb_policy_free(struct kb_policy *p);
+
+/* Setters: return 0, or -1 with a one-line reason (problem; fix) in `e`. */
+int kb_policy_set_workspace(struct kb_policy *, const char *dir,
+    struct kb_err *e);
+int kb_policy_add_write(struct kb_policy *, const char *dir, enum kb_origin,
+    struct kb_err *e);
+int kb_policy_add_keep_fd(struct kb_policy *, const char *fd,
+    struct kb_err *e);
+int kb_policy_set_backend(struct kb_policy *, const char *name,
+    struct kb_err *e);
+
+/* Fills defaults (workspace = cwd), resolves $TMPDIR, scans the git
+ * metadata of the workspace and every write root. Call once, after all
+ * setters. */
+int kb_policy_finalize(struct kb_policy *, struct kb_err *e);
+
+const char *kb_origin_name(enum kb_origin);
+
+/* profile/paths.c */
+
+/* Canonicalises `in` (realpath) and applies the write-root acceptance rules:
+ * exists, is a directory, writable by the caller, not "/", not the home
+ * directory or one of its ancestors, not under /proc, /sys or /dev.
+ * `what` names the option for the message ("--write", "workspace").
+ * Returns a new string (caller frees) or NULL with `e` set. */
+char *kb_paths_accept_root(const char *in, const char *home, const char *what,
+    struct kb_err *e);
+
+/* The caller's canonical home directory ($HOME, else passwd), new string or
+ * NULL. */
+char *kb_paths_home(void);
+
+/* profile/gitguard.c */
+
+/* Adds the guards for the git checkout at `root` (a no-op when it has no
+ * .git). Returns -1 with `e` set when the table is full. */
+int kb_gitguard_scan(struct kb_policy *, const char *root, struct kb_err *e);
+
+/*
+ * After the sandbox is gone: undoes what the command planted or what the
+ * backend left (mount-point placeholders) and reports each finding through
+ * `report` (one line each). Returns the number of security findings (a
+ * guard that was tampered with), 0 when all is as before.
+ */
+int kb_gitguard_audit(const struct kb_policy *,
+    void (*report)(const char *line, bool security));
+
+#endif

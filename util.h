@@ -1,0 +1,94 @@
+/*
+ * util.h — the shared toolbox: die/warn (CLI only), x* allocators that never
+ * fail, NULL-terminated string vectors, a small string builder, cleanup
+ * attributes and the error record used by every module that must not exit.
+ */
+#ifndef KB_UTIL_H
+#define KB_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define KB_EXIT_ERROR 125     /* kinbox's own error: bad input, no sandbox */
+#define KB_EXIT_NOEXEC 126    /* command found but not executable */
+#define KB_EXIT_NOTFOUND 127  /* command not found */
+#define KB_EXIT_SIGNAL 128    /* + N when the command died of signal N */
+
+#ifndef nitems
+#define nitems(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
+/* Error record filled by code that never prints or exits (profile/,
+ * backends/ planners, classify/). kb_err_set() always returns -1 so that
+ * callers can write `return kb_err_set(e, ...)`. */
+struct kb_err {
+	char msg[512];
+};
+int kb_err_set(struct kb_err *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* CLI layer only (kinbox.c, kinpolicy.c): print "<prog>: msg" and exit 125. */
+extern const char *kb_progname;
+void die(const char *, ...)
+    __attribute__((noreturn, format(printf, 1, 2)));
+void die_errno(const char *, ...)
+    __attribute__((noreturn, format(printf, 1, 2)));
+void warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
+
+/* Allocators: on failure they die("out of memory"). */
+void *xmalloc(size_t);
+void *xcalloc(size_t, size_t);
+void *xreallocarray(void *, size_t, size_t);
+char *xstrdup(const char *);
+char *xasprintf(const char *, ...) __attribute__((format(printf, 1, 2)));
+
+/* A growable NULL-terminated vector of owned strings. */
+struct kb_strv {
+	char **v;
+	size_t n, cap;
+};
+void kb_strv_push(struct kb_strv *, const char *); /* copies */
+void kb_strv_pushf(struct kb_strv *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
+void kb_strv_free(struct kb_strv *);
+
+/* Small string builder; the buffer is always NUL-terminated. */
+struct kb_buf {
+	char *s;
+	size_t len, cap;
+};
+void kb_buf_add(struct kb_buf *, const char *, size_t);
+void kb_buf_puts(struct kb_buf *, const char *);
+void kb_buf_printf(struct kb_buf *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
+void kb_buf_free(struct kb_buf *);
+
+/* Appends `s` quoted for a POSIX shell (bare when it only holds safe
+ * characters, else in single quotes). */
+void kb_buf_shquote(struct kb_buf *, const char *s);
+
+/* true when `path` equals `dir` or lies below it (both canonical). */
+bool kb_path_within(const char *path, const char *dir);
+
+/* Reads a whole small file (at most max bytes) into a new string, NUL
+ * terminated; returns NULL with errno set on failure. Caller frees. */
+char *kb_read_small_file(const char *path, size_t max);
+
+void cleanup_freep(void *);
+void cleanup_fdp(int *);
+void cleanup_strvp(struct kb_strv *);
+#define _cleanup_free_ __attribute__((cleanup(cleanup_freep)))
+#define _cleanup_close_ __attribute__((cleanup(cleanup_fdp)))
+#define _cleanup_strv_ __attribute__((cleanup(cleanup_strvp)))
+
+static inline void *
+steal_pointer(void *pp)
+{
+	void **p = pp;
+	void *r = *p;
+	*p = NULL;
+	return r;
+}
+
+#endif
