@@ -1,0 +1,394 @@
+/*
+ * tests/unit/test-bwrap.c — plan building (backends/bwrap.c) and the git
+ * guard scan and audit (profile/gitguard.c) on repositories laid out by
+ * hand in a temp dir. Pure planning: nothing is executed.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../backends/backend.h"
+#include "tap.h"
+
+static char base[PATH_MAX];
+static char env0[] = "PATH=/usr/bin:/bin", env1[] = "TMPDIR=/root/x",
+	    env2[] = "KINBOX_ACTIVE=forged", env3[] = "LANG=C";
+static char *const test_env[] = { env0, env1, env2, env3, NULL };
+static char cmd_make[] = "make", cmd_test[] = "test", cmd_true[] = "true";
+
+static char *
+mkd(const char *rel)
+{
+	char *p = xasprintf("%s/%s", base, rel);
+
+	mkdir(p, 0755);
+	return p;
+}
+
+static void
+mkf(const char *rel, const char *content)
+{
+	char *p = xasprintf("%s/%s", base, rel);
+	int fd = open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+
+	if (fd >= 0) {
+		if (write(fd, content, strlen(content)) < 0)
+			printf("# write %s failed\n", p);
+		close(fd);
+	}
+	free(p);
+}
+
+/* index of the first argv element equal to `a` followed by `b` (and `c`) */
+static long
+find3(const struct kb_plan *pl, const char *a, const char *b, const char *c)
+{
+	for (size_t i = 0; i + 1 < pl->argv.n; i++) {
+		if (strcmp(pl->argv.v[i], a) != 0)
+			continue;
+		if (b != NULL && strcmp(pl->argv.v[i + 1], b) != 0)
+			continue;
+		if (c != NULL &&
+		    (i + 2 >= pl->argv.n || strcmp(pl->argv.v[i + 2], c) != 0))
+			continue;
+		return (long)i;
+	}
+	return -1;
+}
+
+static bool
+env_has(const struct kb_plan *pl, const char *kv)
+{
+	for (size_t i = 0; i < pl->envp.n; i++)
+		if (strcmp(pl->envp.v[i], kv) == 0)
+			return true;
+	return false;
+}
+
+static const struct kb_guard *
+guard(const struct kb_policy *p, const char *rel)
+{
+	char *path = xasprintf("%s/%s", base, rel);
+	const struct kb_guard *g = NULL;
+
+	for (size_t i = 0; i < p->nguard; i++)
+		if (strcmp(p->guard[i].path, path) == 0)
+			g = &p->guard[i];
+	free(path);
+	return g;
+}
+
+static int
+plan_for(const char *ws_rel, struct kb_policy *p, struct kb_plan *pl,
+    bool net)
+{
+	static char *cmd[] = { cmd_make, cmd_test, NULL };
+	struct kb_err e;
+	char *ws = xasprintf("%s/%s", base, ws_rel);
+	int rc;
+
+	kb_policy_init(p);
+	p->home = xasprintf("%s/home", base);
+	p->net = net;
+	p->argv = cmd;
+	if (chdir(ws) == -1)
+		return -1;
+	rc = kb_policy_finalize(p, &e);
+	if (rc == 0)
+		rc = kb_bwrap_plan(p, "/usr/bin/bwrap", "/usr/libexec/kinbox/"
+		    "kinbox-exec", test_env, pl, &e);
+	if (rc != 0)
+		printf("# %s\n", e.msg);
+	free(ws);
+	return rc;
+}
+
+static void
+test_plain_repo(void)
+{
+	struct kb_policy p;
+	struct kb_plan pl;
+	char *ws = xasprintf("%s/repo", base);
+	char *dotgit = xasprintf("%s/repo/.git", base);
+	char *hooks = xasprintf("%s/repo/.git/hooks", base);
+	char *config = xasprintf("%s/repo/.git/config", base);
+	long root, bind_ws, pin, ro_hooks;
+
+	free(mkd("repo"));
+	free(mkd("repo/.git"));
+	free(mkd("repo/.git/hooks"));
+	mkf("repo/.git/config", "[core]\n");
+	ok(plan_for("repo", &p, &pl, false) == 0, "plan for a plain repo");
+
+	root = find3(&pl, "--ro-bind", "/", "/");
+	bind_ws = find3(&pl, "--bind", ws, ws);
+	pin = find3(&pl, "--bind", dotgit, dotgit);
+	ro_hooks = find3(&pl, "--ro-bind", hooks, hooks);
+	ok(root > 0, "the host is bound read-only");
+	ok(bind_ws > root, "the workspace is writable, over the read-only host");
+	ok(pin > bind_ws, ".git is pinned (a mount point) after the workspace");
+	ok(ro_hooks > pin, ".git/hooks is read-only, on top of the pin");
+	ok(find3(&pl, "--ro-bind", config, config) > pin, ".git/config is read-only");
+	ok(find3(&pl, "--unshare-net", NULL, NULL) > 0, "network off by default");
+	ok(find3(&pl, "--tmpfs", "/tmp", NULL) > root, "a private /tmp");
+	ok(find3(&pl, "--disable-userns", NULL, NULL) > 0,
+	    "nested user namespaces are disabled");
+	ok(find3(&pl, "--die-with-parent", NULL, NULL) > 0, "dies with kinbox");
+	ok(find3(&pl, "--new-session", NULL, NULL) == -1,
+	    "no --new-session: the terminal and job control stay");
+	ok(find3(&pl, "--seccomp", "3", NULL) > 0, "seccomp filter on fd 3");
+	ok(find3(&pl, "/usr/libexec/kinbox/kinbox-exec", "4", "5") > 0,
+	    "the helper gets status fd 4 and stderr fd 5");
+	assert_cmpstr(pl.argv.v[pl.argv.n - 2], "make", "the command follows");
+	assert_cmpstr(pl.argv.v[pl.argv.n - 1], "test", "with its arguments");
+	ok(guard(&p, "repo/.git/commondir") != NULL &&
+	    guard(&p, "repo/.git/commondir")->kind == KB_GUARD_WATCH_ABSENT,
+	    "a missing commondir is watched");
+	ok(env_has(&pl, "TMPDIR=/tmp"),
+	    "a TMPDIR under home is replaced by /tmp");
+	ok(!env_has(&pl, "TMPDIR=/root/x"), "the old TMPDIR is gone");
+	ok(env_has(&pl, "KINBOX_ACTIVE=bwrap") &&
+	    !env_has(&pl, "KINBOX_ACTIVE=forged"),
+	    "KINBOX_ACTIVE is set by kinbox, not inherited");
+	ok(env_has(&pl, "LANG=C"), "the rest of the environment passes");
+	kb_plan_free(&pl);
+	kb_policy_free(&p);
+
+	ok(plan_for("repo", &p, &pl, true) == 0 &&
+	    find3(&pl, "--unshare-net", NULL, NULL) == -1,
+	    "--net keeps the host network");
+	kb_plan_free(&pl);
+	kb_policy_free(&p);
+	free(ws);
+	free(dotgit);
+	free(hooks);
+	free(config);
+}
+
+static void
+report_nothing(const char *line, bool security)
+{
+	(void)line;
+	(void)security;
+}
+
+static void
+test_missing_hooks(void)
+{
+	struct kb_policy p;
+	struct kb_plan pl;
+	char *hooks = xasprintf("%s/nohooks/.git/hooks", base);
+	char *config = xasprintf("%s/nohooks/.git/config", base);
+	int findings;
+
+	free(mkd("nohooks"));
+	free(mkd("nohooks/.git"));
+	ok(plan_for("nohooks", &p, &pl, false) == 0, "plan for a repo without hooks");
+	ok(find3(&pl, "--tmpfs", hooks, NULL) > 0 &&
+	    find3(&pl, "--remount-ro", hooks, NULL) > 0,
+	    "a missing hooks dir becomes an empty read-only mount");
+	ok(find3(&pl, "--ro-bind", "/dev/null", config) > 0,
+	    "a missing config becomes a read-only empty file");
+
+	/* what bwrap leaves: empty mount points; the audit removes them */
+	mkdir(hooks, 0755);
+	mkf("nohooks/.git/config", "");
+	findings = kb_gitguard_audit(&p, report_nothing);
+	assert_cmpint(findings, 0, "placeholders are not findings");
+	ok(access(hooks, F_OK) == -1 && access(config, F_OK) == -1,
+	    "placeholders are removed after the run");
+
+	/* a planted commondir is a finding and is moved aside */
+	mkf("nohooks/.git/commondir", "/elsewhere\n");
+	mkdir(hooks, 0755);
+	mkf("nohooks/.git/hooks/pre-commit", "#!/bin/sh\n");
+	findings = kb_gitguard_audit(&p, report_nothing);
+	assert_cmpint(findings, 2, "planted commondir and hooks are findings");
+	ok(access(hooks, F_OK) == -1, "the planted hooks dir is moved aside");
+	{
+		char *cd = xasprintf("%s/nohooks/.git/commondir", base);
+		ok(access(cd, F_OK) == -1, "the planted commondir is moved aside");
+		free(cd);
+	}
+	kb_plan_free(&pl);
+	kb_policy_free(&p);
+	free(hooks);
+	free(config);
+}
+
+static void
+test_worktree(void)
+{
+	struct kb_policy p;
+	struct kb_plan pl;
+	const struct kb_guard *g;
+	char *wtgit = xasprintf("%s/wt/.git", base);
+	char *common = xasprintf("%s/main/.git", base);
+	char *wgd = xasprintf("%s/main/.git/worktrees/wt", base);
+	char *mhooks = xasprintf("%s/main/.git/hooks", base);
+
+	free(mkd("main"));
+	free(mkd("main/.git"));
+	free(mkd("main/.git/hooks"));
+	mkf("main/.git/config", "[core]\n");
+	free(mkd("main/.git/worktrees"));
+	free(mkd("main/.git/worktrees/wt"));
+	mkf("main/.git/worktrees/wt/commondir", "../..\n");
+	free(mkd("wt"));
+	mkf("wt/.git", "gitdir: ../main/.git/worktrees/wt\n");
+	ok(plan_for("wt", &p, &pl, false) == 0, "plan for a linked worktree");
+	ok(find3(&pl, "--ro-bind", wtgit, wtgit) > 0,
+	    "the worktree's .git file is read-only");
+	ok(find3(&pl, "--bind", common, common) > 0,
+	    "the common git dir is writable (git commit works)");
+	ok(find3(&pl, "--bind", wgd, wgd) > 0, "the worktree's git dir is writable");
+	ok(find3(&pl, "--ro-bind", mhooks, mhooks) > find3(&pl, "--bind", common,
+							   common),
+	    "the common hooks are read-only on top");
+	g = guard(&p, "main/.git/worktrees/wt/commondir");
+	ok(g != NULL && g->kind == KB_GUARD_RO, "the worktree's commondir is read-only");
+	kb_plan_free(&pl);
+	kb_policy_free(&p);
+	free(wtgit);
+	free(common);
+	free(wgd);
+	free(mhooks);
+}
+
+static void
+test_submodules(void)
+{
+	struct kb_policy p;
+	struct kb_plan pl;
+	const struct kb_guard *g;
+
+	free(mkd("super"));
+	free(mkd("super/.git"));
+	free(mkd("super/.git/hooks"));
+	mkf("super/.git/config", "");
+	free(mkd("super/.git/modules"));
+	free(mkd("super/.git/modules/lib"));
+	free(mkd("super/.git/modules/lib/hooks"));
+	mkf("super/.git/modules/lib/config", "");
+	free(mkd("super/lib"));
+	mkf("super/lib/.git", "gitdir: ../.git/modules/lib\n");
+	mkf("super/.gitmodules", "[submodule \"lib\"]\n\tpath = lib\n"
+				 "\turl = x\n[submodule \"evil\"]\n"
+				 "\tpath = ../../etc\n");
+	ok(plan_for("super", &p, &pl, false) == 0, "plan for a superproject");
+	g = guard(&p, "super/.git/modules/lib/hooks");
+	ok(g != NULL && g->kind == KB_GUARD_RO, "submodule hooks are read-only");
+	g = guard(&p, "super/.git/modules/lib/config");
+	ok(g != NULL && g->kind == KB_GUARD_RO, "submodule config is read-only");
+	g = guard(&p, "super/.git/modules/lib");
+	ok(g != NULL && g->kind == KB_GUARD_PIN_DIR,
+	    "the submodule git dir is pinned");
+	g = guard(&p, "super/lib/.git");
+	ok(g != NULL && g->kind == KB_GUARD_RO,
+	    "the submodule checkout's .git file is read-only");
+	{
+		bool outside = false;
+
+		for (size_t i = 0; i < p.nguard; i++)
+			if (!kb_path_within(p.guard[i].path, base))
+				outside = true;
+		ok(!outside, "a .gitmodules path escaping with .. guards nothing");
+	}
+	kb_plan_free(&pl);
+	kb_policy_free(&p);
+}
+
+static void
+test_keep_fds(void)
+{
+	struct kb_policy p;
+	struct kb_plan pl;
+	struct kb_err e;
+	int fd3 = -1, fd4 = -1;
+	char *render;
+
+	/* keep 3 and 4: kinbox's own descriptors move out of their way */
+	while (fd3 != 3 && fd3 < 3)
+		fd3 = open("/dev/null", O_RDONLY);
+	fd4 = open("/dev/null", O_RDONLY);
+	kb_policy_init(&p);
+	if (fd3 == 3 && fd4 == 4) {
+		ok(kb_policy_add_keep_fd(&p, "3", &e) == 0 &&
+		    kb_policy_add_keep_fd(&p, "4", &e) == 0, "keep fds 3 and 4");
+	} else {
+		ok(0, "could not open fds 3 and 4 for the test (%d %d)", fd3, fd4);
+	}
+	kb_policy_free(&p);
+	free(mkd("plain"));
+	{
+		static char *cmd[] = { cmd_true, NULL };
+		kb_policy_init(&p);
+		p.home = xasprintf("%s/home", base);
+		p.argv = cmd;
+		kb_policy_add_keep_fd(&p, "3", &e);
+		kb_policy_add_keep_fd(&p, "4", &e);
+		if (chdir(base) == 0 && chdir("plain") == 0 &&
+		    kb_policy_finalize(&p, &e) == 0 &&
+		    kb_bwrap_plan(&p, "/usr/bin/bwrap", "/h", test_env, &pl,
+			&e) == 0) {
+			assert_cmpint(pl.seccomp_fd, 5, "seccomp fd skips kept fds");
+			ok(find3(&pl, "/h", "6", "7") > 0,
+			    "helper fds skip kept fds");
+			render = kb_plan_render(&pl);
+			ok(strstr(render, "# fds: 0 1 2 and kept: 3 4\n") != NULL,
+			    "--dry-run names the kept fds");
+			ok(strstr(render, "\n--ro-bind\n/\n/\n") != NULL,
+			    "--dry-run prints one argv element per line");
+			free(render);
+			kb_plan_free(&pl);
+		} else {
+			ok(0, "plan with kept fds: %s", e.msg);
+		}
+		kb_policy_free(&p);
+	}
+	close(fd3);
+	close(fd4);
+}
+
+static void
+test_quote(void)
+{
+	struct kb_buf b = { 0 };
+
+	kb_buf_shquote(&b, "/plain/path-1.2");
+	kb_buf_puts(&b, " ");
+	kb_buf_shquote(&b, "it's a $x");
+	kb_buf_puts(&b, " ");
+	kb_buf_shquote(&b, "");
+	assert_cmpstr(b.s, "/plain/path-1.2 'it'\\''s a $x' ''",
+	    "shell quoting");
+	kb_buf_free(&b);
+}
+
+
+int
+main(void)
+{
+	char tmpl[] = "/tmp/kb-test-bwrap.XXXXXX";
+
+	if (mkdtemp(tmpl) == NULL || realpath(tmpl, base) == NULL)
+		return 1;
+	free(mkd("home"));
+	setenv("TMPDIR", "/nonexistent-tmp", 1); /* finalize reads it */
+	test_plain_repo();
+	test_missing_hooks();
+	test_worktree();
+	test_submodules();
+	test_keep_fds();
+	test_quote();
+	{
+		char *cmd = xasprintf("rm -rf '%s'", base);
+		if (chdir("/") != 0 || system(cmd) != 0)
+			return 1;
+		free(cmd);
+	}
+	return tap_done();
+}
