@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,19 +18,49 @@
 /* Kernel pseudo-filesystems: writable roots there would reach kernel state. */
 static const char *const forbidden_trees[] = { "/proc", "/sys", "/dev" };
 
+/*
+ * The caller's home from /etc/passwd, canonical, or NULL. Read with
+ * fgetpwent rather than getpwuid: no NSS modules are loaded on every start
+ * (kinbox is linked statically); users known only to a directory service
+ * are covered by $HOME.
+ */
+static char *
+passwd_home(void)
+{
+	static bool looked;
+	static char *cached;
+	struct passwd *pw;
+	char *r = NULL;
+	uid_t uid = getuid();
+	FILE *f;
+
+	if (looked)
+		return cached != NULL ? xstrdup(cached) : NULL;
+	looked = true;
+	if ((f = fopen("/etc/passwd", "re")) == NULL)
+		return NULL;
+	while ((pw = fgetpwent(f)) != NULL) {
+		if (pw->pw_uid == uid && pw->pw_dir != NULL &&
+		    pw->pw_dir[0] == '/') {
+			r = realpath(pw->pw_dir, NULL);
+			break;
+		}
+	}
+	fclose(f);
+	/* kept for the life of the process: one lookup per start */
+	cached = r != NULL ? xstrdup(r) : NULL;
+	return r;
+}
+
 char *
 kb_paths_home(void)
 {
 	const char *h = getenv("HOME");
-	struct passwd *pw;
 	char *r;
 
 	if (h != NULL && h[0] == '/' && (r = realpath(h, NULL)) != NULL)
 		return r;
-	pw = getpwuid(getuid());
-	if (pw != NULL && pw->pw_dir != NULL && pw->pw_dir[0] == '/')
-		return realpath(pw->pw_dir, NULL);
-	return NULL;
+	return passwd_home();
 }
 
 /* true when `dir` is `path` itself or one of its ancestors */
@@ -45,7 +76,6 @@ kb_paths_accept_root(const char *in, const char *home, const char *what,
 {
 	_cleanup_free_ char *real = NULL;
 	_cleanup_free_ char *pwhome = NULL;
-	struct passwd *pw;
 	struct stat st;
 
 	if (in == NULL || in[0] == '\0') {
@@ -82,9 +112,7 @@ kb_paths_accept_root(const char *in, const char *home, const char *what,
 	}
 	/* Both $HOME and the passwd entry count: either is where a shell
 	 * looks for rc files that run outside the sandbox. */
-	pw = getpwuid(getuid());
-	if (pw != NULL && pw->pw_dir != NULL && pw->pw_dir[0] == '/')
-		pwhome = realpath(pw->pw_dir, NULL);
+	pwhome = passwd_home();
 	for (int i = 0; i < 2; i++) {
 		const char *h = i == 0 ? home : pwhome;
 
