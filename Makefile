@@ -30,9 +30,11 @@ STATICLDFLAGS = -static-pie -Wl,-z,relro,-z,now $(LDFLAGS)
 LIBS_STATIC_EXTRA = -lmd
 
 CORE_SRCS = util.c profile/policy.c profile/paths.c profile/gitguard.c \
-            backends/plan.c backends/bwrap.c backends/seccomp.c backends/run.c
+            profile/tables.c profile/env.c profile/masks.c \
+            backends/plan.c backends/bwrap.c backends/seccomp.c backends/run.c \
+            backends/landlock.c
 CORE_OBJS = $(CORE_SRCS:.c=.o)
-HDRS = util.h profile/policy.h backends/backend.h
+HDRS = util.h profile/policy.h profile/tables.h backends/backend.h
 
 UNIT_TESTS = tests/unit/test-paths tests/unit/test-bwrap
 UNIT_SRCS_NOSECCOMP = util.c profile/policy.c profile/paths.c profile/gitguard.c \

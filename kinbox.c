@@ -45,6 +45,9 @@ enum {
 	OPT_BACKEND,
 	OPT_DRY_RUN,
 	OPT_KEEP_FD,
+	OPT_KEEP_ENV,
+	OPT_SSH_AGENT,
+	OPT_UNCONFINED,
 	OPT_VERSION,
 };
 
@@ -53,10 +56,13 @@ static const struct option longopts[] = {
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "help", no_argument, NULL, 'h' },
+	{ "keep-env", required_argument, NULL, OPT_KEEP_ENV },
 	{ "keep-fd", required_argument, NULL, OPT_KEEP_FD },
 	{ "net", no_argument, NULL, OPT_NET },
 	{ "no-net", no_argument, NULL, OPT_NO_NET },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "ssh-agent", no_argument, NULL, OPT_SSH_AGENT },
+	{ "unconfined", no_argument, NULL, OPT_UNCONFINED },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "workspace", required_argument, NULL, 'C' },
@@ -79,7 +85,12 @@ usage(FILE *f)
 	      "      --net             give the command the host network\n"
 	      "      --no-net          no network, loopback only (the default)\n"
 	      "      --backend NAME    auto (default) or bwrap\n"
+	      "      --ssh-agent       expose the SSH agent socket and public ~/.ssh\n"
+	      "                        files (needs --net); private keys stay hidden\n"
+	      "      --keep-env NAME   keep variable NAME despite the secret scrub\n"
 	      "      --keep-fd N       keep descriptor N open in the command\n"
+	      "      --unconfined      no sandbox (the escape hatch); secrets are\n"
+	      "                        still scrubbed and descriptors closed\n"
 	      "      --dry-run         print the plan and run nothing\n"
 	      "  -q, --quiet           no posture lines\n"
 	      "  -v, --verbose         print the plan's summary before running\n"
@@ -135,6 +146,16 @@ parse_args(int argc, char **argv, struct kb_policy *p, struct kb_opts *o)
 		case OPT_KEEP_FD:
 			if (kb_policy_add_keep_fd(p, optarg, &e) == -1)
 				die("%s", e.msg);
+			break;
+		case OPT_KEEP_ENV:
+			if (kb_policy_add_keep_env(p, optarg, &e) == -1)
+				die("%s", e.msg);
+			break;
+		case OPT_SSH_AGENT:
+			p->ssh_agent = true;
+			break;
+		case OPT_UNCONFINED:
+			p->unconfined = true;
 			break;
 		case 'q':
 			o->verbosity = -1;
@@ -192,21 +213,33 @@ find_helper(void)
 }
 
 /*
- * KINBOX_SANDBOX=container: the caller declares that a disposable container
- * is the boundary. The command runs without a sandbox, with only the kept
- * descriptors, and one posture line says so.
+ * No sandbox: --unconfined (the explicit escape hatch) or
+ * KINBOX_SANDBOX=container (the caller declares a disposable container is
+ * the boundary). Secrets are still scrubbed and only the kept descriptors
+ * survive; one posture line says what happened.
  */
 static void __attribute__((noreturn))
 exec_unsandboxed(const struct kb_policy *p, const struct kb_opts *o,
     const char *why)
 {
+	struct kb_plan pl = { 0 };
+	size_t i;
+
+	kb_plan_env(p, environ, NULL, &pl);
+	if (o->dry_run) {
+		printf("# no sandbox: %s\n", why);
+		for (i = 0; i < pl.notes.n; i++)
+			printf("# %s\n", pl.notes.v[i]);
+		exit(0);
+	}
 	if (o->verbosity >= 0)
 		fprintf(stderr, "kinbox: no sandbox: %s\n", why);
 	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == -1)
 		die_errno("close_range");
-	for (size_t i = 0; i < p->nkeep; i++)
+	for (i = 0; i < p->nkeep; i++)
 		if (fcntl(p->keep_fd[i], F_SETFD, 0) == -1)
 			die_errno("--keep-fd %d", p->keep_fd[i]);
+	environ = pl.envp.v;
 	execvp(p->argv[0], p->argv);
 	fprintf(stderr, "kinbox: %s: %s\n", p->argv[0],
 	    errno == ENOENT ? "command not found" : strerror(errno));
@@ -226,6 +259,7 @@ main(int argc, char **argv)
 	struct kb_policy pol;
 	struct kb_opts o = { 0 };
 	struct kb_plan plan;
+	struct kb_host host;
 	struct kb_run run;
 	struct kb_err e;
 	_cleanup_free_ char *bwrap = NULL;
@@ -247,21 +281,21 @@ main(int argc, char **argv)
 	}
 	if (kb_policy_finalize(&pol, &e) == -1)
 		die("%s", e.msg);
-	if (mode != NULL && strcmp(mode, "container") == 0) {
-		if (o.dry_run) {
-			printf("# no sandbox: KINBOX_SANDBOX=container\n");
-			return 0;
-		}
+	if (pol.unconfined)
+		exec_unsandboxed(&pol, &o, "--unconfined: the command runs "
+		    "with the sandbox lifted (secrets still scrubbed)");
+	if (mode != NULL && strcmp(mode, "container") == 0)
 		exec_unsandboxed(&pol, &o, "KINBOX_SANDBOX=container: the "
 		    "container is the boundary, the command runs unconfined "
 		    "inside it");
-	}
 
 	/* auto picks bubblewrap: the only backend on Linux so far */
 	if ((bwrap = kb_bwrap_find(&e)) == NULL)
 		die("%s", e.msg);
 	helper = find_helper();
-	if (kb_bwrap_plan(&pol, bwrap, helper, environ, &plan, &e) == -1)
+	host.landlock_abi = kb_landlock_abi();
+	if (kb_bwrap_plan(&pol, &host, bwrap, helper, environ, &plan, &e) ==
+	    -1)
 		die("%s", e.msg);
 	if (o.dry_run || o.verbosity > 0) {
 		_cleanup_free_ char *text = kb_plan_render(&plan);
@@ -286,6 +320,10 @@ main(int argc, char **argv)
 			fputs(run.setup_err, stderr);
 		die("%s", why);
 	}
+	if (run.confine_errno != 0)
+		die("no sandbox: Landlock could not be applied inside the "
+		    "sandbox (%s); nothing was run — report this with the "
+		    "output of kinbox --dry-run", strerror(run.confine_errno));
 	if (run.exec_errno != 0)
 		fprintf(stderr, "kinbox: %s: %s\n", pol.argv[0],
 		    run.exec_errno == ENOENT ? "command not found" :

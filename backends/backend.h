@@ -24,6 +24,7 @@ struct kb_plan {
 	int seccomp_fd;
 	int status_fd;
 	int stderr_fd;
+	int empty_fd; /* an empty memfd: the source of every empty file */
 	int keep_fd[KB_MAX_KEEP_FD];
 	size_t nkeep;
 };
@@ -34,6 +35,18 @@ void kb_plan_free(struct kb_plan *);
  * one shell-quoted element per line. Returns a new string; caller frees. */
 char *kb_plan_render(const struct kb_plan *);
 
+/* What the running kernel can enforce, probed once per start. */
+struct kb_host {
+	int landlock_abi; /* 0 when Landlock is unavailable */
+};
+
+/* backends/landlock.c */
+
+/* The kernel's Landlock ABI version, 0 when unsupported or disabled. */
+int kb_landlock_abi(void);
+/* First ABI with LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (Linux 6.12). */
+#define KB_LANDLOCK_ABI_SCOPE 6
+
 /* backends/bwrap.c */
 
 /* Finds bwrap in $PATH; returns a new string or NULL with `e` set. */
@@ -41,9 +54,16 @@ char *kb_bwrap_find(struct kb_err *e);
 
 /* Builds the bwrap plan. `bwrap` and `helper` are absolute paths (borrowed),
  * `envp` the caller's environment (borrowed). Pure: no system calls. */
-int kb_bwrap_plan(const struct kb_policy *, const char *bwrap,
-    const char *helper, char *const *envp, struct kb_plan *out,
-    struct kb_err *e);
+int kb_bwrap_plan(const struct kb_policy *, const struct kb_host *,
+    const char *bwrap, const char *helper, char *const *envp,
+    struct kb_plan *out, struct kb_err *e);
+
+/* The command's environment for any backend (and --unconfined): the
+ * caller's, scrubbed, plus what kinbox sets. `active` names the sandbox in
+ * KINBOX_ACTIVE; NULL means no sandbox (TMPDIR is then left alone). Fills
+ * pl->envp and adds the removed names to pl->notes. */
+void kb_plan_env(const struct kb_policy *, char *const *envp,
+    const char *active, struct kb_plan *pl);
 
 /*
  * Turns bwrap's setup error text (what it printed before the command
@@ -67,6 +87,7 @@ struct kb_run {
 	int wstatus;        /* bwrap's wait status */
 	bool started;       /* the command was exec'd (or exec was tried) */
 	int exec_errno;     /* exec failed inside with this errno, else 0 */
+	int confine_errno;  /* Landlock could not be applied: nothing ran */
 	char setup_err[4096]; /* what bwrap printed before the start */
 	int exit_code;      /* kinbox's exit status for this run */
 };

@@ -62,6 +62,22 @@ add3(struct kb_plan *pl, const char *a, const char *b, const char *c)
 	add(pl, c);
 }
 
+/*
+ * An empty read-only regular file at `path`. Not a bind of /dev/null: bwrap
+ * mounts binds nodev, so opening it would fail with EACCES where the
+ * command should simply read nothing. bwrap copies the (empty) memfd on
+ * pl->empty_fd into its own tmpfs for each use.
+ */
+static void
+add_empty_file(struct kb_plan *pl, const char *path)
+{
+	char num[16];
+
+	snprintf(num, sizeof(num), "%d", pl->empty_fd);
+	add2(pl, "--perms", "0444");
+	add3(pl, "--ro-bind-data", num, path);
+}
+
 static bool
 is_kept(const struct kb_policy *p, int fd)
 {
@@ -132,8 +148,7 @@ plan_guards(const struct kb_policy *p, struct kb_plan *pl)
 				break;
 			case KB_GUARD_RO_ABSENT_FILE:
 				if (pass == 1)
-					add3(pl, "--ro-bind", "/dev/null",
-					    g->path);
+					add_empty_file(pl, g->path);
 				break;
 			case KB_GUARD_WATCH_ABSENT:
 			case KB_GUARD_WATCH_NEWREPO:
@@ -143,24 +158,62 @@ plan_guards(const struct kb_policy *p, struct kb_plan *pl)
 	}
 }
 
-static void
-plan_env(const struct kb_policy *p, char *const *envp, struct kb_plan *pl)
+void
+kb_plan_env(const struct kb_policy *p, char *const *envp, const char *active,
+    struct kb_plan *pl)
 {
-	for (char *const *e = envp; e != NULL && *e != NULL; e++) {
-		if (p->tmpdir_reset && strncmp(*e, "TMPDIR=", 7) == 0)
+	struct kb_strv scrubbed = { 0 }, removed = { 0 };
+	struct kb_buf b = { 0 };
+
+	bool tmp_reset = p->tmpdir_reset && active != NULL;
+
+	kb_env_scrub(p, envp, &scrubbed, &removed);
+	for (size_t i = 0; i < scrubbed.n; i++) {
+		const char *kv = scrubbed.v[i];
+
+		if (tmp_reset && strncmp(kv, "TMPDIR=", 7) == 0)
 			continue;
-		if (strncmp(*e, "KINBOX_ACTIVE=", 14) == 0)
+		if (strncmp(kv, "KINBOX_ACTIVE=", 14) == 0)
 			continue;
-		kb_strv_push(&pl->envp, *e);
+		kb_strv_push(&pl->envp, kv);
 	}
-	if (p->tmpdir_reset)
+	if (tmp_reset)
 		kb_strv_push(&pl->envp, "TMPDIR=/tmp");
 	/* lets a nested kinbox explain why it cannot nest */
-	kb_strv_push(&pl->envp, "KINBOX_ACTIVE=bwrap");
+	if (active != NULL)
+		kb_strv_pushf(&pl->envp, "KINBOX_ACTIVE=%s", active);
+	if (pl->envp.v == NULL) /* execve wants a vector, even empty */
+		pl->envp.v = xcalloc(1, sizeof(char *));
+	for (size_t i = 0; i < removed.n; i++)
+		kb_buf_printf(&b, " %s", removed.v[i]);
+	kb_strv_pushf(&pl->notes, "env: secrets removed:%s",
+	    b.s != NULL ? b.s : " none");
+	kb_buf_free(&b);
+	kb_strv_free(&scrubbed);
+	kb_strv_free(&removed);
+}
+
+static const char *
+mask_word(enum kb_mask_kind k)
+{
+	switch (k) {
+	case KB_MASK_TREE:
+		return "hidden: empty directory (host sockets)";
+	case KB_MASK_DIR:
+		return "hidden: empty directory";
+	case KB_MASK_FILE:
+		return "hidden: empty file";
+	case KB_EXPOSE_RO:
+		return "shown read-only";
+	case KB_EXPOSE_SOCKET:
+		return "granted socket (--ssh-agent)";
+	}
+	return "?";
 }
 
 static void
-plan_notes(const struct kb_policy *p, struct kb_plan *pl)
+plan_notes(const struct kb_policy *p, const struct kb_host *h,
+    struct kb_plan *pl)
 {
 	kb_strv_pushf(&pl->notes, "backend: bwrap (%s)", pl->exe);
 	kb_strv_pushf(&pl->notes, "workspace: %s (writable)", p->workspace);
@@ -189,6 +242,22 @@ plan_notes(const struct kb_policy *p, struct kb_plan *pl)
 	for (size_t i = 0; i < p->nguard; i++)
 		kb_strv_pushf(&pl->notes, "git guard: %s (%s)",
 		    p->guard[i].path, guard_word(p->guard[i].kind));
+	for (size_t i = 0; i < p->nmask; i++)
+		kb_strv_pushf(&pl->notes, "mask: %s (%s)", p->mask[i].path,
+		    mask_word(p->mask[i].kind));
+	kb_strv_pushf(&pl->notes, "ssh agent: %s", p->ssh_agent ?
+	    "granted (socket and public ~/.ssh files only)" : "not granted");
+	if (h->landlock_abi >= KB_LANDLOCK_ABI_SCOPE)
+		kb_strv_pushf(&pl->notes, "landlock: abstract unix sockets of "
+		    "the host refused (ABI %d)", h->landlock_abi);
+	else if (p->net)
+		kb_strv_pushf(&pl->notes, "not enforced: abstract unix sockets "
+		    "of the host (X11, others) are reachable with --net: "
+		    "Landlock ABI %d < %d on this kernel", h->landlock_abi,
+		    KB_LANDLOCK_ABI_SCOPE);
+	kb_strv_push(&pl->notes, "not enforced: a pathname unix socket under "
+	    "$HOME outside the known locations stays connectable (no "
+	    "Landlock right for it on this kernel)");
 	if (p->nkeep == 0) {
 		kb_strv_push(&pl->notes, "fds: 0 1 2 only");
 	} else {
@@ -201,10 +270,53 @@ plan_notes(const struct kb_policy *p, struct kb_plan *pl)
 	}
 }
 
+static void
+plan_masks(const struct kb_policy *p, struct kb_plan *pl, bool trees)
+{
+	for (size_t i = 0; i < p->nmask; i++) {
+		const struct kb_mask *m = &p->mask[i];
+
+		switch (m->kind) {
+		case KB_MASK_TREE:
+			if (trees) {
+				add2(pl, "--perms", "0755");
+				add2(pl, "--tmpfs", m->path);
+			}
+			break;
+		case KB_MASK_DIR:
+			if (!trees) {
+				add2(pl, "--perms", "0555");
+				add2(pl, "--tmpfs", m->path);
+			}
+			break;
+		case KB_MASK_FILE:
+			if (!trees)
+				add_empty_file(pl, m->path);
+			break;
+		case KB_EXPOSE_RO:
+		case KB_EXPOSE_SOCKET:
+			break;
+		}
+	}
+}
+
+static void
+plan_exposes(const struct kb_policy *p, struct kb_plan *pl)
+{
+	for (size_t i = 0; i < p->nmask; i++) {
+		const struct kb_mask *m = &p->mask[i];
+
+		if (m->kind == KB_EXPOSE_RO)
+			add3(pl, "--ro-bind", m->src, m->path);
+		else if (m->kind == KB_EXPOSE_SOCKET)
+			add3(pl, "--bind", m->src, m->path);
+	}
+}
+
 int
-kb_bwrap_plan(const struct kb_policy *p, const char *bwrap,
-    const char *helper, char *const *envp, struct kb_plan *pl,
-    struct kb_err *e)
+kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
+    const char *bwrap, const char *helper, char *const *envp,
+    struct kb_plan *pl, struct kb_err *e)
 {
 	char num[3][16];
 
@@ -217,6 +329,7 @@ kb_bwrap_plan(const struct kb_policy *p, const char *bwrap,
 	pl->seccomp_fd = free_fd(p, 3);
 	pl->status_fd = free_fd(p, pl->seccomp_fd + 1);
 	pl->stderr_fd = free_fd(p, pl->status_fd + 1);
+	pl->empty_fd = free_fd(p, pl->stderr_fd + 1);
 	memcpy(pl->keep_fd, p->keep_fd, sizeof(pl->keep_fd));
 	pl->nkeep = p->nkeep;
 	snprintf(num[0], sizeof(num[0]), "%d", pl->seccomp_fd);
@@ -238,6 +351,7 @@ kb_bwrap_plan(const struct kb_policy *p, const char *bwrap,
 	add2(pl, "--dev", "/dev");
 	add2(pl, "--proc", "/proc");
 	add2(pl, "--tmpfs", "/tmp");
+	plan_masks(p, pl, true);
 	if (p->tmpdir_private != NULL)
 		add2(pl, "--dir", p->tmpdir_private);
 	if (p->tmpdir != NULL)
@@ -246,17 +360,21 @@ kb_bwrap_plan(const struct kb_policy *p, const char *bwrap,
 	for (size_t i = 0; i < p->nwrite; i++)
 		add3(pl, "--bind", p->write[i].path, p->write[i].path);
 	plan_guards(p, pl);
+	plan_masks(p, pl, false);
+	plan_exposes(p, pl);
 	add2(pl, "--chdir", p->cwd);
 	add2(pl, "--seccomp", num[0]);
 	add(pl, "--");
 	add(pl, helper);
 	add(pl, num[1]);
 	add(pl, num[2]);
+	if (h->landlock_abi >= KB_LANDLOCK_ABI_SCOPE)
+		add(pl, "--scope-abstract");
 	add(pl, "--");
 	for (char **a = p->argv; *a != NULL; a++)
 		add(pl, *a);
-	plan_env(p, envp, pl);
-	plan_notes(p, pl);
+	plan_notes(p, h, pl);
+	kb_plan_env(p, envp, "bwrap", pl);
 	return 0;
 }
 

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -157,9 +158,14 @@ mark_all_cloexec(int maxfd)
 }
 
 /* Child side (vfork: shares our memory): only system calls until exec. */
+/* descriptors kb_run() hands to the backend, before they get their numbers */
+struct fds {
+	int seccomp, status_w, err_w, realerr, empty;
+};
+
 static void __attribute__((noreturn))
 exec_backend(const struct kb_plan *pl, pid_t parent, const sigset_t *oldmask,
-    int seccomp_fd, int status_w, int err_w, int realerr, int maxfd)
+    const struct fds *f, int maxfd)
 {
 	static const int ignored[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP };
 
@@ -170,9 +176,10 @@ exec_backend(const struct kb_plan *pl, pid_t parent, const sigset_t *oldmask,
 	signal(SIGPIPE, SIG_DFL);
 	sigprocmask(SIG_SETMASK, oldmask, NULL);
 	mark_all_cloexec(maxfd);
-	if (dup2(err_w, 2) == -1 || dup2(seccomp_fd, pl->seccomp_fd) == -1 ||
-	    dup2(status_w, pl->status_fd) == -1 ||
-	    dup2(realerr, pl->stderr_fd) == -1)
+	if (dup2(f->err_w, 2) == -1 || dup2(f->seccomp, pl->seccomp_fd) == -1 ||
+	    dup2(f->status_w, pl->status_fd) == -1 ||
+	    dup2(f->realerr, pl->stderr_fd) == -1 ||
+	    dup2(f->empty, pl->empty_fd) == -1)
 		_exit(KB_EXIT_ERROR);
 	for (size_t i = 0; i < pl->nkeep; i++)
 		if (fcntl(pl->keep_fd[i], F_SETFD, 0) == -1)
@@ -186,13 +193,12 @@ exec_backend(const struct kb_plan *pl, pid_t parent, const sigset_t *oldmask,
  * caller local lives across the vfork. */
 static pid_t __attribute__((noinline))
 spawn_backend(const struct kb_plan *pl, pid_t parent, const sigset_t *oldmask,
-    int seccomp_fd, int status_w, int err_w, int realerr, int maxfd)
+    const struct fds *f, int maxfd)
 {
 	pid_t pid = vfork();
 
 	if (pid == 0)
-		exec_backend(pl, parent, oldmask, seccomp_fd, status_w, err_w,
-		    realerr, maxfd);
+		exec_backend(pl, parent, oldmask, f, maxfd);
 	return pid;
 }
 
@@ -207,6 +213,8 @@ drain_status(int fd, struct kb_run *r, unsigned char *buf, size_t *len)
 		r->started = true;
 	if (*len >= 2 + sizeof(int) && buf[1] == 'E')
 		memcpy(&r->exec_errno, buf + 2, sizeof(int));
+	if (*len >= 2 + sizeof(int) && buf[1] == 'F')
+		memcpy(&r->confine_errno, buf + 2, sizeof(int));
 }
 
 static void
@@ -235,7 +243,8 @@ int
 kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 {
 	int status_p[2] = { -1, -1 }, err_p[2] = { -1, -1 };
-	int seccomp_fd, realerr, sigfd, base = 32, maxfd;
+	int seccomp_fd, realerr, empty, sigfd, base = 32, maxfd;
+	struct fds f;
 	unsigned char stbuf[16];
 	size_t stlen = 0, errlen = 0;
 	sigset_t mask, oldmask;
@@ -252,14 +261,17 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 	    (int)rl.rlim_cur : 65536;
 	if ((seccomp_fd = kb_seccomp_build_fd(e)) == -1)
 		return -1;
+	if ((empty = memfd_create("kinbox-empty", MFD_CLOEXEC)) == -1)
+		return kb_err_set(e, "memfd_create: %s", strerror(errno));
 	if (pipe2(status_p, O_CLOEXEC) == -1 || pipe2(err_p, O_CLOEXEC) == -1)
 		return kb_err_set(e, "pipe: %s", strerror(errno));
 	seccomp_fd = lift(seccomp_fd, base);
 	status_p[1] = lift(status_p[1], base);
 	err_p[1] = lift(err_p[1], base);
+	empty = lift(empty, base);
 	realerr = fcntl(2, F_DUPFD_CLOEXEC, base);
 	if (seccomp_fd == -1 || status_p[1] == -1 || err_p[1] == -1 ||
-	    realerr == -1)
+	    realerr == -1 || empty == -1)
 		return kb_err_set(e, "cannot arrange descriptors: %s",
 		    strerror(errno));
 
@@ -272,14 +284,15 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 	if (sigfd == -1)
 		return kb_err_set(e, "signalfd: %s", strerror(errno));
 
-	pid = spawn_backend(pl, self, &oldmask, seccomp_fd, status_p[1],
-	    err_p[1], realerr, maxfd);
+	f = (struct fds){ seccomp_fd, status_p[1], err_p[1], realerr, empty };
+	pid = spawn_backend(pl, self, &oldmask, &f, maxfd);
 	if (pid == -1)
 		return kb_err_set(e, "vfork: %s", strerror(errno));
 	close(seccomp_fd);
 	close(status_p[1]);
 	close(err_p[1]);
 	close(realerr);
+	close(empty);
 	/* kinbox itself must not die writing to a closed stderr */
 	signal(SIGPIPE, SIG_IGN);
 	fcntl(status_p[0], F_SETFL, O_NONBLOCK);
@@ -357,7 +370,7 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 
 	if (WIFSIGNALED(r->wstatus))
 		r->exit_code = KB_EXIT_SIGNAL + WTERMSIG(r->wstatus);
-	else if (!r->started)
+	else if (!r->started || r->confine_errno != 0)
 		r->exit_code = KB_EXIT_ERROR;
 	else if (r->exec_errno != 0)
 		r->exit_code = r->exec_errno == ENOENT ||

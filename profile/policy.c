@@ -34,6 +34,11 @@ kb_policy_free(struct kb_policy *p)
 		free(p->write[i].path);
 	for (size_t i = 0; i < p->nguard; i++)
 		free(p->guard[i].path);
+	for (size_t i = 0; i < p->nmask; i++) {
+		free(p->mask[i].path);
+		free(p->mask[i].src);
+	}
+	kb_strv_free(&p->keep_env);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -138,6 +143,16 @@ kb_policy_set_backend(struct kb_policy *p, const char *name, struct kb_err *e)
 	return 0;
 }
 
+int
+kb_policy_add_keep_env(struct kb_policy *p, const char *name, struct kb_err *e)
+{
+	if (*name == '\0' || strchr(name, '=') != NULL)
+		return kb_err_set(e, "--keep-env '%s': not a variable name; "
+		    "give the name only, e.g. --keep-env NPM_TOKEN", name);
+	kb_strv_push(&p->keep_env, name);
+	return 0;
+}
+
 /*
  * $TMPDIR: under /tmp it is recreated inside the private /tmp; elsewhere it
  * is writable when it passes the write-root rules (outside $HOME); otherwise
@@ -184,7 +199,12 @@ kb_policy_finalize(struct kb_policy *p, struct kb_err *e)
 	if (p->workspace == NULL &&
 	    kb_policy_set_workspace(p, p->cwd, e) == -1)
 		return -1;
+	if (p->ssh_agent && !p->net)
+		return kb_err_set(e, "--ssh-agent needs --net: the agent is "
+		    "only useful to reach a remote host; add --net");
 	resolve_tmpdir(p);
+	if (kb_masks_compute(p, e) == -1)
+		return -1;
 	if (kb_gitguard_scan(p, p->workspace, e) == -1)
 		return -1;
 	for (size_t i = 0; i < p->nwrite; i++)

@@ -16,6 +16,7 @@
 #define KB_MAX_WRITE 16   /* extra write roots (--write) */
 #define KB_MAX_KEEP_FD 16 /* --keep-fd */
 #define KB_MAX_GUARD 128  /* guarded git paths over all roots */
+#define KB_MAX_MASK 96    /* masked and re-exposed paths */
 
 /* Where a grant came from; printed by --dry-run. */
 enum kb_origin {
@@ -58,6 +59,21 @@ struct kb_guard {
 	ino_t ino;
 };
 
+/* What is hidden from the command, and what is shown again inside it. */
+enum kb_mask_kind {
+	KB_MASK_TREE,   /* socket tree (/run): empty dir, before the roots */
+	KB_MASK_DIR,    /* credential dir: empty, after the roots */
+	KB_MASK_FILE,   /* credential file or socket: empty, after the roots */
+	KB_EXPOSE_RO,   /* src shown read-only at path inside a mask */
+	KB_EXPOSE_SOCKET, /* a granted socket (ssh agent), connectable */
+};
+
+struct kb_mask {
+	char *path;
+	char *src; /* KB_EXPOSE_*: the host file; else NULL */
+	enum kb_mask_kind kind;
+};
+
 struct kb_policy {
 	char *workspace; /* canonical */
 	char *cwd;       /* canonical; where the command starts */
@@ -71,9 +87,14 @@ struct kb_policy {
 	bool tmpdir_reset;    /* $TMPDIR refused: the command gets TMPDIR=/tmp */
 	int keep_fd[KB_MAX_KEEP_FD];
 	size_t nkeep;
+	bool ssh_agent;   /* expose SSH_AUTH_SOCK and public ~/.ssh files */
+	bool unconfined;  /* the escape hatch: no sandbox, still scrubbed */
+	struct kb_strv keep_env; /* names kept despite the secret table */
 	enum kb_backend_kind backend;
 	struct kb_guard guard[KB_MAX_GUARD];
 	size_t nguard;
+	struct kb_mask mask[KB_MAX_MASK];
+	size_t nmask;
 	char **argv; /* the command; borrowed from main's argv */
 };
 
@@ -90,6 +111,8 @@ int kb_policy_add_keep_fd(struct kb_policy *, const char *fd,
     struct kb_err *e);
 int kb_policy_set_backend(struct kb_policy *, const char *name,
     struct kb_err *e);
+int kb_policy_add_keep_env(struct kb_policy *, const char *name,
+    struct kb_err *e);
 
 /* Fills defaults (workspace = cwd), resolves $TMPDIR, scans the git
  * metadata of the workspace and every write root. Call once, after all
@@ -97,6 +120,23 @@ int kb_policy_set_backend(struct kb_policy *, const char *name,
 int kb_policy_finalize(struct kb_policy *, struct kb_err *e);
 
 const char *kb_origin_name(enum kb_origin);
+
+/* profile/env.c */
+
+/* true when the variable name (len bytes) is a secret by the table */
+bool kb_env_is_secret(const char *name, size_t len);
+
+/* Copies envp into out without the secrets (unless kept by --keep-env or,
+ * for SSH_AUTH_SOCK, by --ssh-agent); the removed names go to `removed`
+ * (names only, never values) when it is not NULL. */
+void kb_env_scrub(const struct kb_policy *, char *const *envp,
+    struct kb_strv *out, struct kb_strv *removed);
+
+/* profile/masks.c */
+
+/* Fills p->mask from the tables: only paths that exist are masked. Returns
+ * -1 with `e` set on a bad --ssh-agent setup or a full table. */
+int kb_masks_compute(struct kb_policy *p, struct kb_err *e);
 
 /* profile/paths.c */
 

@@ -17,6 +17,7 @@ static char base[PATH_MAX];
 static char env0[] = "PATH=/usr/bin:/bin", env1[] = "TMPDIR=/root/x",
 	    env2[] = "KINBOX_ACTIVE=forged", env3[] = "LANG=C";
 static char *const test_env[] = { env0, env1, env2, env3, NULL };
+static const struct kb_host test_host = { .landlock_abi = 6 };
 static char cmd_make[] = "make", cmd_test[] = "test", cmd_true[] = "true";
 
 static char *
@@ -98,7 +99,7 @@ plan_for(const char *ws_rel, struct kb_policy *p, struct kb_plan *pl,
 		return -1;
 	rc = kb_policy_finalize(p, &e);
 	if (rc == 0)
-		rc = kb_bwrap_plan(p, "/usr/bin/bwrap", "/usr/libexec/kinbox/"
+		rc = kb_bwrap_plan(p, &test_host, "/usr/bin/bwrap", "/usr/libexec/kinbox/"
 		    "kinbox-exec", test_env, pl, &e);
 	if (rc != 0)
 		printf("# %s\n", e.msg);
@@ -190,8 +191,13 @@ test_missing_hooks(void)
 	ok(find3(&pl, "--tmpfs", hooks, NULL) > 0 &&
 	    find3(&pl, "--remount-ro", hooks, NULL) > 0,
 	    "a missing hooks dir becomes an empty read-only mount");
-	ok(find3(&pl, "--ro-bind", "/dev/null", config) > 0,
-	    "a missing config becomes a read-only empty file");
+	{
+		char num[16];
+
+		snprintf(num, sizeof(num), "%d", pl.empty_fd);
+		ok(find3(&pl, "--ro-bind-data", num, config) > 0,
+		    "a missing config becomes a read-only empty file");
+	}
 
 	/* what bwrap leaves: empty mount points; the audit removes them */
 	mkdir(hooks, 0755);
@@ -332,7 +338,8 @@ test_keep_fds(void)
 		kb_policy_add_keep_fd(&p, "4", &e);
 		if (chdir(base) == 0 && chdir("plain") == 0 &&
 		    kb_policy_finalize(&p, &e) == 0 &&
-		    kb_bwrap_plan(&p, "/usr/bin/bwrap", "/h", test_env, &pl,
+		    kb_bwrap_plan(&p, &test_host, "/usr/bin/bwrap", "/h",
+			test_env, &pl,
 			&e) == 0) {
 			assert_cmpint(pl.seccomp_fd, 5, "seccomp fd skips kept fds");
 			ok(find3(&pl, "/h", "6", "7") > 0,

@@ -1,0 +1,172 @@
+/*
+ * profile/masks.c — turns the tables (credential stores, host sockets) into
+ * the policy's mask list, and --ssh-agent into the few things it exposes.
+ * Only paths that exist get a mask: each mount costs bwrap a re-read of
+ * mountinfo, and no directory is scanned except ~/.ssh under --ssh-agent.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "policy.h"
+#include "tables.h"
+
+static int
+add_mask(struct kb_policy *p, const char *path, const char *src,
+    enum kb_mask_kind kind, struct kb_err *e)
+{
+	for (size_t i = 0; i < p->nmask; i++)
+		if (strcmp(p->mask[i].path, path) == 0)
+			return 0;
+	if (p->nmask == KB_MAX_MASK)
+		return kb_err_set(e, "%s: too many masked paths (more than %d)",
+		    path, KB_MAX_MASK);
+	p->mask[p->nmask].path = xstrdup(path);
+	p->mask[p->nmask].src = src != NULL ? xstrdup(src) : NULL;
+	p->mask[p->nmask].kind = kind;
+	p->nmask++;
+	return 0;
+}
+
+/* true when `path` lies in a tree already replaced by an empty dir */
+static bool
+under_tree(const struct kb_policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->nmask; i++)
+		if (p->mask[i].kind == KB_MASK_TREE &&
+		    kb_path_within(path, p->mask[i].path))
+			return true;
+	return false;
+}
+
+/* Masks an existing path: a directory appears empty, anything else (file,
+ * socket, fifo) appears as an empty file. A symlink is followed: the mount
+ * lands on its target, which is the thing to hide. */
+static int
+mask_existing(struct kb_policy *p, const char *path, bool tree,
+    struct kb_err *e)
+{
+	_cleanup_free_ char *real = NULL;
+	struct stat st;
+
+	if (lstat(path, &st) == -1)
+		return 0;
+	if (S_ISLNK(st.st_mode)) {
+		if (tree)
+			return 0; /* /var/run -> /run: the target is masked */
+		if ((real = realpath(path, NULL)) == NULL ||
+		    stat(real, &st) == -1)
+			return 0;
+		path = real;
+	}
+	if (under_tree(p, path))
+		return 0;
+	if (S_ISDIR(st.st_mode))
+		return add_mask(p, path, NULL, tree ? KB_MASK_TREE : KB_MASK_DIR,
+		    e);
+	return add_mask(p, path, NULL, KB_MASK_FILE, e);
+}
+
+/* --ssh-agent: the agent socket, connectable, and the public client files
+ * of ~/.ssh, read-only, inside the otherwise empty ~/.ssh. */
+static int
+expose_ssh(struct kb_policy *p, struct kb_err *e)
+{
+	const char *sock = getenv("SSH_AUTH_SOCK");
+	_cleanup_free_ char *real = NULL;
+	_cleanup_free_ char *dir = NULL;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int rc = 0;
+
+	if (sock == NULL || *sock == '\0')
+		return kb_err_set(e, "--ssh-agent: SSH_AUTH_SOCK is not set; "
+		    "start an agent and add a key (eval \"$(ssh-agent)\"; "
+		    "ssh-add)");
+	if ((real = realpath(sock, NULL)) == NULL || stat(real, &st) == -1 ||
+	    !S_ISSOCK(st.st_mode))
+		return kb_err_set(e, "--ssh-agent: SSH_AUTH_SOCK=%s is not a "
+		    "socket; restart the agent", sock);
+	if (add_mask(p, real, real, KB_EXPOSE_SOCKET, e) == -1)
+		return -1;
+	if (p->home == NULL)
+		return 0;
+	dir = xasprintf("%s/.ssh", p->home);
+	if ((d = opendir(dir)) == NULL)
+		return 0;
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		_cleanup_free_ char *path = NULL;
+		_cleanup_free_ char *src = NULL;
+		bool pub = false;
+
+		for (size_t i = 0; i < kb_ssh_public_count; i++)
+			if (fnmatch(kb_ssh_public_table[i], de->d_name, 0) == 0)
+				pub = true;
+		if (!pub)
+			continue;
+		path = xasprintf("%s/%s", dir, de->d_name);
+		/* judged at its real location: a link named id.pub that
+		 * points at the private key is still the private key */
+		src = realpath(path, NULL);
+		if (src == NULL || stat(src, &st) == -1 || !S_ISREG(st.st_mode))
+			continue;
+		if (fnmatch("*.pub", de->d_name, 0) == 0 &&
+		    fnmatch("*.pub", src, 0) != 0)
+			continue;
+		rc = add_mask(p, path, src, KB_EXPOSE_RO, e);
+	}
+	closedir(d);
+	return rc;
+}
+
+int
+kb_masks_compute(struct kb_policy *p, struct kb_err *e)
+{
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	_cleanup_free_ char *resolv = NULL;
+
+	for (size_t i = 0; i < kb_socket_count; i++) {
+		const struct kb_socket_path *s = &kb_socket_table[i];
+		_cleanup_free_ char *path = NULL;
+
+		if (s->home && p->home == NULL)
+			continue;
+		path = s->home ? xasprintf("%s/%s", p->home, s->path) :
+				 xstrdup(s->path);
+		if (mask_existing(p, path, !s->home, e) == -1)
+			return -1;
+	}
+	/* The session's runtime dir (D-Bus session bus: systemd-run --user
+	 * runs anything outside) when it is not under /run already. */
+	if (xdg != NULL && xdg[0] == '/') {
+		_cleanup_free_ char *real = realpath(xdg, NULL);
+
+		if (real != NULL && strcmp(real, "/") != 0 &&
+		    (p->home == NULL || !kb_path_within(p->home, real)) &&
+		    mask_existing(p, real, true, e) == -1)
+			return -1;
+	}
+	if (p->home != NULL) {
+		for (size_t i = 0; i < kb_credential_count; i++) {
+			_cleanup_free_ char *path = xasprintf("%s/%s", p->home,
+			    kb_credential_table[i]);
+
+			if (mask_existing(p, path, false, e) == -1)
+				return -1;
+		}
+	}
+	/* DNS must keep working with --net when resolv.conf lives in /run
+	 * (systemd-resolved, NetworkManager, resolvconf). */
+	resolv = realpath("/etc/resolv.conf", NULL);
+	if (resolv != NULL && under_tree(p, resolv) &&
+	    add_mask(p, resolv, resolv, KB_EXPOSE_RO, e) == -1)
+		return -1;
+	if (p->ssh_agent)
+		return expose_ssh(p, e);
+	return 0;
+}

@@ -1,0 +1,98 @@
+/*
+ * profile/tables.c — what kinbox hides, as data. Extend here; nothing else
+ * needs to change. Each entry is cheap: only paths that exist are masked,
+ * and no directory is scanned (startup cost is a benchmark figure).
+ */
+#include "tables.h"
+#include "../util.h"
+
+/* clang-format off */
+const struct kb_env_pattern kb_secret_env_table[] = {
+	{ "_KEY",          KB_MATCH_SUFFIX },  /* also *_API_KEY */
+	{ "_TOKEN",        KB_MATCH_SUFFIX },  /* also NPM_TOKEN */
+	{ "_SECRET",       KB_MATCH_SUFFIX },
+	{ "_SECRETS",      KB_MATCH_SUFFIX },
+	{ "_PASSWORD",     KB_MATCH_SUFFIX },
+	{ "_PASSWD",       KB_MATCH_SUFFIX },
+	{ "_CREDENTIAL",   KB_MATCH_SUFFIX },
+	{ "_CREDENTIALS",  KB_MATCH_SUFFIX },
+	{ "_AUTH",         KB_MATCH_SUFFIX },
+	{ "AWS_",          KB_MATCH_PREFIX },
+	{ "GH_",           KB_MATCH_PREFIX },
+	{ "GITHUB_",       KB_MATCH_PREFIX },
+	{ "AZURE_",        KB_MATCH_PREFIX },
+	{ "GOOGLE_APPLICATION_CREDENTIALS", KB_MATCH_EXACT },
+	{ "SSH_AUTH_SOCK", KB_MATCH_EXACT },   /* kept by --ssh-agent */
+	{ "SSH_AGENT_PID", KB_MATCH_EXACT },
+	{ "TOKEN",         KB_MATCH_EXACT },
+	{ "SECRET",        KB_MATCH_EXACT },
+	{ "PASSWORD",      KB_MATCH_EXACT },
+	{ "API_KEY",       KB_MATCH_EXACT },
+};
+const size_t kb_secret_env_count = nitems(kb_secret_env_table);
+
+/* GitHub Actions run metadata: names and ids, no credentials. GITHUB_TOKEN
+ * and everything else under GITHUB_ stays scrubbed. */
+const char *const kb_secret_env_allow[] = {
+	"GITHUB_ACTIONS", "GITHUB_WORKSPACE", "GITHUB_SHA", "GITHUB_REF",
+	"GITHUB_REF_NAME", "GITHUB_REPOSITORY", "GITHUB_RUN_ID",
+	"GITHUB_RUN_NUMBER", "GITHUB_EVENT_NAME", "GITHUB_SERVER_URL",
+	"GITHUB_JOB", "GITHUB_WORKFLOW", "GITHUB_HEAD_REF", "GITHUB_BASE_REF",
+};
+const size_t kb_secret_env_allow_count = nitems(kb_secret_env_allow);
+
+const char *const kb_credential_table[] = {
+	".aws",
+	".azure",
+	".config/gcloud",
+	".config/gh",
+	".config/hub",
+	".docker/config.json",
+	".kube",
+	".gnupg",
+	".password-store",
+	".netrc",
+	".git-credentials",
+	".config/git/credentials",
+	".npmrc",
+	".yarnrc.yml",
+	".pypirc",
+	".cargo/credentials",
+	".cargo/credentials.toml",
+	".gem/credentials",
+	".terraform.d/credentials.tfrc.json",
+	".vault-token",
+	".config/op",
+	".local/share/keyrings",
+	".ssh",               /* --ssh-agent re-exposes the public files */
+	".config/kinbox",     /* policy and grants: never the command's */
+};
+const size_t kb_credential_count = nitems(kb_credential_table);
+
+const struct kb_socket_path kb_socket_table[] = {
+	/* /run holds the system D-Bus, docker, podman, containerd, systemd
+	 * and every user's /run/user/UID (session bus, gpg-agent, pulse,
+	 * wayland). /var/run is its alias on current systems. */
+	{ "/run",                             0 },
+	{ "/var/run",                         0 },
+	/* Docker Desktop, colima, lima, Rancher Desktop, OrbStack, podman
+	 * machine and 1Password keep their sockets in the home directory. */
+	{ ".docker/run",                      1 },
+	{ ".docker/desktop",                  1 },
+	{ ".colima",                          1 },
+	{ ".lima",                            1 },
+	{ ".rd",                              1 },
+	{ ".orbstack",                        1 },
+	{ ".local/share/containers/podman",   1 },
+	{ ".1password",                       1 },
+	{ ".dbus",                            1 },
+};
+const size_t kb_socket_count = nitems(kb_socket_table);
+
+const char *const kb_ssh_public_table[] = {
+	"known_hosts*",
+	"config",
+	"*.pub",
+};
+const size_t kb_ssh_public_count = nitems(kb_ssh_public_table);
+/* clang-format on */

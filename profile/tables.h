@@ -1,0 +1,51 @@
+/*
+ * profile/tables.h — the policy's data: secret environment names,
+ * credential stores, host sockets. Data only (profile/tables.c); the code
+ * that reads it lives in env.c and masks.c.
+ */
+#ifndef KB_TABLES_H
+#define KB_TABLES_H
+
+#include <stddef.h>
+
+enum kb_match {
+	KB_MATCH_EXACT,  /* the whole name */
+	KB_MATCH_PREFIX, /* name starts with it */
+	KB_MATCH_SUFFIX, /* name ends with it (MY_SERVICE_TOKEN) */
+};
+
+struct kb_env_pattern {
+	const char *text; /* upper case; names are compared case-insensitively */
+	enum kb_match match;
+};
+
+/* Names removed from every command's environment, sandboxed or not. */
+extern const struct kb_env_pattern kb_secret_env_table[];
+extern const size_t kb_secret_env_count;
+/* Names that match the table but carry no secret (CI metadata). */
+extern const char *const kb_secret_env_allow[];
+extern const size_t kb_secret_env_allow_count;
+
+/* Credential stores, relative to the home directory: hidden by default
+ * (a directory appears empty, a file appears empty). */
+extern const char *const kb_credential_table[];
+extern const size_t kb_credential_count;
+
+/*
+ * Host socket locations: connect() ignores read-only mounts, so these are
+ * hidden. `home` entries are relative to the home directory. Whole trees
+ * (/run) are replaced by an empty directory.
+ */
+struct kb_socket_path {
+	const char *path;
+	int home; /* 1: relative to $HOME */
+};
+extern const struct kb_socket_path kb_socket_table[];
+extern const size_t kb_socket_count;
+
+/* Public SSH client files re-exposed (read-only) by --ssh-agent, as
+ * fnmatch(3) patterns on names in ~/.ssh. */
+extern const char *const kb_ssh_public_table[];
+extern const size_t kb_ssh_public_count;
+
+#endif
