@@ -36,9 +36,7 @@ CORE_SRCS = util.c profile/policy.c profile/paths.c profile/gitguard.c \
 CORE_OBJS = $(CORE_SRCS:.c=.o)
 HDRS = util.h profile/policy.h profile/tables.h backends/backend.h
 
-UNIT_TESTS = tests/unit/test-paths tests/unit/test-bwrap
-UNIT_SRCS_NOSECCOMP = util.c profile/policy.c profile/paths.c profile/gitguard.c \
-            backends/plan.c backends/bwrap.c
+UNIT_TESTS = tests/unit/test-paths tests/unit/test-bwrap tests/unit/test-env
 
 .PHONY: all check unit unit-san integration man-check bench deps demo install \
         uninstall clean format-check
@@ -115,5 +113,4 @@ uninstall:
 	-rmdir $(DESTDIR)$(LIBEXECDIR)
 
 clean:
-	rm -f kinbox kinbox-exec *.o */*.o tests/unit/test-paths tests/unit/test-bwrap \
-	      tests/unit/san-* 
+	rm -f kinbox kinbox-exec *.o */*.o $(UNIT_TESTS) tests/unit/san-*

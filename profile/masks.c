@@ -71,6 +71,28 @@ mask_existing(struct kb_policy *p, const char *path, bool tree,
 	return add_mask(p, path, NULL, KB_MASK_FILE, e);
 }
 
+/* The path inside an environment value, as a new string, or NULL. */
+static char *
+env_path(const struct kb_env_path *ep)
+{
+	const char *v = getenv(ep->name);
+	size_t n;
+
+	if (v == NULL)
+		return NULL;
+	if (ep->after != NULL) {
+		const char *at = strstr(v, ep->after);
+
+		if (at == NULL)
+			return NULL;
+		v = at + strlen(ep->after);
+	}
+	n = strcspn(v, ",:;"); /* DBUS lists, GPG_AGENT_INFO's :pid:1 */
+	if (n == 0 || v[0] != '/')
+		return NULL;
+	return strndup(v, n);
+}
+
 /* --ssh-agent: the agent socket, connectable, and the public client files
  * of ~/.ssh, read-only, inside the otherwise empty ~/.ssh. */
 static int
@@ -159,6 +181,18 @@ kb_masks_compute(struct kb_policy *p, struct kb_err *e)
 			if (mask_existing(p, path, false, e) == -1)
 				return -1;
 		}
+	}
+	for (size_t i = 0; i < kb_env_path_count; i++) {
+		_cleanup_free_ char *path = NULL;
+
+		if (p->ssh_agent &&
+		    strcmp(kb_env_path_table[i].name, "SSH_AUTH_SOCK") == 0)
+			continue;
+		path = env_path(&kb_env_path_table[i]);
+		/* under the private /tmp it is gone already */
+		if (path != NULL && !kb_path_within(path, "/tmp") &&
+		    mask_existing(p, path, false, e) == -1)
+			return -1;
 	}
 	/* DNS must keep working with --net when resolv.conf lives in /run
 	 * (systemd-resolved, NetworkManager, resolvconf). */

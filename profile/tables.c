@@ -89,6 +89,18 @@ const struct kb_socket_path kb_socket_table[] = {
 };
 const size_t kb_socket_count = nitems(kb_socket_table);
 
+const struct kb_env_path kb_env_path_table[] = {
+	{ "SSH_AUTH_SOCK",            NULL },      /* unless --ssh-agent */
+	{ "DOCKER_HOST",              "unix://" },
+	{ "DBUS_SESSION_BUS_ADDRESS", "path=" },
+	{ "GPG_AGENT_INFO",           NULL },      /* path:pid:1 */
+	{ "VSCODE_IPC_HOOK_CLI",      NULL },
+	{ "VSCODE_IPC_HOOK",          NULL },
+	{ "XAUTHORITY",               NULL },      /* the X11 cookie */
+	{ "KRB5CCNAME",               "FILE:" },   /* Kerberos tickets */
+};
+const size_t kb_env_path_count = nitems(kb_env_path_table);
+
 const char *const kb_ssh_public_table[] = {
 	"known_hosts*",
 	"config",

@@ -43,6 +43,19 @@ struct kb_socket_path {
 extern const struct kb_socket_path kb_socket_table[];
 extern const size_t kb_socket_count;
 
+/*
+ * Variables that name a socket or a credential file: whatever they point
+ * at is masked too (the variable itself may be scrubbed, but the path can
+ * be guessed). `after` is the text that precedes the path in the value
+ * ("unix://", "path=", "FILE:"), NULL when the value is the path.
+ */
+struct kb_env_path {
+	const char *name;
+	const char *after;
+};
+extern const struct kb_env_path kb_env_path_table[];
+extern const size_t kb_env_path_count;
+
 /* Public SSH client files re-exposed (read-only) by --ssh-agent, as
  * fnmatch(3) patterns on names in ~/.ssh. */
 extern const char *const kb_ssh_public_table[];
