@@ -21,7 +21,7 @@ LDFLAGS ?=
 ALLLDFLAGS = -pie -Wl,-z,relro,-z,now -Wl,--as-needed $(LDFLAGS)
 SAN     = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 
-LIBS_KINBOX = -lseccomp -lbsd
+LIBS_KINBOX = -lseccomp -ljansson -lbsd
 # kinbox is on the start path of every sandboxed command: linked statically
 # (static-pie, full RELRO) it skips the dynamic loader's work, about 1 ms of
 # a 16 ms bwrap start on the reference VM (see make bench). libbsd needs
@@ -32,9 +32,11 @@ LIBS_STATIC_EXTRA = -lmd
 CORE_SRCS = util.c profile/policy.c profile/paths.c profile/gitguard.c \
             profile/tables.c profile/env.c profile/masks.c \
             backends/plan.c backends/bwrap.c backends/seccomp.c backends/run.c \
-            backends/landlock.c
+            backends/landlock.c profile/journal.c \
+            classify/denial.c classify/patterns.c classify/oracle.c classify/report.c
 CORE_OBJS = $(CORE_SRCS:.c=.o)
-HDRS = util.h profile/policy.h profile/tables.h backends/backend.h
+HDRS = util.h profile/policy.h profile/tables.h backends/backend.h \
+       classify/denial.h classify/report.h
 
 UNIT_TESTS = tests/unit/test-paths tests/unit/test-bwrap tests/unit/test-env
 

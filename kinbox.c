@@ -5,7 +5,9 @@
  * The data flow, one way:
  *   argv → struct kb_policy (profile/) → struct kb_plan (backends/bwrap.c)
  *        → --dry-run prints it, or kb_run() executes it (backends/run.c)
- *        → the git guard audit (profile/gitguard.c) → exit status.
+ *        → the git guard audit (profile/gitguard.c)
+ *        → the stderr tail → kb_classify() (classify/) → the denial line,
+ *          --json-fd record and journal entry → the command's exit status.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +20,8 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "classify/denial.h"
+#include "classify/report.h"
 #include "profile/policy.h"
 #include "util.h"
 
@@ -35,6 +39,7 @@ extern char **environ;
 
 struct kb_opts {
 	bool dry_run;
+	int json_fd; /* -1: none */
 	int verbosity; /* -1 quiet, 0 normal, 1 verbose */
 	bool workspace_set, backend_set;
 };
@@ -48,6 +53,7 @@ enum {
 	OPT_KEEP_ENV,
 	OPT_SSH_AGENT,
 	OPT_UNCONFINED,
+	OPT_JSON_FD,
 	OPT_VERSION,
 };
 
@@ -56,6 +62,7 @@ static const struct option longopts[] = {
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "help", no_argument, NULL, 'h' },
+	{ "json-fd", required_argument, NULL, OPT_JSON_FD },
 	{ "keep-env", required_argument, NULL, OPT_KEEP_ENV },
 	{ "keep-fd", required_argument, NULL, OPT_KEEP_FD },
 	{ "net", no_argument, NULL, OPT_NET },
@@ -91,6 +98,8 @@ usage(FILE *f)
 	      "      --keep-fd N       keep descriptor N open in the command\n"
 	      "      --unconfined      no sandbox (the escape hatch); secrets are\n"
 	      "                        still scrubbed and descriptors closed\n"
+	      "      --json-fd N       write a denial's JSON record to descriptor N\n"
+	      "                        (also KINBOX_JSON_FD)\n"
 	      "      --dry-run         print the plan and run nothing\n"
 	      "  -q, --quiet           no posture lines\n"
 	      "  -v, --verbose         print the plan's summary before running\n"
@@ -101,6 +110,23 @@ usage(FILE *f)
 	      "125 kinbox's error (nothing was run); 126 not executable;\n"
 	      "127 not found. See kinbox(1).\n",
 	    f);
+}
+
+static int
+parse_json_fd(const char *arg, const char *what)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno != 0 || *end != '\0' || end == arg || v < 1 || v > INT_MAX)
+		die("%s %s: not a descriptor number; give an open descriptor, "
+		    "e.g. --json-fd 3 3>denial.json", what, arg);
+	if (fcntl((int)v, F_GETFD) == -1)
+		die("%s %s: descriptor is not open; open it in the calling "
+		    "shell first (e.g. 3>denial.json)", what, arg);
+	return (int)v;
 }
 
 static void
@@ -157,6 +183,9 @@ parse_args(int argc, char **argv, struct kb_policy *p, struct kb_opts *o)
 		case OPT_UNCONFINED:
 			p->unconfined = true;
 			break;
+		case OPT_JSON_FD:
+			o->json_fd = parse_json_fd(optarg, "--json-fd");
+			break;
 		case 'q':
 			o->verbosity = -1;
 			break;
@@ -181,6 +210,10 @@ parse_args(int argc, char **argv, struct kb_policy *p, struct kb_opts *o)
 			    argv[optind - 1]);
 		}
 	}
+	if (o->json_fd == -1 && getenv("KINBOX_JSON_FD") != NULL &&
+	    *getenv("KINBOX_JSON_FD") != '\0')
+		o->json_fd = parse_json_fd(getenv("KINBOX_JSON_FD"),
+		    "KINBOX_JSON_FD");
 	if (optind >= argc)
 		die("no command given; usage: kinbox [OPTIONS] -- COMMAND "
 		    "[ARG...]");
@@ -247,6 +280,45 @@ exec_unsandboxed(const struct kb_policy *p, const struct kb_opts *o,
 						   KB_EXIT_NOEXEC);
 }
 
+/*
+ * After a failed run: was it the sandbox? One human line on stderr, the
+ * JSON record on --json-fd, the journal entry for kinpolicy. The command's
+ * exit status is never changed by this.
+ */
+static void
+report_denial(const struct kb_policy *p, const struct kb_opts *o,
+    const struct kb_run *run)
+{
+	struct kb_host_oracle_ctx ctx = { .home = p->home, .check_access = true };
+	struct kb_oracle oracle = kb_host_oracle_template;
+	struct kb_denial d;
+	char id[KB_ID_LEN + 1];
+	_cleanup_free_ char *line = NULL;
+	_cleanup_free_ char *json = NULL;
+	struct kb_err e;
+
+	oracle.ctx = &ctx;
+	if (!kb_classify(run->exit_code, run->tail, run->tail_len, p, &oracle,
+		&d))
+		return;
+	if (kb_denial_id(id) == -1)
+		snprintf(id, sizeof(id), "sbx_unavailable");
+	line = kb_report_line(&d, id);
+	fprintf(stderr, "kinbox: %s\n", line);
+	json = kb_report_json(&d, id, p, run->exit_code);
+	if (o->json_fd != -1) {
+		size_t n = strlen(json);
+
+		if (write(o->json_fd, json, n) != (ssize_t)n ||
+		    write(o->json_fd, "\n", 1) != 1)
+			fprintf(stderr, "kinbox: --json-fd %d: %s\n", o->json_fd,
+			    strerror(errno));
+	}
+	if (kb_journal_write(p->home, id, json, NULL, &e) == -1)
+		fprintf(stderr, "kinbox: the denial journal could not be "
+		    "written (%s); kinpolicy cannot retry %s\n", e.msg, id);
+}
+
 static void
 report_guard(const char *line, bool security)
 {
@@ -257,7 +329,7 @@ int
 main(int argc, char **argv)
 {
 	struct kb_policy pol;
-	struct kb_opts o = { 0 };
+	struct kb_opts o = { .json_fd = -1 };
 	struct kb_plan plan;
 	struct kb_host host;
 	struct kb_run run;
@@ -331,6 +403,8 @@ main(int argc, char **argv)
 	if (kb_gitguard_audit(&pol, report_guard) > 0 && o.verbosity >= 0)
 		fprintf(stderr, "kinbox: SECURITY: the command tampered with "
 		    "git metadata; see the lines above\n");
+	if (run.exec_errno == 0 && run.exit_code != 0)
+		report_denial(&pol, &o, &run);
 	kb_plan_free(&plan);
 	kb_policy_free(&pol);
 	return run.exit_code;

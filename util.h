@@ -15,6 +15,8 @@
 #define KB_EXIT_NOTFOUND 127  /* command not found */
 #define KB_EXIT_SIGNAL 128    /* + N when the command died of signal N */
 
+#define KB_TAIL (64 * 1024) /* bytes of a command's stderr kept to classify */
+
 #ifndef nitems
 #define nitems(a) (sizeof(a) / sizeof((a)[0]))
 #endif

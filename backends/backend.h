@@ -90,10 +90,16 @@ struct kb_run {
 	int confine_errno;  /* Landlock could not be applied: nothing ran */
 	char setup_err[4096]; /* what bwrap printed before the start */
 	int exit_code;      /* kinbox's exit status for this run */
+	/* the last KB_TAIL bytes of the command's stderr, in order */
+	char tail[KB_TAIL];
+	size_t tail_len;
+	unsigned long long stderr_bytes; /* relayed in all */
 };
 
-/* Runs the plan: forks, execs the backend, relays signals, waits.
- * Returns 0, or -1 with `e` set when nothing could be started. */
+/* Runs the plan: forks, execs the backend, relays signals and the
+ * command's stderr (through a pseudo-terminal when our stderr is a
+ * terminal, else a pipe; byte for byte, keeping the last KB_TAIL bytes),
+ * waits. Returns 0, or -1 with `e` set when nothing could be started. */
 int kb_run(const struct kb_plan *, struct kb_run *out, struct kb_err *e);
 
 #endif

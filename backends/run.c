@@ -18,12 +18,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -158,6 +160,145 @@ mark_all_cloexec(int maxfd)
 }
 
 /* Child side (vfork: shares our memory): only system calls until exec. */
+/* --- the stderr relay --------------------------------------------------- */
+
+#define RELAY_CHUNK (128 * 1024)
+#define RELAY_PIPE_SIZE (1024 * 1024)
+
+struct relay {
+	int fd;         /* read end: pipe or pty master; -1 when closed */
+	bool pty;
+	bool out_dead;  /* our stderr is gone: keep draining, stop writing */
+	size_t ring_pos;
+	bool ring_full;
+};
+
+static void
+write_all(struct relay *rl, const char *buf, size_t n)
+{
+	while (n > 0 && !rl->out_dead) {
+		ssize_t w = write(2, buf, n);
+
+		if (w > 0) {
+			buf += w;
+			n -= (size_t)w;
+		} else if (w == -1 && errno == EINTR) {
+			continue;
+		} else if (w == -1 && errno == EAGAIN) {
+			struct pollfd p = { .fd = 2, .events = POLLOUT };
+
+			poll(&p, 1, -1);
+		} else {
+			rl->out_dead = true;
+		}
+	}
+}
+
+/* keeps the last KB_TAIL bytes in a ring; linearised at the end */
+static void
+ring_add(struct relay *rl, struct kb_run *r, const char *buf, size_t n)
+{
+	if (n >= KB_TAIL) {
+		memcpy(r->tail, buf + n - KB_TAIL, KB_TAIL);
+		rl->ring_pos = 0;
+		rl->ring_full = true;
+		return;
+	}
+	size_t first = KB_TAIL - rl->ring_pos < n ? KB_TAIL - rl->ring_pos : n;
+
+	memcpy(r->tail + rl->ring_pos, buf, first);
+	memcpy(r->tail, buf + first, n - first);
+	if (rl->ring_pos + n >= KB_TAIL)
+		rl->ring_full = true;
+	rl->ring_pos = (rl->ring_pos + n) % KB_TAIL;
+}
+
+static void
+ring_finish(struct relay *rl, struct kb_run *r)
+{
+	static char tmp[KB_TAIL];
+
+	if (!rl->ring_full) {
+		r->tail_len = rl->ring_pos;
+		return;
+	}
+	memcpy(tmp, r->tail + rl->ring_pos, KB_TAIL - rl->ring_pos);
+	memcpy(tmp + KB_TAIL - rl->ring_pos, r->tail, rl->ring_pos);
+	memcpy(r->tail, tmp, KB_TAIL);
+	r->tail_len = KB_TAIL;
+}
+
+/* Moves what is there now; closes the relay at end of stream. A bounded
+ * number of rounds, so that signals are still seen under a flood. */
+static void
+relay_some(struct relay *rl, struct kb_run *r)
+{
+	static char buf[RELAY_CHUNK];
+
+	for (int round = 0; round < 64 && rl->fd != -1; round++) {
+		ssize_t n = read(rl->fd, buf, sizeof(buf));
+
+		if (n > 0) {
+			write_all(rl, buf, (size_t)n);
+			ring_add(rl, r, buf, (size_t)n);
+			r->stderr_bytes += (unsigned long long)n;
+			continue;
+		}
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && errno == EAGAIN)
+			return;
+		/* 0: every writer is gone; EIO: a pty whose slave closed */
+		close(rl->fd);
+		rl->fd = -1;
+	}
+}
+
+/*
+ * The command's fd 2. A pseudo-terminal when our stderr is a terminal (so
+ * colours and progress bars still see one), with output post-processing
+ * off so that its bytes reach the real terminal unchanged; a pipe
+ * otherwise, enlarged to cut the number of wake-ups.
+ */
+static int
+open_relay(struct relay *rl, int *child_end)
+{
+	int p[2];
+
+	rl->fd = -1;
+	if (isatty(2)) {
+		char name[128];
+		struct termios t;
+		struct winsize ws;
+		int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC), sl;
+
+		if (m == -1 || grantpt(m) == -1 || unlockpt(m) == -1 ||
+		    ptsname_r(m, name, sizeof(name)) != 0 ||
+		    (sl = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)) == -1) {
+			if (m != -1)
+				close(m);
+			return -1;
+		}
+		if (tcgetattr(2, &t) == 0) {
+			t.c_oflag &= ~(tcflag_t)OPOST;
+			tcsetattr(sl, TCSANOW, &t);
+		}
+		if (ioctl(2, TIOCGWINSZ, &ws) == 0)
+			ioctl(sl, TIOCSWINSZ, &ws);
+		rl->fd = m;
+		rl->pty = true;
+		*child_end = sl;
+	} else {
+		if (pipe2(p, O_CLOEXEC) == -1)
+			return -1;
+		fcntl(p[0], F_SETPIPE_SZ, RELAY_PIPE_SIZE);
+		rl->fd = p[0];
+		*child_end = p[1];
+	}
+	fcntl(rl->fd, F_SETFL, O_NONBLOCK);
+	return 0;
+}
+
 /* descriptors kb_run() hands to the backend, before they get their numbers */
 struct fds {
 	int seccomp, status_w, err_w, realerr, empty;
@@ -244,11 +385,12 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 {
 	int status_p[2] = { -1, -1 }, err_p[2] = { -1, -1 };
 	int seccomp_fd, realerr, empty, sigfd, base = 32, maxfd;
+	struct relay rl = { 0 };
 	struct fds f;
 	unsigned char stbuf[16];
 	size_t stlen = 0, errlen = 0;
 	sigset_t mask, oldmask;
-	struct rlimit rl;
+	struct rlimit lim;
 	unsigned pending = 0;
 	bool reaped = false, was_started = false;
 	pid_t pid, self = getpid();
@@ -257,8 +399,8 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 	for (size_t i = 0; i < pl->nkeep; i++)
 		if (pl->keep_fd[i] >= base)
 			base = pl->keep_fd[i] + 1;
-	maxfd = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ?
-	    (int)rl.rlim_cur : 65536;
+	maxfd = getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < 65536 ?
+	    (int)lim.rlim_cur : 65536;
 	if ((seccomp_fd = kb_seccomp_build_fd(e)) == -1)
 		return -1;
 	if ((empty = memfd_create("kinbox-empty", MFD_CLOEXEC)) == -1)
@@ -269,7 +411,10 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 	status_p[1] = lift(status_p[1], base);
 	err_p[1] = lift(err_p[1], base);
 	empty = lift(empty, base);
-	realerr = fcntl(2, F_DUPFD_CLOEXEC, base);
+	if (open_relay(&rl, &realerr) == -1)
+		return kb_err_set(e, "cannot set up the stderr relay: %s",
+		    strerror(errno));
+	realerr = lift(realerr, base);
 	if (seccomp_fd == -1 || status_p[1] == -1 || err_p[1] == -1 ||
 	    realerr == -1 || empty == -1)
 		return kb_err_set(e, "cannot arrange descriptors: %s",
@@ -299,12 +444,13 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 	fcntl(err_p[0], F_SETFL, O_NONBLOCK);
 
 	for (;;) {
-		struct pollfd pfd[3] = {
+		struct pollfd pfd[4] = {
 			{ .fd = sigfd, .events = POLLIN },
 			{ .fd = status_p[0], .events = POLLIN },
 			{ .fd = err_p[0], .events = POLLIN },
+			{ .fd = rl.fd, .events = POLLIN },
 		};
-		int n = poll(pfd, 3, reaped ? 1000 : -1);
+		int n = poll(pfd, 4, reaped ? 1000 : -1);
 
 		if (n == -1 && errno == EINTR)
 			continue;
@@ -335,6 +481,8 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 				err_p[0] = -1;
 			}
 		}
+		if (pfd[3].revents)
+			relay_some(&rl, r);
 		if (pfd[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
 
@@ -346,6 +494,13 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 						reaped = true;
 					continue;
 				}
+				if (si.ssi_signo == SIGWINCH && rl.pty &&
+				    rl.fd != -1) {
+					struct winsize ws;
+
+					if (ioctl(2, TIOCGWINSZ, &ws) == 0)
+						ioctl(rl.fd, TIOCSWINSZ, &ws);
+				}
 				/* A terminal already sent it to the whole
 				 * foreground group, the command included. */
 				if (si.ssi_code == SI_KERNEL)
@@ -356,7 +511,8 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 					pending |= 1U << si.ssi_signo;
 			}
 		}
-		if (reaped && status_p[0] == -1 && err_p[0] == -1)
+		if (reaped && status_p[0] == -1 && err_p[0] == -1 &&
+		    rl.fd == -1)
 			break;
 	}
 	if (!reaped)
@@ -365,6 +521,11 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 		close(status_p[0]);
 	if (err_p[0] != -1)
 		close(err_p[0]);
+	if (rl.fd != -1)
+		relay_some(&rl, r);
+	if (rl.fd != -1)
+		close(rl.fd);
+	ring_finish(&rl, r);
 	close(sigfd);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 

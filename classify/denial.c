@@ -1,0 +1,428 @@
+/*
+ * classify/denial.c — from a failed command's stderr to a denial record.
+ * Judged by policy and path, not by errno alone: EROFS on a path inside the
+ * workspace is the git guard doing its job (nothing to grant), the same
+ * message on /usr is a write the sandbox refused. No I/O of its own: the
+ * host questions go through the struct kb_oracle.
+ */
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "denial.h"
+
+#define LOOKBACK 4 /* lines searched above a message that names no path */
+
+const char *
+kb_class_name(enum kb_class c)
+{
+	switch (c) {
+	case KB_CLASS_NONE:
+		return "none";
+	case KB_CLASS_WRITE:
+		return "write";
+	case KB_CLASS_NETWORK:
+		return "network";
+	case KB_CLASS_SSH:
+		return "ssh";
+	case KB_CLASS_OTHER:
+		return "other";
+	}
+	return "none";
+}
+
+struct line {
+	const char *s;
+	size_t n;
+};
+
+/* Returns the first phrase of `tab` found in the line, or NULL. */
+static const struct kb_phrase *
+match(const struct line *l, const struct kb_phrase *tab, size_t cnt,
+    size_t *at)
+{
+	for (size_t i = 0; i < cnt; i++) {
+		const char *p = memmem(l->s, l->n, tab[i].text,
+		    strlen(tab[i].text));
+
+		if (p != NULL) {
+			if (at != NULL)
+				*at = (size_t)(p - l->s);
+			return &tab[i];
+		}
+	}
+	return NULL;
+}
+
+static bool
+has_verb(const struct line *l)
+{
+	for (size_t i = 0; i < kb_write_verb_count; i++)
+		if (memmem(l->s, l->n, kb_write_verbs[i],
+			strlen(kb_write_verbs[i])) != NULL)
+			return true;
+	return false;
+}
+
+/* Quote pairs tools put around paths: ASCII, backticks, and the UTF-8
+ * quotes coreutils uses in UTF-8 locales. */
+static const struct {
+	const char *open, *close;
+} quotes[] = {
+	{ "'", "'" },
+	{ "\"", "\"" },
+	{ "`", "`" },
+	{ "\xe2\x80\x98", "\xe2\x80\x99" }, /* ‘ ’ */
+	{ "\xe2\x80\x9c", "\xe2\x80\x9d" }, /* “ ” */
+};
+
+static bool
+pathish(const char *s, size_t n, bool quoted)
+{
+	if (n == 0 || n >= PATH_MAX)
+		return false;
+	if (s[0] == '/' || (n > 1 && s[0] == '~' && s[1] == '/'))
+		return true;
+	if (!quoted)
+		return n > 2 && (memcmp(s, "./", 2) == 0 ||
+				    (n > 3 && memcmp(s, "../", 3) == 0));
+	/* a quoted relative name: no spaces, no URL, no wildcard text */
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == ' ' || s[i] == '<' || s[i] == '>' || s[i] == '\t')
+			return false;
+	return memmem(s, n, "://", 3) == NULL;
+}
+
+/*
+ * The path a message names: the last quoted path-like string before
+ * `limit` (the phrase), else any quoted one, else the last unquoted token
+ * that starts with / ~/ ./ or ../ . Copies it into out; false when none.
+ */
+static bool
+extract_path(const struct line *l, size_t limit, char *out, size_t outlen)
+{
+	const char *best = NULL;
+	size_t bestn = 0, bestpos = 0;
+
+	/* quoted: the last one before the phrase wins, else the first after */
+	for (size_t q = 0; q < nitems(quotes); q++) {
+		size_t ol = strlen(quotes[q].open), cl = strlen(quotes[q].close);
+		const char *p = l->s, *end = l->s + l->n;
+
+		while (p < end) {
+			const char *o = memmem(p, (size_t)(end - p),
+			    quotes[q].open, ol);
+			const char *c;
+			size_t pos;
+
+			if (o == NULL)
+				break;
+			c = memmem(o + ol, (size_t)(end - o - ol),
+			    quotes[q].close, cl);
+			if (c == NULL)
+				break;
+			pos = (size_t)(o - l->s);
+			if (pathish(o + ol, (size_t)(c - o - ol), true)) {
+				bool before = pos < limit;
+				bool best_before = best != NULL && bestpos < limit;
+
+				if (best == NULL || (before && pos > bestpos) ||
+				    (!before && !best_before && pos < bestpos)) {
+					best = o + ol;
+					bestn = (size_t)(c - o - ol);
+					bestpos = pos;
+				}
+			}
+			p = c + cl;
+		}
+	}
+	/* unquoted: the last token before the phrase that starts like a path */
+	if (best == NULL) {
+		const char *p = l->s;
+		const char *end = l->s + (limit < l->n ? limit : l->n);
+
+		while (p < end) {
+			const char *t;
+			size_t n;
+
+			while (p < end && (*p == ' ' || *p == '\t' || *p == '('))
+				p++;
+			t = p;
+			while (p < end && *p != ' ' && *p != '\t')
+				p++;
+			n = (size_t)(p - t);
+			while (n > 0 && strchr(":,;).", t[n - 1]) != NULL)
+				n--;
+			if (pathish(t, n, false)) {
+				best = t;
+				bestn = n;
+			}
+		}
+	}
+	if (best == NULL || bestn + 1 > outlen)
+		return false;
+	memcpy(out, best, bestn);
+	out[bestn] = '\0';
+	return true;
+}
+
+/* Absolute form of a path a tool printed: ~ is the home directory,
+ * relative paths are relative to where the command ran. Lexical only; the
+ * oracle judges the real location. */
+static bool
+absolute(const struct kb_policy *p, const char *in, char *out, size_t outlen)
+{
+	int n;
+
+	if (in[0] == '~' && in[1] == '/' && p->home != NULL)
+		n = snprintf(out, outlen, "%s/%s", p->home, in + 2);
+	else if (in[0] == '/')
+		n = snprintf(out, outlen, "%s", in);
+	else
+		n = snprintf(out, outlen, "%s/%s", p->cwd ? p->cwd : "/", in);
+	return n > 0 && (size_t)n < outlen;
+}
+
+/* Lexical normalisation: drops "." and resolves ".." in place. */
+static void
+normalize(char *path)
+{
+	char *segs[PATH_MAX / 2];
+	size_t n = 0;
+	char buf[PATH_MAX], *save = NULL, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (tok = strtok_r(buf, "/", &save); tok != NULL;
+	     tok = strtok_r(NULL, "/", &save)) {
+		if (strcmp(tok, ".") == 0)
+			continue;
+		if (strcmp(tok, "..") == 0) {
+			if (n > 0)
+				n--;
+			continue;
+		}
+		if (n < nitems(segs))
+			segs[n++] = tok;
+	}
+	path[0] = '\0';
+	if (n == 0) {
+		strcpy(path, "/");
+		return;
+	}
+	{
+		size_t len = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			int w = snprintf(path + len, PATH_MAX - len, "/%s",
+			    segs[i]);
+
+			if (w < 0 || (size_t)w >= PATH_MAX - len)
+				break;
+			len += (size_t)w;
+		}
+	}
+}
+
+/* Inside what the command may write: then a failure is its own. */
+static bool
+writable(const struct kb_policy *p, const char *path)
+{
+	if (p->workspace != NULL && kb_path_within(path, p->workspace))
+		return true;
+	for (size_t i = 0; i < p->nwrite; i++)
+		if (kb_path_within(path, p->write[i].path))
+			return true;
+	if (kb_path_within(path, "/tmp") || kb_path_within(path, "/dev"))
+		return true;
+	if (p->tmpdir != NULL && kb_path_within(path, p->tmpdir))
+		return true;
+	return false;
+}
+
+static bool
+masked(const struct kb_policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->nmask; i++)
+		if ((p->mask[i].kind == KB_MASK_DIR ||
+			p->mask[i].kind == KB_MASK_FILE) &&
+		    kb_path_within(path, p->mask[i].path))
+			return true;
+	return false;
+}
+
+static void
+set_evidence(struct kb_denial *d, const struct line *l, const char *reason)
+{
+	size_t n = l->n < sizeof(d->evidence) - 1 ? l->n :
+						    sizeof(d->evidence) - 1;
+
+	memcpy(d->evidence, l->s, n);
+	d->evidence[n] = '\0';
+	/* keep the evidence printable on one line */
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)d->evidence[i] < 0x20)
+			d->evidence[i] = ' ';
+	snprintf(d->reason, sizeof(d->reason), "%s", reason);
+}
+
+/* A write denial on line `i`: the path from the line, else from the few
+ * lines above it (cargo's "Caused by", npm's "npm ERR! path"). */
+static bool
+judge_write(const struct line *lines, size_t i, size_t at, bool rofs,
+    const struct kb_policy *p, const struct kb_oracle *o,
+    struct kb_denial *d)
+{
+	char raw[PATH_MAX], abs[PATH_MAX];
+	bool found = extract_path(&lines[i], at, raw, sizeof(raw));
+
+	for (size_t k = 1; !found && k <= LOOKBACK && k <= i; k++)
+		found = extract_path(&lines[i - k], lines[i - k].n, raw,
+		    sizeof(raw));
+	if (!found)
+		return false;
+	if (!absolute(p, raw, abs, sizeof(abs)))
+		return false;
+	normalize(abs);
+	if (writable(p, abs))
+		return false; /* the command's own failure, or a git guard */
+	/* It could not write there without the sandbox either: an ordinary
+	 * failure (inside, a read-only mount answers EROFS before the
+	 * permission check, so EROFS alone proves nothing). */
+	if (!o->host_writable(abs, o->ctx))
+		return false;
+	if (!rofs && !has_verb(&lines[i]))
+		return false;
+	d->cls = KB_CLASS_WRITE;
+	snprintf(d->path, sizeof(d->path), "%s", abs);
+	if (masked(p, abs)) {
+		/* a credential store: no --write lifts a mask */
+		d->suggest_unconfined = true;
+		return true;
+	}
+	if (!o->suggest_root(abs, d->suggest_write, sizeof(d->suggest_write),
+		o->ctx)) {
+		d->suggest_write[0] = '\0';
+		d->suggest_unconfined = true; /* only / or $HOME would do */
+	}
+	return true;
+}
+
+static void
+find_host(const struct line *lines, size_t nlines, size_t i,
+    struct kb_denial *d)
+{
+	/* this line first, then the whole tail */
+	for (size_t pass = 0; pass < 2 && d->host[0] == '\0'; pass++) {
+		for (size_t r = 0; r < kb_host_re_count && d->host[0] == '\0';
+		     r++) {
+			regex_t re;
+			regmatch_t m[4];
+
+			if (regcomp(&re, kb_host_res[r].re, REG_EXTENDED) != 0)
+				continue;
+			for (size_t k = pass == 0 ? i : 0;
+			     k < (pass == 0 ? i + 1 : nlines); k++) {
+				char buf[1024];
+				size_t n = lines[k].n < sizeof(buf) - 1 ?
+				    lines[k].n : sizeof(buf) - 1;
+				int g;
+
+				memcpy(buf, lines[k].s, n);
+				buf[n] = '\0';
+				if (regexec(&re, buf, 4, m, 0) != 0)
+					continue;
+				for (g = 3; g > 0 && m[g].rm_so == -1; g--)
+					;
+				if (g > 0 && m[g].rm_eo - m[g].rm_so > 0 &&
+				    (size_t)(m[g].rm_eo - m[g].rm_so) <
+					sizeof(d->host)) {
+					memcpy(d->host, buf + m[g].rm_so,
+					    (size_t)(m[g].rm_eo - m[g].rm_so));
+					d->host[m[g].rm_eo - m[g].rm_so] = '\0';
+					break;
+				}
+			}
+			regfree(&re);
+		}
+	}
+	/* a dotless word is not a host (e.g. "lookup failed") */
+	if (strchr(d->host, '.') == NULL && strcmp(d->host, "localhost") != 0)
+		d->host[0] = '\0';
+}
+
+bool
+kb_classify(int status, const char *tail, size_t len,
+    const struct kb_policy *p, const struct kb_oracle *o,
+    struct kb_denial *d)
+{
+	struct line *lines = NULL;
+	size_t nlines = 0, cap = 0;
+	bool hit = false;
+
+	memset(d, 0, sizeof(*d));
+	if (status == 0 || tail == NULL || len == 0)
+		return false;
+	for (size_t s = 0; s < len;) {
+		size_t e = s;
+
+		while (e < len && tail[e] != '\n' && tail[e] != '\r' &&
+		    tail[e] != '\0')
+			e++;
+		if (e > s) {
+			if (nlines == cap) {
+				cap = cap ? cap * 2 : 256;
+				lines = xreallocarray(lines, cap, sizeof(*lines));
+			}
+			lines[nlines].s = tail + s;
+			lines[nlines].n = e - s;
+			nlines++;
+		}
+		s = e + 1;
+	}
+	for (size_t i = 0; i < nlines && !hit; i++) {
+		const struct kb_phrase *ph;
+		size_t at = 0;
+
+		if (!p->ssh_agent &&
+		    (ph = match(&lines[i], kb_ssh_phrases, kb_ssh_count,
+			 NULL)) != NULL) {
+			d->cls = KB_CLASS_SSH;
+			d->suggest_ssh_agent = d->suggest_net = true;
+			set_evidence(d, &lines[i], ph->reason);
+			hit = true;
+		} else if ((ph = match(&lines[i], kb_rofs_phrases,
+				kb_rofs_count, &at)) != NULL) {
+			if (judge_write(lines, i, at, true, p, o, d)) {
+				set_evidence(d, &lines[i], ph->reason);
+				hit = true;
+			}
+		} else if ((ph = match(&lines[i], kb_perm_phrases,
+				kb_perm_count, &at)) != NULL) {
+			if (judge_write(lines, i, at, false, p, o, d)) {
+				set_evidence(d, &lines[i], ph->reason);
+				hit = true;
+			}
+		}
+		if (hit)
+			break;
+		if (!p->net && (ph = match(&lines[i], kb_net_phrases,
+				    kb_net_count, NULL)) != NULL) {
+			d->cls = KB_CLASS_NETWORK;
+			d->suggest_net = true;
+			set_evidence(d, &lines[i], ph->reason);
+			find_host(lines, nlines, i, d);
+			hit = true;
+		} else if ((ph = match(&lines[i], kb_other_phrases,
+				kb_other_count, NULL)) != NULL) {
+			d->cls = KB_CLASS_OTHER;
+			d->suggest_unconfined = true;
+			set_evidence(d, &lines[i], ph->reason);
+			hit = true;
+		}
+	}
+	free(lines);
+	if (!hit)
+		memset(d, 0, sizeof(*d));
+	return hit;
+}

@@ -1,0 +1,87 @@
+/*
+ * classify/denial.h — was a failed command stopped by the sandbox, and
+ * which grant would have helped? Input: the exit status, the tail of its
+ * stderr and the policy in force. Output: a struct kb_denial.
+ *
+ * kb_classify() is pure apart from the questions it puts to a struct
+ * kb_oracle (could the caller write this path without the sandbox? which
+ * write root would kinbox accept for it?), so that tests can answer them.
+ */
+#ifndef KB_DENIAL_H
+#define KB_DENIAL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../profile/policy.h"
+
+
+
+enum kb_class {
+	KB_CLASS_NONE,
+	KB_CLASS_WRITE,
+	KB_CLASS_NETWORK,
+	KB_CLASS_SSH,
+	KB_CLASS_OTHER,
+};
+
+struct kb_denial {
+	enum kb_class cls;
+	char path[PATH_MAX]; /* write: absolute path as the tool named it */
+	char host[256];      /* network: the host, when named */
+	char evidence[512];  /* the matched line */
+	char reason[64];     /* "Read-only file system", "no network", ... */
+	/* the smallest grant that would help */
+	char suggest_write[PATH_MAX]; /* "" when no --write root fits */
+	bool suggest_net, suggest_ssh_agent, suggest_unconfined;
+};
+
+struct kb_oracle {
+	/* true when the caller could write (or create) `path` on the host,
+	 * without the sandbox */
+	bool (*host_writable)(const char *path, void *ctx);
+	/* the nearest existing ancestor directory of `path` that kinbox
+	 * accepts as --write, into out; false when none (only / or $HOME) */
+	bool (*suggest_root)(const char *path, char *out, size_t outlen,
+	    void *ctx);
+	void *ctx;
+};
+
+/* The real oracle (classify/oracle.c): asks the host filesystem. With
+ * check_access false, permission checks are skipped (for tests). */
+struct kb_host_oracle_ctx {
+	const char *home;
+	bool check_access;
+};
+extern const struct kb_oracle kb_host_oracle_template;
+
+/*
+ * Classifies a finished command. `tail` holds the last `len` bytes of its
+ * stderr (need not be NUL-terminated). Returns true and fills `out` when the
+ * failure was caused by the sandbox; false (out->cls = KB_CLASS_NONE) for an
+ * ordinary failure or success.
+ */
+bool kb_classify(int exit_status, const char *tail, size_t len,
+    const struct kb_policy *, const struct kb_oracle *, struct kb_denial *out);
+
+const char *kb_class_name(enum kb_class);
+
+/* classify/patterns.c: the message shapes, as data */
+struct kb_phrase {
+	const char *text;   /* substring, matched case-sensitively */
+	const char *reason; /* what it means, for the report */
+};
+struct kb_host_re {
+	const char *re; /* POSIX ERE; group 1 is the host */
+};
+extern const struct kb_phrase kb_rofs_phrases[], kb_perm_phrases[],
+    kb_net_phrases[], kb_ssh_phrases[], kb_other_phrases[];
+extern const size_t kb_rofs_count, kb_perm_count, kb_net_count, kb_ssh_count,
+    kb_other_count;
+extern const char *const kb_write_verbs[];
+extern const size_t kb_write_verb_count;
+extern const struct kb_host_re kb_host_res[];
+extern const size_t kb_host_re_count;
+
+#endif

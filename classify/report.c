@@ -1,0 +1,152 @@
+/*
+ * classify/report.c — rendering a denial: the human line and the JSON
+ * record. JSON goes through jansson, never hand-written escaping: argv and
+ * evidence are whatever the command printed or was given.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "report.h"
+
+int
+kb_denial_id(char out[KB_ID_LEN + 1])
+{
+	unsigned char r[8];
+
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return -1;
+	snprintf(out, KB_ID_LEN + 1, "sbx_%02x%02x%02x%02x%02x%02x%02x%02x",
+	    r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]);
+	return 0;
+}
+
+char *
+kb_report_line(const struct kb_denial *d, const char *id)
+{
+	switch (d->cls) {
+	case KB_CLASS_WRITE:
+		if (d->suggest_write[0] != '\0')
+			return xasprintf("denied write '%s' (%s); retry with "
+			    "--write %s  [%s]", d->path, d->reason,
+			    d->suggest_write, id);
+		return xasprintf("denied write '%s' (%s); no --write root "
+		    "fits (a hidden credential store, /, or your home); only "
+		    "--unconfined would allow it  [%s]", d->path, d->reason,
+		    id);
+	case KB_CLASS_NETWORK:
+		return xasprintf("denied network%s%s (%s); retry with --net  "
+		    "[%s]", d->host[0] ? " to " : "", d->host, d->reason, id);
+	case KB_CLASS_SSH:
+		return xasprintf("denied ssh (%s); retry with --ssh-agent "
+		    "--net  [%s]", d->reason, id);
+	case KB_CLASS_OTHER:
+		return xasprintf("denied by the sandbox (%s); no narrower "
+		    "grant exists, only --unconfined would allow it  [%s]",
+		    d->reason, id);
+	case KB_CLASS_NONE:
+		break;
+	}
+	return xasprintf("no denial  [%s]", id);
+}
+
+/* A JSON string even for bytes that are not UTF-8 (replaced by '?'). */
+static json_t *
+jstr(const char *s)
+{
+	json_t *j = json_string(s);
+	char *copy;
+
+	if (j != NULL)
+		return j;
+	copy = xstrdup(s);
+	for (unsigned char *p = (unsigned char *)copy; *p; p++)
+		if (*p >= 0x80)
+			*p = '?';
+	j = json_string(copy);
+	free(copy);
+	return j;
+}
+
+static void
+set(json_t *o, const char *k, json_t *v)
+{
+	if (v == NULL || json_object_set_new(o, k, v) == -1)
+		die("out of memory");
+}
+
+static bool
+argv_exact(char *const *argv)
+{
+	for (; argv != NULL && *argv != NULL; argv++) {
+		json_t *j = json_string(*argv);
+
+		if (j == NULL)
+			return false;
+		json_decref(j);
+	}
+	return true;
+}
+
+char *
+kb_report_json(const struct kb_denial *d, const char *id,
+    const struct kb_policy *p, int exit_status)
+{
+	json_t *o = json_object(), *sug = json_object(), *pol = json_object();
+	json_t *argv = json_array(), *wp = json_array(), *roots = json_array();
+	json_t *keep = json_array();
+	char when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	char *text;
+
+	if (o == NULL || sug == NULL || pol == NULL || argv == NULL ||
+	    wp == NULL || roots == NULL || keep == NULL)
+		die("out of memory");
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ",
+	    gmtime_r(&now, &tm));
+	set(o, "id", json_string(id));
+	set(o, "class", json_string(kb_class_name(d->cls)));
+	set(o, "evidence", jstr(d->evidence));
+	set(o, "reason", jstr(d->reason));
+	if (d->cls == KB_CLASS_WRITE)
+		set(o, "path", jstr(d->path));
+	if (d->cls == KB_CLASS_NETWORK && d->host[0] != '\0')
+		set(o, "host", jstr(d->host));
+	if (d->suggest_write[0] != '\0')
+		json_array_append_new(wp, jstr(d->suggest_write));
+	set(sug, "write_paths", wp);
+	set(sug, "network", json_boolean(d->suggest_net));
+	set(sug, "ssh_agent", json_boolean(d->suggest_ssh_agent));
+	set(sug, "unconfined", json_boolean(d->suggest_unconfined));
+	set(o, "suggest", sug);
+	for (char **a = p->argv; a != NULL && *a != NULL; a++)
+		json_array_append_new(argv, jstr(*a));
+	set(o, "argv", argv);
+	set(o, "argv_exact", json_boolean(argv_exact(p->argv)));
+	set(o, "cwd", jstr(p->cwd ? p->cwd : ""));
+	set(o, "exit_status", json_integer(exit_status));
+	/* the command ran until it failed: some of it may have happened */
+	set(o, "partial", json_true());
+	set(o, "time", json_string(when));
+	set(pol, "workspace", jstr(p->workspace ? p->workspace : ""));
+	for (size_t i = 0; i < p->nwrite; i++)
+		json_array_append_new(roots, jstr(p->write[i].path));
+	set(pol, "write_paths", roots);
+	set(pol, "network", json_boolean(p->net));
+	set(pol, "ssh_agent", json_boolean(p->ssh_agent));
+	for (size_t i = 0; i < p->keep_env.n; i++)
+		json_array_append_new(keep, jstr(p->keep_env.v[i]));
+	set(pol, "keep_env", keep);
+	set(o, "policy", pol);
+	text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (text == NULL)
+		die("out of memory");
+	return text;
+}

@@ -1,0 +1,24 @@
+/*
+ * classify/report.h — a denial as people and programs read it: one human
+ * line on stderr, one JSON object (jansson) for --json-fd and the journal.
+ */
+#ifndef KB_REPORT_H
+#define KB_REPORT_H
+
+#include "denial.h"
+
+#define KB_ID_LEN 20 /* "sbx_" + 16 hex digits */
+
+/* A new random denial id (64 bits from getrandom), NUL-terminated. Returns
+ * -1 when the kernel has no randomness to give. */
+int kb_denial_id(char out[KB_ID_LEN + 1]);
+
+/* The one-line report, without a trailing newline. Caller frees. */
+char *kb_report_line(const struct kb_denial *, const char *id);
+
+/* The JSON record: the fingerprint, the suggested grant, the exact argv,
+ * cwd, exit status and the policy in force. Caller frees. */
+char *kb_report_json(const struct kb_denial *, const char *id,
+    const struct kb_policy *, int exit_status);
+
+#endif
