@@ -43,13 +43,16 @@ UNIT_TESTS = tests/unit/test-paths tests/unit/test-bwrap tests/unit/test-env
 .PHONY: all check unit unit-san integration man-check bench deps demo install \
         uninstall clean format-check
 
-all: kinbox kinbox-exec
+all: kinbox kinbox-exec kinpolicy
 
 %.o: %.c $(HDRS)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 
 kinbox: kinbox.o $(CORE_OBJS)
 	$(CC) $(ALLCFLAGS) $(STATICLDFLAGS) -o $@ kinbox.o $(CORE_OBJS) $(LIBS_KINBOX) $(LIBS_STATIC_EXTRA)
+
+kinpolicy: kinpolicy.o $(CORE_OBJS)
+	$(CC) $(ALLCFLAGS) $(STATICLDFLAGS) -o $@ kinpolicy.o $(CORE_OBJS) $(LIBS_KINBOX) $(LIBS_STATIC_EXTRA)
 
 # Static and libc-only: it is exec'd once per sandboxed command.
 kinbox-exec: backends/kinbox-exec.c
@@ -106,13 +109,15 @@ demo: all
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 0755 kinbox $(DESTDIR)$(BINDIR)/kinbox
+	install -m 0755 kinpolicy $(DESTDIR)$(BINDIR)/kinpolicy
 	install -m 0755 kinbox-exec $(DESTDIR)$(LIBEXECDIR)/kinbox-exec
 	install -m 0644 man/kinbox.1 $(DESTDIR)$(MANDIR)/man1/kinbox.1
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/kinbox $(DESTDIR)$(LIBEXECDIR)/kinbox-exec \
+	rm -f $(DESTDIR)$(BINDIR)/kinbox $(DESTDIR)$(BINDIR)/kinpolicy \
+	      $(DESTDIR)$(LIBEXECDIR)/kinbox-exec \
 	      $(DESTDIR)$(MANDIR)/man1/kinbox.1
 	-rmdir $(DESTDIR)$(LIBEXECDIR)
 
 clean:
-	rm -f kinbox kinbox-exec *.o */*.o $(UNIT_TESTS) tests/unit/san-*
+	rm -f kinbox kinbox-exec kinpolicy *.o */*.o $(UNIT_TESTS) tests/unit/san-*

@@ -93,24 +93,16 @@ argv_exact(char *const *argv)
 	return true;
 }
 
-char *
-kb_report_json(const struct kb_denial *d, const char *id,
-    const struct kb_policy *p, int exit_status)
+/* The fingerprint alone: what kinpolicy fingerprint prints. */
+static json_t *
+fingerprint(const struct kb_denial *d, const char *id)
 {
-	json_t *o = json_object(), *sug = json_object(), *pol = json_object();
-	json_t *argv = json_array(), *wp = json_array(), *roots = json_array();
-	json_t *keep = json_array();
-	char when[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	char *text;
+	json_t *o = json_object(), *sug = json_object(), *wp = json_array();
 
-	if (o == NULL || sug == NULL || pol == NULL || argv == NULL ||
-	    wp == NULL || roots == NULL || keep == NULL)
+	if (o == NULL || sug == NULL || wp == NULL)
 		die("out of memory");
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ",
-	    gmtime_r(&now, &tm));
-	set(o, "id", json_string(id));
+	if (id != NULL)
+		set(o, "id", json_string(id));
 	set(o, "class", json_string(kb_class_name(d->cls)));
 	set(o, "evidence", jstr(d->evidence));
 	set(o, "reason", jstr(d->reason));
@@ -125,6 +117,40 @@ kb_report_json(const struct kb_denial *d, const char *id,
 	set(sug, "ssh_agent", json_boolean(d->suggest_ssh_agent));
 	set(sug, "unconfined", json_boolean(d->suggest_unconfined));
 	set(o, "suggest", sug);
+	return o;
+}
+
+static char *
+dump(json_t *o)
+{
+	char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+
+	json_decref(o);
+	if (text == NULL)
+		die("out of memory");
+	return text;
+}
+
+char *
+kb_report_fingerprint_json(const struct kb_denial *d)
+{
+	return dump(fingerprint(d, NULL));
+}
+
+char *
+kb_report_json(const struct kb_denial *d, const char *id,
+    const struct kb_policy *p, int exit_status)
+{
+	json_t *o = fingerprint(d, id), *pol = json_object();
+	json_t *argv = json_array(), *roots = json_array(), *keep = json_array();
+	char when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (pol == NULL || argv == NULL || roots == NULL || keep == NULL)
+		die("out of memory");
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ",
+	    gmtime_r(&now, &tm));
 	for (char **a = p->argv; a != NULL && *a != NULL; a++)
 		json_array_append_new(argv, jstr(*a));
 	set(o, "argv", argv);
@@ -144,9 +170,5 @@ kb_report_json(const struct kb_denial *d, const char *id,
 		json_array_append_new(keep, jstr(p->keep_env.v[i]));
 	set(pol, "keep_env", keep);
 	set(o, "policy", pol);
-	text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(o);
-	if (text == NULL)
-		die("out of memory");
-	return text;
+	return dump(o);
 }

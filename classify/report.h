@@ -21,4 +21,8 @@ char *kb_report_line(const struct kb_denial *, const char *id);
 char *kb_report_json(const struct kb_denial *, const char *id,
     const struct kb_policy *, int exit_status);
 
+/* The fingerprint alone (class, evidence, reason, path, host, suggest), as
+ * `kinpolicy fingerprint --json` prints it. Caller frees. */
+char *kb_report_fingerprint_json(const struct kb_denial *);
+
 #endif

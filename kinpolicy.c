@@ -1,0 +1,196 @@
+/*
+ * kinpolicy — the sidecar of kinbox: everything about policy that is not
+ * running a command. This version has one verb:
+ *
+ *   fingerprint  classify a failed command's stderr (read on stdin) against
+ *                the policy its flags describe, exactly as kinbox would.
+ *
+ * Verbs are a table of {name, handler, usage}; each parses its own flags.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bsd/stdlib.h>
+
+#include "classify/denial.h"
+#include "classify/report.h"
+#include "profile/policy.h"
+#include "util.h"
+
+#ifndef KB_VERSION
+#define KB_VERSION "0.1.0"
+#endif
+
+struct verb {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *usage;
+};
+
+/* stdin, keeping only the last KB_TAIL bytes, as kinbox's relay does */
+static size_t
+read_tail(char *tail)
+{
+	static char buf[64 * 1024];
+	size_t len = 0;
+	ssize_t n;
+
+	while ((n = read(0, buf, sizeof(buf))) != 0) {
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			die_errno("reading stderr text on stdin");
+		}
+		if ((size_t)n >= KB_TAIL) {
+			memcpy(tail, buf + n - KB_TAIL, KB_TAIL);
+			len = KB_TAIL;
+		} else if (len + (size_t)n <= KB_TAIL) {
+			memcpy(tail + len, buf, (size_t)n);
+			len += (size_t)n;
+		} else {
+			size_t drop = len + (size_t)n - KB_TAIL;
+
+			memmove(tail, tail + drop, len - drop);
+			memcpy(tail + len - drop, buf, (size_t)n);
+			len = KB_TAIL;
+		}
+	}
+	return len;
+}
+
+static int
+cmd_fingerprint(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "net", no_argument, NULL, 'n' },
+		{ "ssh-agent", no_argument, NULL, 's' },
+		{ "status", required_argument, NULL, 'x' },
+		{ "workspace", required_argument, NULL, 'C' },
+		{ "write", required_argument, NULL, 'w' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static char tail[KB_TAIL];
+	struct kb_host_oracle_ctx ctx = { .check_access = true };
+	struct kb_oracle oracle = kb_host_oracle_template;
+	struct kb_policy p;
+	struct kb_denial d;
+	struct kb_err e;
+	const char *errstr;
+	bool json = false, ssh = false, have_status = false;
+	long long status = 0;
+	size_t len;
+	int c;
+
+	kb_policy_init(&p);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+:C:w:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'n':
+			p.net = true;
+			p.net_origin = KB_ORIGIN_FLAG;
+			break;
+		case 's':
+			ssh = true;
+			break;
+		case 'x':
+			status = strtonum(optarg, 0, 255, &errstr);
+			if (errstr != NULL)
+				die("--status %s: %s; give the exit status, "
+				    "0-255", optarg, errstr);
+			have_status = true;
+			break;
+		case 'C':
+			if (kb_policy_set_workspace(&p, optarg, &e) == -1)
+				die("%s", e.msg);
+			break;
+		case 'w':
+			if (kb_policy_add_write(&p, optarg, KB_ORIGIN_FLAG,
+				&e) == -1)
+				die("%s", e.msg);
+			break;
+		case ':':
+			die("option %s needs a value; see kinpolicy --help",
+			    argv[optind - 1]);
+		default:
+			die("fingerprint: unknown option '%s'; see kinpolicy "
+			    "--help", argv[optind - 1]);
+		}
+	}
+	if (!have_status)
+		die("fingerprint: --status N is required (the command's exit "
+		    "status)");
+	if (optind != argc)
+		die("fingerprint: unexpected argument '%s'; the stderr text "
+		    "goes on stdin", argv[optind]);
+	if (ssh && !p.net)
+		die("--ssh-agent needs --net, as in kinbox");
+	if (kb_policy_finalize(&p, &e) == -1)
+		die("%s", e.msg);
+	/* set after finalize: the agent socket of this shell is not needed
+	 * to judge someone else's run */
+	p.ssh_agent = ssh;
+	ctx.home = p.home;
+	oracle.ctx = &ctx;
+	len = read_tail(tail);
+	kb_classify((int)status, tail, len, &p, &oracle, &d);
+	if (json) {
+		char *text = kb_report_fingerprint_json(&d);
+
+		printf("%s\n", text);
+		free(text);
+	} else if (d.cls == KB_CLASS_NONE) {
+		printf("none: an ordinary failure, not the sandbox\n");
+	} else {
+		char *line = kb_report_line(&d, "no id");
+
+		printf("%s\nevidence: %s\n", line, d.evidence);
+		free(line);
+	}
+	kb_policy_free(&p);
+	return 0;
+}
+
+static const struct verb verbs[] = {
+	{ "fingerprint", cmd_fingerprint,
+	    "fingerprint --status N [--workspace DIR] [--write DIR]... "
+	    "[--net] [--ssh-agent] [--json] < STDERR_FILE" },
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: kinpolicy VERB [OPTIONS]\n\nverbs:\n");
+	for (size_t i = 0; i < nitems(verbs); i++)
+		fprintf(f, "  kinpolicy %s\n", verbs[i].usage);
+	fprintf(f, "\nSee kinpolicy(1).\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	kb_progname = "kinpolicy";
+	if (argc < 2)
+		die("no verb given; see kinpolicy --help");
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("kinpolicy %s\n", KB_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < nitems(verbs); i++)
+		if (strcmp(argv[1], verbs[i].name) == 0)
+			return verbs[i].run(argc - 1, argv + 1);
+	die("unknown verb '%s'; see kinpolicy --help", argv[1]);
+}
