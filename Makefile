@@ -38,7 +38,7 @@ CORE_OBJS = $(CORE_SRCS:.c=.o)
 HDRS = util.h profile/policy.h profile/tables.h backends/backend.h \
        classify/denial.h classify/report.h
 
-UNIT_TESTS = tests/unit/test-paths tests/unit/test-bwrap tests/unit/test-env
+UNIT_TESTS = tests/unit/test-paths tests/unit/test-bwrap tests/unit/test-env tests/unit/test-classify
 
 .PHONY: all check unit unit-san integration man-check bench deps demo install \
         uninstall clean format-check

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "denial.h"
 
@@ -94,6 +95,64 @@ pathish(const char *s, size_t n, bool quoted)
 	return memmem(s, n, "://", 3) == NULL;
 }
 
+static bool
+verb_word(const char *s, size_t n)
+{
+	for (size_t i = 0; i < kb_not_a_name_count; i++)
+		if (strlen(kb_not_a_name[i]) == n &&
+		    strncasecmp(s, kb_not_a_name[i], n) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * "tool: NAME: phrase" and "tool: cannot open output file NAME: phrase":
+ * the name just before the ": " that precedes the phrase, when it is a
+ * plain word (not the tool, not a number, not a verb).
+ */
+static const char *
+field_before(const struct line *l, size_t limit, size_t *outn)
+{
+	size_t end = limit < l->n ? limit : l->n;
+
+	/* walk back over ": " separators, nearest field first */
+	while (end >= 2) {
+		size_t sep = end, start, w;
+
+		while (sep >= 2 && !(l->s[sep - 2] == ':' && l->s[sep - 1] == ' '))
+			sep--;
+		if (sep < 2)
+			return NULL;
+		/* the field ends at sep-2; it starts after the previous ": " */
+		start = sep - 2;
+		while (start >= 2 &&
+		    !(l->s[start - 2] == ':' && l->s[start - 1] == ' '))
+			start--;
+		if (start < 2)
+			return NULL; /* field 0: the tool's own name */
+		w = sep - 2;
+		while (w > start && l->s[w - 1] != ' ')
+			w--;
+		{
+			const char *t = l->s + w;
+			size_t n = sep - 2 - w;
+			bool digits = true;
+
+			for (size_t i = 0; i < n; i++)
+				if (t[i] < '0' || t[i] > '9')
+					digits = false;
+			if (n > 0 && !digits && !verb_word(t, n) &&
+			    memchr(t, '\'', n) == NULL &&
+			    memchr(t, '"', n) == NULL) {
+				*outn = n;
+				return t;
+			}
+		}
+		end = start;
+	}
+	return NULL;
+}
+
 /*
  * The path a message names: the last quoted path-like string before
  * `limit` (the phrase), else any quoted one, else the last unquoted token
@@ -137,7 +196,11 @@ extract_path(const struct line *l, size_t limit, char *out, size_t outlen)
 			p = c + cl;
 		}
 	}
-	/* unquoted: the last token before the phrase that starts like a path */
+	/* "tool: NAME: phrase": the field right before the phrase */
+	if (best == NULL)
+		best = field_before(l, limit, &bestn);
+	/* else the last unquoted token before the phrase that starts like a
+	 * path (Go: "open /usr/x: read-only file system") */
 	if (best == NULL) {
 		const char *p = l->s;
 		const char *end = l->s + (limit < l->n ? limit : l->n);
@@ -160,28 +223,12 @@ extract_path(const struct line *l, size_t limit, char *out, size_t outlen)
 			}
 		}
 	}
+
 	if (best == NULL || bestn + 1 > outlen)
 		return false;
 	memcpy(out, best, bestn);
 	out[bestn] = '\0';
 	return true;
-}
-
-/* Absolute form of a path a tool printed: ~ is the home directory,
- * relative paths are relative to where the command ran. Lexical only; the
- * oracle judges the real location. */
-static bool
-absolute(const struct kb_policy *p, const char *in, char *out, size_t outlen)
-{
-	int n;
-
-	if (in[0] == '~' && in[1] == '/' && p->home != NULL)
-		n = snprintf(out, outlen, "%s/%s", p->home, in + 2);
-	else if (in[0] == '/')
-		n = snprintf(out, outlen, "%s", in);
-	else
-		n = snprintf(out, outlen, "%s/%s", p->cwd ? p->cwd : "/", in);
-	return n > 0 && (size_t)n < outlen;
 }
 
 /* Lexical normalisation: drops "." and resolves ".." in place. */
@@ -222,6 +269,80 @@ normalize(char *path)
 			len += (size_t)w;
 		}
 	}
+}
+
+/* Absolute form of a path a tool printed: ~ is the home directory,
+ * relative paths are relative to where the command ran. Lexical only; the
+ * oracle judges the real location. */
+static bool
+absolute(const struct kb_policy *p, const char *base, const char *in,
+    char *out, size_t outlen)
+{
+	int n;
+
+	if (in[0] == '~' && in[1] == '/' && p->home != NULL)
+		n = snprintf(out, outlen, "%s/%s", p->home, in + 2);
+	else if (in[0] == '/')
+		n = snprintf(out, outlen, "%s", in);
+	else
+		n = snprintf(out, outlen, "%s/%s", base, in);
+	return n > 0 && (size_t)n < outlen;
+}
+
+/* Where relative paths in the messages start: the cwd, or the directory
+ * given with -C to tar, make or git (relative to the cwd). */
+static void
+argv_base(const struct kb_policy *p, char *out, size_t outlen)
+{
+	const char *cwd = p->cwd != NULL ? p->cwd : "/";
+	const char *tool, *dir = NULL;
+
+	snprintf(out, outlen, "%s", cwd);
+	if (p->argv == NULL || p->argv[0] == NULL)
+		return;
+	tool = strrchr(p->argv[0], '/') ? strrchr(p->argv[0], '/') + 1 :
+					  p->argv[0];
+	for (size_t i = 0; i < kb_chdir_flag_count; i++) {
+		const char *flag = kb_chdir_flags[i].flag;
+		size_t fl = strlen(flag);
+
+		if (strcmp(tool, kb_chdir_flags[i].tool) != 0)
+			continue;
+		for (char **a = p->argv + 1; *a != NULL; a++) {
+			if (strcmp(*a, flag) == 0 && a[1] != NULL)
+				dir = a[1];
+			else if (strncmp(*a, flag, fl) == 0 &&
+			    ((*a)[fl] == '=' || (fl == 2 && (*a)[fl] != '\0')))
+				dir = *a + fl + ((*a)[fl] == '=');
+		}
+	}
+	if (dir == NULL)
+		return;
+	if (dir[0] == '/')
+		snprintf(out, outlen, "%s", dir);
+	else if (snprintf(out, outlen, "%s/%s", cwd, dir) < 0)
+		out[0] = '\0';
+	normalize(out);
+}
+
+/* make's "Entering directory 'X'": relative paths after it are under X */
+static bool
+entering(const struct line *l, char *base, size_t baselen)
+{
+	static const char tag[] = "Entering directory ";
+	const char *t = memmem(l->s, l->n, tag, sizeof(tag) - 1);
+	char raw[PATH_MAX];
+	struct line rest;
+
+	if (t == NULL)
+		return false;
+	rest.s = t;
+	rest.n = l->n - (size_t)(t - l->s);
+	if (!extract_path(&rest, rest.n, raw, sizeof(raw)) || raw[0] != '/')
+		return false;
+	snprintf(base, baselen, "%s", raw);
+	normalize(base);
+	return true;
 }
 
 /* Inside what the command may write: then a failure is its own. */
@@ -269,9 +390,9 @@ set_evidence(struct kb_denial *d, const struct line *l, const char *reason)
 /* A write denial on line `i`: the path from the line, else from the few
  * lines above it (cargo's "Caused by", npm's "npm ERR! path"). */
 static bool
-judge_write(const struct line *lines, size_t i, size_t at, bool rofs,
-    const struct kb_policy *p, const struct kb_oracle *o,
-    struct kb_denial *d)
+judge_write(const struct line *lines, size_t nlines, size_t i, size_t at,
+    bool rofs, const char *base, const struct kb_policy *p,
+    const struct kb_oracle *o, struct kb_denial *d)
 {
 	char raw[PATH_MAX], abs[PATH_MAX];
 	bool found = extract_path(&lines[i], at, raw, sizeof(raw));
@@ -279,9 +400,13 @@ judge_write(const struct line *lines, size_t i, size_t at, bool rofs,
 	for (size_t k = 1; !found && k <= LOOKBACK && k <= i; k++)
 		found = extract_path(&lines[i - k], lines[i - k].n, raw,
 		    sizeof(raw));
+	/* CMake names the path on the line after the message */
+	if (!found && i + 1 < nlines)
+		found = extract_path(&lines[i + 1], lines[i + 1].n, raw,
+		    sizeof(raw));
 	if (!found)
 		return false;
-	if (!absolute(p, raw, abs, sizeof(abs)))
+	if (!absolute(p, base, raw, abs, sizeof(abs)))
 		return false;
 	normalize(abs);
 	if (writable(p, abs))
@@ -359,6 +484,7 @@ kb_classify(int status, const char *tail, size_t len,
 	struct line *lines = NULL;
 	size_t nlines = 0, cap = 0;
 	bool hit = false;
+	char base[PATH_MAX], argbase[PATH_MAX];
 
 	memset(d, 0, sizeof(*d));
 	if (status == 0 || tail == NULL || len == 0)
@@ -380,9 +506,16 @@ kb_classify(int status, const char *tail, size_t len,
 		}
 		s = e + 1;
 	}
+	argv_base(p, argbase, sizeof(argbase));
+	snprintf(base, sizeof(base), "%s", argbase);
 	for (size_t i = 0; i < nlines && !hit; i++) {
 		const struct kb_phrase *ph;
 		size_t at = 0;
+
+		if (entering(&lines[i], base, sizeof(base)))
+			continue;
+		if (memmem(lines[i].s, lines[i].n, "Leaving directory ", 18))
+			snprintf(base, sizeof(base), "%s", argbase);
 
 		if (!p->ssh_agent &&
 		    (ph = match(&lines[i], kb_ssh_phrases, kb_ssh_count,
@@ -393,13 +526,15 @@ kb_classify(int status, const char *tail, size_t len,
 			hit = true;
 		} else if ((ph = match(&lines[i], kb_rofs_phrases,
 				kb_rofs_count, &at)) != NULL) {
-			if (judge_write(lines, i, at, true, p, o, d)) {
+			if (judge_write(lines, nlines, i, at, true, base, p, o,
+				d)) {
 				set_evidence(d, &lines[i], ph->reason);
 				hit = true;
 			}
 		} else if ((ph = match(&lines[i], kb_perm_phrases,
 				kb_perm_count, &at)) != NULL) {
-			if (judge_write(lines, i, at, false, p, o, d)) {
+			if (judge_write(lines, nlines, i, at, false, base, p, o,
+				d)) {
 				set_evidence(d, &lines[i], ph->reason);
 				hit = true;
 			}

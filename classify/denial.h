@@ -81,6 +81,13 @@ extern const size_t kb_rofs_count, kb_perm_count, kb_net_count, kb_ssh_count,
     kb_other_count;
 extern const char *const kb_write_verbs[];
 extern const size_t kb_write_verb_count;
+struct kb_chdir_flag {
+	const char *tool, *flag;
+};
+extern const struct kb_chdir_flag kb_chdir_flags[];
+extern const size_t kb_chdir_flag_count;
+extern const char *const kb_not_a_name[];
+extern const size_t kb_not_a_name_count;
 extern const struct kb_host_re kb_host_res[];
 extern const size_t kb_host_re_count;
 

@@ -18,6 +18,10 @@ const struct kb_phrase kb_rofs_phrases[] = {
 	{ "os error 30",               "Read-only file system" }, /* Rust */
 	{ "errno -30",                 "Read-only file system" }, /* npm */
 	{ "attempt to write a readonly database", "Read-only file system" },
+	/* Node's recursive mkdirSync reports the EROFS of a parent as ENOENT
+	 * of the leaf; outside the writable set, on a path the caller could
+	 * create, that is the sandbox. */
+	{ "ENOENT: no such file or directory, mkdir", "Read-only file system" },
 };
 const size_t kb_rofs_count = nitems(kb_rofs_phrases);
 
@@ -33,6 +37,7 @@ const struct kb_phrase kb_perm_phrases[] = {
 	{ "EPERM",                     "Operation not permitted" },
 	{ "[Errno 1]",                 "Operation not permitted" },
 	{ "unable to open database",   "cannot create the database" },
+	{ "Unable to (re)create",      "cannot create" },        /* CMake */
 };
 const size_t kb_perm_count = nitems(kb_perm_phrases);
 
@@ -43,6 +48,7 @@ const char *const kb_write_verbs[] = {
 	"cannot open output", "opening output", "unable to create",
 	"unable to open database", "mkdir", "open '", "rename", "unlink",
 	"rmdir", "copyfile", "symlink", "Could not install", "write",
+	"(re)create",
 };
 const size_t kb_write_verb_count = nitems(kb_write_verbs);
 
@@ -68,6 +74,9 @@ const struct kb_phrase kb_net_phrases[] = {
 	{ "nodename nor servname",               "no network" },
 	{ "No address associated with hostname", "no network" },
 	{ "Failed to establish a new connection", "no network" },
+	/* curl to an address: no route, or a server on the host's loopback,
+	 * which the private network namespace does not share */
+	{ "Couldn't connect to server",          "no network" },
 };
 const size_t kb_net_count = nitems(kb_net_phrases);
 
@@ -96,9 +105,28 @@ const struct kb_phrase kb_other_phrases[] = {
 };
 const size_t kb_other_count = nitems(kb_other_phrases);
 
+/* Tools whose relative paths are relative to a directory given in argv
+ * ("tar -C /etc", "make -C dir", "git -C dir"); make also announces it
+ * ("Entering directory"). */
+const struct kb_chdir_flag kb_chdir_flags[] = {
+	{ "tar",  "-C" }, { "tar",  "--directory" },
+	{ "make", "-C" }, { "make", "--directory" },
+	{ "git",  "-C" },
+};
+const size_t kb_chdir_flag_count = nitems(kb_chdir_flags);
+
+/* Words that end a verb phrase, never a file name ("tar: x: Cannot open"). */
+const char *const kb_not_a_name[] = {
+	"open", "mkdir", "create", "write", "remove", "touch", "stat", "link",
+	"unlink", "rename", "chmod", "chown", "utime", "read", "directory",
+	"file", "access", "lock",
+};
+const size_t kb_not_a_name_count = nitems(kb_not_a_name);
+
 /* Where tools name the host; group 1 is the host. Tried in order. */
 const struct kb_host_re kb_host_res[] = {
 	{ "Could not resolve host(name)?:? ([A-Za-z0-9.-]+)" },
+	{ "Failed to connect to ([A-Za-z0-9.:-]+) port" },
 	{ "getaddrinfo (ENOTFOUND|EAI_AGAIN) ([A-Za-z0-9.-]+)" },
 	{ "host='([A-Za-z0-9.-]+)'" },
 	{ "unable to resolve host address [^A-Za-z0-9]*([A-Za-z0-9.-]+)" },
