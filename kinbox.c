@@ -101,7 +101,7 @@ usage(FILE *f)
 	      "      --json-fd N       write a denial's JSON record to descriptor N\n"
 	      "                        (also KINBOX_JSON_FD)\n"
 	      "      --dry-run         print the plan and run nothing\n"
-	      "  -q, --quiet           no posture lines\n"
+	      "  -q, --quiet           no posture line when running unsandboxed\n"
 	      "  -v, --verbose         print the plan's summary before running\n"
 	      "  -h, --help            this text\n"
 	      "      --version         print the version\n"
@@ -343,16 +343,16 @@ main(int argc, char **argv)
 	parse_args(argc, argv, &pol, &o);
 
 	if (mode != NULL && *mode != '\0') {
-		if (strcmp(mode, "off") == 0)
+		if (strcmp(mode, "off") == 0 && !pol.unconfined)
 			die("KINBOX_SANDBOX=off is refused: nothing runs "
 			    "unconfined unless --unconfined is given; unset "
 			    "KINBOX_SANDBOX");
-		if (strcmp(mode, "container") != 0)
+		if (strcmp(mode, "container") != 0 && strcmp(mode, "off") != 0)
 			die("KINBOX_SANDBOX=%s: unknown value; use 'container' "
 			    "or unset it", mode);
 	}
-	if (kb_policy_finalize(&pol, &e) == -1)
-		die("%s", e.msg);
+	/* No sandbox, no workspace to judge: the escape hatch works from
+	 * anywhere, still without secrets and stray descriptors. */
 	if (pol.unconfined)
 		exec_unsandboxed(&pol, &o, "--unconfined: the command runs "
 		    "with the sandbox lifted (secrets still scrubbed)");
@@ -360,6 +360,8 @@ main(int argc, char **argv)
 		exec_unsandboxed(&pol, &o, "KINBOX_SANDBOX=container: the "
 		    "container is the boundary, the command runs unconfined "
 		    "inside it");
+	if (kb_policy_finalize(&pol, &e) == -1)
+		die("%s", e.msg);
 
 	/* auto picks bubblewrap: the only backend on Linux so far */
 	if ((bwrap = kb_bwrap_find(&e)) == NULL)

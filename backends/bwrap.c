@@ -165,7 +165,12 @@ kb_plan_env(const struct kb_policy *p, char *const *envp, const char *active,
 	struct kb_strv scrubbed = { 0 }, removed = { 0 };
 	struct kb_buf b = { 0 };
 
-	bool tmp_reset = p->tmpdir_reset && active != NULL;
+	bool sandboxed = active != NULL;
+	/* the command sees TMPDIR at its canonical path: a symlinked TMPDIR
+	 * under /tmp would not resolve inside the private /tmp */
+	const char *tmp_canon = p->tmpdir_private != NULL ? p->tmpdir_private :
+							    p->tmpdir;
+	bool tmp_reset = sandboxed && (p->tmpdir_reset || tmp_canon != NULL);
 
 	kb_env_scrub(p, envp, &scrubbed, &removed);
 	for (size_t i = 0; i < scrubbed.n; i++) {
@@ -178,7 +183,8 @@ kb_plan_env(const struct kb_policy *p, char *const *envp, const char *active,
 		kb_strv_push(&pl->envp, kv);
 	}
 	if (tmp_reset)
-		kb_strv_push(&pl->envp, "TMPDIR=/tmp");
+		kb_strv_pushf(&pl->envp, "TMPDIR=%s",
+		    p->tmpdir_reset ? "/tmp" : tmp_canon);
 	/* lets a nested kinbox explain why it cannot nest */
 	if (active != NULL)
 		kb_strv_pushf(&pl->envp, "KINBOX_ACTIVE=%s", active);
@@ -393,12 +399,18 @@ in_container(void)
 	    access("/run/.containerenv", F_OK) == 0;
 }
 
+/* bwrap's words when the kernel refused it namespaces */
+static const char *const userns_markers[] = {
+	"namespace", "uid map", "gid map", "setting up uid", "No permissions",
+	"unshare", "Operation not permitted",
+};
+
 char *
 kb_bwrap_explain_failure(const char *err)
 {
 	char first[512] = "";
 	const char *cause;
-	bool root = geteuid() == 0;
+	bool root = geteuid() == 0, userns = false;
 
 	if (err != NULL) {
 		size_t n;
@@ -406,13 +418,19 @@ kb_bwrap_explain_failure(const char *err)
 		if (strncmp(err, "bwrap: ", 7) == 0)
 			err += 7;
 		n = strcspn(err, "\n");
-
 		if (n >= sizeof(first))
 			n = sizeof(first) - 1;
 		memcpy(first, err, n);
 		first[n] = '\0';
 	}
-	if (getenv("KINBOX_ACTIVE") != NULL)
+	for (size_t i = 0; i < nitems(userns_markers); i++)
+		if (strstr(first, userns_markers[i]) != NULL)
+			userns = true;
+	if (!userns)
+		cause = "bubblewrap could not set up the sandbox's mounts; run "
+			"kinbox --dry-run to see the plan, and report it if the "
+			"paths look right";
+	else if (getenv("KINBOX_ACTIVE") != NULL)
 		cause = "already inside a kinbox sandbox, which forbids nested "
 			"user namespaces; run the command directly";
 	else if (read_sysctl("/proc/sys/user/max_user_namespaces") == 0)
@@ -437,9 +455,10 @@ kb_bwrap_explain_failure(const char *err)
 			"that right, or set KINBOX_SANDBOX=container if the "
 			"container itself is the disposable boundary";
 	else
-		cause = "bubblewrap could not set up the sandbox; run with -v "
-			"to see its plan, or KINBOX_SANDBOX=container if a "
-			"disposable container is the boundary";
+		cause = "the kernel refused bubblewrap its namespaces; check "
+			"user.max_user_namespaces and any LSM policy, or set "
+			"KINBOX_SANDBOX=container if a disposable container is "
+			"the boundary";
 	return xasprintf("no sandbox: %s [bwrap: %s] — nothing was run", cause,
 	    first[0] ? first : "no message");
 }

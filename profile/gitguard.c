@@ -108,10 +108,32 @@ guard_children(struct kb_policy *p, const char *gitdir, const char *sub,
  * worktree's private gitdir only has commondir and config.worktree that
  * matter.
  */
+/* Can the command write in `dir` at all? Elsewhere everything is a
+ * read-only mount already and needs no guard (nor a placeholder, which
+ * could not even be created there). */
+static bool
+writable_in_sandbox(const struct kb_policy *p, const char *dir)
+{
+	if (p->workspace != NULL && kb_path_within(dir, p->workspace))
+		return true;
+	for (size_t i = 0; i < p->nwrite; i++)
+		if (kb_path_within(dir, p->write[i].path))
+			return true;
+	if (p->tmpdir != NULL && kb_path_within(dir, p->tmpdir))
+		return true;
+	for (size_t i = 0; i < p->nguard; i++)
+		if (p->guard[i].kind == KB_GUARD_WRITABLE &&
+		    kb_path_within(dir, p->guard[i].path))
+			return true;
+	return false;
+}
+
 static int
 guard_gitdir(struct kb_policy *p, const char *gitdir, bool common, int depth,
     struct kb_err *e)
 {
+	if (!writable_in_sandbox(p, gitdir))
+		return 0;
 	if (guard_entry(p, gitdir, "commondir", KB_GUARD_WATCH_ABSENT, e) ||
 	    guard_entry(p, gitdir, "config.worktree", KB_GUARD_WATCH_ABSENT,
 		e))
@@ -169,6 +191,83 @@ read_commondir(const char *gitdir)
 	return realpath(joined, NULL);
 }
 
+/* The first "key = value" of a small git config file whose key matches,
+ * as a new string, or NULL. Enough for core.worktree; not a config parser. */
+static char *
+config_value(const char *file, const char *key)
+{
+	_cleanup_free_ char *s = kb_read_small_file(file, 1 << 16);
+	char *line, *save = NULL;
+
+	if (s == NULL)
+		return NULL;
+	for (line = strtok_r(s, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *v = line + strspn(line, " \t");
+		size_t kl = strlen(key);
+
+		if (strncmp(v, key, kl) != 0)
+			continue;
+		v += kl;
+		v += strspn(v, " \t");
+		if (*v++ != '=')
+			continue;
+		v += strspn(v, " \t");
+		v[strcspn(v, "\r")] = '\0';
+		return xstrdup(v);
+	}
+	return NULL;
+}
+
+/*
+ * Does the git dir `wg` really belong to the checkout at `root`? A .git
+ * file is an ordinary file in a writable tree: a command can plant
+ * "gitdir: /anywhere" and would get /anywhere writable on the next run if
+ * we believed it. So a pointer is trusted only when git's own back-pointer
+ * agrees: a linked worktree's <gitdir>/gitdir names this .git file, a
+ * submodule's gitdir has core.worktree naming this checkout.
+ */
+static bool
+points_back(const char *root, const char *dotgit, const char *wg,
+    bool worktree)
+{
+	_cleanup_free_ char *file = NULL;
+	_cleanup_free_ char *val = NULL;
+	_cleanup_free_ char *joined = NULL;
+	_cleanup_free_ char *real = NULL;
+	_cleanup_free_ char *want = NULL;
+
+	if (worktree) {
+		file = xasprintf("%s/gitdir", wg);
+		val = kb_read_small_file(file, 4096);
+		if (val == NULL)
+			return false;
+		val[strcspn(val, "\r\n")] = '\0';
+		want = realpath(dotgit, NULL);
+	} else {
+		file = xasprintf("%s/config", wg);
+		val = config_value(file, "worktree");
+		if (val == NULL)
+			return false;
+		want = realpath(root, NULL);
+	}
+	joined = val[0] == '/' ? xstrdup(val) : xasprintf("%s/%s", wg, val);
+	real = realpath(joined, NULL);
+	return real != NULL && want != NULL && strcmp(real, want) == 0;
+}
+
+/* A git dir outside the roots becomes writable only if it passes the
+ * write-root rules too (never /, $HOME, /proc...). */
+static bool
+may_write(const struct kb_policy *p, const char *dir)
+{
+	struct kb_err ignored;
+	char *ok = kb_paths_accept_root(dir, p->home, "git dir", &ignored);
+
+	free(ok);
+	return ok != NULL;
+}
+
 /* A .git that is a file: a linked worktree or a submodule checkout. */
 static int
 guard_gitfile(struct kb_policy *p, const char *root, const char *dotgit,
@@ -176,6 +275,7 @@ guard_gitfile(struct kb_policy *p, const char *root, const char *dotgit,
 {
 	_cleanup_free_ char *wg = NULL;
 	_cleanup_free_ char *cg = NULL;
+	bool trusted;
 
 	/* the pointer itself must not be rewritten */
 	if (add_guard(p, dotgit, KB_GUARD_RO, e) == -1)
@@ -183,17 +283,21 @@ guard_gitfile(struct kb_policy *p, const char *root, const char *dotgit,
 	if ((wg = read_gitfile(dotgit, root)) == NULL)
 		return 0; /* dangling: git will not use it either */
 	cg = read_commondir(wg);
-	/* git commit in the worktree writes its index, HEAD and the shared
-	 * objects and refs: these dirs are writable, their control files
-	 * are not. */
 	if (cg != NULL && strcmp(cg, wg) != 0) {
-		if (add_guard(p, cg, KB_GUARD_WRITABLE, e) == -1 ||
-		    add_guard(p, wg, KB_GUARD_WRITABLE, e) == -1 ||
-		    guard_gitdir(p, cg, true, 0, e) == -1)
+		/* git commit in the worktree writes its index, HEAD and the
+		 * shared objects and refs: these dirs are writable, their
+		 * control files are not. */
+		trusted = points_back(root, dotgit, wg, true) &&
+		    may_write(p, wg) && may_write(p, cg);
+		if (trusted && (add_guard(p, cg, KB_GUARD_WRITABLE, e) == -1 ||
+				   add_guard(p, wg, KB_GUARD_WRITABLE, e) == -1))
+			return -1;
+		if (guard_gitdir(p, cg, true, 0, e) == -1)
 			return -1;
 		return guard_gitdir(p, wg, false, 0, e);
 	}
-	if (add_guard(p, wg, KB_GUARD_WRITABLE, e) == -1)
+	trusted = points_back(root, dotgit, wg, false) && may_write(p, wg);
+	if (trusted && add_guard(p, wg, KB_GUARD_WRITABLE, e) == -1)
 		return -1;
 	return guard_gitdir(p, wg, true, 0, e);
 }
@@ -262,14 +366,15 @@ kb_gitguard_scan(struct kb_policy *p, const char *root, struct kb_err *e)
 		return guard_gitfile(p, root, dotgit, e);
 	if (S_ISLNK(st.st_mode)) {
 		/* A symlinked .git cannot be pinned (a mount lands on its
-		 * target): guard the target, and the audit notices a
-		 * replaced link. */
+		 * target) and has no back-pointer to check: its target's
+		 * control files are guarded and the target stays read-only
+		 * unless it lies in a root already (git commit then works).
+		 * The audit notices a replaced link. */
 		real = realpath(dotgit, NULL);
 		if (real == NULL || stat(real, &st) == -1 ||
 		    !S_ISDIR(st.st_mode))
 			return 0;
 		if (add_guard(p, dotgit, KB_GUARD_RO, e) == -1 ||
-		    add_guard(p, real, KB_GUARD_WRITABLE, e) == -1 ||
 		    guard_gitdir(p, real, true, 0, e) == -1)
 			return -1;
 		return guard_submodule_files(p, root, e);
@@ -423,8 +528,22 @@ kb_gitguard_audit(const struct kb_policy *p, report_fn report)
 			free(q);
 			break;
 		case KB_GUARD_WATCH_NEWREPO:
-			if (exists && S_ISDIR(st.st_mode))
+			if (!exists)
+				break;
+			if (S_ISDIR(st.st_mode)) {
 				findings += audit_newrepo(g->path, report);
+				break;
+			}
+			/* a pointer to a git dir elsewhere: git would take
+			 * hooks and config from there */
+			findings++;
+			q = quarantine(g->path);
+			reportf(report, true, "the command planted %s (a .git "
+			    "%s pointing elsewhere); %s", g->path,
+			    S_ISLNK(st.st_mode) ? "symlink" : "file",
+			    q ? "moved aside to review" :
+			    "remove it before running git here");
+			free(q);
 			break;
 		}
 	}

@@ -207,6 +207,8 @@ kb_policy_finalize(struct kb_policy *p, struct kb_err *e)
 		return -1;
 	if (kb_gitguard_scan(p, p->workspace, e) == -1)
 		return -1;
+	if (p->tmpdir != NULL && kb_gitguard_scan(p, p->tmpdir, e) == -1)
+		return -1;
 	for (size_t i = 0; i < p->nwrite; i++)
 		if (kb_gitguard_scan(p, p->write[i].path, e) == -1)
 			return -1;

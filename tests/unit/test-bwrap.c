@@ -245,6 +245,12 @@ test_worktree(void)
 	mkf("main/.git/worktrees/wt/commondir", "../..\n");
 	free(mkd("wt"));
 	mkf("wt/.git", "gitdir: ../main/.git/worktrees/wt\n");
+	{
+		/* git's back-pointer: the worktree's git dir names its .git */
+		char *back = xasprintf("%s\n", wtgit);
+		mkf("main/.git/worktrees/wt/gitdir", back);
+		free(back);
+	}
 	ok(plan_for("wt", &p, &pl, false) == 0, "plan for a linked worktree");
 	ok(find3(&pl, "--ro-bind", wtgit, wtgit) > 0,
 	    "the worktree's .git file is read-only");
@@ -262,6 +268,41 @@ test_worktree(void)
 	free(common);
 	free(wgd);
 	free(mhooks);
+}
+
+/* A .git file a command planted in a previous run: "gitdir: /elsewhere"
+ * must not make /elsewhere writable. */
+static void
+test_planted_pointer(void)
+{
+	struct kb_policy p;
+	struct kb_plan pl;
+	char *victim = xasprintf("%s/victim", base);
+	char *home = xasprintf("%s/home", base);
+	char *line;
+
+	free(mkd("victim"));
+	free(mkd("victim/hooks"));
+	mkf("victim/HEAD", "ref: refs/heads/main\n");
+	free(mkd("planted"));
+	line = xasprintf("gitdir: %s\n", victim);
+	mkf("planted/.git", line);
+	free(line);
+	ok(plan_for("planted", &p, &pl, false) == 0, "plan with a planted .git file");
+	ok(find3(&pl, "--bind", victim, victim) == -1,
+	    "its target is not made writable (no back-pointer)");
+	kb_plan_free(&pl);
+	kb_policy_free(&p);
+	line = xasprintf("gitdir: %s\n", home);
+	mkf("planted/.git", line);
+	free(line);
+	ok(plan_for("planted", &p, &pl, false) == 0 &&
+	    find3(&pl, "--bind", home, home) == -1,
+	    "a .git file pointing at home never makes home writable");
+	kb_plan_free(&pl);
+	kb_policy_free(&p);
+	free(victim);
+	free(home);
 }
 
 static void
@@ -388,6 +429,7 @@ main(void)
 	test_plain_repo();
 	test_missing_hooks();
 	test_worktree();
+	test_planted_pointer();
 	test_submodules();
 	test_keep_fds();
 	test_quote();
