@@ -40,8 +40,8 @@ HDRS = util.h profile/policy.h profile/tables.h backends/backend.h \
 
 UNIT_TESTS = tests/unit/test-paths tests/unit/test-bwrap tests/unit/test-env tests/unit/test-classify
 
-.PHONY: all check unit unit-san integration man-check bench deps demo install \
-        uninstall clean format-check
+.PHONY: all check unit unit-san unit-valgrind integration man-check bench deps \
+        demo install uninstall clean
 
 all: kinbox kinbox-exec kinpolicy
 
@@ -79,10 +79,12 @@ unit-valgrind: $(UNIT_TESTS)
 integration: kinbox kinbox-exec
 	@sh tests/run-integration.sh
 
+MANPAGES = man/kinbox.1
 man-check:
-	@out=$$(LC_ALL=C groff -ww -man -Tutf8 -z man/kinbox.1 2>&1); \
-	 if [ -n "$$out" ]; then echo "$$out"; echo "not ok man page warnings"; exit 1; fi; \
-	 echo "ok man/kinbox.1 renders without warnings"
+	@for m in $(MANPAGES); do \
+	  out=$$(LC_ALL=C groff -ww -man -Tutf8 -z $$m 2>&1; mandoc -Tlint $$m 2>&1); \
+	  if [ -n "$$out" ]; then echo "$$out"; echo "not ok $$m: warnings"; exit 1; fi; \
+	  echo "ok $$m renders without warnings (groff -ww, mandoc -Tlint)"; done
 
 check: all unit unit-san unit-valgrind man-check integration
 
@@ -92,7 +94,8 @@ bench: kinbox kinbox-exec
 # Installs what building and testing need; a no-op when all is present.
 DEB_PKGS = bubblewrap libseccomp-dev libcap-ng-dev libinih-dev libbsd-dev \
            libjansson-dev gcc make pkg-config git groff-base valgrind \
-           util-linux socat python3 openssh-client procps hyperfine
+           util-linux socat python3 openssh-client procps hyperfine mandoc \
+           time strace clang
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
