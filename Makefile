@@ -21,7 +21,7 @@ LDFLAGS ?=
 ALLLDFLAGS = -pie -Wl,-z,relro,-z,now -Wl,--as-needed $(LDFLAGS)
 SAN     = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 
-LIBS_KINBOX = -lseccomp -ljansson -lbsd
+LIBS_KINBOX = -ljansson -lbsd
 # kinbox is on the start path of every sandboxed command: linked statically
 # (static-pie, full RELRO) it skips the dynamic loader's work, about 1 ms of
 # a 16 ms bwrap start on the reference VM (see make bench). libbsd needs
@@ -31,14 +31,14 @@ LIBS_STATIC_EXTRA = -lmd
 
 CORE_SRCS = util.c profile/policy.c profile/paths.c profile/gitguard.c \
             profile/tables.c profile/env.c profile/masks.c \
-            backends/plan.c backends/bwrap.c backends/seccomp.c backends/run.c \
+            backends/plan.c backends/bwrap.c backends/seccomp-blob.c backends/run.c \
             backends/landlock.c profile/journal.c \
             classify/denial.c classify/patterns.c classify/oracle.c classify/report.c
 CORE_OBJS = $(CORE_SRCS:.c=.o)
 HDRS = util.h profile/policy.h profile/tables.h backends/backend.h \
        classify/denial.h classify/report.h
 
-UNIT_TESTS = tests/unit/test-paths tests/unit/test-bwrap tests/unit/test-env tests/unit/test-classify
+UNIT_TESTS = tests/unit/test-paths tests/unit/test-bwrap tests/unit/test-env tests/unit/test-classify tests/unit/test-seccomp
 
 .PHONY: all check unit unit-san unit-valgrind integration man-check bench deps \
         demo install uninstall clean
@@ -54,16 +54,27 @@ kinbox: kinbox.o $(CORE_OBJS)
 kinpolicy: kinpolicy.o $(CORE_OBJS)
 	$(CC) $(ALLCFLAGS) $(STATICLDFLAGS) -o $@ kinpolicy.o $(CORE_OBJS) $(LIBS_KINBOX) $(LIBS_STATIC_EXTRA)
 
+# The seccomp filter is constant: compiled once at build time with
+# libseccomp (seccomp.c), embedded in kinbox (seccomp-blob.c).
+backends/seccomp-gen: backends/seccomp-gen.c backends/seccomp.c util.c $(HDRS)
+	$(CC) $(ALLCFLAGS) -o $@ backends/seccomp-gen.c backends/seccomp.c util.c -lseccomp
+
+backends/seccomp-bpf.h backends/seccomp.bpf: backends/seccomp-gen
+	./backends/seccomp-gen backends/seccomp-bpf.h backends/seccomp.bpf
+
+backends/seccomp-blob.o: backends/seccomp-blob.c backends/seccomp-bpf.h $(HDRS)
+	$(CC) $(ALLCFLAGS) -c -o $@ $<
+
 # Static and libc-only: it is exec'd once per sandboxed command.
 kinbox-exec: backends/kinbox-exec.c
 	$(CC) $(CSTD) $(WARN) -O2 -static -o $@ $<
 
 # --- tests ---------------------------------------------------------------
-tests/unit/test-%: tests/unit/test-%.c $(CORE_OBJS) tests/unit/tap.h
-	$(CC) $(ALLCFLAGS) $(ALLLDFLAGS) -o $@ $< $(CORE_OBJS) $(LIBS_KINBOX)
+tests/unit/test-%: tests/unit/test-%.c $(CORE_OBJS) backends/seccomp.o tests/unit/tap.h
+	$(CC) $(ALLCFLAGS) $(ALLLDFLAGS) -o $@ $< $(CORE_OBJS) backends/seccomp.o $(LIBS_KINBOX) -lseccomp
 
-tests/unit/san-%: tests/unit/test-%.c $(CORE_SRCS) $(HDRS) tests/unit/tap.h
-	$(CC) $(CSTD) $(WARN) $(SAN) $(DEFS) -o $@ $< $(CORE_SRCS) $(LIBS_KINBOX)
+tests/unit/san-%: tests/unit/test-%.c $(CORE_SRCS) backends/seccomp.c $(HDRS) backends/seccomp-bpf.h tests/unit/tap.h
+	$(CC) $(CSTD) $(WARN) $(SAN) $(DEFS) -o $@ $< $(CORE_SRCS) backends/seccomp.c $(LIBS_KINBOX) -lseccomp
 
 unit: $(UNIT_TESTS)
 	@for t in $(UNIT_TESTS); do echo "# $$t"; ./$$t || exit 1; done
@@ -123,4 +134,5 @@ uninstall:
 	-rmdir $(DESTDIR)$(LIBEXECDIR)
 
 clean:
+	rm -f backends/seccomp-gen backends/seccomp-bpf.h backends/seccomp.bpf
 	rm -f kinbox kinbox-exec kinpolicy *.o */*.o $(UNIT_TESTS) tests/unit/san-*

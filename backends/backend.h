@@ -77,9 +77,16 @@ char *kb_bwrap_explain_failure(const char *bwrap_stderr);
 /* The names of what the filter refuses, for --dry-run. */
 extern const char *const kb_seccomp_summary;
 
-/* Builds the filter and returns a memfd holding the BPF program at offset
- * 0 (close-on-exec), or -1 with `e` set. */
+/* Compiles the filter with libseccomp and returns a memfd holding the BPF
+ * program at offset 0 (close-on-exec), or -1 with `e` set. Used at build
+ * time (seccomp-gen) and by the tests. */
 int kb_seccomp_build_fd(struct kb_err *e);
+
+/* backends/seccomp-blob.c: the same program, compiled at build time. */
+extern const unsigned char *const kb_seccomp_blob;
+extern const size_t kb_seccomp_blob_len;
+/* A memfd holding the build-time program, or -1 with `e` set. */
+int kb_seccomp_fd(struct kb_err *e);
 
 /* backends/run.c */
 

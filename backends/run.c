@@ -401,7 +401,7 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 			base = pl->keep_fd[i] + 1;
 	maxfd = getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < 65536 ?
 	    (int)lim.rlim_cur : 65536;
-	if ((seccomp_fd = kb_seccomp_build_fd(e)) == -1)
+	if ((seccomp_fd = kb_seccomp_fd(e)) == -1)
 		return -1;
 	if ((empty = memfd_create("kinbox-empty", MFD_CLOEXEC)) == -1)
 		return kb_err_set(e, "memfd_create: %s", strerror(errno));

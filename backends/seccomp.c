@@ -27,9 +27,6 @@
 
 #include "backend.h"
 
-const char *const kb_seccomp_summary =
-    "ioctl TIOCSTI/TIOCLINUX, keyctl/add_key/request_key, setuid/setgid "
-    "modes in chmod/open/mknod, io_uring, openat2 (ENOSYS)";
 
 #ifndef TIOCLINUX
 #define TIOCLINUX 0x541C

@@ -1,0 +1,135 @@
+#!/bin/sh
+# tests/run-integration.sh — runs every tests/t[0-9][0-9]-*.sh (TAP) and
+# prints one final "N passed, N failed, N skipped" line; exits non-zero when
+# any test failed (or a script died without its summary).
+#
+# As root the suites run twice: once as root, then as the unprivileged user
+# kinbox-test (created with useradd when missing) from a copy of the two
+# binaries and the tests under /var/tmp that this user can read.
+#
+# Environment: KINBOX (binary for the first pass; default ./kinbox),
+# KINBOX_MUST_WORK=1 (skips fail), KB_VERBOSE=1, KB_TEST_USER (default
+# kinbox-test), KB_NO_UNPRIVILEGED=1 (root: skip the second pass).
+
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+user=${KB_TEST_USER:-kinbox-test}
+
+total_pass=0
+total_fail=0
+total_skip=0
+work=$(mktemp -d /var/tmp/kinbox-it.XXXXXX) || exit 1
+chmod 755 "$work"
+trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM HUP
+
+# add_summary LOG RC NAME: fold one script's summary into the totals
+add_summary() {
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$1" |
+		tail -n 1)
+	if [ -z "$line" ]; then
+		echo "# $3: no summary line (exit status $2): counted as a failure"
+		total_fail=$((total_fail + 1))
+		return
+	fi
+	# shellcheck disable=SC2086 # split "N passed, N failed, N skipped"
+	set -- "$1" "$2" "$3" $line
+	# $4 passed, $6 failed, $8 skipped
+	total_pass=$((total_pass + $4))
+	total_fail=$((total_fail + $6))
+	total_skip=$((total_skip + $8))
+	if [ "$2" -ne 0 ] && [ "$6" -eq 0 ]; then
+		echo "# $3: exit status $2 with no failed test: counted as a failure"
+		total_fail=$((total_fail + 1))
+	fi
+}
+
+# run_suites LABEL DIR RUNNER...: runs DIR/t[0-9][0-9]-*.sh through RUNNER
+run_suites() {
+	label=$1
+	dir=$2
+	shift 2
+	found=0
+	for t in "$dir"/t[0-9][0-9]-*.sh; do
+		[ -f "$t" ] || continue
+		found=1
+		name="$label/$(basename "$t")"
+		echo "# === $name"
+		log=$work/log.$$.$(basename "$t").$label
+		rcfile=$work/rc
+		{
+			"$@" sh "$t"
+			echo $? >"$rcfile"
+		} 2>&1 | tee "$log"
+		rc=$(cat "$rcfile" 2>/dev/null || echo 1)
+		add_summary "$log" "$rc" "$name"
+	done
+	if [ "$found" -eq 0 ]; then
+		echo "# $label: no test scripts in $dir"
+		total_fail=$((total_fail + 1))
+	fi
+}
+
+# --- pass 1: the caller (root or not) ---------------------------------------
+: "${KINBOX:=$top/kinbox}"
+export KINBOX
+if [ "$(id -u)" -eq 0 ]; then
+	label=root
+else
+	label=$(id -un 2>/dev/null || id -u)
+fi
+run_suites "$label" "$here" env
+
+# --- pass 2: as root, again as an unprivileged user -------------------------
+unprivileged_skip() {
+	echo "# unprivileged pass skipped: $*"
+	if [ "${KINBOX_MUST_WORK:-}" = 1 ]; then
+		total_fail=$((total_fail + 1))
+	else
+		total_skip=$((total_skip + 1))
+	fi
+}
+
+if [ "$(id -u)" -eq 0 ] && [ "${KB_NO_UNPRIVILEGED:-}" != 1 ]; then
+	if ! id "$user" >/dev/null 2>&1; then
+		useradd --create-home --shell /bin/sh \
+			--comment "kinbox integration tests" "$user" >/dev/null 2>&1 ||
+			true
+	fi
+	if ! id "$user" >/dev/null 2>&1; then
+		unprivileged_skip "cannot create the user $user (useradd)"
+	elif ! command -v setpriv >/dev/null 2>&1; then
+		unprivileged_skip "setpriv (util-linux) is not installed"
+	else
+		uhome=$(getent passwd "$user" | cut -d: -f6)
+		if [ -n "$uhome" ] && [ ! -d "$uhome" ]; then
+			mkdir -p "$uhome" && chown "$user:" "$uhome"
+		fi
+		stage=$work/stage
+		mkdir -p "$stage/tests"
+		cp "$KINBOX" "$stage/kinbox"
+		if [ -x "$(dirname "$KINBOX")/kinbox-exec" ]; then
+			cp "$(dirname "$KINBOX")/kinbox-exec" "$stage/"
+		fi
+		cp "$here/lib.sh" "$stage/tests/"
+		for t in "$here"/t[0-9][0-9]-*.sh; do
+			[ -f "$t" ] && cp "$t" "$stage/tests/"
+		done
+		chmod -R a+rX "$stage"
+		chmod a+rx "$work"
+		cd "$stage" || exit 1
+		echo "# unprivileged pass as $user ($(id -u "$user")), from $stage"
+		run_suites "$user" "$stage/tests" \
+			setpriv --reuid="$user" --regid="$user" --init-groups \
+			env -i HOME="$uhome" USER="$user" LOGNAME="$user" \
+			PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
+			KINBOX="$stage/kinbox" \
+			KINBOX_MUST_WORK="${KINBOX_MUST_WORK:-}" \
+			KB_VERBOSE="${KB_VERBOSE:-}"
+	fi
+fi
+
+echo "$total_pass passed, $total_fail failed, $total_skip skipped"
+[ "$total_fail" -eq 0 ]
