@@ -368,6 +368,7 @@ main(int argc, char **argv)
 		die("%s", e.msg);
 	helper = find_helper();
 	host.landlock_abi = kb_landlock_abi();
+	host.root = geteuid() == 0;
 	if (kb_bwrap_plan(&pol, &host, bwrap, helper, environ, &plan, &e) ==
 	    -1)
 		die("%s", e.msg);

@@ -38,6 +38,7 @@ char *kb_plan_render(const struct kb_plan *);
 /* What the running kernel can enforce, probed once per start. */
 struct kb_host {
 	int landlock_abi; /* 0 when Landlock is unavailable */
+	bool root;        /* kinbox runs as uid 0 */
 };
 
 /* backends/landlock.c */

@@ -114,6 +114,8 @@ guard_word(enum kb_guard_kind k)
 		return "writable git dir, pinned";
 	case KB_GUARD_WATCH_NEWREPO:
 		return "absent, new hooks disarmed after the run";
+	case KB_GUARD_WATCH_INDEX:
+		return "watched: repositories it newly gitlinks are audited";
 	}
 	return "?";
 }
@@ -152,6 +154,7 @@ plan_guards(const struct kb_policy *p, struct kb_plan *pl)
 				break;
 			case KB_GUARD_WATCH_ABSENT:
 			case KB_GUARD_WATCH_NEWREPO:
+			case KB_GUARD_WATCH_INDEX:
 				break;
 			}
 		}
@@ -243,7 +246,8 @@ plan_notes(const struct kb_policy *p, const struct kb_host *h,
 	kb_strv_push(&pl->notes, "namespaces: user, pid, ipc, uts, cgroup, "
 	    "mount; nested user namespaces disabled");
 	kb_strv_pushf(&pl->notes, "capabilities: none%s",
-	    geteuid() == 0 ? " (running as root: all dropped)" : "");
+	    h->root ? " (running as root: all dropped; /proc/sys and "
+		      "friends read-only)" : "");
 	kb_strv_pushf(&pl->notes, "seccomp: refuses %s", kb_seccomp_summary);
 	for (size_t i = 0; i < p->nguard; i++)
 		kb_strv_pushf(&pl->notes, "git guard: %s (%s)",
@@ -273,6 +277,30 @@ plan_notes(const struct kb_policy *p, const struct kb_host *h,
 			kb_buf_printf(&b, " %d", p->keep_fd[i]);
 		kb_strv_pushf(&pl->notes, "fds: 0 1 2 and kept:%s", b.s);
 		kb_buf_free(&b);
+	}
+}
+
+/*
+ * As root, uid 0 inside is the host's uid 0, and sysctl files check the
+ * uid, not capabilities: /proc/sys/kernel/core_pattern would be writable,
+ * and with it the host kernel runs a program as root on the next crash.
+ * bwrap 0.8 would cover these itself, but skips it because access(W_OK)
+ * on /proc/sys fails even for root. An unprivileged caller cannot write
+ * them anyway, so the mounts are only paid for as root.
+ */
+static const char *const proc_ro[] = {
+	"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus",
+	"/proc/fs", "/proc/scsi", "/proc/acpi",
+};
+
+static void
+plan_proc_ro(struct kb_plan *pl)
+{
+	for (size_t i = 0; i < nitems(proc_ro); i++) {
+		/* the host's /proc tells which exist; the fresh one has the
+		 * same entries */
+		if (access(proc_ro[i], F_OK) == 0)
+			add3(pl, "--ro-bind", proc_ro[i], proc_ro[i]);
 	}
 }
 
@@ -356,6 +384,8 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 	add3(pl, "--ro-bind", "/", "/");
 	add2(pl, "--dev", "/dev");
 	add2(pl, "--proc", "/proc");
+	if (h->root)
+		plan_proc_ro(pl);
 	add2(pl, "--tmpfs", "/tmp");
 	plan_masks(p, pl, true);
 	if (p->tmpdir_private != NULL)

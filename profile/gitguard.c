@@ -45,9 +45,23 @@ add_guard(struct kb_policy *p, const char *path, enum kb_guard_kind kind,
 		    KB_MAX_GUARD);
 	p->guard[p->nguard].path = xstrdup(path);
 	p->guard[p->nguard].kind = kind;
+	p->guard[p->nguard].link = NULL;
+	p->guard[p->nguard].type = 0;
 	if (lstat(path, &st) == 0) {
 		p->guard[p->nguard].dev = st.st_dev;
 		p->guard[p->nguard].ino = st.st_ino;
+		p->guard[p->nguard].type = st.st_mode & S_IFMT;
+		p->guard[p->nguard].mtime = st.st_mtim;
+		p->guard[p->nguard].ctime = st.st_ctim;
+		if (S_ISLNK(st.st_mode)) {
+			char buf[PATH_MAX];
+			ssize_t n = readlink(path, buf, sizeof(buf) - 1);
+
+			if (n > 0) {
+				buf[n] = '\0';
+				p->guard[p->nguard].link = xstrdup(buf);
+			}
+		}
 	}
 	p->nguard++;
 	return 0;
@@ -350,12 +364,29 @@ guard_submodule_files(struct kb_policy *p, const char *root, struct kb_err *e)
 	return 0;
 }
 
+/* A bare repository (HEAD, objects/, refs/) granted as a root itself. */
+static bool
+is_gitdir(const char *dir)
+{
+	_cleanup_free_ char *head = xasprintf("%s/HEAD", dir);
+	_cleanup_free_ char *objects = xasprintf("%s/objects", dir);
+	_cleanup_free_ char *refs = xasprintf("%s/refs", dir);
+	struct stat st;
+
+	return lstat(head, &st) == 0 && S_ISREG(st.st_mode) &&
+	    stat(objects, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    stat(refs, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 int
 kb_gitguard_scan(struct kb_policy *p, const char *root, struct kb_err *e)
 {
 	_cleanup_free_ char *dotgit = xasprintf("%s/.git", root);
 	_cleanup_free_ char *real = NULL;
 	struct stat st;
+
+	if (is_gitdir(root))
+		return guard_gitdir(p, root, true, 0, e);
 
 	if (lstat(dotgit, &st) == -1) {
 		if (errno != ENOENT)
@@ -384,6 +415,12 @@ kb_gitguard_scan(struct kb_policy *p, const char *root, struct kb_err *e)
 	if (add_guard(p, dotgit, KB_GUARD_PIN_DIR, e) == -1 ||
 	    guard_gitdir(p, dotgit, true, 0, e) == -1)
 		return -1;
+	{
+		_cleanup_free_ char *index = xasprintf("%s/index", dotgit);
+
+		if (add_guard(p, index, KB_GUARD_WATCH_INDEX, e) == -1)
+			return -1;
+	}
 	return guard_submodule_files(p, root, e);
 }
 
@@ -436,41 +473,201 @@ reportf(report_fn report, bool security, const char *fmt, ...)
 	report(line, security);
 }
 
-/* A repository the command created: executable hooks are disarmed. */
+/* Config keys that make git run a program. A heuristic on a config the
+ * command wrote from scratch; git init writes none of them. */
+static const char *const exec_keys[] = {
+	"hookspath", "fsmonitor", "sshcommand", "askpass", "textconv",
+	"editor", "pager", "[filter", "helper", "program", "external",
+	"worktree", "=!", "= !", "gitproxy", "packobjectshook", "[include",
+};
+
+static bool
+config_runs_code(const char *file)
+{
+	_cleanup_free_ char *s = kb_read_small_file(file, 1 << 20);
+
+	if (s == NULL)
+		return false;
+	for (char *c = s; *c; c++)
+		if (*c >= 'A' && *c <= 'Z')
+			*c = (char)(*c - 'A' + 'a');
+	for (size_t i = 0; i < nitems(exec_keys); i++)
+		if (strstr(s, exec_keys[i]) != NULL)
+			return true;
+	return false;
+}
+
+/*
+ * A repository the command created where there was none: git would take
+ * its hooks and config at the next commit outside. Executable hooks are
+ * made non-executable, linked hooks and a config that names programs are
+ * moved aside; each is reported.
+ */
 static int
 audit_newrepo(const char *dotgit, report_fn report)
 {
 	_cleanup_free_ char *hooks = xasprintf("%s/hooks", dotgit);
+	_cleanup_free_ char *config = xasprintf("%s/config", dotgit);
+	static const char *const planted[] = { "commondir", "config.worktree" };
 	struct dirent *de;
+	struct stat st;
 	int found = 0;
+	char *q;
 	DIR *d;
 
+	if (config_runs_code(config)) {
+		found++;
+		q = quarantine(config);
+		reportf(report, true, "the command wrote %s with keys that run "
+		    "programs (core.hooksPath, fsmonitor, ...); %s", config,
+		    q ? "moved aside to review" :
+		    "remove it before running git here");
+		free(q);
+	}
+	for (size_t i = 0; i < nitems(planted); i++) {
+		_cleanup_free_ char *f = xasprintf("%s/%s", dotgit, planted[i]);
+
+		if (lstat(f, &st) == -1)
+			continue;
+		found++;
+		q = quarantine(f);
+		reportf(report, true, "the command planted %s; %s", f,
+		    q ? "moved aside to review" : "remove it");
+		free(q);
+	}
+	if (lstat(hooks, &st) == 0 && S_ISLNK(st.st_mode)) {
+		found++;
+		q = quarantine(hooks);
+		reportf(report, true, "the command made %s a symlink; %s", hooks,
+		    q ? "moved aside to review" : "remove it");
+		free(q);
+		return found;
+	}
 	if ((d = opendir(hooks)) == NULL)
-		return 0;
+		return found;
 	while ((de = readdir(d)) != NULL) {
 		_cleanup_free_ char *h = NULL;
-		struct stat st;
 		size_t n = strlen(de->d_name);
 
-		if (de->d_name[0] == '.' ||
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
 		    (n > 7 && strcmp(de->d_name + n - 7, ".sample") == 0))
 			continue;
 		h = xasprintf("%s/%s", hooks, de->d_name);
-		if (lstat(h, &st) == -1 || !S_ISREG(st.st_mode) ||
-		    (st.st_mode & 0111) == 0)
+		if (lstat(h, &st) == -1)
 			continue;
+		if (S_ISREG(st.st_mode) && (st.st_mode & 0111) == 0)
+			continue; /* git ignores a non-executable hook */
 		found++;
-		if (chmod(h, st.st_mode & 07666) == -1)
-			reportf(report, true, "the command created %s and could "
-			    "not be disarmed (%s); delete it before running git",
-			    h, strerror(errno));
-		else
+		if (S_ISREG(st.st_mode) && chmod(h, st.st_mode & 07666) == 0) {
 			reportf(report, true, "the command created the git hook "
 			    "%s; it was made non-executable, review it before "
 			    "running git here", h);
+			continue;
+		}
+		q = quarantine(h);
+		reportf(report, true, "the command created the git hook %s; %s",
+		    h, q ? "moved aside to review" :
+		    "delete it before running git here");
+		free(q);
 	}
 	closedir(d);
 	return found;
+}
+
+/* a at or after b: the coarse clock may give both the same tick */
+static bool
+newer(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec > b->tv_sec ||
+	    (a->tv_sec == b->tv_sec && a->tv_nsec >= b->tv_nsec);
+}
+
+/*
+ * The index changed during the run: each gitlinked repository whose .git
+ * (or its config or hooks) changed during the run is audited as a new
+ * repository. ctime cannot be set back by the command.
+ */
+static int
+audit_index(const struct kb_guard *g, const struct stat *now,
+    const struct timespec *started, report_fn report)
+{
+	struct kb_strv links = { 0 };
+	_cleanup_free_ char *top = xstrdup(g->path);
+	int found = 0;
+	char *slash;
+
+	if (now == NULL || (g->type != 0 && now->st_ctim.tv_sec == g->ctime.tv_sec &&
+				now->st_ctim.tv_nsec == g->ctime.tv_nsec))
+		return 0;
+	/* <root>/.git/index -> <root> */
+	if ((slash = strrchr(top, '/')) != NULL)
+		*slash = '\0';
+	if ((slash = strrchr(top, '/')) != NULL)
+		*slash = '\0';
+	if (kb_git_index_gitlinks(g->path, &links) == -1) {
+		reportf(report, true, "%s changed during the run and cannot be "
+		    "read; check its submodules before running git here",
+		    g->path);
+		return 1;
+	}
+	for (size_t i = 0; i < links.n; i++) {
+		_cleanup_free_ char *dotgit = NULL;
+		struct stat st;
+		bool changed = false;
+		static const char *const parts[] = { "", "/config", "/hooks" };
+
+		if (strstr(links.v[i], "..") != NULL || links.v[i][0] == '/')
+			continue;
+		dotgit = xasprintf("%s/%s/.git", top, links.v[i]);
+		if (lstat(dotgit, &st) == -1)
+			continue;
+		if (!S_ISDIR(st.st_mode)) {
+			/* a .git file: a pointer only a planted repo needs */
+			if (newer(&st.st_ctim, started)) {
+				char *q = quarantine(dotgit);
+
+				found++;
+				reportf(report, true, "the command planted %s (a "
+				    "gitlinked .git pointing elsewhere); %s",
+				    dotgit, q ? "moved aside to review" :
+				    "remove it before running git here");
+				free(q);
+			}
+			continue;
+		}
+		for (size_t k = 0; k < nitems(parts); k++) {
+			_cleanup_free_ char *f = xasprintf("%s%s", dotgit,
+			    parts[k]);
+
+			if (lstat(f, &st) == 0 && newer(&st.st_ctim, started))
+				changed = true;
+		}
+		if (changed)
+			found += audit_newrepo(dotgit, report);
+	}
+	kb_strv_free(&links);
+	return found;
+}
+
+/* Is the guarded entry still what it was? A symlink is compared by its
+ * target (a mount cannot pin a link, and a recycled inode number can make
+ * a new directory look like the old one). */
+static bool
+unchanged(const struct kb_guard *g, const struct stat *st)
+{
+	char buf[PATH_MAX];
+	ssize_t n;
+
+	if ((st->st_mode & S_IFMT) != g->type)
+		return false;
+	if (g->link != NULL) {
+		n = readlink(g->path, buf, sizeof(buf) - 1);
+		if (n < 0)
+			return false;
+		buf[n] = '\0';
+		return strcmp(buf, g->link) == 0;
+	}
+	return st->st_dev == g->dev && st->st_ino == g->ino;
 }
 
 int
@@ -488,13 +685,28 @@ kb_gitguard_audit(const struct kb_policy *p, report_fn report)
 		case KB_GUARD_PIN_DIR:
 		case KB_GUARD_RO:
 		case KB_GUARD_WRITABLE:
-			if (!exists || st.st_dev != g->dev ||
-			    st.st_ino != g->ino) {
-				findings++;
-				reportf(report, true, "%s was %s during the run; "
-				    "check it before running git here", g->path,
-				    exists ? "replaced" : "removed");
+			if (exists && unchanged(g, &st))
+				break;
+			findings++;
+			if (g->link != NULL) {
+				/* undo: what replaced the link goes aside,
+				 * the link comes back */
+				q = exists ? quarantine(g->path) : NULL;
+				if ((!exists || q != NULL) &&
+				    symlink(g->link, g->path) == 0) {
+					reportf(report, true, "%s was replaced "
+					    "during the run; the symlink was "
+					    "restored%s%s", g->path,
+					    q ? ", the replacement moved to " : "",
+					    q ? q : "");
+					free(q);
+					break;
+				}
+				free(q);
 			}
+			reportf(report, true, "%s was %s during the run; check it "
+			    "before running git here", g->path,
+			    exists ? "replaced" : "removed");
 			break;
 		case KB_GUARD_RO_ABSENT_DIR:
 			if (!exists)
@@ -526,6 +738,10 @@ kb_gitguard_audit(const struct kb_policy *p, report_fn report)
 			    "obey it); %s", g->path, q ? "moved aside to review" :
 			    "remove it before running git here");
 			free(q);
+			break;
+		case KB_GUARD_WATCH_INDEX:
+			findings += audit_index(g, exists ? &st : NULL,
+			    &p->started, report);
 			break;
 		case KB_GUARD_WATCH_NEWREPO:
 			if (!exists)

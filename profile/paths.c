@@ -132,3 +132,12 @@ kb_paths_accept_root(const char *in, const char *home, const char *what,
 	}
 	return steal_pointer(&real);
 }
+
+bool
+kb_paths_in_git_metadata(const char *real)
+{
+	size_t n = strlen(real);
+
+	return strstr(real, "/.git/") != NULL ||
+	    (n >= 5 && strcmp(real + n - 5, "/.git") == 0);
+}

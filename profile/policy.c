@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bsd/stdlib.h>
@@ -32,8 +33,10 @@ kb_policy_free(struct kb_policy *p)
 	free(p->tmpdir_private);
 	for (size_t i = 0; i < p->nwrite; i++)
 		free(p->write[i].path);
-	for (size_t i = 0; i < p->nguard; i++)
+	for (size_t i = 0; i < p->nguard; i++) {
 		free(p->guard[i].path);
+		free(p->guard[i].link);
+	}
 	for (size_t i = 0; i < p->nmask; i++) {
 		free(p->mask[i].path);
 		free(p->mask[i].src);
@@ -89,6 +92,14 @@ kb_policy_add_write(struct kb_policy *p, const char *dir, enum kb_origin o,
 	real = kb_paths_accept_root(dir, p->home, "--write", e);
 	if (real == NULL)
 		return -1;
+	/* .git/hooks, .git/config: code git runs later, outside */
+	if (kb_paths_in_git_metadata(real)) {
+		kb_err_set(e, "--write %s: %s is git metadata, whose hooks and "
+		    "config run outside the sandbox; grant the checkout "
+		    "instead", dir, real);
+		free(real);
+		return -1;
+	}
 	for (size_t i = 0; i < p->nwrite; i++) {
 		if (strcmp(p->write[i].path, real) == 0) {
 			free(real);
@@ -178,6 +189,11 @@ resolve_tmpdir(struct kb_policy *p)
 		p->tmpdir_private = steal_pointer(&real);
 		return;
 	}
+	/* inside home it would be a write path next to ~/.bashrc */
+	if (p->home != NULL && kb_path_within(real, p->home)) {
+		p->tmpdir_reset = true;
+		return;
+	}
 	p->tmpdir = kb_paths_accept_root(real, p->home, "TMPDIR", &ignored);
 	if (p->tmpdir == NULL)
 		p->tmpdir_reset = true;
@@ -189,6 +205,7 @@ kb_policy_finalize(struct kb_policy *p, struct kb_err *e)
 	char cwd[PATH_MAX];
 
 	ensure_home(p);
+	clock_gettime(CLOCK_REALTIME_COARSE, &p->started);
 	if (getcwd(cwd, sizeof(cwd)) == NULL)
 		return kb_err_set(e, "cannot determine the current directory: "
 		    "%s; cd into the workspace first", strerror(errno));

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "../util.h"
 
@@ -50,6 +51,8 @@ enum kb_guard_kind {
 			       `git commit` works, still pinned */
 	KB_GUARD_WATCH_NEWREPO, /* no .git at a root: a repo the command
 				   creates is inspected for planted hooks */
+	KB_GUARD_WATCH_INDEX, /* a checkout's index: when it changed, the
+				 repositories it gitlinks are inspected */
 };
 
 struct kb_guard {
@@ -57,6 +60,10 @@ struct kb_guard {
 	enum kb_guard_kind kind;
 	dev_t dev; /* identity at scan time (RO, PIN, WRITABLE) */
 	ino_t ino;
+	mode_t type; /* S_IFMT bits at scan time, 0 when absent */
+	struct timespec mtime, ctime; /* at scan time */
+	char *link;  /* a symlink's target: a mount lands on the target, so
+			the link itself is checked and restored after the run */
 };
 
 /* What is hidden from the command, and what is shown again inside it. */
@@ -96,6 +103,8 @@ struct kb_policy {
 	struct kb_mask mask[KB_MAX_MASK];
 	size_t nmask;
 	char **argv; /* the command; borrowed from main's argv */
+	struct timespec started; /* CLOCK_REALTIME_COARSE at finalize: files
+				    changed since are the command's doing */
 };
 
 /* Initialises `p`; `home` may be NULL (then $HOME/passwd are looked up). */
@@ -138,6 +147,13 @@ void kb_env_scrub(const struct kb_policy *, char *const *envp,
  * -1 with `e` set on a bad --ssh-agent setup or a full table. */
 int kb_masks_compute(struct kb_policy *p, struct kb_err *e);
 
+/* profile/gitindex.c */
+
+/* Appends the paths of the gitlinks (submodules, embedded repositories)
+ * in the git index file `index` to `out`. 0, or -1 when it cannot be read
+ * or is not an index of version 2 to 4. */
+int kb_git_index_gitlinks(const char *index, struct kb_strv *out);
+
 /* profile/journal.c */
 
 /* The journal directory for `home` ($XDG_STATE_HOME/kinbox/denials, else
@@ -158,6 +174,9 @@ int kb_journal_write(const char *home, const char *id, const char *json,
  * Returns a new string (caller frees) or NULL with `e` set. */
 char *kb_paths_accept_root(const char *in, const char *home, const char *what,
     struct kb_err *e);
+
+/* true when a canonical path is a .git directory or lies inside one */
+bool kb_paths_in_git_metadata(const char *real);
 
 /* The caller's canonical home directory ($HOME, else passwd), new string or
  * NULL. */
