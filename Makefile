@@ -90,7 +90,7 @@ unit-valgrind: $(UNIT_TESTS)
 integration: kinbox kinbox-exec
 	@sh tests/run-integration.sh
 
-MANPAGES = man/kinbox.1
+MANPAGES = man/kinbox.1 man/kinpolicy.1
 man-check:
 	@for m in $(MANPAGES); do \
 	  out=$$(LC_ALL=C groff -ww -man -Tutf8 -z $$m 2>&1; mandoc -Tlint $$m 2>&1); \
@@ -126,11 +126,12 @@ install: all
 	install -m 0755 kinpolicy $(DESTDIR)$(BINDIR)/kinpolicy
 	install -m 0755 kinbox-exec $(DESTDIR)$(LIBEXECDIR)/kinbox-exec
 	install -m 0644 man/kinbox.1 $(DESTDIR)$(MANDIR)/man1/kinbox.1
+	install -m 0644 man/kinpolicy.1 $(DESTDIR)$(MANDIR)/man1/kinpolicy.1
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/kinbox $(DESTDIR)$(BINDIR)/kinpolicy \
 	      $(DESTDIR)$(LIBEXECDIR)/kinbox-exec \
-	      $(DESTDIR)$(MANDIR)/man1/kinbox.1
+	      $(DESTDIR)$(MANDIR)/man1/kinbox.1 $(DESTDIR)$(MANDIR)/man1/kinpolicy.1
 	-rmdir $(DESTDIR)$(LIBEXECDIR)
 
 clean:
