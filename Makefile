@@ -41,7 +41,7 @@ HDRS = util.h profile/policy.h profile/tables.h backends/backend.h \
 UNIT_TESTS = tests/unit/test-paths tests/unit/test-bwrap tests/unit/test-env tests/unit/test-classify tests/unit/test-seccomp tests/unit/test-gitindex
 
 .PHONY: all check unit unit-san unit-valgrind integration man-check bench deps \
-        demo install uninstall clean
+        demo install uninstall clean fuzz fuzz-short
 
 all: kinbox kinbox-exec kinpolicy
 
@@ -97,7 +97,32 @@ man-check:
 	  if [ -n "$$out" ]; then echo "$$out"; echo "not ok $$m: warnings"; exit 1; fi; \
 	  echo "ok $$m renders without warnings (groff -ww, mandoc -Tlint)"; done
 
-check: all unit unit-san unit-valgrind man-check integration
+# --- fuzzing (libFuzzer, clang) ----------------------------------------------
+FUZZ_TARGETS = tests/fuzz/fuzz-classify tests/fuzz/fuzz-gitindex
+FUZZ_SRCS = $(filter-out backends/seccomp-blob.c backends/run.c backends/bwrap.c backends/plan.c,$(CORE_SRCS))
+FUZZ_SECONDS ?= 300
+FUZZ_CHECK_SECONDS ?= 20
+FUZZCC = clang
+
+tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_SRCS) $(HDRS)
+	$(FUZZCC) $(CSTD) $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined $(DEFS) \
+	    -o $@ $< $(FUZZ_SRCS) $(LIBS_KINBOX)
+
+# make fuzz: a long run; make check runs each target briefly (fuzz-short)
+fuzz: $(FUZZ_TARGETS)
+	@for t in $(FUZZ_TARGETS); do mkdir -p $$t.corpus; \
+	  ./$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $$t.corpus \
+	    tests/fixtures/denials || exit 1; done
+
+fuzz-short: $(FUZZ_TARGETS)
+	@for t in $(FUZZ_TARGETS); do d=$$(mktemp -d); \
+	  ./$$t -max_total_time=$(FUZZ_CHECK_SECONDS) -max_len=65536 $$d \
+	    tests/fixtures/denials >$$d.log 2>&1 || { tail -40 $$d.log; rm -rf $$d $$d.log; \
+	    echo "not ok $$t"; exit 1; }; \
+	  echo "ok $$t: $$(grep -o 'Done [0-9]* runs' $$d.log) in $(FUZZ_CHECK_SECONDS) s, no crash"; \
+	  rm -rf $$d $$d.log; done
+
+check: all unit unit-san unit-valgrind man-check fuzz-short integration
 
 bench: kinbox kinbox-exec
 	@sh tests/bench.sh
@@ -136,4 +161,5 @@ uninstall:
 
 clean:
 	rm -f backends/seccomp-gen backends/seccomp-bpf.h backends/seccomp.bpf
+	rm -rf $(FUZZ_TARGETS) tests/fuzz/*.corpus
 	rm -f kinbox kinbox-exec kinpolicy *.o */*.o $(UNIT_TESTS) tests/unit/san-*

@@ -27,6 +27,9 @@ kb_err_set(struct kb_err *e, const char *fmt, ...)
 	return -1;
 }
 
+static void vmsg(const char *fmt, va_list ap, const char *suffix)
+    __attribute__((format(printf, 1, 0)));
+
 static void
 vmsg(const char *fmt, va_list ap, const char *suffix)
 {

@@ -457,8 +457,7 @@ quarantine(const char *path)
 
 typedef void (*report_fn)(const char *, bool);
 
-static void
-reportf(report_fn report, bool security, const char *fmt, ...)
+static void reportf(report_fn report, bool security, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 static void
@@ -728,7 +727,7 @@ kb_gitguard_audit(const struct kb_policy *p, report_fn report)
 			if (S_ISREG(st.st_mode) && st.st_size == 0 &&
 			    unlink(g->path) == 0)
 				break;
-			/* fallthrough */
+			__attribute__((fallthrough));
 		case KB_GUARD_WATCH_ABSENT:
 			if (!exists)
 				break;
