@@ -47,6 +47,9 @@ match(const struct line *l, const struct kb_phrase *tab, size_t cnt,
 		const char *p = memmem(l->s, l->n, tab[i].text,
 		    strlen(tab[i].text));
 
+		if (p != NULL && tab[i].also != NULL &&
+		    memmem(l->s, l->n, tab[i].also, strlen(tab[i].also)) == NULL)
+			continue;
 		if (p != NULL) {
 			if (at != NULL)
 				*at = (size_t)(p - l->s);
@@ -196,11 +199,9 @@ extract_path(const struct line *l, size_t limit, char *out, size_t outlen)
 			p = c + cl;
 		}
 	}
-	/* "tool: NAME: phrase": the field right before the phrase */
-	if (best == NULL)
-		best = field_before(l, limit, &bestn);
 	/* else the last unquoted token before the phrase that starts like a
-	 * path (Go: "open /usr/x: read-only file system") */
+	 * path (Go: "open /usr/x: read-only file system"), but not the
+	 * tool's own name at the start of the line ("/usr/bin/ld: ...") */
 	if (best == NULL) {
 		const char *p = l->s;
 		const char *end = l->s + (limit < l->n ? limit : l->n);
@@ -215,6 +216,8 @@ extract_path(const struct line *l, size_t limit, char *out, size_t outlen)
 			while (p < end && *p != ' ' && *p != '\t')
 				p++;
 			n = (size_t)(p - t);
+			if (t == l->s && n > 0 && t[n - 1] == ':')
+				continue; /* the tool's name */
 			while (n > 0 && strchr(":,;).", t[n - 1]) != NULL)
 				n--;
 			if (pathish(t, n, false)) {
@@ -223,7 +226,9 @@ extract_path(const struct line *l, size_t limit, char *out, size_t outlen)
 			}
 		}
 	}
-
+	/* "tool: NAME: phrase": the field right before the phrase */
+	if (best == NULL)
+		best = field_before(l, limit, &bestn);
 	if (best == NULL || bestn + 1 > outlen)
 		return false;
 	memcpy(out, best, bestn);
@@ -433,6 +438,126 @@ judge_write(const struct line *lines, size_t nlines, size_t i, size_t at,
 	return true;
 }
 
+/* under a mask: /run, a credential store, a hidden socket */
+static bool
+hidden(const struct kb_policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->nmask; i++)
+		if ((p->mask[i].kind == KB_MASK_TREE ||
+			p->mask[i].kind == KB_MASK_DIR ||
+			p->mask[i].kind == KB_MASK_FILE) &&
+		    kb_path_within(path, p->mask[i].path))
+			return true;
+	return false;
+}
+
+static bool
+line_abs_path(const struct line *l, size_t at, const char *base,
+    const struct kb_policy *p, char *abs, size_t abslen)
+{
+	char raw[PATH_MAX];
+
+	if (!extract_path(l, at, raw, sizeof(raw)) ||
+	    !absolute(p, base, raw, abs, abslen))
+		return false;
+	normalize(abs);
+	return true;
+}
+
+/* EPERM from chmod on a file the caller may change: the filter's doing */
+static bool
+line_path_owned(const struct line *l, size_t at, const char *base,
+    const struct kb_policy *p, const struct kb_oracle *o)
+{
+	char abs[PATH_MAX];
+
+	return line_abs_path(l, at, base, p, abs, sizeof(abs)) &&
+	    o->host_writable(abs, o->ctx);
+}
+
+static bool
+line_path_hidden(const struct line *l, size_t at, const char *base,
+    const struct kb_policy *p)
+{
+	char abs[PATH_MAX];
+
+	return line_abs_path(l, at, base, p, abs, sizeof(abs)) &&
+	    hidden(p, abs);
+}
+
+/* a host path from a phrase's list; $XDG_RUNTIME_DIR is expanded from
+ * the environment kinbox (or kinpolicy) runs in */
+static bool
+host_has(const char *list, const struct kb_oracle *o)
+{
+	char buf[1024], *save = NULL, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ":", &save); tok != NULL;
+	     tok = strtok_r(NULL, ":", &save)) {
+		char path[PATH_MAX];
+		const char *x = getenv("XDG_RUNTIME_DIR");
+
+		if (strncmp(tok, "$XDG_RUNTIME_DIR", 16) == 0) {
+			if (x == NULL || x[0] != '/')
+				continue;
+			snprintf(path, sizeof(path), "%s%s", x, tok + 16);
+		} else {
+			snprintf(path, sizeof(path), "%s", tok);
+		}
+		if (o->exists(path, o->ctx))
+			return true;
+	}
+	return false;
+}
+
+static bool
+checked(const struct kb_phrase *ph, const struct line *l, size_t at,
+    const char *base, const struct kb_policy *p, const struct kb_oracle *o)
+{
+	switch (ph->check) {
+	case KB_CHECK_NONE:
+		return true;
+	case KB_CHECK_OWNED:
+		return line_path_owned(l, at, base, p, o);
+	case KB_CHECK_HOST:
+		return ph->paths != NULL && host_has(ph->paths, o);
+	}
+	return false;
+}
+
+/*
+ * A command given a hidden path in its arguments (curl --unix-socket
+ * /run/x.sock, socat UNIX-CONNECT:/run/x) whose stderr says a connection
+ * or a file failed, without naming the path.
+ */
+static bool
+argv_names_hidden(const struct line *lines, size_t nlines,
+    const struct kb_policy *p, struct kb_denial *d)
+{
+	const struct line *fail = NULL;
+
+	for (size_t i = 0; i < nlines && fail == NULL; i++)
+		if (match(&lines[i], kb_fail_phrases, kb_fail_count, NULL))
+			fail = &lines[i];
+	if (fail == NULL || p->argv == NULL)
+		return false;
+	for (char **a = p->argv + 1; *a != NULL; a++) {
+		const char *v = strchr(*a, '/');
+
+		/* the path starts the argument, or follows '=' or ':' */
+		if (v == NULL || (v != *a && v[-1] != '=' && v[-1] != ':'))
+			continue;
+		if (hidden(p, v)) {
+			d->cls = KB_CLASS_OTHER;
+			d->suggest_unconfined = true;
+			set_evidence(d, fail, "hidden by the sandbox");
+			return true;
+		}
+	}
+	return false;
+}
+
 static void
 find_host(const struct line *lines, size_t nlines, size_t i,
     struct kb_denial *d)
@@ -549,13 +674,23 @@ kb_classify(int status, const char *tail, size_t len,
 			find_host(lines, nlines, i, d);
 			hit = true;
 		} else if ((ph = match(&lines[i], kb_other_phrases,
-				kb_other_count, NULL)) != NULL) {
+				kb_other_count, &at)) != NULL &&
+		    checked(ph, &lines[i], at, base, p, o)) {
 			d->cls = KB_CLASS_OTHER;
 			d->suggest_unconfined = true;
 			set_evidence(d, &lines[i], ph->reason);
 			hit = true;
+		} else if ((ph = match(&lines[i], kb_fail_phrases,
+				kb_fail_count, &at)) != NULL &&
+		    line_path_hidden(&lines[i], at, base, p)) {
+			d->cls = KB_CLASS_OTHER;
+			d->suggest_unconfined = true;
+			set_evidence(d, &lines[i], "hidden by the sandbox");
+			hit = true;
 		}
 	}
+	if (!hit)
+		hit = argv_names_hidden(lines, nlines, p, d);
 	free(lines);
 	if (!hit)
 		memset(d, 0, sizeof(*d));

@@ -45,6 +45,8 @@ struct kb_oracle {
 	 * accepts as --write, into out; false when none (only / or $HOME) */
 	bool (*suggest_root)(const char *path, char *out, size_t outlen,
 	    void *ctx);
+	/* true when `path` exists on the host (no symlink followed last) */
+	bool (*exists)(const char *path, void *ctx);
 	void *ctx;
 };
 
@@ -68,9 +70,20 @@ bool kb_classify(int exit_status, const char *tail, size_t len,
 const char *kb_class_name(enum kb_class);
 
 /* classify/patterns.c: the message shapes, as data */
+enum kb_phrase_check {
+	KB_CHECK_NONE,
+	KB_CHECK_OWNED, /* only on a path the caller could write outside:
+			   there, EPERM can only be the sandbox's filter */
+	KB_CHECK_HOST,  /* only when one of `paths` exists on the host (the
+			   socket the sandbox hid is really there) */
+};
+
 struct kb_phrase {
 	const char *text;   /* substring, matched case-sensitively */
 	const char *reason; /* what it means, for the report */
+	const char *also;   /* a second substring the line must hold, or NULL */
+	enum kb_phrase_check check;
+	const char *paths;  /* KB_CHECK_HOST: ':'-separated host paths */
 };
 struct kb_host_re {
 	const char *re; /* POSIX ERE; group 1 is the host */
@@ -84,6 +97,8 @@ extern const size_t kb_write_verb_count;
 struct kb_chdir_flag {
 	const char *tool, *flag;
 };
+extern const struct kb_phrase kb_fail_phrases[];
+extern const size_t kb_fail_count;
 extern const struct kb_chdir_flag kb_chdir_flags[];
 extern const size_t kb_chdir_flag_count;
 extern const char *const kb_not_a_name[];

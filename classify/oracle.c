@@ -79,8 +79,18 @@ suggest_root(const char *path, char *out, size_t outlen, void *vctx)
 	return true;
 }
 
+static bool
+exists(const char *path, void *vctx)
+{
+	struct stat st;
+
+	(void)vctx;
+	return lstat(path, &st) == 0;
+}
+
 const struct kb_oracle kb_host_oracle_template = {
 	.host_writable = host_writable,
 	.suggest_root = suggest_root,
+	.exists = exists,
 	.ctx = NULL,
 };

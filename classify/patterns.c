@@ -6,38 +6,43 @@
  */
 #include "denial.h"
 
+/* a phrase with no second condition */
+#define P(text, reason) { text, reason, NULL, KB_CHECK_NONE, NULL }
+
 /* clang-format off */
 
 /* A write outside the writable set: everything there is a read-only mount,
  * so the kernel answers EROFS. */
 const struct kb_phrase kb_rofs_phrases[] = {
-	{ "Read-only file system",     "Read-only file system" }, /* libc, Rust */
-	{ "read-only file system",     "Read-only file system" }, /* Node, Go */
-	{ "EROFS",                     "Read-only file system" },
-	{ "[Errno 30]",                "Read-only file system" }, /* Python */
-	{ "os error 30",               "Read-only file system" }, /* Rust */
-	{ "errno -30",                 "Read-only file system" }, /* npm */
-	{ "attempt to write a readonly database", "Read-only file system" },
+	P("Read-only file system",     "Read-only file system"), /* libc, Rust */
+	P("read-only file system",     "Read-only file system"), /* Node, Go */
+	P("EROFS",                     "Read-only file system"),
+	P("[Errno 30]",                "Read-only file system"), /* Python */
+	P("os error 30",               "Read-only file system"), /* Rust */
+	P("errno -30",                 "Read-only file system"), /* npm */
+	P("attempt to write a readonly database", "Read-only file system"),
 	/* Node's recursive mkdirSync reports the EROFS of a parent as ENOENT
 	 * of the leaf; outside the writable set, on a path the caller could
 	 * create, that is the sandbox. */
-	{ "ENOENT: no such file or directory, mkdir", "Read-only file system" },
+	P("ENOENT: no such file or directory, mkdir", "Read-only file system"),
 };
 const size_t kb_rofs_count = nitems(kb_rofs_phrases);
 
 /* EACCES/EPERM: a denial only on a path outside the writable set that the
  * caller could write without the sandbox, and with a write verb. */
 const struct kb_phrase kb_perm_phrases[] = {
-	{ "Permission denied",         "Permission denied" },
-	{ "permission denied",         "Permission denied" },
-	{ "EACCES",                    "Permission denied" },
-	{ "[Errno 13]",                "Permission denied" },
-	{ "os error 13",               "Permission denied" },
-	{ "Operation not permitted",   "Operation not permitted" },
-	{ "EPERM",                     "Operation not permitted" },
-	{ "[Errno 1]",                 "Operation not permitted" },
-	{ "unable to open database",   "cannot create the database" },
-	{ "Unable to (re)create",      "cannot create" },        /* CMake */
+	P("Permission denied",         "Permission denied"),
+	P("permission denied",         "Permission denied"),
+	P("EACCES",                    "Permission denied"),
+	P("[Errno 13]",                "Permission denied"),
+	P("os error 13",               "Permission denied"),
+	P("Operation not permitted",   "Operation not permitted"),
+	P("EPERM",                     "Operation not permitted"),
+	P("[Errno 1]",                 "Operation not permitted"),
+	P("unable to open database",   "cannot create the database"),
+	P("Unable to (re)create",      "cannot create"),        /* CMake */
+	P("isn't writable",            "not writable"),         /* pyenv */
+	P("is not writable",           "not writable"),
 };
 const size_t kb_perm_count = nitems(kb_perm_phrases);
 
@@ -48,62 +53,86 @@ const char *const kb_write_verbs[] = {
 	"cannot open output", "opening output", "unable to create",
 	"unable to open database", "mkdir", "open '", "rename", "unlink",
 	"rmdir", "copyfile", "symlink", "Could not install", "write",
-	"(re)create",
+	"(re)create", "isn't writable", "is not writable",
 };
 const size_t kb_write_verb_count = nitems(kb_write_verbs);
 
 /* Name resolution and routing fail in the private network namespace. */
 const struct kb_phrase kb_net_phrases[] = {
-	{ "Could not resolve host",              "no network" }, /* curl, git */
-	{ "Could not resolve hostname",          "no network" }, /* ssh */
-	{ "Couldn't resolve host",               "no network" }, /* cargo */
-	{ "Temporary failure in name resolution", "no network" },
-	{ "Name or service not known",           "no network" },
-	{ "Network is unreachable",              "no network" },
-	{ "ENETUNREACH",                         "no network" },
-	{ "[Errno 101]",                         "no network" },
-	{ "getaddrinfo ENOTFOUND",               "no network" }, /* node */
-	{ "getaddrinfo EAI_AGAIN",               "no network" },
-	{ "EAI_AGAIN",                           "no network" },
-	{ "ENOTFOUND",                           "no network" },
-	{ "NewConnectionError",                  "no network" }, /* pip */
-	{ "unable to resolve host address",      "no network" }, /* wget */
-	{ "failed to lookup address information", "no network" }, /* Rust */
-	{ "no such host",                        "no network" }, /* Go */
-	{ "Resolving timed out",                 "no network" },
-	{ "nodename nor servname",               "no network" },
-	{ "No address associated with hostname", "no network" },
-	{ "Failed to establish a new connection", "no network" },
+	P("Could not resolve host",              "no network"), /* curl, git */
+	P("Could not resolve hostname",          "no network"), /* ssh */
+	P("Couldn't resolve host",               "no network"), /* cargo */
+	P("Temporary failure in name resolution", "no network"),
+	P("Name or service not known",           "no network"),
+	P("Network is unreachable",              "no network"),
+	P("ENETUNREACH",                         "no network"),
+	P("[Errno 101]",                         "no network"),
+	P("getaddrinfo ENOTFOUND",               "no network"), /* node */
+	P("getaddrinfo EAI_AGAIN",               "no network"),
+	P("EAI_AGAIN",                           "no network"),
+	P("ENOTFOUND",                           "no network"),
+	P("NewConnectionError",                  "no network"), /* pip */
+	P("unable to resolve host address",      "no network"), /* wget */
+	P("failed to lookup address information", "no network"), /* Rust */
+	P("no such host",                        "no network"), /* Go */
+	P("Resolving timed out",                 "no network"),
+	P("nodename nor servname",               "no network"),
+	P("No address associated with hostname", "no network"),
+	P("Failed to establish a new connection", "no network"),
 	/* curl to an address: no route, or a server on the host's loopback,
 	 * which the private network namespace does not share */
-	{ "Couldn't connect to server",          "no network" },
+	P("Couldn't connect to server",          "no network"),
 };
 const size_t kb_net_count = nitems(kb_net_phrases);
 
 /* The agent socket and ~/.ssh are hidden without --ssh-agent. */
 const struct kb_phrase kb_ssh_phrases[] = {
-	{ "Permission denied (publickey",        "no SSH agent" },
-	{ "Could not open a connection to your authentication agent",
-	                                         "no SSH agent" },
-	{ "Error connecting to agent",           "no SSH agent" },
-	{ "Host key verification failed",        "no known_hosts" },
-	{ "no such identity",                    "no SSH key" },
-	{ "agent refused operation",             "no SSH agent" },
-	{ "sign_and_send_pubkey: signing failed", "no SSH agent" },
+	P("Permission denied (publickey",        "no SSH agent"),
+	P("Could not open a connection to your authentication agent",
+	                                         "no SSH agent"),
+	P("Error connecting to agent",           "no SSH agent"),
+	P("Host key verification failed",        "no known_hosts"),
+	P("no such identity",                    "no SSH key"),
+	P("agent refused operation",             "no SSH agent"),
+	P("sign_and_send_pubkey: signing failed", "no SSH agent"),
 };
 const size_t kb_ssh_count = nitems(kb_ssh_phrases);
 
 /* Denials no granular grant lifts: hidden host sockets (docker, D-Bus),
  * nested namespaces, refused system calls. */
 const struct kb_phrase kb_other_phrases[] = {
-	{ "Cannot connect to the Docker daemon", "host socket hidden" },
-	{ "Failed to connect to bus",            "host socket hidden" },
-	{ "Creating new namespace failed",       "nested sandbox refused" },
-	{ "unshare failed",                      "nested sandbox refused" },
-	{ "newuidmap",                           "nested sandbox refused" },
-	{ "io_uring_setup",                      "system call refused" },
+	{ "Cannot connect to the Docker daemon", "host socket hidden", NULL,
+	  KB_CHECK_HOST, "/run/docker.sock:/var/run/docker.sock" },
+	{ "Failed to connect to bus",            "host socket hidden", NULL,
+	  KB_CHECK_HOST, "/run/dbus/system_bus_socket:$XDG_RUNTIME_DIR/bus" },
+	P("Creating new namespace failed",       "nested sandbox refused"),
+	P("unshare failed",                      "nested sandbox refused"),
+	P("newuidmap",                           "nested sandbox refused"),
+	P("io_uring_setup",                      "system call refused"),
+	/* ids outside the user namespace's map: only root outside could */
+	{ "changing ownership",  "user or group not mapped in the sandbox",
+	  "Invalid argument", KB_CHECK_NONE, NULL },
+	/* the seccomp filter refuses setuid/setgid modes; the owner of a
+	 * file may otherwise always chmod it */
+	{ "changing permissions", "setuid/setgid modes refused",
+	  "Operation not permitted", KB_CHECK_OWNED, NULL },
+	/* Landlock: an abstract unix socket of the host */
+	{ "connect(",            "host socket refused",
+	  "Operation not permitted", KB_CHECK_NONE, NULL },
 };
 const size_t kb_other_count = nitems(kb_other_phrases);
+
+/* Failures that, on a path the sandbox hides (/run, a credential store),
+ * are the hiding's doing. */
+const struct kb_phrase kb_fail_phrases[] = {
+	P("No such file or directory", "a hidden path"),
+	P("Connection refused",        "a hidden path"),
+	P("Couldn't connect",          "a hidden path"),
+	P("Permission denied",         "a hidden path"),
+	P("Operation not permitted",   "a hidden path"),
+	P("Not a directory",           "a hidden path"),
+};
+const size_t kb_fail_count = nitems(kb_fail_phrases);
 
 /* Tools whose relative paths are relative to a directory given in argv
  * ("tar -C /etc", "make -C dir", "git -C dir"); make also announces it

@@ -186,6 +186,10 @@ main(int argc, char **argv)
 		p.workspace = xstrdup(ws);
 		p.cwd = xstrdup(ws);
 		p.net = l.net;
+		/* the masks kinbox would have had here (/run, hidden
+		 * sockets); the fake home holds no credential store */
+		if (kb_masks_compute(&p, &e) == -1)
+			printf("# %s: %s\n", name, e.msg);
 		p.ssh_agent = l.ssh;
 		/* argv, split on blanks: enough for tar/make/git -C */
 		char *argvv[64] = { NULL }, *save = NULL, *tok;
