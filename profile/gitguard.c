@@ -378,8 +378,51 @@ is_gitdir(const char *dir)
 	    stat(refs, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+static int scan_root(struct kb_policy *, const char *, bool, struct kb_err *);
+
+/*
+ * Repositories one level below a root (a workspace that holds several
+ * checkouts): guarded like the root's own. One readdir and a stat per
+ * entry; deeper nested repositories are not looked for (a whole-tree walk
+ * on every start would cost more than the sandbox) and are named as not
+ * guarded in the man page.
+ */
+static int
+scan_children(struct kb_policy *p, const char *root, struct kb_err *e)
+{
+	struct dirent *de;
+	DIR *d = opendir(root);
+	int rc = 0;
+
+	if (d == NULL)
+		return 0;
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		_cleanup_free_ char *child = NULL;
+		_cleanup_free_ char *dotgit = NULL;
+		struct stat st;
+
+		if (de->d_name[0] == '.' ||
+		    (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue;
+		child = xasprintf("%s/%s", root, de->d_name);
+		dotgit = xasprintf("%s/.git", child);
+		if (lstat(child, &st) == -1 || !S_ISDIR(st.st_mode) ||
+		    lstat(dotgit, &st) == -1)
+			continue;
+		rc = scan_root(p, child, false, e);
+	}
+	closedir(d);
+	return rc;
+}
+
 int
 kb_gitguard_scan(struct kb_policy *p, const char *root, struct kb_err *e)
+{
+	return scan_root(p, root, true, e);
+}
+
+static int
+scan_root(struct kb_policy *p, const char *root, bool top, struct kb_err *e)
 {
 	_cleanup_free_ char *dotgit = xasprintf("%s/.git", root);
 	_cleanup_free_ char *real = NULL;
@@ -387,11 +430,13 @@ kb_gitguard_scan(struct kb_policy *p, const char *root, struct kb_err *e)
 
 	if (is_gitdir(root))
 		return guard_gitdir(p, root, true, 0, e);
+	if (top && scan_children(p, root, e) == -1)
+		return -1;
 
 	if (lstat(dotgit, &st) == -1) {
 		if (errno != ENOENT)
 			return kb_err_set(e, "%s: %s", dotgit, strerror(errno));
-		return add_guard(p, dotgit, KB_GUARD_WATCH_NEWREPO, e);
+		return top ? add_guard(p, dotgit, KB_GUARD_WATCH_NEWREPO, e) : 0;
 	}
 	if (S_ISREG(st.st_mode))
 		return guard_gitfile(p, root, dotgit, e);
