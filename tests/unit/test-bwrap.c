@@ -17,7 +17,7 @@ static char base[PATH_MAX];
 static char env0[] = "PATH=/usr/bin:/bin", env1[] = "TMPDIR=/root/x",
 	    env2[] = "KINBOX_ACTIVE=forged", env3[] = "LANG=C";
 static char *const test_env[] = { env0, env1, env2, env3, NULL };
-static const struct kb_host test_host = { .landlock_abi = 6 };
+static const struct kb_host test_host = { .landlock_abi = 6, .root = false };
 static char cmd_make[] = "make", cmd_test[] = "test", cmd_true[] = "true";
 
 static char *
