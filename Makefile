@@ -21,7 +21,7 @@ LDFLAGS ?=
 ALLLDFLAGS = -pie -Wl,-z,relro,-z,now -Wl,--as-needed $(LDFLAGS)
 SAN     = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 
-LIBS_KINBOX = -ljansson -lbsd
+LIBS_KINBOX = -linih -ljansson -lbsd
 # kinbox is on the start path of every sandboxed command: linked statically
 # (static-pie, full RELRO) it skips the dynamic loader's work, about 1 ms of
 # a 16 ms bwrap start on the reference VM (see make bench). libbsd needs
@@ -31,6 +31,7 @@ LIBS_STATIC_EXTRA = -lmd
 
 CORE_SRCS = util.c profile/policy.c profile/paths.c profile/gitguard.c \
             profile/tables.c profile/env.c profile/masks.c profile/gitindex.c \
+            profile/config.c \
             backends/plan.c backends/bwrap.c backends/seccomp-blob.c backends/run.c \
             backends/landlock.c profile/journal.c \
             classify/denial.c classify/patterns.c classify/oracle.c classify/report.c

@@ -165,6 +165,7 @@ parse_args(int argc, char **argv, struct kb_policy *p, struct kb_opts *o)
 			o->backend_set = true;
 			if (kb_policy_set_backend(p, optarg, &e) == -1)
 				die("%s", e.msg);
+			p->backend_origin = KB_ORIGIN_FLAG;
 			break;
 		case OPT_DRY_RUN:
 			o->dry_run = true;
@@ -179,9 +180,11 @@ parse_args(int argc, char **argv, struct kb_policy *p, struct kb_opts *o)
 			break;
 		case OPT_SSH_AGENT:
 			p->ssh_agent = true;
+			p->ssh_origin = KB_ORIGIN_FLAG;
 			break;
 		case OPT_UNCONFINED:
 			p->unconfined = true;
+			p->unconfined_origin = KB_ORIGIN_FLAG;
 			break;
 		case OPT_JSON_FD:
 			o->json_fd = parse_json_fd(optarg, "--json-fd");
@@ -320,6 +323,12 @@ report_denial(const struct kb_policy *p, const struct kb_opts *o,
 }
 
 static void
+config_warning(const char *line)
+{
+	fprintf(stderr, "kinbox: %s\n", line);
+}
+
+static void
 report_guard(const char *line, bool security)
 {
 	fprintf(stderr, "kinbox: %s%s\n", security ? "SECURITY: " : "", line);
@@ -341,6 +350,13 @@ main(int argc, char **argv)
 	kb_progname = "kinbox";
 	kb_policy_init(&pol);
 	parse_args(argc, argv, &pol, &o);
+	/* flags first (they win), then the config layers around them */
+	if (!pol.unconfined && (mode == NULL || strcmp(mode, "container") != 0)) {
+		if (kb_policy_resolve_workspace(&pol, &e) == -1)
+			die("%s", e.msg);
+		if (kb_config_load_all(&pol, NULL, config_warning, &e) == -1)
+			die("%s", e.msg);
+	}
 
 	if (mode != NULL && *mode != '\0') {
 		if (strcmp(mode, "off") == 0 && !pol.unconfined)
@@ -354,8 +370,11 @@ main(int argc, char **argv)
 	/* No sandbox, no workspace to judge: the escape hatch works from
 	 * anywhere, still without secrets and stray descriptors. */
 	if (pol.unconfined)
-		exec_unsandboxed(&pol, &o, "--unconfined: the command runs "
-		    "with the sandbox lifted (secrets still scrubbed)");
+		exec_unsandboxed(&pol, &o, pol.unconfined_origin ==
+			KB_ORIGIN_SESSION ? "unconfined by a session grant: the "
+		    "command runs with the sandbox lifted (secrets still "
+		    "scrubbed)" : "--unconfined: the command runs with the "
+		    "sandbox lifted (secrets still scrubbed)");
 	if (mode != NULL && strcmp(mode, "container") == 0)
 		exec_unsandboxed(&pol, &o, "KINBOX_SANDBOX=container: the "
 		    "container is the boundary, the command runs unconfined "

@@ -216,6 +216,10 @@ mask_word(enum kb_mask_kind k)
 		return "shown read-only";
 	case KB_EXPOSE_SOCKET:
 		return "granted socket (--ssh-agent)";
+	case KB_CACHE_TMPFS:
+		return "cache, ephemeral: empty and writable, discarded";
+	case KB_CACHE_BIND:
+		return "cache, persisted: writable";
 	}
 	return "?";
 }
@@ -257,6 +261,11 @@ plan_notes(const struct kb_policy *p, const struct kb_host *h,
 		    mask_word(p->mask[i].kind));
 	kb_strv_pushf(&pl->notes, "ssh agent: %s", p->ssh_agent ?
 	    "granted (socket and public ~/.ssh files only)" : "not granted");
+	if (p->ssh_agent)
+		kb_strv_pushf(&pl->notes, "ssh agent granted by: %s",
+		    kb_origin_name(p->ssh_origin));
+	for (size_t i = 0; i < p->notes.n; i++)
+		kb_strv_pushf(&pl->notes, "config: %s", p->notes.v[i]);
 	if (h->landlock_abi >= KB_LANDLOCK_ABI_SCOPE)
 		kb_strv_pushf(&pl->notes, "landlock: abstract unix sockets of "
 		    "the host refused (ABI %d)", h->landlock_abi);
@@ -329,8 +338,25 @@ plan_masks(const struct kb_policy *p, struct kb_plan *pl, bool trees)
 			break;
 		case KB_EXPOSE_RO:
 		case KB_EXPOSE_SOCKET:
+		case KB_CACHE_TMPFS:
+		case KB_CACHE_BIND:
 			break;
 		}
+	}
+}
+
+/* caches the config made writable: after the roots, before the
+ * credential masks (which win) */
+static void
+plan_caches(const struct kb_policy *p, struct kb_plan *pl)
+{
+	for (size_t i = 0; i < p->nmask; i++) {
+		const struct kb_mask *m = &p->mask[i];
+
+		if (m->kind == KB_CACHE_TMPFS)
+			add2(pl, "--tmpfs", m->path);
+		else if (m->kind == KB_CACHE_BIND)
+			add3(pl, "--bind", m->path, m->path);
 	}
 }
 
@@ -395,6 +421,7 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 	add3(pl, "--bind", p->workspace, p->workspace);
 	for (size_t i = 0; i < p->nwrite; i++)
 		add3(pl, "--bind", p->write[i].path, p->write[i].path);
+	plan_caches(p, pl);
 	plan_guards(p, pl);
 	plan_masks(p, pl, false);
 	plan_exposes(p, pl);

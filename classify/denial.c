@@ -363,6 +363,11 @@ writable(const struct kb_policy *p, const char *path)
 		return true;
 	if (p->tmpdir != NULL && kb_path_within(path, p->tmpdir))
 		return true;
+	for (size_t i = 0; i < p->nmask; i++)
+		if ((p->mask[i].kind == KB_CACHE_TMPFS ||
+			p->mask[i].kind == KB_CACHE_BIND) &&
+		    kb_path_within(path, p->mask[i].path))
+			return true;
 	return false;
 }
 

@@ -2,6 +2,7 @@
  * profile/env.c — the secret scrub: environment in, environment out plus the
  * names removed. Pure: it reads only its arguments and the tables.
  */
+#include <fnmatch.h>
 #include <string.h>
 #include <strings.h>
 
@@ -51,6 +52,22 @@ kept(const struct kb_policy *p, const char *name, size_t len)
 	return false;
 }
 
+/* the config's extra names and patterns (scrub_env), case-insensitive */
+static bool
+config_secret(const struct kb_policy *p, const char *name, size_t len)
+{
+	char buf[256];
+
+	if (p->scrub_env.n == 0 || len >= sizeof(buf))
+		return false;
+	memcpy(buf, name, len);
+	buf[len] = '\0';
+	for (size_t i = 0; i < p->scrub_env.n; i++)
+		if (fnmatch(p->scrub_env.v[i], buf, FNM_CASEFOLD) == 0)
+			return true;
+	return false;
+}
+
 void
 kb_env_scrub(const struct kb_policy *p, char *const *envp,
     struct kb_strv *out, struct kb_strv *removed)
@@ -59,7 +76,8 @@ kb_env_scrub(const struct kb_policy *p, char *const *envp,
 		const char *eq = strchr(*e, '=');
 		size_t len = eq != NULL ? (size_t)(eq - *e) : strlen(*e);
 
-		if (kb_env_is_secret(*e, len) && !kept(p, *e, len)) {
+		if ((kb_env_is_secret(*e, len) || config_secret(p, *e, len)) &&
+		    !kept(p, *e, len)) {
 			if (removed != NULL) {
 				kb_strv_push(removed, *e);
 				removed->v[removed->n - 1][len] = '\0';

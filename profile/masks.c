@@ -194,6 +194,42 @@ kb_masks_compute(struct kb_policy *p, struct kb_err *e)
 		    mask_existing(p, path, false, e) == -1)
 			return -1;
 	}
+	/* masks the configuration adds */
+	for (size_t i = 0; i < p->extra_mask.n; i++)
+		if (mask_existing(p, p->extra_mask.v[i], false, e) == -1)
+			return -1;
+	/* kinbox's own stores: the command must never grant itself anything
+	 * or edit the journal of its own denials */
+	{
+		const char *dirs[3] = { getenv("XDG_CONFIG_HOME"),
+			getenv("XDG_STATE_HOME"), getenv("XDG_RUNTIME_DIR") };
+		const char *dflt[3] = { ".config", ".local/state", NULL };
+
+		for (int i = 0; i < 3; i++) {
+			_cleanup_free_ char *d = NULL;
+
+			if (dirs[i] != NULL && dirs[i][0] == '/')
+				d = xasprintf("%s/kinbox", dirs[i]);
+			else if (dflt[i] != NULL && p->home != NULL)
+				d = xasprintf("%s/%s/kinbox", p->home, dflt[i]);
+			if (d != NULL && mask_existing(p, d, false, e) == -1)
+				return -1;
+		}
+	}
+	/* toolchain caches the config made writable */
+	for (size_t i = 0; i < kb_cache_count && p->home != NULL; i++) {
+		_cleanup_free_ char *d = NULL;
+		struct stat st;
+
+		if (p->cache[i] == KB_CACHE_OFF)
+			continue;
+		d = xasprintf("%s/%s", p->home, kb_cache_table[i].path);
+		if (stat(d, &st) == -1 || !S_ISDIR(st.st_mode))
+			continue;
+		if (add_mask(p, d, NULL, p->cache[i] == KB_CACHE_EPHEMERAL ?
+			KB_CACHE_TMPFS : KB_CACHE_BIND, e) == -1)
+			return -1;
+	}
 	/* DNS must keep working with --net when resolv.conf lives in /run
 	 * (systemd-resolved, NetworkManager, resolvconf). */
 	resolv = realpath("/etc/resolv.conf", NULL);

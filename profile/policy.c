@@ -42,6 +42,9 @@ kb_policy_free(struct kb_policy *p)
 		free(p->mask[i].src);
 	}
 	kb_strv_free(&p->keep_env);
+	kb_strv_free(&p->scrub_env);
+	kb_strv_free(&p->extra_mask);
+	kb_strv_free(&p->notes);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -51,8 +54,18 @@ kb_origin_name(enum kb_origin o)
 	switch (o) {
 	case KB_ORIGIN_DEFAULT:
 		return "default";
+	case KB_ORIGIN_SYSTEM:
+		return "system config";
+	case KB_ORIGIN_GLOBAL:
+		return "global config";
+	case KB_ORIGIN_WORKSPACE:
+		return "workspace grant";
+	case KB_ORIGIN_SESSION:
+		return "session grant";
 	case KB_ORIGIN_FLAG:
 		return "flag";
+	case KB_ORIGIN_PROJECT:
+		return "project tightening";
 	case KB_ORIGIN_ENV:
 		return "environment";
 	}
@@ -200,21 +213,32 @@ resolve_tmpdir(struct kb_policy *p)
 }
 
 int
-kb_policy_finalize(struct kb_policy *p, struct kb_err *e)
+kb_policy_resolve_workspace(struct kb_policy *p, struct kb_err *e)
 {
 	char cwd[PATH_MAX];
 
 	ensure_home(p);
-	clock_gettime(CLOCK_REALTIME_COARSE, &p->started);
-	if (getcwd(cwd, sizeof(cwd)) == NULL)
-		return kb_err_set(e, "cannot determine the current directory: "
-		    "%s; cd into the workspace first", strerror(errno));
-	p->cwd = realpath(cwd, NULL);
-	if (p->cwd == NULL)
-		return kb_err_set(e, "cannot resolve the current directory: "
-		    "%s", strerror(errno));
+	if (p->cwd == NULL) {
+		if (getcwd(cwd, sizeof(cwd)) == NULL)
+			return kb_err_set(e, "cannot determine the current "
+			    "directory: %s; cd into the workspace first",
+			    strerror(errno));
+		p->cwd = realpath(cwd, NULL);
+		if (p->cwd == NULL)
+			return kb_err_set(e, "cannot resolve the current "
+			    "directory: %s", strerror(errno));
+	}
 	if (p->workspace == NULL &&
 	    kb_policy_set_workspace(p, p->cwd, e) == -1)
+		return -1;
+	return 0;
+}
+
+int
+kb_policy_finalize(struct kb_policy *p, struct kb_err *e)
+{
+	clock_gettime(CLOCK_REALTIME_COARSE, &p->started);
+	if (kb_policy_resolve_workspace(p, e) == -1)
 		return -1;
 	if (p->ssh_agent && !p->net)
 		return kb_err_set(e, "--ssh-agent needs --net: the agent is "

@@ -22,8 +22,20 @@
 /* Where a grant came from; printed by --dry-run. */
 enum kb_origin {
 	KB_ORIGIN_DEFAULT,
+	KB_ORIGIN_SYSTEM,    /* /etc/kinbox/config.ini */
+	KB_ORIGIN_GLOBAL,    /* ~/.config/kinbox/config.ini */
+	KB_ORIGIN_WORKSPACE, /* a workspace grant in the global config */
+	KB_ORIGIN_SESSION,   /* a session grant (KINBOX_SESSION) */
 	KB_ORIGIN_FLAG,
+	KB_ORIGIN_PROJECT,   /* <workspace>/.kinbox.ini: tightening only */
 	KB_ORIGIN_ENV,
+};
+
+/* How a toolchain cache in the home directory is treated. */
+enum kb_cache_mode {
+	KB_CACHE_OFF,       /* read-only like the rest of home (default) */
+	KB_CACHE_EPHEMERAL, /* an empty writable tmpfs, discarded */
+	KB_CACHE_PERSISTED, /* the real directory, writable */
 };
 
 enum kb_backend_kind {
@@ -73,6 +85,8 @@ enum kb_mask_kind {
 	KB_MASK_FILE,   /* credential file or socket: empty, after the roots */
 	KB_EXPOSE_RO,   /* src shown read-only at path inside a mask */
 	KB_EXPOSE_SOCKET, /* a granted socket (ssh agent), connectable */
+	KB_CACHE_TMPFS, /* an ephemeral cache: empty, writable, discarded */
+	KB_CACHE_BIND,  /* a persisted cache: the real directory, writable */
 };
 
 struct kb_mask {
@@ -95,8 +109,15 @@ struct kb_policy {
 	int keep_fd[KB_MAX_KEEP_FD];
 	size_t nkeep;
 	bool ssh_agent;   /* expose SSH_AUTH_SOCK and public ~/.ssh files */
+	enum kb_origin ssh_origin;
 	bool unconfined;  /* the escape hatch: no sandbox, still scrubbed */
+	enum kb_origin unconfined_origin;
+	enum kb_origin backend_origin;
 	struct kb_strv keep_env; /* names kept despite the secret table */
+	struct kb_strv scrub_env; /* extra names or fnmatch patterns scrubbed */
+	struct kb_strv extra_mask; /* extra paths to hide (config) */
+	enum kb_cache_mode cache[8]; /* by index in kb_cache_table */
+	struct kb_strv notes;     /* config warnings and origins, for -v/--dry-run */
 	enum kb_backend_kind backend;
 	struct kb_guard guard[KB_MAX_GUARD];
 	size_t nguard;
@@ -123,12 +144,37 @@ int kb_policy_set_backend(struct kb_policy *, const char *name,
 int kb_policy_add_keep_env(struct kb_policy *, const char *name,
     struct kb_err *e);
 
+/* The current directory and the default workspace (cwd); config loading
+ * needs the workspace. Idempotent; kb_policy_finalize() calls it too. */
+int kb_policy_resolve_workspace(struct kb_policy *, struct kb_err *e);
+
 /* Fills defaults (workspace = cwd), resolves $TMPDIR, scans the git
  * metadata of the workspace and every write root. Call once, after all
  * setters. */
 int kb_policy_finalize(struct kb_policy *, struct kb_err *e);
 
 const char *kb_origin_name(enum kb_origin);
+
+/* profile/config.c */
+
+/* Calls `warn` with one line for each config key that was ignored. */
+typedef void (*kb_warn_fn)(const char *line);
+
+/*
+ * The configuration layers, in order: /etc/kinbox/config.ini, the global
+ * config ($XDG_CONFIG_HOME/kinbox/config.ini) with its grant section for
+ * this workspace, the session grants of KINBOX_SESSION, then (after the
+ * flags, which the caller has applied already and which win over config)
+ * the project's .kinbox.ini, which may only tighten. Returns -1 with
+ * "file:line: reason; fix" in `e` on a bad file. `etc` overrides
+ * /etc/kinbox (tests); NULL for the default.
+ */
+int kb_config_load_all(struct kb_policy *, const char *etc, kb_warn_fn warn,
+    struct kb_err *e);
+
+/* Paths of the stores, new strings (NULL when unknown). */
+char *kb_config_global_path(const char *home);
+char *kb_config_session_path(const char *session);
 
 /* profile/env.c */
 

@@ -107,4 +107,15 @@ const char *const kb_ssh_public_table[] = {
 	"*.pub",
 };
 const size_t kb_ssh_public_count = nitems(kb_ssh_public_table);
+/* At most 8 (struct kb_policy's cache[] array). See README "Caches" for
+ * why each is off by default. */
+const struct kb_cache kb_cache_table[] = {
+	{ "cache",  ".cache" },          /* XDG: pip wheels, pre-commit hooks */
+	{ "npm",    ".npm" },
+	{ "cargo",  ".cargo/registry" },
+	{ "gomod",  "go/pkg/mod" },
+	{ "gradle", ".gradle/caches" },
+	{ "maven",  ".m2/repository" },
+};
+const size_t kb_cache_count = nitems(kb_cache_table);
 /* clang-format on */

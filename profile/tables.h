@@ -61,4 +61,13 @@ extern const size_t kb_env_path_count;
 extern const char *const kb_ssh_public_table[];
 extern const size_t kb_ssh_public_count;
 
+/* Toolchain caches, relative to the home directory, that config may make
+ * writable ([caches] NAME = persisted | ephemeral | off). */
+struct kb_cache {
+	const char *name;
+	const char *path;
+};
+extern const struct kb_cache kb_cache_table[];
+extern const size_t kb_cache_count;
+
 #endif
