@@ -307,6 +307,9 @@ report_denial(const struct kb_policy *p, const struct kb_opts *o,
 	if (kb_denial_id(id) == -1)
 		snprintf(id, sizeof(id), "sbx_unavailable");
 	line = kb_report_line(&d, id);
+	/* on a line of its own, even after output without a final newline */
+	if (run->tail_len > 0 && run->tail[run->tail_len - 1] != '\n')
+		fputc('\n', stderr);
 	fprintf(stderr, "kinbox: %s\n", line);
 	json = kb_report_json(&d, id, p, run->exit_code);
 	if (o->json_fd != -1) {
@@ -317,7 +320,7 @@ report_denial(const struct kb_policy *p, const struct kb_opts *o,
 			fprintf(stderr, "kinbox: --json-fd %d: %s\n", o->json_fd,
 			    strerror(errno));
 	}
-	if (kb_journal_write(p->home, id, json, NULL, &e) == -1)
+	if (kb_journal_write(p, id, json, NULL, &e) == -1)
 		fprintf(stderr, "kinbox: the denial journal could not be "
 		    "written (%s); kinpolicy cannot retry %s\n", e.msg, id);
 }

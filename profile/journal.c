@@ -26,56 +26,113 @@ kb_journal_dir(const char *home)
 	return xasprintf("%s/.local/state/kinbox/denials", home);
 }
 
-/* mkdir -p with 0700 for what it creates */
+/*
+ * The journal directory, opened without following a symlink in any
+ * component kinbox creates (kinbox/, denials/, and those of
+ * .local/state below the home directory): a sandboxed command that can
+ * write an ancestor could otherwise point the journal anywhere, and kinbox
+ * writes it outside the sandbox. The trusted start is $XDG_STATE_HOME as
+ * the user set it, else the home directory. Returns an O_DIRECTORY fd.
+ */
 static int
-mkdirs(const char *path)
+open_journal_dir(const char *home, struct kb_err *e)
 {
-	char buf[PATH_MAX];
-	size_t n = strlen(path);
+	const char *state = getenv("XDG_STATE_HOME");
+	const char *below[5];
+	size_t n = 0;
+	_cleanup_free_ char *base = NULL;
+	int fd;
 
-	if (n >= sizeof(buf))
-		return -1;
-	memcpy(buf, path, n + 1);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0700) == -1 && errno != EEXIST)
-			return -1;
-		*p = '/';
+	if (state != NULL && state[0] == '/') {
+		base = realpath(state, NULL);
+		if (base == NULL && errno == ENOENT) {
+			if (mkdir(state, 0700) == -1 && errno != EEXIST)
+				return kb_err_set(e, "%s: %s", state,
+				    strerror(errno));
+			base = realpath(state, NULL);
+		}
+	} else if (home != NULL) {
+		base = realpath(home, NULL);
+		below[n++] = ".local";
+		below[n++] = "state";
 	}
-	if (mkdir(buf, 0700) == -1 && errno != EEXIST)
-		return -1;
-	return 0;
+	if (base == NULL)
+		return kb_err_set(e, "no state directory (%s)", strerror(errno));
+	below[n++] = "kinbox";
+	below[n++] = "denials";
+	fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd == -1)
+		return kb_err_set(e, "%s: %s", base, strerror(errno));
+	for (size_t i = 0; i < n; i++) {
+		bool ours = i + 2 >= n; /* kinbox/ and denials/ are 0700 */
+		int next;
+		struct stat st;
+
+		if (mkdirat(fd, below[i], ours ? 0700 : 0755) == -1 &&
+		    errno != EEXIST) {
+			kb_err_set(e, "%s/.../%s: %s", base, below[i],
+			    strerror(errno));
+			close(fd);
+			return -1;
+		}
+		next = openat(fd, below[i],
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		if (next == -1)
+			return kb_err_set(e, "%s/.../%s: %s (a symlink is "
+			    "refused here)", base, below[i], strerror(errno));
+		if (ours && fstat(next, &st) == 0 && st.st_uid == geteuid() &&
+		    (st.st_mode & 077) != 0)
+			fchmod(next, 0700);
+		fd = next;
+	}
+	return fd;
 }
 
 int
-kb_journal_write(const char *home, const char *id, const char *json,
+kb_journal_write(const struct kb_policy *p, const char *id, const char *json,
     char **where, struct kb_err *e)
 {
-	_cleanup_free_ char *dir = kb_journal_dir(home);
-	_cleanup_free_ char *path = NULL;
+	_cleanup_free_ char *dir = kb_journal_dir(p->home);
+	_cleanup_free_ char *real = NULL;
+	_cleanup_free_ char *name = xasprintf("%s.json", id);
 	size_t len = strlen(json);
 	ssize_t n;
-	int fd;
+	int dfd, fd;
 
 	if (dir == NULL)
 		return kb_err_set(e, "no home directory for the journal");
-	if (mkdirs(dir) == -1)
-		return kb_err_set(e, "%s: %s", dir, strerror(errno));
-	path = xasprintf("%s/%s.json", dir, id);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-	    0600);
+	if ((dfd = open_journal_dir(p->home, e)) == -1)
+		return -1;
+	/* a journal the command could write is a journal it could forge */
+	real = realpath(dir, NULL);
+	if (real != NULL) {
+		bool exposed = p->workspace != NULL &&
+		    kb_path_within(real, p->workspace);
+
+		for (size_t i = 0; i < p->nwrite && !exposed; i++)
+			exposed = kb_path_within(real, p->write[i].path);
+		if (exposed) {
+			close(dfd);
+			return kb_err_set(e, "%s is inside a directory the "
+			    "command could write; set XDG_STATE_HOME elsewhere",
+			    real);
+		}
+	}
+	fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		O_CLOEXEC, 0600);
+	close(dfd);
 	if (fd == -1)
-		return kb_err_set(e, "%s: %s", path, strerror(errno));
+		return kb_err_set(e, "%s/%s: %s", dir, name, strerror(errno));
 	n = write(fd, json, len);
 	if (n != (ssize_t)len || write(fd, "\n", 1) != 1 || close(fd) == -1) {
 		int errsv = n == -1 ? errno : ENOSPC;
+		_cleanup_free_ char *path = xasprintf("%s/%s", dir, name);
 
 		unlink(path);
 		return kb_err_set(e, "%s: %s", path, strerror(errsv));
 	}
 	if (where != NULL)
-		*where = steal_pointer(&path);
+		*where = xasprintf("%s/%s", dir, name);
 	return 0;
 }

@@ -207,9 +207,11 @@ int kb_git_index_gitlinks(const char *index, struct kb_strv *out);
 char *kb_journal_dir(const char *home);
 
 /* Writes <dir>/<id>.json (0600, created exclusively, never through a
- * symlink). `where` (optional) receives the path. 0, or -1 with `e`. */
-int kb_journal_write(const char *home, const char *id, const char *json,
-    char **where, struct kb_err *e);
+ * symlink in the directories kinbox owns; refused when the journal lies in
+ * a directory the policy let the command write). `where` (optional)
+ * receives the path. 0, or -1 with `e`. */
+int kb_journal_write(const struct kb_policy *, const char *id,
+    const char *json, char **where, struct kb_err *e);
 
 /* profile/paths.c */
 

@@ -4,8 +4,9 @@
 # any test failed (or a script died without its summary).
 #
 # As root the suites run twice: once as root, then as the unprivileged user
-# kinbox-test (created with useradd when missing) from a copy of the two
-# binaries and the tests under /var/tmp that this user can read.
+# kinbox-test (created with useradd when missing) from a copy of the
+# binaries (kinbox, kinbox-exec, kinpolicy) and the tests under /var/tmp
+# that this user can read.
 #
 # Environment: KINBOX (binary for the first pass; default ./kinbox),
 # KINBOX_MUST_WORK=1 (skips fail), KB_VERBOSE=1, KB_TEST_USER (default
@@ -110,9 +111,11 @@ if [ "$(id -u)" -eq 0 ] && [ "${KB_NO_UNPRIVILEGED:-}" != 1 ]; then
 		stage=$work/stage
 		mkdir -p "$stage/tests"
 		cp "$KINBOX" "$stage/kinbox"
-		if [ -x "$(dirname "$KINBOX")/kinbox-exec" ]; then
-			cp "$(dirname "$KINBOX")/kinbox-exec" "$stage/"
-		fi
+		for b in kinbox-exec kinpolicy; do
+			if [ -x "$(dirname "$KINBOX")/$b" ]; then
+				cp "$(dirname "$KINBOX")/$b" "$stage/"
+			fi
+		done
 		cp "$here/lib.sh" "$stage/tests/"
 		for t in "$here"/t[0-9][0-9]-*.sh; do
 			[ -f "$t" ] && cp "$t" "$stage/tests/"

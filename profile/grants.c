@@ -1,0 +1,385 @@
+/*
+ * profile/grants.c — writing and listing grants. Only kinpolicy links the
+ * writers. Stores are plain INI text, appended to or rewritten whole
+ * through a temporary file and rename(2), never edited in place, and are
+ * hidden inside every sandbox (profile/masks.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "grants.h"
+
+const char *
+kb_lifetime_name(enum kb_lifetime l)
+{
+	switch (l) {
+	case KB_LIFE_ONCE:
+		return "once";
+	case KB_LIFE_SESSION:
+		return "session";
+	case KB_LIFE_WORKSPACE:
+		return "workspace";
+	}
+	return "?";
+}
+
+/* Roots a grant may open for a session at most: the system's own trees
+ * and the places that hold credentials or kinbox's policy. */
+static const char *const sensitive_system[] = {
+	"/etc", "/usr", "/var", "/boot", "/bin", "/sbin", "/lib", "/lib32",
+	"/lib64", "/opt", "/srv", "/root",
+};
+static const char *const sensitive_home[] = {
+	".ssh", ".gnupg", ".config/kinbox", ".local/state/kinbox", ".aws",
+	".kube", ".config", ".local/bin", ".bashrc", ".profile",
+};
+
+static bool
+sensitive(const char *path, const char *home)
+{
+	/* scratch space, not system state */
+	if (kb_path_within(path, "/var/tmp"))
+		return false;
+	for (size_t i = 0; i < nitems(sensitive_system); i++)
+		if (kb_path_within(path, sensitive_system[i]))
+			return true;
+	for (size_t i = 0; home != NULL && i < nitems(sensitive_home); i++) {
+		_cleanup_free_ char *h = xasprintf("%s/%s", home,
+		    sensitive_home[i]);
+
+		if (kb_path_within(path, h))
+			return true;
+	}
+	return false;
+}
+
+int
+kb_grant_check(struct kb_grant *g, const char *home, struct kb_err *e)
+{
+	if (g->write_paths.n == 0 && !g->net && !g->ssh_agent &&
+	    !g->unconfined)
+		return kb_err_set(e, "nothing to grant; give --write DIR, --net, "
+		    "--ssh-agent or --unconfined");
+	if (g->write_paths.n > KB_MAX_WRITE)
+		return kb_err_set(e, "too many write roots (at most %d)",
+		    KB_MAX_WRITE);
+	for (size_t i = 0; i < g->write_paths.n; i++) {
+		char *real = kb_paths_accept_root(g->write_paths.v[i], home,
+		    "--write", e);
+
+		if (real == NULL)
+			return -1;
+		if (kb_paths_in_git_metadata(real)) {
+			kb_err_set(e, "--write %s: git metadata; grant the "
+			    "checkout instead", real);
+			free(real);
+			return -1;
+		}
+		if (g->life == KB_LIFE_WORKSPACE && sensitive(real, home)) {
+			kb_err_set(e, "--write %s: a system or credential "
+			    "directory can be granted at most for a session; "
+			    "use --once or --session", real);
+			free(real);
+			return -1;
+		}
+		free(g->write_paths.v[i]);
+		g->write_paths.v[i] = real;
+	}
+	if (g->ssh_agent)
+		g->net = true; /* the agent is only useful with the network */
+	if (g->unconfined && g->life == KB_LIFE_WORKSPACE)
+		return kb_err_set(e, "--unconfined can be granted at most for a "
+		    "session; use --once or --session");
+	return 0;
+}
+
+static int
+mkdirs(const char *path)
+{
+	char buf[4096];
+	size_t n = strlen(path);
+
+	if (n >= sizeof(buf))
+		return -1;
+	memcpy(buf, path, n + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0700) == -1 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(buf, 0700) == -1 && errno != EEXIST ? -1 : 0;
+}
+
+static int
+mkparent(const char *file)
+{
+	_cleanup_free_ char *d = xstrdup(file);
+	char *slash = strrchr(d, '/');
+
+	if (slash == NULL || slash == d)
+		return 0;
+	*slash = '\0';
+	return mkdirs(d);
+}
+
+char *
+kb_session_new(struct kb_err *e)
+{
+	unsigned char r[8];
+	char id[32];
+	_cleanup_free_ char *file = NULL;
+	int fd;
+
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
+		kb_err_set(e, "getrandom: %s", strerror(errno));
+		return NULL;
+	}
+	snprintf(id, sizeof(id), "ses_%02x%02x%02x%02x%02x%02x%02x%02x", r[0],
+	    r[1], r[2], r[3], r[4], r[5], r[6], r[7]);
+	file = kb_config_session_path(id);
+	if (file == NULL) {
+		kb_err_set(e, "XDG_RUNTIME_DIR is not set; sessions live there "
+		    "(log in through a session manager, or set it to a "
+		    "private 0700 directory)");
+		return NULL;
+	}
+	if (mkparent(file) == -1 ||
+	    (fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+			      O_CLOEXEC, 0600)) == -1) {
+		kb_err_set(e, "%s: %s", file, strerror(errno));
+		return NULL;
+	}
+	close(fd);
+	return xstrdup(id);
+}
+
+/* Appends text to a file (created 0600), never through a symlink. */
+static int
+append(const char *file, const char *text, struct kb_err *e)
+{
+	size_t n = strlen(text);
+	int fd;
+
+	if (mkparent(file) == -1)
+		return kb_err_set(e, "%s: %s", file, strerror(errno));
+	fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
+	if (fd == -1)
+		return kb_err_set(e, "%s: %s", file, strerror(errno));
+	if (write(fd, text, n) != (ssize_t)n || close(fd) == -1)
+		return kb_err_set(e, "%s: %s", file, strerror(errno));
+	return 0;
+}
+
+int
+kb_grant_store(const struct kb_grant *g, const char *home,
+    const char *session, const char *workspace, const char *from,
+    struct kb_err *e)
+{
+	_cleanup_free_ char *file = NULL;
+	struct kb_buf b = { 0 };
+	char when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	int rc;
+
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	if (g->life == KB_LIFE_SESSION) {
+		if (session == NULL || *session == '\0')
+			return kb_err_set(e, "--session needs KINBOX_SESSION; "
+			    "create one with kinpolicy session new");
+		file = kb_config_session_path(session);
+		if (file == NULL || access(file, F_OK) == -1)
+			return kb_err_set(e, "KINBOX_SESSION=%s: no such session; "
+			    "create one with kinpolicy session new", session);
+		kb_buf_puts(&b, "\n[grant]\n");
+	} else if (g->life == KB_LIFE_WORKSPACE) {
+		if (workspace == NULL || strchr(workspace, '"') != NULL ||
+		    strchr(workspace, '\n') != NULL)
+			return kb_err_set(e, "no usable workspace path to grant "
+			    "for");
+		file = kb_config_global_path(home);
+		if (file == NULL)
+			return kb_err_set(e, "no home directory for the config");
+		kb_buf_printf(&b, "\n[workspace \"%s\"]\n", workspace);
+	} else {
+		return kb_err_set(e, "a once grant is not stored");
+	}
+	kb_buf_printf(&b, "from = %s\ngranted = %s\n", from ? from : "-", when);
+	for (size_t i = 0; i < g->write_paths.n; i++)
+		kb_buf_printf(&b, "write_paths = %s\n", g->write_paths.v[i]);
+	if (g->net)
+		kb_buf_puts(&b, "network = on\n");
+	if (g->ssh_agent)
+		kb_buf_puts(&b, "ssh_agent = on\n");
+	if (g->unconfined)
+		kb_buf_puts(&b, "unconfined = on\n");
+	rc = append(file, b.s, e);
+	kb_buf_free(&b);
+	return rc;
+}
+
+/* --- listing and revoking -------------------------------------------- */
+
+static bool
+is_grant_header(const char *line)
+{
+	return strncmp(line, "[grant]", 7) == 0 ||
+	    strncmp(line, "[workspace", 10) == 0;
+}
+
+/* Splits a store into lines; calls `each` for each grant block. */
+static void
+blocks(const char *file, const char *lifetime,
+    void (*each)(const char *file, const char *lifetime, const char *header,
+	const char *body, void *ctx),
+    void *ctx)
+{
+	_cleanup_free_ char *s = kb_read_small_file(file, 1 << 20);
+	char *line, *save = NULL;
+	struct kb_buf body = { 0 };
+	char *header = NULL;
+
+	if (s == NULL)
+		return;
+	for (line = strtok_r(s, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] == '[') {
+			if (header != NULL)
+				each(file, lifetime, header, body.s ? body.s : "",
+				    ctx);
+			free(header);
+			header = is_grant_header(line) ? xstrdup(line) : NULL;
+			kb_buf_free(&body);
+			continue;
+		}
+		if (header != NULL) {
+			kb_buf_puts(&body, line);
+			kb_buf_puts(&body, "\n");
+		}
+	}
+	if (header != NULL)
+		each(file, lifetime, header, body.s ? body.s : "", ctx);
+	free(header);
+	kb_buf_free(&body);
+}
+
+struct list_ctx {
+	struct kb_stored_grant *v;
+	size_t n;
+};
+
+static void
+collect(const char *file, const char *lifetime, const char *header,
+    const char *body, void *vctx)
+{
+	struct list_ctx *c = vctx;
+
+	c->v = xreallocarray(c->v, c->n + 1, sizeof(*c->v));
+	c->v[c->n].file = xstrdup(file);
+	c->v[c->n].header = xstrdup(header);
+	c->v[c->n].body = xstrdup(body);
+	c->v[c->n].lifetime = lifetime;
+	c->n++;
+}
+
+size_t
+kb_grants_list(const char *home, const char *session,
+    struct kb_stored_grant **out)
+{
+	struct list_ctx c = { NULL, 0 };
+	_cleanup_free_ char *global = kb_config_global_path(home);
+
+	if (session != NULL && *session != '\0') {
+		_cleanup_free_ char *sf = kb_config_session_path(session);
+
+		if (sf != NULL)
+			blocks(sf, "session", collect, &c);
+	}
+	if (global != NULL)
+		blocks(global, "workspace", collect, &c);
+	*out = c.v;
+	return c.n;
+}
+
+void
+kb_stored_free(struct kb_stored_grant *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].file);
+		free(v[i].header);
+		free(v[i].body);
+	}
+	free(v);
+}
+
+/* Rewrites `file` without the grant blocks whose global index (counted
+ * from *seen) is `index` (or all, index < 0). */
+static int
+rewrite(const char *file, long index, long *seen, struct kb_err *e)
+{
+	_cleanup_free_ char *s = kb_read_small_file(file, 1 << 20);
+	_cleanup_free_ char *tmp = NULL;
+	struct kb_buf out = { 0 };
+	bool skipping = false;
+	char *p, *nl;
+	int fd, rc = 0;
+
+	if (s == NULL)
+		return 0;
+	kb_buf_puts(&out, "");
+	for (p = s; *p != '\0'; p = nl) {
+		nl = strchr(p, '\n');
+		nl = nl != NULL ? nl + 1 : p + strlen(p);
+		if (*p == '[') {
+			skipping = false;
+			if (is_grant_header(p)) {
+				skipping = index < 0 || *seen == index;
+				(*seen)++;
+			}
+		}
+		if (!skipping)
+			kb_buf_add(&out, p, (size_t)(nl - p));
+	}
+	tmp = xasprintf("%s.kinpolicy.%ld", file, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
+	if (fd == -1 || write(fd, out.s, out.len) != (ssize_t)out.len ||
+	    close(fd) == -1 || rename(tmp, file) == -1) {
+		rc = kb_err_set(e, "%s: %s", file, strerror(errno));
+		unlink(tmp);
+	}
+	kb_buf_free(&out);
+	return rc;
+}
+
+int
+kb_grants_revoke(const char *home, const char *session, long index,
+    struct kb_err *e)
+{
+	_cleanup_free_ char *global = kb_config_global_path(home);
+	long seen = 0;
+
+	if (session != NULL && *session != '\0') {
+		_cleanup_free_ char *sf = kb_config_session_path(session);
+
+		if (sf != NULL && rewrite(sf, index, &seen, e) == -1)
+			return -1;
+	}
+	if (global != NULL && rewrite(global, index, &seen, e) == -1)
+		return -1;
+	if (index >= seen)
+		return kb_err_set(e, "no grant %ld; see kinpolicy grants",
+		    index + 1);
+	return 0;
+}

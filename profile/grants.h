@@ -1,0 +1,63 @@
+/*
+ * profile/grants.h — the grant stores and denial decisions, written only by
+ * kinpolicy (kinbox reads the stores through profile/config.c).
+ *
+ *   session grants    $XDG_RUNTIME_DIR/kinbox/sessions/<session>.ini  [grant]
+ *   workspace grants  the global config, [workspace "/canonical/path"]
+ *   decisions         <journal>/<id>.decision.json (granted | declined)
+ *   retries           <journal>/<id>.retried (created once: consumes the id)
+ */
+#ifndef KB_GRANTS_H
+#define KB_GRANTS_H
+
+#include "policy.h"
+
+enum kb_lifetime {
+	KB_LIFE_ONCE,
+	KB_LIFE_SESSION,
+	KB_LIFE_WORKSPACE,
+};
+
+struct kb_grant {
+	struct kb_strv write_paths; /* canonical */
+	bool net, ssh_agent, unconfined;
+	enum kb_lifetime life;
+};
+
+const char *kb_lifetime_name(enum kb_lifetime);
+
+/* Checks a grant against the caps: write roots pass the write-root rules
+ * (canonicalised in place); unconfined and sensitive system or credential
+ * roots are allowed at most for a session. 0, or -1 with `e`. */
+int kb_grant_check(struct kb_grant *, const char *home, struct kb_err *e);
+
+/* A new session: writes an empty session file, returns the id (new
+ * string) or NULL with `e`. */
+char *kb_session_new(struct kb_err *e);
+
+/* Appends the grant as a block to the session file or the global config.
+ * `from` is the denial id it answers. 0, or -1 with `e`. */
+int kb_grant_store(const struct kb_grant *, const char *home,
+    const char *session, const char *workspace, const char *from,
+    struct kb_err *e);
+
+/* One stored grant block, for `kinpolicy grants` and `revoke`. */
+struct kb_stored_grant {
+	char *file;    /* where it lives */
+	char *header;  /* "[grant]" or "[workspace \"/path\"]" */
+	char *body;    /* its key = value lines */
+	const char *lifetime; /* "session" or "workspace" */
+};
+
+/* Lists the grant blocks of the session (when set) and the global config.
+ * Returns the count; *out is a new array (free with kb_stored_free). */
+size_t kb_grants_list(const char *home, const char *session,
+    struct kb_stored_grant **out);
+void kb_stored_free(struct kb_stored_grant *, size_t);
+
+/* Removes block `index` (0-based, as listed) or all when index < 0,
+ * rewriting the files atomically. 0, or -1 with `e`. */
+int kb_grants_revoke(const char *home, const char *session, long index,
+    struct kb_err *e);
+
+#endif

@@ -1,0 +1,1016 @@
+#!/bin/sh
+# tests/t30-denials.sh — denial reports: the one "kinbox: denied ..." line,
+# the --json-fd record, the journal, the stderr relay they are built from,
+# and kinpolicy fingerprint agreeing with kinbox. Each effect is checked
+# from outside (the file is absent on the host, the journal file and its
+# mode, the relayed bytes), with exact content where it is known.
+#
+# Run: sh tests/t30-denials.sh (TAP), or all suites: sh tests/run-integration.sh
+# KINBOX=/path/to/kinbox picks the binary (default: the repo's ./kinbox);
+# kinpolicy is taken from the same directory.
+#
+# As root, a write to /etc or /usr is a denial (root could write there
+# without the sandbox); as an unprivileged user it is an ordinary failure
+# (the user could not write there anyway), so there must be no denial line.
+# The cases that must be denials for everybody write to a directory the
+# test user owns ($KB_T/...), outside the workspace.
+#
+# The network is never reached: without --net the sandbox has no route, and
+# curl fails at name resolution without sending anything.
+# shellcheck disable=SC2317,SC2016,SC2164
+# SC2317: the t_* bodies are called through run_test.
+# SC2016: single-quoted $... is meant for the shell inside the sandbox or
+#         for python.
+# SC2164: lib.sh sets -e (test bodies run under set -e): a failed cd fails.
+
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+KP=$(dirname "$KINBOX")/kinpolicy
+B=$KB_T/bin
+mkdir "$B"
+# every test sets its own; never the caller's real journal
+XDG_STATE_HOME=$KB_T/state-default
+export XDG_STATE_HOME
+unset KINBOX_JSON_FD SSH_AUTH_SOCK SSH_AGENT_PID || true
+
+IS_ROOT=0
+[ "$(id -u)" = 0 ] && IS_ROOT=1
+
+# --- preflight ---------------------------------------------------------------
+if [ ! -x "$KINBOX" ]; then
+	tap_not_ok "kinbox binary $KINBOX exists (build it: make all)"
+	done_testing
+fi
+if [ ! -x "$KP" ]; then
+	tap_not_ok "kinpolicy binary $KP exists next to kinbox (build it: make all)"
+	done_testing
+fi
+if ! have python3; then
+	skip_all "python3 is needed to read the JSON records"
+fi
+mkdir "$KB_T/preflight"
+if ! (cd "$KB_T/preflight" && "$KINBOX" -- true) >"$KB_T/preflight.log" 2>&1; then
+	diag "$(cat "$KB_T/preflight.log")"
+	skip_all "kinbox cannot set up a sandbox on this host"
+fi
+diag "kinbox: $KINBOX; kinpolicy: $KP; uid $(id -u); kernel $(uname -r)"
+
+# --- helper programs (under $KB_T/bin: outside every workspace) -------------
+# j.py EXPR FILE... [-- ARG...]: loads each FILE as one JSON object (d0, d1,
+# ...; d is d0), the ARGs as the list a; EXPR is evaluated. A bool result is
+# the exit status (false: the objects are printed on stderr); anything else
+# is printed (strings as they are, the rest as JSON).
+cat >"$B/j.py" <<'EOF'
+import datetime, json, re, sys
+expr = sys.argv[1]
+rest = sys.argv[2:]
+files, a = rest, []
+if "--" in rest:
+    i = rest.index("--")
+    files, a = rest[:i], rest[i + 1:]
+env = {"a": a, "re": re, "datetime": datetime, "json": json}
+for n, f in enumerate(files):
+    with open(f, encoding="utf-8") as fh:
+        env["d%d" % n] = json.loads(fh.read())
+env["d"] = env.get("d0")
+r = eval(expr, env)
+if isinstance(r, bool):
+    if not r:
+        sys.stderr.write("false: %s\n" % expr)
+        for n, f in enumerate(files):
+            sys.stderr.write("d%d (%s) = %s\n" % (n, f, json.dumps(env["d%d" % n], indent=1)))
+        if a:
+            sys.stderr.write("a = %r\n" % (a,))
+    sys.exit(0 if r else 1)
+print(r if isinstance(r, str) else json.dumps(r))
+EOF
+
+# oneline.py FILE: FILE is exactly one line, ending in a newline, that
+# parses as a JSON object
+cat >"$B/oneline.py" <<'EOF'
+import json, sys
+data = open(sys.argv[1], "rb").read()
+if data.count(b"\n") != 1 or not data.endswith(b"\n"):
+    sys.exit("%s: not exactly one line: %r" % (sys.argv[1], data[:300]))
+if not isinstance(json.loads(data.decode("utf-8")), dict):
+    sys.exit("%s: not a JSON object" % sys.argv[1])
+EOF
+
+# freeport.py: a TCP port on 127.0.0.1 with nothing listening (just closed)
+cat >"$B/freeport.py" <<'EOF'
+import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])
+s.close()
+EOF
+
+# tty-inner.sh: run inside the sandbox under a terminal
+cat >"$B/tty-inner.sh" <<'EOF'
+test -t 2 && echo TTY2-OK >&2
+printf '\033[31mred\033[0m\n' >&2
+EOF
+
+# --- shared helpers ---------------------------------------------------------
+# newdir NAME: a fresh directory $KB_T/NAME, printed
+newdir() {
+	mkdir -p "$KB_T/$1"
+	printf '%s\n' "$KB_T/$1"
+}
+
+# jcheck EXPR FILE... [-- ARG...]: the Python expression holds
+jcheck() {
+	python3 "$B/j.py" "$@" || fail "JSON check failed: $1"
+}
+
+# jget EXPR FILE...: prints the value
+jget() {
+	python3 "$B/j.py" "$@"
+}
+
+# assert_json_line FILE: exactly one JSON object line
+assert_json_line() {
+	python3 "$B/oneline.py" "$1" || fail "$1 is not one JSON object line"
+}
+
+# state NAME: a fresh XDG_STATE_HOME for this test, printed (not created)
+state() {
+	printf '%s\n' "$KB_T/$1-state"
+}
+
+# last_id FILE: the sbx_ id in brackets at the end of FILE's last line
+last_id() {
+	tail -n 1 "$1" | sed -n 's/.*  \[\(sbx_[0-9a-f]*\)\]$/\1/p'
+}
+
+# kinbox_lines FILE: the number of lines that mention "kinbox:" anywhere
+kinbox_lines() {
+	grep -c 'kinbox:' "$1" || true
+}
+
+# assert_denial FILE EXPECTED: the last line of FILE (stderr) is exactly
+# "EXPECTED  [sbx_<16 hex>]", and it is the only kinbox line
+assert_denial() {
+	_id=$(last_id "$1")
+	if ! printf '%s\n' "$_id" | grep -Eq '^sbx_[0-9a-f]{16}$'; then
+		_show_file "$1"
+		fail "$1: the last line ends in no [sbx_<16 hex>] id"
+	fi
+	_last=$(tail -n 1 "$1")
+	if [ "$_last" != "$2  [$_id]" ]; then
+		_show_file "$1"
+		fail "last line of $1 is
+  '$_last'; expected
+  '$2  [$_id]'"
+	fi
+	_n=$(kinbox_lines "$1")
+	if [ "$_n" != 1 ]; then
+		_show_file "$1"
+		fail "$1: $_n lines mention kinbox:, expected the denial line only"
+	fi
+}
+
+# assert_no_denial FILE: no kinbox line at all (in particular no denial)
+assert_no_denial() {
+	if grep -q 'kinbox:' "$1"; then
+		_show_file "$1"
+		fail "$1 has a kinbox line; this failure is not the sandbox's"
+	fi
+}
+
+# assert_empty FILE
+assert_empty() {
+	if [ -s "$1" ]; then
+		_show_file "$1"
+		fail "$1 is not empty"
+	fi
+}
+
+# journal_file STATE ID: the journal record's path
+journal_file() {
+	printf '%s\n' "$1/kinbox/denials/$2.json"
+}
+
+# mode FILE: octal permission bits
+mode() {
+	stat -c %a "$1"
+}
+
+# re_escape STRING: STRING as a literal in grep -E
+re_escape() {
+	printf '%s\n' "$1" | sed 's/[][\.*^$+?(){}|]/\\&/g'
+}
+
+# agree ERR JSON STATUS [FLAG...]: kinpolicy fingerprint, fed ERR (kinbox's
+# stderr) without its last line (kinbox's own), from the current directory
+# with FLAGs, says what kinbox's record JSON says: class, evidence, reason,
+# path, host and suggest, and nothing else; in text form, the same line.
+agree() {
+	_e=$1
+	_j=$2
+	_s=$3
+	shift 3
+	sed '$d' "$_e" >"$KB_T/fp.in"
+	_rc=0
+	"$KP" fingerprint --status "$_s" "$@" --json <"$KB_T/fp.in" \
+		>"$KB_T/fp.json" 2>"$KB_T/fp.err" || _rc=$?
+	[ "$_rc" = 0 ] || fail "kinpolicy fingerprint exited $_rc: $(cat "$KB_T/fp.err")"
+	assert_empty "$KB_T/fp.err"
+	assert_json_line "$KB_T/fp.json"
+	jcheck 'd0 == {k: d1[k] for k in ("class", "evidence", "reason", "path", "host", "suggest") if k in d1}' \
+		"$KB_T/fp.json" "$_j"
+	# the human form: kinbox's line with the id replaced by "no id"
+	_rc=0
+	"$KP" fingerprint --status "$_s" "$@" <"$KB_T/fp.in" \
+		>"$KB_T/fp.txt" 2>"$KB_T/fp.err" || _rc=$?
+	[ "$_rc" = 0 ] || fail "kinpolicy fingerprint (text) exited $_rc"
+	_kl=$(tail -n 1 "$_e" | sed 's/^kinbox: //; s/  \[sbx_[0-9a-f]*\]$/  [no id]/')
+	assert_streq "$(sed -n 1p "$KB_T/fp.txt")" "$_kl" "kinpolicy's line vs kinbox's"
+	assert_streq "$(sed -n 2p "$KB_T/fp.txt")" "evidence: $(jget 'd["evidence"]' "$_j")" \
+		"kinpolicy's evidence line"
+	assert_streq "$(wc -l <"$KB_T/fp.txt")" 2 "kinpolicy text: two lines"
+}
+
+# The exact key sets of a record
+KEYS_COMMON='"id","class","evidence","reason","suggest","argv","argv_exact","cwd","exit_status","partial","time","policy"'
+# jkeys FILE EXTRA...: the record has exactly the common keys and EXTRA
+# (e.g. '"path"'), suggest and policy exactly theirs
+jkeys() {
+	_f=$1
+	shift
+	_extra=
+	for _k in "$@"; do
+		_extra="$_extra,$_k"
+	done
+	jcheck "sorted(d) == sorted([$KEYS_COMMON$_extra]) and sorted(d['suggest']) == sorted(['write_paths','network','ssh_agent','unconfined']) and sorted(d['policy']) == sorted(['workspace','write_paths','network','ssh_agent','keep_env'])" "$_f"
+}
+
+# ============================================================================
+# 1. A write outside the writable set
+# ============================================================================
+
+t_etc() {
+	ws=$(newdir etc)
+	cd "$ws"
+	XDG_STATE_HOME=$(state etc)
+	assert_not_exists /etc/kinbox-t30
+	if [ "$IS_ROOT" = 1 ]; then
+		cleanup_add "rm -f /etc/kinbox-t30"
+	fi
+	kb_expect 1 -- touch /etc/kinbox-t30
+	assert_not_exists /etc/kinbox-t30
+	assert_empty "$KB_OUT"
+	assert_file_has_content "$KB_ERR" "^touch: cannot touch '/etc/kinbox-t30': "
+	if [ "$IS_ROOT" = 1 ]; then
+		# the command's own message first, kinbox's line last
+		assert_streq "$(sed -n 1p "$KB_ERR")" \
+			"touch: cannot touch '/etc/kinbox-t30': Read-only file system"
+		assert_streq "$(wc -l <"$KB_ERR")" 2 "stderr lines"
+		tail -n 1 "$KB_ERR" >"$KB_T/etc.last"
+		assert_file_has_content "$KB_T/etc.last" \
+			'^kinbox: denied write '\''/etc/kinbox-t30'\'' \(Read-only file system\); retry with --write /etc  \[sbx_[0-9a-f]{16}\]$'
+		assert_denial "$KB_ERR" \
+			"kinbox: denied write '/etc/kinbox-t30' (Read-only file system); retry with --write /etc"
+		assert_exists "$(journal_file "$XDG_STATE_HOME" "$(last_id "$KB_ERR")")"
+	else
+		# the user cannot write /etc without the sandbox either
+		assert_no_denial "$KB_ERR"
+		assert_not_exists "$XDG_STATE_HOME/kinbox"
+	fi
+}
+run_test "touch /etc/kinbox-t30: exit 1, absent on the host; denial line last (root) / no denial (user: not writable anyway)" t_etc
+
+# ============================================================================
+# 2. Write denials: the path and the smallest --write root
+# ============================================================================
+
+t_usr_python() {
+	ws=$(newdir usr)
+	cd "$ws"
+	XDG_STATE_HOME=$(state usr)
+	j=$KB_T/usr.json
+	kb_expect 1 --json-fd 3 -- python3 -c "open('/usr/kinbox-t30','w')" 3>"$j"
+	assert_not_exists /usr/kinbox-t30
+	assert_file_has_content "$KB_ERR" "Errno 30\] Read-only file system: '/usr/kinbox-t30'"
+	if [ "$IS_ROOT" = 1 ]; then
+		assert_denial "$KB_ERR" \
+			"kinbox: denied write '/usr/kinbox-t30' (Read-only file system); retry with --write /usr"
+		assert_json_line "$j"
+		jcheck 'd["class"] == "write" and d["path"] == "/usr/kinbox-t30" and d["reason"] == "Read-only file system"' "$j"
+		jcheck 'd["suggest"] == {"write_paths": ["/usr"], "network": False, "ssh_agent": False, "unconfined": False}' "$j"
+		jcheck 'd["evidence"] == "OSError: [Errno 30] Read-only file system: '"'"'/usr/kinbox-t30'"'"'"' "$j"
+	else
+		assert_no_denial "$KB_ERR"
+		assert_empty "$j"
+	fi
+}
+run_test "python3 open('/usr/kinbox-t30','w'): write denial with path /usr/kinbox-t30 in the JSON (root) / none (user)" t_usr_python
+
+t_outside_dir() {
+	d=$(newdir outdir)
+	mkdir "$d/ws" "$d/outside"
+	cd "$d/ws"
+	XDG_STATE_HOME=$(state outdir)
+	j=$KB_T/outdir.json
+	kb_expect 1 --json-fd 3 -- touch "$d/outside/f" 3>"$j"
+	assert_not_exists "$d/outside/f"
+	assert_streq "$(sed -n 1p "$KB_ERR")" \
+		"touch: cannot touch '$d/outside/f': Read-only file system"
+	assert_denial "$KB_ERR" \
+		"kinbox: denied write '$d/outside/f' (Read-only file system); retry with --write $d/outside"
+	assert_json_line "$j"
+	jcheck 'd["class"] == "write" and d["path"] == a[0] + "/outside/f"' "$j" -- "$d"
+	jcheck 'd["suggest"] == {"write_paths": [a[0] + "/outside"], "network": False, "ssh_agent": False, "unconfined": False}' "$j" -- "$d"
+	# the suggestion works: granted, the same command succeeds
+	kb_expect 0 --write "$d/outside" -- touch "$d/outside/f"
+	assert_exists "$d/outside/f"
+	assert_empty "$KB_ERR"
+}
+run_test "touch in a user-owned dir outside the workspace: denial suggesting --write DIR; granting it works" t_outside_dir
+
+t_fake_home() {
+	d=$(newdir fhome)
+	mkdir -p "$d/ws" "$d/home/.cache"
+	cd "$d/ws"
+	export HOME="$d/home"
+	XDG_STATE_HOME=$(state fhome)
+	j=$KB_T/fhome.json
+	# a file directly in an existing directory below home
+	kb_expect 1 --json-fd 3 -- touch "$HOME/.cache/x" 3>"$j"
+	assert_not_exists "$HOME/.cache/x"
+	assert_denial "$KB_ERR" \
+		"kinbox: denied write '$HOME/.cache/x' (Read-only file system); retry with --write $HOME/.cache"
+	jcheck 'd["path"] == a[0] + "/.cache/x" and d["suggest"]["write_paths"] == [a[0] + "/.cache"] and not d["suggest"]["unconfined"]' "$j" -- "$HOME"
+	# a deeper path that does not exist yet: the nearest existing dir
+	kb_expect 1 --json-fd 3 -- mkdir -p "$HOME/.cache/tool/v1" 3>"$j"
+	assert_not_exists "$HOME/.cache/tool"
+	assert_denial "$KB_ERR" \
+		"kinbox: denied write '$HOME/.cache/tool' (Read-only file system); retry with --write $HOME/.cache"
+	jcheck 'd["suggest"]["write_paths"] == [a[0] + "/.cache"]' "$j" -- "$HOME"
+	# home itself: no --write root fits
+	kb_expect 1 --json-fd 3 -- touch "$HOME/.bashrc" 3>"$j"
+	assert_not_exists "$HOME/.bashrc"
+	assert_denial "$KB_ERR" \
+		"kinbox: denied write '$HOME/.bashrc' (Read-only file system); no --write root fits (a hidden credential store, /, or your home); only --unconfined would allow it"
+	assert_file_has_content "$KB_ERR" 'no --write root fits'
+	jcheck 'd["class"] == "write" and d["path"] == a[0] + "/.bashrc" and d["suggest"] == {"write_paths": [], "network": False, "ssh_agent": False, "unconfined": True}' "$j" -- "$HOME"
+}
+run_test "fake HOME: \$HOME/.cache/x suggests --write \$HOME/.cache (nearest dir, not home); \$HOME/.bashrc: no --write root fits" t_fake_home
+
+t_relative_path() {
+	d=$(newdir relpath)
+	mkdir "$d/ws" "$d/outside"
+	cd "$d/ws"
+	XDG_STATE_HOME=$(state relpath)
+	j=$KB_T/relpath.json
+	# dash: "sh: 1: cannot create ../outside/rel: Read-only file system", 2
+	kb_expect 2 --json-fd 3 -- sh -c 'echo x > ../outside/rel' 3>"$j"
+	assert_not_exists "$d/outside/rel"
+	assert_denial "$KB_ERR" \
+		"kinbox: denied write '$d/outside/rel' (Read-only file system); retry with --write $d/outside"
+	jcheck 'd["path"] == a[0] + "/outside/rel"' "$j" -- "$d"
+}
+run_test "a relative path (echo x > ../outside/rel) is reported absolute, against the cwd" t_relative_path
+
+t_exit_kept() {
+	d=$(newdir exitkept)
+	mkdir "$d/ws" "$d/outside"
+	cd "$d/ws"
+	XDG_STATE_HOME=$(state exitkept)
+	j=$KB_T/exitkept.json
+	kb_expect 7 --json-fd 3 -- sh -c 'touch "$1"; exit 7' sh "$d/outside/f" 3>"$j"
+	assert_denial "$KB_ERR" \
+		"kinbox: denied write '$d/outside/f' (Read-only file system); retry with --write $d/outside"
+	jcheck 'd["exit_status"] == 7' "$j"
+	kb_expect 200 -- sh -c 'touch "$1"; exit 200' sh "$d/outside/f"
+	assert_file_has_content "$KB_ERR" '^kinbox: denied write'
+}
+run_test "the exit status is the command's own (7, 200) with a denial reported" t_exit_kept
+
+t_own_line() {
+	d=$(newdir ownline)
+	mkdir "$d/ws" "$d/outside"
+	cd "$d/ws"
+	XDG_STATE_HOME=$(state ownline)
+	# the command's last output has no newline (a progress counter)
+	kb_expect 1 -- sh -c 'touch "$1"; printf "50%%" >&2; exit 1' sh "$d/outside/f"
+	printf "touch: cannot touch '%s': Read-only file system\n50%%" "$d/outside/f" >"$KB_T/ownline.cmd"
+	head -c "$(wc -c <"$KB_T/ownline.cmd")" "$KB_ERR" >"$KB_T/ownline.got"
+	assert_files_equal "$KB_T/ownline.cmd" "$KB_T/ownline.got"
+	assert_denial "$KB_ERR" \
+		"kinbox: denied write '$d/outside/f' (Read-only file system); retry with --write $d/outside"
+}
+run_test "the denial line starts a line of its own when the command's stderr did not end in a newline" t_own_line
+
+# ============================================================================
+# 3. Network
+# ============================================================================
+
+t_network() {
+	require curl
+	ws=$(newdir net)
+	cd "$ws"
+	XDG_STATE_HOME=$(state net)
+	j=$KB_T/net.json
+	kb_expect 6 --json-fd 3 -- curl -sS -m 20 http://example.com/ 3>"$j"
+	assert_empty "$KB_OUT"
+	assert_streq "$(sed -n 1p "$KB_ERR")" "curl: (6) Could not resolve host: example.com"
+	assert_denial "$KB_ERR" \
+		"kinbox: denied network to example.com (no network); retry with --net"
+	assert_json_line "$j"
+	jkeys "$j" '"host"'
+	jcheck 'd["class"] == "network" and d["host"] == "example.com" and d["reason"] == "no network"' "$j"
+	jcheck 'd["suggest"] == {"write_paths": [], "network": True, "ssh_agent": False, "unconfined": False}' "$j"
+	jcheck 'd["evidence"] == "curl: (6) Could not resolve host: example.com"' "$j"
+	jcheck 'd["policy"]["network"] is False' "$j"
+}
+run_test "curl http://example.com/ without --net: network denial, host example.com, suggest.network" t_network
+
+t_network_granted() {
+	require curl
+	ws=$(newdir netgranted)
+	cd "$ws"
+	XDG_STATE_HOME=$(state netgranted)
+	j=$KB_T/netgranted.json
+	kb --net --json-fd 3 -- curl -sS -m 20 http://example.com/ 3>"$j"
+	if [ "$KB_RC" = 0 ]; then
+		skip_test "this host reaches example.com with --net; the offline half cannot be checked"
+	fi
+	assert_no_denial "$KB_ERR"
+	assert_empty "$j"
+	assert_not_exists "$XDG_STATE_HOME/kinbox"
+}
+run_test "the same curl with --net on an offline host fails, but is not a denial (no line, no record)" t_network_granted
+
+# ============================================================================
+# 4. SSH
+# ============================================================================
+
+t_ssh() {
+	require ssh-add
+	ws=$(newdir ssh)
+	cd "$ws"
+	XDG_STATE_HOME=$(state ssh)
+	j=$KB_T/ssh.json
+	kb_expect 2 --net --json-fd 3 -- ssh-add -l 3>"$j"
+	assert_denial "$KB_ERR" \
+		"kinbox: denied ssh (no SSH agent); retry with --ssh-agent --net"
+	assert_json_line "$j"
+	jkeys "$j"
+	jcheck 'd["class"] == "ssh" and d["reason"] == "no SSH agent"' "$j"
+	jcheck 'd["suggest"] == {"write_paths": [], "network": True, "ssh_agent": True, "unconfined": False}' "$j"
+	jcheck 'd["policy"]["network"] is True and d["policy"]["ssh_agent"] is False' "$j"
+}
+run_test "ssh-add -l with --net, without --ssh-agent: ssh denial, suggest ssh_agent and network" t_ssh
+
+# ============================================================================
+# 5. The JSON record and the journal
+# ============================================================================
+
+t_record() {
+	d=$(newdir record)
+	mkdir -p "$d/ws/sub" "$d/outside" "$d/granted"
+	ln -s ws "$d/wslink"
+	# the logical cwd goes through a symlink; the record has the real one
+	cd "$d/wslink/sub"
+	XDG_STATE_HOME=$(state record)
+	j=$KB_T/record.json
+	set -- "with space" "it's \"quoted\"" "tab	and
+newline" 'back\slash $HOME' "café ✓" ""
+	kb --json-fd 3 -C "$d/wslink" -w "$d/granted" --keep-env KB_T30_TOKEN -- \
+		python3 -c 'import sys; open(sys.argv[1], "w")' "$d/outside/f" "$@" 3>"$j"
+	[ "$KB_RC" != 0 ] || fail "the command succeeded"
+	assert_not_exists "$d/outside/f"
+	id=$(last_id "$KB_ERR")
+	assert_denial "$KB_ERR" \
+		"kinbox: denied write '$d/outside/f' (Read-only file system); retry with --write $d/outside"
+	assert_json_line "$j"
+	jkeys "$j" '"path"'
+	jcheck 'd["id"] == a[0]' "$j" -- "$id"
+	jcheck 'd["class"] == "write" and d["path"] == a[0] and d["reason"] == "Read-only file system"' "$j" -- "$d/outside/f"
+	ev=$(grep 'Errno 30' "$KB_ERR")
+	jcheck 'd["evidence"] == a[0]' "$j" -- "$ev"
+	jcheck 'd["argv"] == a and d["argv_exact"] is True' "$j" -- \
+		python3 -c 'import sys; open(sys.argv[1], "w")' "$d/outside/f" "$@"
+	jcheck 'd["cwd"] == a[0]' "$j" -- "$d/ws/sub"
+	jcheck 'd["exit_status"] == int(a[0]) and d["partial"] is True' "$j" -- "$KB_RC"
+	jcheck 'd["policy"] == {"workspace": a[0], "write_paths": [a[1]], "network": False, "ssh_agent": False, "keep_env": ["KB_T30_TOKEN"]}' "$j" -- "$d/ws" "$d/granted"
+	jcheck 're.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", d["time"]) is not None and abs((datetime.datetime.strptime(d["time"], "%Y-%m-%dT%H:%M:%SZ") - datetime.datetime.utcnow()).total_seconds()) < 300' "$j"
+
+	# the journal: <id>.json, 0600, in a 0700 dir, the same record
+	jf=$(journal_file "$XDG_STATE_HOME" "$id")
+	assert_exists "$jf"
+	assert_streq "$(mode "$jf")" 600 "journal file mode"
+	assert_streq "$(mode "$XDG_STATE_HOME/kinbox/denials")" 700 "journal dir mode"
+	assert_streq "$(mode "$XDG_STATE_HOME/kinbox")" 700 "kinbox state dir mode"
+	assert_streq "$(stat -c %u "$jf")" "$(id -u)" "journal file owner"
+	assert_streq "$(find "$XDG_STATE_HOME/kinbox/denials" -type f | wc -l)" 1 "one record"
+	jcheck 'd0["id"] == d1["id"] and d0["class"] == d1["class"] and d0["argv"] == d1["argv"]' "$jf" "$j"
+	assert_files_equal "$j" "$jf"
+}
+run_test "the JSON record: exact keys, id = the line's id, exact argv, canonical cwd, exit status, policy; journal <id>.json 0600 in 0700, same record" t_record
+
+t_record_env_fd() {
+	d=$(newdir envfd)
+	mkdir "$d/ws" "$d/outside"
+	cd "$d/ws"
+	XDG_STATE_HOME=$(state envfd)
+	j=$KB_T/envfd.json
+	export KINBOX_JSON_FD=3
+	kb_expect 1 -- touch "$d/outside/f" 3>"$j"
+	assert_json_line "$j"
+	id=$(last_id "$KB_ERR")
+	jcheck 'd["id"] == a[0] and d["class"] == "write" and d["argv"] == ["touch", a[1]]' "$j" -- "$id" "$d/outside/f"
+	assert_files_equal "$j" "$(journal_file "$XDG_STATE_HOME" "$id")"
+	# --json-fd wins over the environment
+	KINBOX_JSON_FD=4
+	kb_expect 1 --json-fd 3 -- touch "$d/outside/f" 3>"$j" 4>"$KB_T/envfd4.json"
+	assert_json_line "$j"
+	assert_empty "$KB_T/envfd4.json"
+	jcheck 'd["id"] == a[0]' "$j" -- "$(last_id "$KB_ERR")"
+	# an empty KINBOX_JSON_FD is unset
+	KINBOX_JSON_FD=
+	kb_expect 1 -- touch "$d/outside/f"
+	assert_file_has_content "$KB_ERR" '^kinbox: denied write'
+}
+run_test "KINBOX_JSON_FD=3 works like --json-fd 3 (which wins when both are given)" t_record_env_fd
+
+t_json_fd_closed() {
+	ws=$(newdir fdclosed)
+	cd "$ws"
+	XDG_STATE_HOME=$(state fdclosed)
+	for how in flag env; do
+		rc=0
+		if [ "$how" = flag ]; then
+			"$KINBOX" --json-fd 9 -- touch "$ws/ran" >"$KB_OUT" 2>"$KB_ERR" 9>&- || rc=$?
+		else
+			KINBOX_JSON_FD=9 "$KINBOX" -- touch "$ws/ran" >"$KB_OUT" 2>"$KB_ERR" 9>&- || rc=$?
+		fi
+		assert_streq "$rc" 125 "exit status ($how)"
+		assert_one_kinbox_line "$KB_ERR"
+		assert_empty "$KB_OUT"
+		assert_not_exists "$ws/ran"
+	done
+	for bad in x 0 -1; do
+		assert_exit 125 "$KINBOX" --json-fd "$bad" -- touch "$ws/ran" 2>/dev/null
+		assert_not_exists "$ws/ran"
+	done
+}
+run_test "--json-fd 9 (and KINBOX_JSON_FD=9) when 9 is not open: exit 125, the command is not run; --json-fd x/0/-1 too" t_json_fd_closed
+
+t_two_ids() {
+	d=$(newdir twoids)
+	mkdir "$d/ws" "$d/outside"
+	cd "$d/ws"
+	XDG_STATE_HOME=$(state twoids)
+	kb_expect 1 -- touch "$d/outside/f"
+	id1=$(last_id "$KB_ERR")
+	kb_expect 1 -- touch "$d/outside/f"
+	id2=$(last_id "$KB_ERR")
+	if [ -z "$id1" ] || [ -z "$id2" ]; then
+		fail "no ids: '$id1' '$id2'"
+	fi
+	assert_strne "$id1" "$id2" "two denials, two ids"
+	assert_exists "$(journal_file "$XDG_STATE_HOME" "$id1")"
+	assert_exists "$(journal_file "$XDG_STATE_HOME" "$id2")"
+	assert_streq "$(find "$XDG_STATE_HOME/kinbox/denials" -type f | wc -l)" 2 "two records"
+}
+run_test "two denials get different ids and two journal records" t_two_ids
+
+t_argv_not_utf8() {
+	d=$(newdir argvx)
+	mkdir "$d/ws" "$d/outside"
+	cd "$d/ws"
+	XDG_STATE_HOME=$(state argvx)
+	j=$KB_T/argvx.json
+	bad=$(printf 'caf\351')
+	kb_expect 1 --json-fd 3 -- touch "$d/outside/f" "$bad" 3>"$j"
+	assert_json_line "$j"
+	jcheck 'd["argv_exact"] is False and len(d["argv"]) == 3 and d["argv"][:2] == ["touch", a[0]]' "$j" -- "$d/outside/f"
+}
+run_test "an argument that is not UTF-8: the record says argv_exact false" t_argv_not_utf8
+
+t_json_fd_not_inside() {
+	d=$(newdir fdinside)
+	mkdir "$d/ws" "$d/outside"
+	cd "$d/ws"
+	XDG_STATE_HOME=$(state fdinside)
+	j=$KB_T/fdinside.json
+	# FOR""GED: the argv in the record does not spell FORGED
+	kb_expect 1 --json-fd 3 -- sh -c 'echo "{\"class\":\"FOR""GED\"}" >&3; echo FOR""GED >&3; touch "$1"' sh "$d/outside/f" 3>"$j"
+	assert_json_line "$j"
+	assert_not_file_has_content "$j" FORGED
+	jcheck 'd["class"] == "write"' "$j"
+}
+run_test "the command cannot write to the --json-fd descriptor (no forged record)" t_json_fd_not_inside
+
+t_default_journal() {
+	d=$(newdir defjournal)
+	mkdir -p "$d/ws" "$d/outside" "$d/home"
+	cd "$d/ws"
+	export HOME="$d/home"
+	unset XDG_STATE_HOME
+	kb_expect 1 -- touch "$d/outside/f"
+	id=$(last_id "$KB_ERR")
+	jf=$HOME/.local/state/kinbox/denials/$id.json
+	assert_exists "$jf"
+	assert_streq "$(mode "$jf")" 600 "journal file mode"
+	assert_streq "$(mode "$HOME/.local/state/kinbox/denials")" 700 "journal dir mode"
+	jcheck 'd["id"] == a[0]' "$jf" -- "$id"
+	# a relative XDG_STATE_HOME is ignored (XDG base directory spec)
+	export XDG_STATE_HOME=rel-state
+	kb_expect 1 -- touch "$d/outside/f"
+	assert_not_exists "$d/ws/rel-state"
+	assert_exists "$HOME/.local/state/kinbox/denials/$(last_id "$KB_ERR").json"
+}
+run_test "without XDG_STATE_HOME (or a relative one) the journal is ~/.local/state/kinbox/denials" t_default_journal
+
+# ============================================================================
+# 6. The journal cannot be written
+# ============================================================================
+
+t_journal_fails() {
+	d=$(newdir jfail)
+	mkdir -p "$d/ws" "$d/outside" "$d/st1" "$d/st2/kinbox"
+	: >"$d/st1/kinbox"
+	: >"$d/st2/kinbox/denials"
+	cd "$d/ws"
+	j=$KB_T/jfail.json
+	for st in "$d/st1" "$d/st2"; do
+		XDG_STATE_HOME=$st
+		kb_expect 1 --json-fd 3 -- touch "$d/outside/f" 3>"$j"
+		assert_streq "$(wc -l <"$KB_ERR")" 3 "stderr lines (touch, denial, journal)"
+		assert_streq "$(sed -n 1p "$KB_ERR")" \
+			"touch: cannot touch '$d/outside/f': Read-only file system"
+		sed -n 2p "$KB_ERR" >"$KB_T/jfail.2"
+		id=$(last_id "$KB_T/jfail.2")
+		assert_streq "$(cat "$KB_T/jfail.2")" \
+			"kinbox: denied write '$d/outside/f' (Read-only file system); retry with --write $d/outside  [$id]"
+		sed -n 3p "$KB_ERR" >"$KB_T/jfail.3"
+		assert_file_has_content "$KB_T/jfail.3" '^kinbox: .*journal'
+		assert_streq "$(kinbox_lines "$KB_ERR")" 2 "kinbox lines"
+		# the record still reaches --json-fd
+		jcheck 'd["id"] == a[0]' "$j" -- "$id"
+		[ -f "$st/kinbox" ] || [ -f "$st/kinbox/denials" ] || fail "the planted file is gone"
+	done
+	XDG_STATE_HOME=$d/st1
+	kb_expect 9 -- sh -c 'touch "$1"; exit 9' sh "$d/outside/f"
+	assert_file_has_content "$KB_ERR" '^kinbox: .*journal'
+}
+run_test "journal not writable (a file at \$XDG_STATE_HOME/kinbox or .../denials): denial line, one journal line, exit status kept" t_journal_fails
+
+# ============================================================================
+# 7. The journal is read-only inside
+# ============================================================================
+
+t_journal_ro() {
+	d=$(newdir jro)
+	mkdir -p "$d/ws" "$d/outside"
+	cd "$d/ws"
+	XDG_STATE_HOME=$(state jro)
+	kb_expect 1 -- touch "$d/outside/f"
+	id=$(last_id "$KB_ERR")
+	jd=$XDG_STATE_HOME/kinbox/denials
+	cp "$jd/$id.json" "$KB_T/jro.before"
+	kb -- sh -c 'echo x > "$XDG_STATE_HOME/kinbox/denials/planted.json"'
+	[ "$KB_RC" != 0 ] || fail "planting a record succeeded inside"
+	assert_not_exists "$jd/planted.json"
+	kb -- sh -c 'echo x >> "$XDG_STATE_HOME/kinbox/denials/$1.json"; rm -f "$XDG_STATE_HOME/kinbox/denials/$1.json"; mv "$XDG_STATE_HOME/kinbox/denials" "$XDG_STATE_HOME/kinbox/d2"' sh "$id"
+	assert_files_equal "$KB_T/jro.before" "$jd/$id.json"
+	assert_not_exists "$XDG_STATE_HOME/kinbox/d2"
+	# the default location, under a (fake) home
+	mkdir "$d/home"
+	export HOME="$d/home"
+	unset XDG_STATE_HOME
+	kb_expect 1 -- touch "$d/outside/f"
+	hd=$HOME/.local/state/kinbox/denials
+	assert_exists "$hd/$(last_id "$KB_ERR").json"
+	kb -- sh -c 'echo x > "$HOME/.local/state/kinbox/denials/planted.json"'
+	[ "$KB_RC" != 0 ] || fail "planting a record under ~/.local/state succeeded inside"
+	assert_not_exists "$hd/planted.json"
+}
+run_test "the journal is read-only inside (\$XDG_STATE_HOME outside the workspace, and ~/.local/state): planted.json absent outside" t_journal_ro
+
+t_journal_redirect() {
+	d=$(newdir jredir)
+	mkdir -p "$d/ws" "$d/outside" "$d/target" "$d/home/.local"
+	cd "$d/ws"
+	export HOME="$d/home"
+	unset XDG_STATE_HOME
+	# ~/.local granted writable: the command can reach the journal's
+	# parent; it must not be able to point kinbox's journal write
+	# (done outside the sandbox, as the caller) at another directory
+	kb --write "$HOME/.local" -- sh -c 'mkdir -p "$HOME/.local/state/kinbox" &&
+		ln -s "$1" "$HOME/.local/state/kinbox/denials" && touch "$2"' sh "$d/target" "$d/outside/f"
+	assert_file_has_content "$KB_ERR" '^kinbox: denied write'
+	if [ -n "$(ls -A "$d/target")" ]; then
+		ls -la "$d/target" >&2
+		fail "kinbox wrote its journal record through a symlink planted by the command into $d/target (outside every writable root)"
+	fi
+}
+run_test "a journal path reachable from inside (~/.local granted): a planted denials -> DIR symlink does not make kinbox write into DIR" t_journal_redirect
+
+# ============================================================================
+# 8. The stderr relay
+# ============================================================================
+
+t_relay_blob() {
+	ws=$(newdir relay)
+	cd "$ws"
+	XDG_STATE_HOME=$(state relay)
+	head -c 200000 /dev/urandom >"$ws/blob"
+	head -c 150001 /dev/urandom >"$ws/blob-out"
+	kb_expect 0 -- sh -c 'cat blob >&2; cat blob-out'
+	assert_files_equal "$ws/blob" "$KB_ERR"
+	assert_files_equal "$ws/blob-out" "$KB_OUT"
+	# stdout is the caller's descriptor itself, not a relay
+	kb_expect 0 -- sh -c 'stat -L -c %d:%i /dev/stdout'
+	assert_streq "$(cat "$KB_OUT")" "$(stat -c %d:%i "$KB_OUT")" "stdout's file inside"
+}
+run_test "relay: a 200000-byte binary blob on stderr arrives byte for byte; stdout untouched (the caller's own fd)" t_relay_blob
+
+t_relay_order() {
+	ws=$(newdir order)
+	cd "$ws"
+	kb_expect 0 -- sh -c 'echo a >&2; echo b >&2; echo c >&2'
+	printf 'a\nb\nc\n' >"$KB_T/order.want"
+	assert_files_equal "$KB_T/order.want" "$KB_ERR"
+	assert_empty "$KB_OUT"
+	kb_expect 0 -- sh -c 'for i in 1 2 3 4 5 6 7 8 9 10; do echo "e$i" >&2; sleep 0.01; done'
+	seq 1 10 | sed 's/^/e/' >"$KB_T/order.want"
+	assert_files_equal "$KB_T/order.want" "$KB_ERR"
+}
+run_test "relay: echo a; echo b; echo c to stderr arrive as exactly a, b, c" t_relay_order
+
+t_relay_large() {
+	ws=$(newdir large)
+	cd "$ws"
+	XDG_STATE_HOME=$(state large)
+	head -c 52428800 /dev/urandom >"$KB_T/large.src"
+	want=$(sha256sum <"$KB_T/large.src")
+	if [ -x /usr/bin/time ] && /usr/bin/time -f %M -o "$KB_T/large.time" true 2>/dev/null; then
+		rc=0
+		/usr/bin/time -f %M -o "$KB_T/large.time" \
+			"$KINBOX" -- sh -c 'cat "$1" >&2' sh "$KB_T/large.src" \
+			>"$KB_OUT" 2>"$KB_ERR" || rc=$?
+		assert_streq "$rc" 0 "exit status"
+		rss=$(tail -n 1 "$KB_T/large.time")
+		diag "kinbox max RSS with 50 MiB of stderr: $rss KiB"
+		[ "$rss" -lt 8192 ] || fail "kinbox's max RSS was $rss KiB (>= 8 MiB) relaying 50 MiB"
+	else
+		echo "GNU time is not installed: RSS not checked" >&2
+		kb_expect 0 -- sh -c 'cat "$1" >&2' sh "$KB_T/large.src"
+	fi
+	assert_streq "$(wc -c <"$KB_ERR")" 52428800 "bytes relayed"
+	assert_streq "$(sha256sum <"$KB_ERR")" "$want" "sha256"
+	# failing, through a slow reader (a pipe that fills up)
+	{ "$KINBOX" -- sh -c 'cat "$1" >&2; exit 4' sh "$KB_T/large.src" 2>&1 >/dev/null || echo "rc=$?" >"$KB_T/large.rc"; } |
+		{ sleep 1; sha256sum; } >"$KB_T/large.sum"
+	assert_streq "$(cat "$KB_T/large.rc")" "rc=4" "exit status"
+	assert_streq "$(cat "$KB_T/large.sum")" "$want" "sha256 through a pipe"
+	rm -f "$KB_T/large.src"
+}
+run_test "relay: 50 MiB on stderr passes completely (size, sha256; also through a slow pipe); kinbox's RSS < 8 MiB" t_relay_large
+
+t_relay_tail() {
+	d=$(newdir tail)
+	mkdir "$d/ws" "$d/outside"
+	cd "$d/ws"
+	XDG_STATE_HOME=$(state tail)
+	j=$KB_T/tail.json
+	# 1 MiB + 3 of noise first: the 64 KiB ring wraps mid-stream
+	kb_expect 1 --json-fd 3 -- sh -c 'head -c 1048579 /dev/zero | tr "\0" y >&2; echo >&2; touch "$1"' sh "$d/outside/f" 3>"$j"
+	assert_denial "$KB_ERR" \
+		"kinbox: denied write '$d/outside/f' (Read-only file system); retry with --write $d/outside"
+	jcheck 'd["evidence"] == "touch: cannot touch '"'"'" + a[0] + "'"'"': Read-only file system"' "$j" -- "$d/outside/f"
+	assert_streq "$(head -n 1 "$KB_ERR" | tr -d y | wc -c)" 1 "noise line"
+	assert_streq "$(head -n 1 "$KB_ERR" | wc -c)" 1048580 "noise line length"
+	cp "$KB_ERR" "$KB_T/tail.err"
+	cp "$j" "$KB_T/tail.rec"
+	agree "$KB_T/tail.err" "$KB_T/tail.rec" 1
+}
+run_test "relay: a denial after 1 MiB of other stderr is found in the 64 KiB tail (kinpolicy agrees)" t_relay_tail
+
+# ============================================================================
+# 9. A terminal
+# ============================================================================
+
+t_tty() {
+	require script
+	d=$(newdir tty)
+	mkdir "$d/ws" "$d/outside"
+	cd "$d/ws"
+	XDG_STATE_HOME=$(state tty)
+	rc=0
+	script -qec "$KINBOX -- sh $B/tty-inner.sh" /dev/null </dev/null >"$KB_T/tty.out" 2>"$KB_T/tty.err" || rc=$?
+	assert_streq "$rc" 0 "exit status"
+	assert_file_has_content "$KB_T/tty.out" 'TTY2-OK'
+	esc=$(printf '\033[31mred\033[0m')
+	grep -qF -- "$esc" "$KB_T/tty.out" || {
+		od -c "$KB_T/tty.out" >&2
+		fail "the escape sequence did not arrive unchanged"
+	}
+	# a denial under a terminal: the line arrives, the status is kept
+	rc=0
+	script -qec "$KINBOX -- sh -c 'touch $d/outside/f; exit 5'" /dev/null </dev/null >"$KB_T/tty2.out" 2>"$KB_T/tty2.err" || rc=$?
+	assert_streq "$rc" 5 "exit status under a terminal"
+	tr -d '\r' <"$KB_T/tty2.out" >"$KB_T/tty2.txt"
+	assert_denial "$KB_T/tty2.txt" \
+		"kinbox: denied write '$d/outside/f' (Read-only file system); retry with --write $d/outside"
+	assert_not_exists "$d/outside/f"
+}
+run_test "terminal: the command's stderr is a tty, escape bytes arrive unchanged; a denial is reported under a tty" t_tty
+
+# ============================================================================
+# 10. kinpolicy fingerprint agrees with kinbox
+# ============================================================================
+
+t_agree() {
+	d=$(newdir "agree-$1")
+	mkdir -p "$d/ws" "$d/outside" "$d/cwd" "$d/home/.cache"
+	cd "$d/ws"
+	XDG_STATE_HOME=$(state "agree-$1")
+	j=$KB_T/agree.json
+	flags=
+	case $1 in
+	etc)
+		kb_expect 1 --json-fd 3 -- touch /etc/kinbox-t30 3>"$j"
+		if [ "$IS_ROOT" != 1 ]; then
+			# no denial for the user: kinpolicy must say none too
+			assert_no_denial "$KB_ERR"
+			"$KP" fingerprint --status 1 --json <"$KB_ERR" >"$KB_T/fp.json"
+			jcheck 'd["class"] == "none"' "$KB_T/fp.json"
+			return 0
+		fi ;;
+	outside)
+		kb_expect 1 --json-fd 3 -- touch "$d/outside/f" 3>"$j" ;;
+	write-root)
+		mkdir "$d/granted"
+		kb_expect 1 --json-fd 3 -w "$d/granted" -- sh -c 'touch "$1/granted/ok" && touch "$1/outside/f"' sh "$d" 3>"$j"
+		flags="--write $d/granted" ;;
+	workspace)
+		# cwd outside the workspace: a relative name is under the cwd
+		cd "$d/cwd"
+		kb_expect 1 --json-fd 3 -C "$d/ws" -- touch rel 3>"$j"
+		flags="--workspace $d/ws" ;;
+	home)
+		export HOME="$d/home"
+		kb_expect 1 --json-fd 3 -- mkdir -p "$HOME/.cache/tool/v1" 3>"$j" ;;
+	bashrc)
+		export HOME="$d/home"
+		kb_expect 1 --json-fd 3 -- touch "$HOME/.bashrc" 3>"$j" ;;
+	network)
+		require curl
+		kb_expect 6 --json-fd 3 -- curl -sS -m 20 http://example.com/ 3>"$j" ;;
+	ssh)
+		require ssh-add
+		kb_expect 2 --json-fd 3 --net -- ssh-add -l 3>"$j"
+		flags=--net ;;
+	*)
+		assert_not_reached "unknown case $1" ;;
+	esac
+	assert_file_has_content "$KB_ERR" '^kinbox: denied'
+	assert_json_line "$j"
+	cp "$KB_ERR" "$KB_T/agree.err"
+	# shellcheck disable=SC2086 # flags: words by design (no spaces in $KB_T)
+	agree "$KB_T/agree.err" "$j" "$KB_RC" $flags
+}
+run_test "kinpolicy agrees with kinbox: write to /etc (root: write; user: none for both)" t_agree etc
+run_test "kinpolicy agrees with kinbox: write to a user dir outside" t_agree outside
+run_test "kinpolicy agrees with kinbox: write outside a --write root (--write)" t_agree write-root
+run_test "kinpolicy agrees with kinbox: relative write, cwd outside -C workspace (--workspace)" t_agree workspace
+run_test "kinpolicy agrees with kinbox: mkdir -p under a fake HOME's .cache" t_agree home
+run_test "kinpolicy agrees with kinbox: \$HOME/.bashrc (no --write root fits)" t_agree bashrc
+run_test "kinpolicy agrees with kinbox: network (curl example.com)" t_agree network
+run_test "kinpolicy agrees with kinbox: ssh (ssh-add -l, --net)" t_agree ssh
+
+t_kinpolicy_flags_matter() {
+	d=$(newdir kpflags)
+	mkdir -p "$d/ws" "$d/granted"
+	cd "$d/ws"
+	printf "touch: cannot touch '%s/granted/f': Read-only file system\n" "$d" >"$KB_T/kpflags.in"
+	"$KP" fingerprint --status 1 --json <"$KB_T/kpflags.in" >"$KB_T/kpflags.json"
+	jcheck 'd["class"] == "write" and d["suggest"]["write_paths"] == [a[0]]' "$KB_T/kpflags.json" -- "$d/granted"
+	# granted: the same text is the command's own failure
+	"$KP" fingerprint --status 1 --write "$d/granted" --json <"$KB_T/kpflags.in" >"$KB_T/kpflags.json"
+	jcheck 'd["class"] == "none"' "$KB_T/kpflags.json"
+	# status 0 is never a denial
+	"$KP" fingerprint --status 0 --json <"$KB_T/kpflags.in" >"$KB_T/kpflags.json"
+	jcheck 'd["class"] == "none"' "$KB_T/kpflags.json"
+	# network text with --net: none
+	echo 'curl: (6) Could not resolve host: example.com' >"$KB_T/kpflags.net"
+	"$KP" fingerprint --status 6 --net --json <"$KB_T/kpflags.net" >"$KB_T/kpflags.json"
+	jcheck 'd["class"] == "none"' "$KB_T/kpflags.json"
+	"$KP" fingerprint --status 6 --json <"$KB_T/kpflags.net" >"$KB_T/kpflags.json"
+	jcheck 'd["class"] == "network" and d["host"] == "example.com"' "$KB_T/kpflags.json"
+}
+run_test "kinpolicy: --write, --net and --status 0 change the verdict as they would for kinbox" t_kinpolicy_flags_matter
+
+t_kinpolicy_none() {
+	ws=$(newdir kpnone)
+	cd "$ws"
+	XDG_STATE_HOME=$(state kpnone)
+	kb_expect 1 -- cat missing
+	assert_no_denial "$KB_ERR"
+	rc=0
+	"$KP" fingerprint --status 1 --json <"$KB_ERR" >"$KB_T/kpnone.json" || rc=$?
+	assert_streq "$rc" 0 "kinpolicy exit status"
+	assert_json_line "$KB_T/kpnone.json"
+	jcheck 'd["class"] == "none" and "path" not in d and "host" not in d and d["suggest"] == {"write_paths": [], "network": False, "ssh_agent": False, "unconfined": False}' "$KB_T/kpnone.json"
+	"$KP" fingerprint --status 1 <"$KB_ERR" >"$KB_T/kpnone.txt"
+	assert_streq "$(wc -l <"$KB_T/kpnone.txt")" 1 "one line"
+	assert_file_has_content "$KB_T/kpnone.txt" '^none: '
+}
+run_test "kinpolicy: an ordinary failure (cat missing) is class none / 'none: ...'" t_kinpolicy_none
+
+t_kinpolicy_usage() {
+	ws=$(newdir kpusage)
+	cd "$ws"
+	for args in "fingerprint" "nosuchverb" "" "fingerprint --status 256" \
+		"fingerprint --status -1" "fingerprint --status x" \
+		"fingerprint --status 1 --ssh-agent" "fingerprint --status 1 --bogus" \
+		"fingerprint --status 1 extra" "fingerprint --status" \
+		"fingerprint --status 1 --write $ws/missing"; do
+		rc=0
+		# shellcheck disable=SC2086 # args: words by design
+		"$KP" $args </dev/null >"$KB_OUT" 2>"$KB_ERR" || rc=$?
+		[ "$rc" = 125 ] || {
+			_show_file "$KB_ERR"
+			fail "kinpolicy $args: exit $rc, expected 125"
+		}
+		assert_empty "$KB_OUT"
+		assert_streq "$(wc -l <"$KB_ERR")" 1 "kinpolicy $args: one stderr line"
+		assert_file_has_content "$KB_ERR" '^kinpolicy: '
+	done
+	assert_exit 0 "$KP" --help >/dev/null
+}
+run_test "kinpolicy bad usage exits 125 with one line: no --status, nosuchverb, no verb, bad status, --ssh-agent w/o --net, ..." t_kinpolicy_usage
+
+# ============================================================================
+# 11. Ordinary failures: no denial line, the exit status kept
+# ============================================================================
+
+# ordinary CODE ARG...: kinbox ARG... exits CODE with no kinbox line, no
+# --json-fd record and no journal entry
+ordinary() {
+	_want=$1
+	shift
+	XDG_STATE_HOME=$KB_T/ord-state.$$
+	rm -rf "$XDG_STATE_HOME"
+	kb_expect "$_want" --json-fd 3 "$@" 3>"$KB_T/ord.json"
+	assert_no_denial "$KB_ERR"
+	assert_no_denial "$KB_OUT"
+	assert_empty "$KB_T/ord.json"
+	assert_not_exists "$XDG_STATE_HOME"
+}
+
+t_ordinary() {
+	d=$(newdir "ord-$1")
+	mkdir -p "$d/ws"
+	cd "$d/ws"
+	case $1 in
+	exit3)
+		ordinary 3 -- sh -c 'exit 3' ;;
+	false)
+		ordinary 1 -- false ;;
+	cat)
+		ordinary 1 -- cat missing-file
+		assert_file_has_content "$KB_ERR" 'No such file or directory' ;;
+	python)
+		ordinary 1 -- python3 -c 'assert 1 == 2, "kinbox-t30 boom"'
+		assert_file_has_content "$KB_ERR" 'AssertionError: kinbox-t30 boom' ;;
+	chmod000)
+		echo old >"$d/ws/f000"
+		chmod 000 "$d/ws/f000"
+		ordinary 2 -- sh -c 'echo new > f000'
+		assert_file_has_content "$KB_ERR" 'Permission denied'
+		chmod 600 "$d/ws/f000"
+		assert_streq "$(cat "$d/ws/f000")" old "f000 content" ;;
+	githook)
+		require git
+		mkrepo "$d/ws"
+		ordinary 1 -- touch .git/hooks/x
+		assert_file_has_content "$KB_ERR" 'Read-only file system'
+		assert_not_exists "$d/ws/.git/hooks/x" ;;
+	curl-local)
+		require curl
+		port=$(python3 "$B/freeport.py")
+		ordinary 7 --net -- curl -sS -m 20 "http://127.0.0.1:$port/"
+		assert_file_has_content "$KB_ERR" "Couldn't connect to server" ;;
+	success)
+		ordinary 0 -- sh -c 'echo "touch: cannot touch /etc/x: Read-only file system" >&2' ;;
+	*)
+		assert_not_reached "unknown case $1" ;;
+	esac
+}
+run_test "ordinary: sh -c 'exit 3' keeps 3, no denial" t_ordinary exit3
+run_test "ordinary: false, no denial" t_ordinary false
+run_test "ordinary: cat missing-file, no denial" t_ordinary cat
+run_test "ordinary: a failing python assert, no denial" t_ordinary python
+run_test "ordinary: writing a chmod 000 file in the workspace fails (uid $(id -u)), no denial" t_ordinary chmod000
+run_test "ordinary: touch .git/hooks/x in a git workspace (the git guard), no denial" t_ordinary githook
+run_test "ordinary: curl to a closed 127.0.0.1 port WITH --net, no denial" t_ordinary curl-local
+run_test "ordinary: a successful command that prints a denial-like message, no denial" t_ordinary success
+
+done_testing
