@@ -406,6 +406,12 @@ main(int argc, char **argv)
 	}
 	if (kb_run(&plan, &run, &e) == -1)
 		die("%s", e.msg);
+	if (run.broken[0] != '\0') {
+		kb_gitguard_audit(&pol, report_guard);
+		die("SECURITY: %s was replaced on the host during the run, which "
+		    "drops the sandbox's mount over it; the command was stopped "
+		    "(run it again)", run.broken);
+	}
 	if (!run.started) {
 		_cleanup_free_ char *why = NULL;
 

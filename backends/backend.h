@@ -19,6 +19,10 @@ struct kb_plan {
 	struct kb_strv argv; /* full argv, argv.v[0] is the program name */
 	struct kb_strv envp; /* the command's whole environment */
 	struct kb_strv notes; /* posture lines for --dry-run / -v */
+	/* Paths a mount covers inside the sandbox. The kernel drops a mount
+	 * when the host unlinks or renames over its target, so kb_run()
+	 * watches these and stops the sandbox if one is replaced. */
+	struct kb_strv watch;
 	/* Descriptor numbers the argv refers to; kb_run() puts the real
 	 * descriptors there before exec. -1 when unused. */
 	int seccomp_fd;
@@ -96,6 +100,8 @@ struct kb_run {
 	bool started;       /* the command was exec'd (or exec was tried) */
 	int exec_errno;     /* exec failed inside with this errno, else 0 */
 	int confine_errno;  /* Landlock could not be applied: nothing ran */
+	char broken[4096];  /* a watched path the host replaced: the sandbox
+			       was stopped (empty when none) */
 	char setup_err[4096]; /* what bwrap printed before the start */
 	int exit_code;      /* kinbox's exit status for this run */
 	/* the last KB_TAIL bytes of the command's stderr, in order */

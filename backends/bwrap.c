@@ -181,6 +181,22 @@ kb_plan_env(const struct kb_policy *p, char *const *envp, const char *active,
 
 		if (tmp_reset && strncmp(kv, "TMPDIR=", 7) == 0)
 			continue;
+		/* the agent socket is exposed at its real path: a symlink to
+		 * it (tmux setups) would not resolve inside */
+		if (sandboxed && p->ssh_agent &&
+		    strncmp(kv, "SSH_AUTH_SOCK=", 14) == 0) {
+			for (size_t m = 0; m < p->nmask; m++)
+				if (p->mask[m].kind == KB_EXPOSE_SOCKET)
+					kv = NULL;
+			if (kv == NULL) {
+				for (size_t m = 0; m < p->nmask; m++)
+					if (p->mask[m].kind == KB_EXPOSE_SOCKET)
+						kb_strv_pushf(&pl->envp,
+						    "SSH_AUTH_SOCK=%s",
+						    p->mask[m].path);
+				continue;
+			}
+		}
 		if (strncmp(kv, "KINBOX_ACTIVE=", 14) == 0)
 			continue;
 		kb_strv_push(&pl->envp, kv);
@@ -373,6 +389,22 @@ plan_exposes(const struct kb_policy *p, struct kb_plan *pl)
 	}
 }
 
+/* every existing path a mask or guard mount covers */
+static void
+plan_watch(const struct kb_policy *p, struct kb_plan *pl)
+{
+	for (size_t i = 0; i < p->nmask; i++)
+		if (p->mask[i].kind == KB_MASK_FILE ||
+		    p->mask[i].kind == KB_MASK_DIR)
+			kb_strv_push(&pl->watch, p->mask[i].path);
+	for (size_t i = 0; i < p->nguard; i++)
+		if ((p->guard[i].kind == KB_GUARD_RO ||
+			p->guard[i].kind == KB_GUARD_PIN_DIR ||
+			p->guard[i].kind == KB_GUARD_WRITABLE) &&
+		    p->guard[i].type != 0 && p->guard[i].link == NULL)
+			kb_strv_push(&pl->watch, p->guard[i].path);
+}
+
 int
 kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
     const char *bwrap, const char *helper, char *const *envp,
@@ -438,6 +470,7 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 		add(pl, *a);
 	plan_notes(p, h, pl);
 	kb_plan_env(p, envp, "bwrap", pl);
+	plan_watch(p, pl);
 	return 0;
 }
 

@@ -14,6 +14,7 @@ kb_plan_free(struct kb_plan *pl)
 	kb_strv_free(&pl->argv);
 	kb_strv_free(&pl->envp);
 	kb_strv_free(&pl->notes);
+	kb_strv_free(&pl->watch);
 	memset(pl, 0, sizeof(*pl));
 }
 

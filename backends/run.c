@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -299,6 +300,97 @@ open_relay(struct relay *rl, int *child_end)
 	return 0;
 }
 
+/* --- watching the mounts' targets on the host ------------------------- */
+
+struct watch {
+	int fd;       /* inotify, -1 when nothing is watched */
+	int *wd;      /* per watched path */
+	char **name;  /* its last component */
+	size_t n;
+};
+
+static void
+watch_open(struct watch *w, const struct kb_plan *pl)
+{
+	w->fd = -1;
+	w->n = 0;
+	w->wd = NULL;
+	w->name = NULL;
+	if (pl->watch.n == 0)
+		return;
+	w->fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	if (w->fd == -1)
+		return;
+	w->wd = xcalloc(pl->watch.n, sizeof(int));
+	w->name = xcalloc(pl->watch.n, sizeof(char *));
+	for (size_t i = 0; i < pl->watch.n; i++) {
+		char *dir = xstrdup(pl->watch.v[i]);
+		char *slash = strrchr(dir, '/');
+
+		if (slash == NULL || slash[1] == '\0') {
+			free(dir);
+			continue;
+		}
+		w->name[w->n] = xstrdup(slash + 1);
+		*(slash == dir ? slash + 1 : slash) = '\0';
+		w->wd[w->n] = inotify_add_watch(w->fd, dir,
+		    IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE |
+			IN_ONLYDIR | IN_DONT_FOLLOW);
+		free(dir);
+		if (w->wd[w->n] == -1) {
+			free(w->name[w->n]);
+			continue;
+		}
+		w->n++;
+	}
+}
+
+/* Returns the index of a watched path the host replaced, or -1. */
+static long
+watch_hit(struct watch *w)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t n;
+
+	while ((n = read(w->fd, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			struct inotify_event *ev = (struct inotify_event *)p;
+
+			for (size_t i = 0; ev->len > 0 && i < w->n; i++)
+				if (ev->wd == w->wd[i] &&
+				    strcmp(ev->name, w->name[i]) == 0)
+					return (long)i;
+			p += sizeof(*ev) + ev->len;
+		}
+	}
+	return -1;
+}
+
+static void
+watch_close(struct watch *w)
+{
+	if (w->fd != -1)
+		close(w->fd);
+	for (size_t i = 0; i < w->n; i++)
+		free(w->name[i]);
+	free(w->name);
+	free(w->wd);
+}
+
+/* the plan's path for watch slot i (slots skip paths that could not be
+ * watched, so they are matched by name) */
+static const char *
+watched_path(const struct kb_plan *pl, const struct watch *w, size_t i)
+{
+	for (size_t k = 0; k < pl->watch.n; k++) {
+		const char *slash = strrchr(pl->watch.v[k], '/');
+
+		if (slash != NULL && strcmp(slash + 1, w->name[i]) == 0)
+			return pl->watch.v[k];
+	}
+	return w->name[i];
+}
+
 /* descriptors kb_run() hands to the backend, before they get their numbers */
 struct fds {
 	int seccomp, status_w, err_w, realerr, empty;
@@ -386,6 +478,7 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 	int status_p[2] = { -1, -1 }, err_p[2] = { -1, -1 };
 	int seccomp_fd, realerr, empty, sigfd, base = 32, maxfd;
 	struct relay rl = { 0 };
+	struct watch w;
 	struct fds f;
 	unsigned char stbuf[16];
 	size_t stlen = 0, errlen = 0;
@@ -420,6 +513,8 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 		return kb_err_set(e, "cannot arrange descriptors: %s",
 		    strerror(errno));
 
+	/* before bwrap mounts anything, so that no replacement is missed */
+	watch_open(&w, pl);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
 	for (size_t i = 0; i < nitems(relayed); i++)
@@ -444,13 +539,14 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 	fcntl(err_p[0], F_SETFL, O_NONBLOCK);
 
 	for (;;) {
-		struct pollfd pfd[4] = {
+		struct pollfd pfd[5] = {
 			{ .fd = sigfd, .events = POLLIN },
 			{ .fd = status_p[0], .events = POLLIN },
 			{ .fd = err_p[0], .events = POLLIN },
 			{ .fd = rl.fd, .events = POLLIN },
+			{ .fd = reaped ? -1 : w.fd, .events = POLLIN },
 		};
-		int n = poll(pfd, 4, reaped ? 1000 : -1);
+		int n = poll(pfd, 5, reaped ? 1000 : -1);
 
 		if (n == -1 && errno == EINTR)
 			continue;
@@ -483,6 +579,18 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 		}
 		if (pfd[3].revents)
 			relay_some(&rl, r);
+		if (pfd[4].revents && r->broken[0] == '\0') {
+			long hit = watch_hit(&w);
+
+			/* the mount covering it is gone in the sandbox too:
+			 * stop everything rather than run on unprotected */
+			if (hit >= 0) {
+				snprintf(r->broken, sizeof(r->broken), "%s",
+				    pl->watch.v[0] != NULL ?
+					watched_path(pl, &w, (size_t)hit) : "");
+				kill(pid, SIGKILL);
+			}
+		}
 		if (pfd[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
 
@@ -526,6 +634,7 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 	if (rl.fd != -1)
 		close(rl.fd);
 	ring_finish(&rl, r);
+	watch_close(&w);
 	close(sigfd);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 

@@ -416,26 +416,33 @@ judge_write(const struct line *lines, size_t nlines, size_t i, size_t at,
 		    sizeof(raw));
 	if (!found)
 		return false;
+	char real[PATH_MAX];
+
 	if (!absolute(p, base, raw, abs, sizeof(abs)))
 		return false;
 	normalize(abs);
-	if (writable(p, abs))
+	/* judged at its real location (a symlinked ~/.ssh is the mask's
+	 * target); reported as the tool named it */
+	if (o->canonical == NULL || !o->canonical(abs, real, sizeof(real),
+					o->ctx))
+		snprintf(real, sizeof(real), "%s", abs);
+	if (writable(p, real))
 		return false; /* the command's own failure, or a git guard */
 	/* It could not write there without the sandbox either: an ordinary
 	 * failure (inside, a read-only mount answers EROFS before the
 	 * permission check, so EROFS alone proves nothing). */
-	if (!o->host_writable(abs, o->ctx))
+	if (!o->host_writable(real, o->ctx))
 		return false;
 	if (!rofs && !has_verb(&lines[i]))
 		return false;
 	d->cls = KB_CLASS_WRITE;
 	snprintf(d->path, sizeof(d->path), "%s", abs);
-	if (masked(p, abs)) {
+	if (masked(p, real)) {
 		/* a credential store: no --write lifts a mask */
 		d->suggest_unconfined = true;
 		return true;
 	}
-	if (!o->suggest_root(abs, d->suggest_write, sizeof(d->suggest_write),
+	if (!o->suggest_root(real, d->suggest_write, sizeof(d->suggest_write),
 		o->ctx)) {
 		d->suggest_write[0] = '\0';
 		d->suggest_unconfined = true; /* only / or $HOME would do */

@@ -47,6 +47,11 @@ struct kb_oracle {
 	    void *ctx);
 	/* true when `path` exists on the host (no symlink followed last) */
 	bool (*exists)(const char *path, void *ctx);
+	/* `path` at its real location: the nearest existing ancestor
+	 * resolved with realpath, the rest appended; false to keep it as is.
+	 * May be NULL. */
+	bool (*canonical)(const char *path, char *out, size_t outlen,
+	    void *ctx);
 	void *ctx;
 };
 

@@ -88,7 +88,27 @@ exists(const char *path, void *vctx)
 	return lstat(path, &st) == 0;
 }
 
+static bool
+canonical(const char *path, char *out, size_t outlen, void *vctx)
+{
+	char dir[PATH_MAX];
+	char *real;
+	size_t dl;
+	int n;
+
+	(void)vctx;
+	if (!nearest_dir(path, dir, sizeof(dir)) ||
+	    (real = realpath(dir, NULL)) == NULL)
+		return false;
+	dl = strlen(dir);
+	n = snprintf(out, outlen, "%s%s", strcmp(real, "/") == 0 &&
+		path[dl] == '/' ? "" : real, path + dl);
+	free(real);
+	return n > 0 && (size_t)n < outlen;
+}
+
 const struct kb_oracle kb_host_oracle_template = {
+	.canonical = canonical,
 	.host_writable = host_writable,
 	.suggest_root = suggest_root,
 	.exists = exists,

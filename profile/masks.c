@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,26 +72,108 @@ mask_existing(struct kb_policy *p, const char *path, bool tree,
 	return add_mask(p, path, NULL, KB_MASK_FILE, e);
 }
 
-/* The path inside an environment value, as a new string, or NULL. */
-static char *
-env_path(const struct kb_env_path *ep)
+/*
+ * The paths inside an environment value: every occurrence after the
+ * prefix (DBUS_SESSION_BUS_ADDRESS may list several addresses), or the
+ * value itself when it is an absolute path without the prefix (a bare
+ * KRB5CCNAME is a FILE: cache).
+ */
+static void
+env_paths(const struct kb_env_path *ep, struct kb_strv *out)
 {
-	const char *v = getenv(ep->name);
-	size_t n;
+	const char *v = getenv(ep->name), *at;
 
 	if (v == NULL)
-		return NULL;
-	if (ep->after != NULL) {
-		const char *at = strstr(v, ep->after);
+		return;
+	if (ep->after == NULL || strstr(v, ep->after) == NULL) {
+		if (v[0] == '/')
+			kb_strv_push(out, v);
+		/* GPG_AGENT_INFO's path:pid:1 */
+		if (v[0] == '/' && ep->after == NULL && strchr(v, ':') != NULL) {
+			char *copy = strndup(v, strcspn(v, ":"));
 
-		if (at == NULL)
-			return NULL;
-		v = at + strlen(ep->after);
+			kb_strv_push(out, copy);
+			free(copy);
+		}
+		return;
 	}
-	n = strcspn(v, ",:;"); /* DBUS lists, GPG_AGENT_INFO's :pid:1 */
-	if (n == 0 || v[0] != '/')
-		return NULL;
-	return strndup(v, n);
+	for (at = strstr(v, ep->after); at != NULL;
+	     at = strstr(at + 1, ep->after)) {
+		const char *p = at + strlen(ep->after);
+		size_t n = strcspn(p, ",;:");
+		char *copy;
+
+		if (n == 0 || p[0] != '/')
+			continue;
+		copy = strndup(p, n);
+		kb_strv_push(out, copy);
+		free(copy);
+	}
+}
+
+/*
+ * A socket named by the environment: hide its directory when that
+ * directory is the socket's own (a mount on a directory survives the
+ * service recreating the socket; a mount on the socket file would be
+ * dropped by the kernel when it is unlinked), else the socket itself.
+ */
+static int
+mask_env_path(struct kb_policy *p, const char *path, struct kb_err *e)
+{
+	_cleanup_free_ char *real = realpath(path, NULL);
+	_cleanup_free_ char *dir = NULL;
+	char *slash;
+	struct stat st;
+
+	if (real == NULL || stat(real, &st) == -1)
+		return 0;
+	if (kb_path_within(real, "/tmp"))
+		return 0; /* the private /tmp hides it already */
+	if (!S_ISSOCK(st.st_mode))
+		return mask_existing(p, real, false, e);
+	dir = xstrdup(real);
+	slash = strrchr(dir, '/');
+	if (slash != NULL && slash != dir)
+		*slash = '\0';
+	if (slash == NULL || slash == dir || strcmp(dir, "/var/tmp") == 0 ||
+	    (p->home != NULL && kb_path_within(p->home, dir)) ||
+	    (p->workspace != NULL && (kb_path_within(p->workspace, dir) ||
+					 kb_path_within(dir, p->workspace))))
+		return mask_existing(p, real, false, e);
+	for (size_t i = 0; i < p->nwrite; i++)
+		if (kb_path_within(p->write[i].path, dir) ||
+		    kb_path_within(dir, p->write[i].path))
+			return mask_existing(p, real, false, e);
+	return mask_existing(p, dir, false, e);
+}
+
+/*
+ * A file shown under --ssh-agent must be public by its real name (a link
+ * named id.pub pointing at id_ed25519 is the private key) and by its
+ * content (a hard link has no other name to judge).
+ */
+static bool
+public_file(const char *real)
+{
+	const char *base = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
+	char head[4096];
+	bool named = false;
+	ssize_t n;
+	int fd;
+
+	for (size_t i = 0; i < kb_ssh_public_count; i++)
+		if (fnmatch(kb_ssh_public_table[i], base, 0) == 0)
+			named = true;
+	if (!named)
+		return false;
+	if ((fd = open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return false;
+	n = read(fd, head, sizeof(head) - 1);
+	close(fd);
+	if (n < 0)
+		return false;
+	head[n] = '\0';
+	return strstr(head, "PRIVATE KEY") == NULL;
 }
 
 /* --ssh-agent: the agent socket, connectable, and the public client files
@@ -137,8 +220,7 @@ expose_ssh(struct kb_policy *p, struct kb_err *e)
 		src = realpath(path, NULL);
 		if (src == NULL || stat(src, &st) == -1 || !S_ISREG(st.st_mode))
 			continue;
-		if (fnmatch("*.pub", de->d_name, 0) == 0 &&
-		    fnmatch("*.pub", src, 0) != 0)
+		if (!public_file(src))
 			continue;
 		rc = add_mask(p, path, src, KB_EXPOSE_RO, e);
 	}
@@ -173,25 +255,37 @@ kb_masks_compute(struct kb_policy *p, struct kb_err *e)
 		    mask_existing(p, real, true, e) == -1)
 			return -1;
 	}
-	if (p->home != NULL) {
-		for (size_t i = 0; i < kb_credential_count; i++) {
-			_cleanup_free_ char *path = xasprintf("%s/%s", p->home,
-			    kb_credential_table[i]);
+	{
+		/* $HOME and the passwd home, when they differ: the command can
+		 * read both */
+		_cleanup_free_ char *pw = kb_paths_passwd_home();
+		const char *homes[2] = { p->home, pw };
 
-			if (mask_existing(p, path, false, e) == -1)
-				return -1;
+		if (pw != NULL && p->home != NULL && strcmp(pw, p->home) == 0)
+			homes[1] = NULL;
+		for (int h = 0; h < 2; h++) {
+			for (size_t i = 0; homes[h] != NULL &&
+			     i < kb_credential_count; i++) {
+				_cleanup_free_ char *path = xasprintf("%s/%s",
+				    homes[h], kb_credential_table[i]);
+
+				if (mask_existing(p, path, false, e) == -1)
+					return -1;
+			}
 		}
 	}
 	for (size_t i = 0; i < kb_env_path_count; i++) {
-		_cleanup_free_ char *path = NULL;
+		struct kb_strv paths = { 0 };
+		int rc = 0;
 
 		if (p->ssh_agent &&
 		    strcmp(kb_env_path_table[i].name, "SSH_AUTH_SOCK") == 0)
 			continue;
-		path = env_path(&kb_env_path_table[i]);
-		/* under the private /tmp it is gone already */
-		if (path != NULL && !kb_path_within(path, "/tmp") &&
-		    mask_existing(p, path, false, e) == -1)
+		env_paths(&kb_env_path_table[i], &paths);
+		for (size_t k = 0; k < paths.n && rc == 0; k++)
+			rc = mask_env_path(p, paths.v[k], e);
+		kb_strv_free(&paths);
+		if (rc == -1)
 			return -1;
 	}
 	/* masks the configuration adds */

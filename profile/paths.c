@@ -24,8 +24,8 @@ static const char *const forbidden_trees[] = { "/proc", "/sys", "/dev" };
  * (kinbox is linked statically); users known only to a directory service
  * are covered by $HOME.
  */
-static char *
-passwd_home(void)
+char *
+kb_paths_passwd_home(void)
 {
 	static bool looked;
 	static char *cached;
@@ -60,7 +60,7 @@ kb_paths_home(void)
 
 	if (h != NULL && h[0] == '/' && (r = realpath(h, NULL)) != NULL)
 		return r;
-	return passwd_home();
+	return kb_paths_passwd_home();
 }
 
 /* true when `dir` is `path` itself or one of its ancestors */
@@ -112,7 +112,7 @@ kb_paths_accept_root(const char *in, const char *home, const char *what,
 	}
 	/* Both $HOME and the passwd entry count: either is where a shell
 	 * looks for rc files that run outside the sandbox. */
-	pwhome = passwd_home();
+	pwhome = kb_paths_passwd_home();
 	for (int i = 0; i < 2; i++) {
 		const char *h = i == 0 ? home : pwhome;
 

@@ -226,6 +226,9 @@ char *kb_paths_accept_root(const char *in, const char *home, const char *what,
 /* true when a canonical path is a .git directory or lies inside one */
 bool kb_paths_in_git_metadata(const char *real);
 
+/* The caller's home from /etc/passwd, canonical; new string or NULL. */
+char *kb_paths_passwd_home(void);
+
 /* The caller's canonical home directory ($HOME, else passwd), new string or
  * NULL. */
 char *kb_paths_home(void);
