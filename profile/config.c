@@ -310,9 +310,13 @@ handler(void *user, const char *section, const char *key, const char *v)
 	case KB_ORIGIN_PROJECT:
 		return project_key(c, section, key, v);
 	case KB_ORIGIN_SESSION:
+		/* [always]: a human's "always allow" answers for kinpolicy
+		 * decide; nothing for the sandbox */
+		if (strcmp(section, "always") == 0)
+			return 1;
 		if (strcmp(section, "grant") != 0)
 			return fail(c, "unknown section [%s] in a session "
-			    "file; only [grant]", section);
+			    "file; only [grant] and [always]", section);
 		return grant_key(c, key, v);
 	case KB_ORIGIN_SYSTEM:
 	case KB_ORIGIN_GLOBAL:
