@@ -54,6 +54,7 @@ enum {
 	OPT_SSH_AGENT,
 	OPT_UNCONFINED,
 	OPT_JSON_FD,
+	OPT_STATUS,
 	OPT_VERSION,
 };
 
@@ -69,6 +70,7 @@ static const struct option longopts[] = {
 	{ "no-net", no_argument, NULL, OPT_NO_NET },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "ssh-agent", no_argument, NULL, OPT_SSH_AGENT },
+	{ "status", no_argument, NULL, OPT_STATUS },
 	{ "unconfined", no_argument, NULL, OPT_UNCONFINED },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -103,6 +105,8 @@ usage(FILE *f)
 	      "      --dry-run         print the plan and run nothing\n"
 	      "  -q, --quiet           no posture line when running unsandboxed\n"
 	      "  -v, --verbose         print the plan's summary before running\n"
+	      "      --status          say whether a sandbox can be set up here\n"
+	      "                        (exit 0) or why not (exit 125), run nothing\n"
 	      "  -h, --help            this text\n"
 	      "      --version         print the version\n"
 	      "\n"
@@ -110,6 +114,27 @@ usage(FILE *f)
 	      "125 kinbox's error (nothing was run); 126 not executable;\n"
 	      "127 not found. See kinbox(1).\n",
 	    f);
+}
+
+/* kinbox --status: the backend probe kinpolicy decide uses too */
+static void __attribute__((noreturn))
+status_and_exit(void)
+{
+	struct kb_err e;
+	char *bwrap = kb_bwrap_find(&e);
+	int abi;
+
+	if (bwrap == NULL)
+		die("%s", e.msg);
+	if (kb_bwrap_probe(bwrap, &e) == -1)
+		die("%s", e.msg);
+	abi = kb_landlock_abi();
+	printf("sandbox: available (bwrap %s", bwrap);
+	if (abi > 0)
+		printf(", Landlock ABI %d", abi);
+	printf(")\n");
+	free(bwrap);
+	exit(0);
 }
 
 static int
@@ -201,6 +226,8 @@ parse_args(int argc, char **argv, struct kb_policy *p, struct kb_opts *o)
 		case OPT_VERSION:
 			printf("kinbox %s\n", KB_VERSION);
 			exit(0);
+		case OPT_STATUS:
+			status_and_exit();
 		case ':':
 			die("option %s needs a value; see kinbox --help",
 			    argv[optind - 1]);

@@ -70,6 +70,10 @@ int kb_bwrap_plan(const struct kb_policy *, const struct kb_host *,
 void kb_plan_env(const struct kb_policy *, char *const *envp,
     const char *active, struct kb_plan *pl);
 
+/* Runs a minimal bwrap sandbox around /bin/true: 0 when bwrap works here,
+ * else -1 with the explanation in `e`. */
+int kb_bwrap_probe(const char *bwrap, struct kb_err *e);
+
 /*
  * Turns bwrap's setup error text (what it printed before the command
  * started) into one line naming the cause and the way out. Reads the

@@ -8,6 +8,8 @@
  * the git guards on top of the roots, parents before children.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -487,6 +489,59 @@ in_container(void)
 {
 	return access("/.dockerenv", F_OK) == 0 ||
 	    access("/run/.containerenv", F_OK) == 0;
+}
+
+/*
+ * Can bwrap set up a sandbox here? Runs the smallest one kinbox would need
+ * (user, pid and network namespaces, the host read-only) around /bin/true.
+ * Used by kinbox --status and by kinpolicy decide, where the SANDBOX mode
+ * needs to know whether commands can be wrapped.
+ */
+int
+kb_bwrap_probe(const char *bwrap, struct kb_err *e)
+{
+	char *const argv[] = { (char *)"bwrap", (char *)"--unshare-user",
+		(char *)"--unshare-pid", (char *)"--unshare-net",
+		(char *)"--ro-bind", (char *)"/", (char *)"/", (char *)"--dev",
+		(char *)"/dev", (char *)"--proc", (char *)"/proc",
+		(char *)"--", (char *)"/bin/true", NULL };
+	char *const envp[] = { NULL };
+	char buf[1024];
+	size_t len = 0;
+	ssize_t n;
+	int p[2], st, devnull;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) == -1)
+		return kb_err_set(e, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid == -1)
+		return kb_err_set(e, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		devnull = open("/dev/null", O_RDWR);
+		if (devnull == -1 || dup2(devnull, 0) == -1 ||
+		    dup2(devnull, 1) == -1 || dup2(p[1], 2) == -1)
+			_exit(KB_EXIT_ERROR);
+		execve(bwrap, argv, envp);
+		_exit(KB_EXIT_ERROR);
+	}
+	close(p[1]);
+	while (len < sizeof(buf) - 1 &&
+	    (n = read(p[0], buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
+	buf[len] = '\0';
+	close(p[0]);
+	while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
+		;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	{
+		char *why = kb_bwrap_explain_failure(buf);
+
+		kb_err_set(e, "%s", why);
+		free(why);
+	}
+	return -1;
 }
 
 /* bwrap's words when the kernel refused it namespaces */
