@@ -32,14 +32,17 @@ LIBS_STATIC_EXTRA = -lmd
 CORE_SRCS = util.c profile/policy.c profile/paths.c profile/gitguard.c \
             profile/tables.c profile/env.c profile/masks.c profile/gitindex.c \
             profile/config.c profile/grants.c \
+            profile/protected.c profile/checkwrite.c profile/decide.c \
             backends/plan.c backends/bwrap.c backends/seccomp-blob.c backends/run.c \
             backends/landlock.c profile/journal.c \
             classify/denial.c classify/patterns.c classify/oracle.c classify/report.c
 CORE_OBJS = $(CORE_SRCS:.c=.o)
 HDRS = util.h profile/policy.h profile/tables.h backends/backend.h \
-       classify/denial.h classify/report.h profile/grants.h
+       classify/denial.h classify/report.h profile/grants.h \
+       profile/checkwrite.h profile/decide.h
 
-UNIT_TESTS = tests/unit/test-paths tests/unit/test-bwrap tests/unit/test-env tests/unit/test-classify tests/unit/test-seccomp tests/unit/test-gitindex
+UNIT_TESTS = tests/unit/test-paths tests/unit/test-bwrap tests/unit/test-env tests/unit/test-classify tests/unit/test-seccomp tests/unit/test-gitindex \
+             tests/unit/test-decide tests/unit/test-checkwrite
 
 .PHONY: all check unit unit-san unit-valgrind integration man-check bench deps \
         demo install uninstall clean fuzz fuzz-short

@@ -170,9 +170,10 @@ normalise(const char *abs, char out[PATH_MAX])
  * and a ".." after it are judged where they really lead. A dangling
  * symlink is followed, since creating through it creates its target.
  * From the first missing component on, the rest is appended as text, and
- * a ".." there only takes back what the text added: once the walk is back
- * on existing ground, realpath(3) resumes (a tool that normalises first
- * would open the existing path, symlinks and all). -1 with errno set.
+ * a ".." there only takes back what the text added. The kernel would stop
+ * at the missing directory (ENOENT), but a tool that cleans the text
+ * first would not, so once the walk is back on existing ground realpath(3)
+ * resumes and the symlinks there count. -1 with errno set.
  */
 static int
 walk(const char *abs, char out[PATH_MAX])

@@ -149,8 +149,8 @@ classify(const struct kb_decide_in *in, struct kb_decide_out *out)
 	    sizeof(reason), in->ctx);
 	reason[sizeof(reason) - 1] = '\0';
 	if (safe)
-		set(out, KB_ALLOW, "classifier", "provably read-only%s%s",
-		    reason[0] != '\0' ? ": " : "", reason);
+		set(out, KB_ALLOW, "classifier", "%s",
+		    reason[0] != '\0' ? reason : "provably read-only");
 	else
 		set(out, KB_ASK, "classifier", "not provably read-only%s%s",
 		    reason[0] != '\0' ? ": " : "", reason);
