@@ -94,7 +94,7 @@ unit-valgrind: $(UNIT_TESTS)
 integration: kinbox kinbox-exec
 	@sh tests/run-integration.sh
 
-MANPAGES = man/kinbox.1 man/kinpolicy.1
+MANPAGES = man/kinbox.1 man/kinpolicy.1 man/kinbox.conf.5
 man-check:
 	@for m in $(MANPAGES); do \
 	  out=$$(LC_ALL=C groff -ww -man -Tutf8 -z $$m 2>&1; mandoc -Tlint $$m 2>&1); \
@@ -150,17 +150,20 @@ demo: all
 	@sh tests/demo.sh
 
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MANDIR)/man1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MANDIR)/man1 \
+	    $(DESTDIR)$(MANDIR)/man5
 	install -m 0755 kinbox $(DESTDIR)$(BINDIR)/kinbox
 	install -m 0755 kinpolicy $(DESTDIR)$(BINDIR)/kinpolicy
 	install -m 0755 kinbox-exec $(DESTDIR)$(LIBEXECDIR)/kinbox-exec
 	install -m 0644 man/kinbox.1 $(DESTDIR)$(MANDIR)/man1/kinbox.1
 	install -m 0644 man/kinpolicy.1 $(DESTDIR)$(MANDIR)/man1/kinpolicy.1
+	install -m 0644 man/kinbox.conf.5 $(DESTDIR)$(MANDIR)/man5/kinbox.conf.5
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/kinbox $(DESTDIR)$(BINDIR)/kinpolicy \
 	      $(DESTDIR)$(LIBEXECDIR)/kinbox-exec \
-	      $(DESTDIR)$(MANDIR)/man1/kinbox.1 $(DESTDIR)$(MANDIR)/man1/kinpolicy.1
+	      $(DESTDIR)$(MANDIR)/man1/kinbox.1 $(DESTDIR)$(MANDIR)/man1/kinpolicy.1 \
+	      $(DESTDIR)$(MANDIR)/man5/kinbox.conf.5
 	-rmdir $(DESTDIR)$(LIBEXECDIR)
 
 clean:

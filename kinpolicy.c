@@ -586,12 +586,18 @@ cmd_grant(int argc, char **argv)
 	if (kb_grant_check(&g, home, &e) == -1)
 		die("%s", e.msg);
 	pol = json_object_get(rec, "policy");
-	if (g.life != KB_LIFE_ONCE &&
-	    kb_grant_store(&g, home, getenv("KINBOX_SESSION"),
-		jstr(pol, "workspace"), id, &e) == -1)
-		die("%s", e.msg);
+	/* the decision claims the id first (created exclusively): a second
+	 * grant or a grant after a decline stores nothing */
 	dec = grant_json(&g);
 	write_decision(home, id, dec);
+	if (g.life != KB_LIFE_ONCE &&
+	    kb_grant_store(&g, home, getenv("KINBOX_SESSION"),
+		jstr(pol, "workspace"), id, &e) == -1) {
+		_cleanup_free_ char *f = journal_file(home, id, ".decision.json");
+
+		unlink(f);
+		die("%s", e.msg);
+	}
 	if (json)
 		dump_json(dec);
 	else
@@ -671,10 +677,16 @@ cmd_retry(int argc, char **argv)
 		die("%s: the command's arguments were not all text (UTF-8), so "
 		    "the journal cannot replay them exactly; run it again "
 		    "yourself", id);
-	pol = json_object_get(rec, "policy");
+	/* the call as the agent made it (its flags); config, session and
+	 * workspace grants apply again by themselves, as they stand now, so a
+	 * revoked grant stays revoked */
+	pol = json_object_get(rec, "flags");
+	if (pol == NULL)
+		die("%s: the journal record has no flags (an older kinbox); run "
+		    "the command again yourself", id);
 	kb_strv_push(&av, "kinbox");
 	kb_strv_push(&av, "-C");
-	kb_strv_push(&av, jstr(pol, "workspace"));
+	kb_strv_push(&av, jstr(json_object_get(rec, "policy"), "workspace"));
 	json_array_foreach(json_object_get(pol, "write_paths"), i, v) {
 		kb_strv_push(&av, "--write");
 		kb_strv_push(&av, json_string_value(v));

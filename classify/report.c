@@ -170,5 +170,24 @@ kb_report_json(const struct kb_denial *d, const char *id,
 		json_array_append_new(keep, jstr(p->keep_env.v[i]));
 	set(pol, "keep_env", keep);
 	set(o, "policy", pol);
+	/* what the caller asked for on the command line: kinpolicy retry
+	 * replays these and lets config and grants apply anew */
+	{
+		json_t *fl = json_object(), *fw = json_array();
+
+		if (fl == NULL || fw == NULL)
+			die("out of memory");
+		for (size_t i = 0; i < p->nwrite; i++)
+			if (p->write[i].origin == KB_ORIGIN_FLAG)
+				json_array_append_new(fw,
+				    jstr(p->write[i].path));
+		set(fl, "write_paths", fw);
+		set(fl, "network", json_boolean(p->net &&
+					p->net_origin == KB_ORIGIN_FLAG));
+		set(fl, "ssh_agent", json_boolean(p->ssh_agent &&
+					  p->ssh_origin == KB_ORIGIN_FLAG));
+		set(fl, "keep_env", json_deep_copy(keep));
+		set(o, "flags", fl);
+	}
 	return dump(o);
 }

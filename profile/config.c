@@ -5,7 +5,7 @@
  *
  *   /etc/kinbox/config.ini          system defaults     [sandbox] [caches]
  *   $XDG_CONFIG_HOME/kinbox/config.ini  the user's      [sandbox] [caches]
- *       [workspace "/abs/path"]     workspace grants for that exact path
+ *       [workspace] path = /abs/path  workspace grants for that exact path
  *   $XDG_RUNTIME_DIR/kinbox/sessions/<KINBOX_SESSION>.ini   [grant] ...
  *   <workspace>/.kinbox.ini         the project: may only tighten
  *
@@ -36,7 +36,9 @@ struct cfg {
 	bool failed;
 	struct kb_err *e;  /* the first error */
 	kb_warn_fn warn;
-	bool in_grant;     /* inside the section that applies to us */
+	int fail_line;     /* where the handler's first error was */
+	bool ws_match;     /* the current [workspace] block is ours */
+	bool ws_path_seen; /* ... and it has named its path */
 };
 
 static int
@@ -54,6 +56,7 @@ fail(struct cfg *c, const char *fmt, ...)
 		va_end(ap);
 		kb_err_set(c->e, "%s:%d: %s", c->file, c->line, msg);
 		c->failed = true;
+		c->fail_line = c->line;
 	}
 	return 0; /* inih: an error on this line */
 }
@@ -126,6 +129,9 @@ add_write(struct cfg *c, const char *v)
 	_cleanup_free_ char *path = expand(c->p, v);
 	struct kb_err e;
 
+	if (path[0] != '/')
+		return fail(c, "write_paths = %s: not an absolute path; write "
+		    "/path or ~/path", v);
 	if (kb_policy_add_write(c->p, path, c->origin, &e) == -1)
 		return fail(c, "write_paths: %s", e.msg);
 	return 1;
@@ -268,35 +274,13 @@ project_key(struct cfg *c, const char *section, const char *key,
 	return 1;
 }
 
-/* "workspace \"/abs/path\"" -> does it name our workspace? */
+/* [workspace] path = /abs: does it name our workspace, exactly? */
 static bool
-grant_section_for(const char *section, const char *workspace)
+path_is_workspace(const char *v, const char *workspace)
 {
-	const char *v;
-	size_t n;
-	char *real;
-	bool same;
+	_cleanup_free_ char *real = realpath(v, NULL);
 
-	if (strncmp(section, "workspace", 9) != 0)
-		return false;
-	v = section + 9;
-	v += strspn(v, " \t");
-	n = strlen(v);
-	if (n >= 2 && v[0] == '"' && v[n - 1] == '"') {
-		char buf[4096];
-
-		if (n - 2 >= sizeof(buf))
-			return false;
-		memcpy(buf, v + 1, n - 2);
-		buf[n - 2] = '\0';
-		real = realpath(buf, NULL);
-	} else {
-		real = realpath(v, NULL);
-	}
-	/* the exact canonical path, never a parent or a child */
-	same = real != NULL && workspace != NULL && strcmp(real, workspace) == 0;
-	free(real);
-	return same;
+	return real != NULL && workspace != NULL && strcmp(real, workspace) == 0;
 }
 
 static int
@@ -324,11 +308,25 @@ handler(void *user, const char *section, const char *key, const char *v)
 			return sandbox_key(c, key, v);
 		if (strcmp(section, "caches") == 0)
 			return cache_key(c, key, v);
-		if (strncmp(section, "workspace", 9) == 0) {
+		if (strcmp(section, "workspace") == 0) {
+			/* each "path =" starts a grant block (inih cannot tell
+			 * two [workspace] sections apart) */
 			if (c->origin != KB_ORIGIN_GLOBAL)
 				return fail(c, "workspace grants live in the "
 				    "user's config only");
-			if (!grant_section_for(section, c->p->workspace))
+			if (strcmp(key, "path") == 0) {
+				if (v[0] != '/')
+					return fail(c, "path = %s: not an "
+					    "absolute path", v);
+				c->ws_path_seen = true;
+				c->ws_match = path_is_workspace(v,
+				    c->p->workspace);
+				return 1;
+			}
+			if (!c->ws_path_seen)
+				return fail(c, "[workspace] must name its path "
+				    "first (path = /abs/dir)");
+			if (!c->ws_match)
 				return 1;
 			c->origin = KB_ORIGIN_WORKSPACE;
 			grant_key(c, key, v);
@@ -352,14 +350,23 @@ struct stream {
 	struct cfg *c;
 };
 
+/* inih's buffer holds INI_MAX_LINE bytes: a longer line would be split
+ * silently and misread, so it is an error */
 static char *
 line_reader(char *str, int num, void *vs)
 {
 	struct stream *s = vs;
 	char *r = fgets(str, num, s->f);
+	size_t n;
 
-	if (r != NULL)
-		s->c->line++;
+	if (r == NULL)
+		return NULL;
+	s->c->line++;
+	n = strlen(r);
+	if (n == (size_t)num - 1 && r[n - 1] != '\n' && !feof(s->f)) {
+		fail(s->c, "line longer than %d bytes; shorten it", num - 2);
+		return NULL;
+	}
 	return r;
 }
 
@@ -381,7 +388,8 @@ load(struct kb_policy *p, const char *file, enum kb_origin origin,
 	}
 	rc = ini_parse_stream(line_reader, &s, handler, &c);
 	fclose(s.f);
-	if (c.failed)
+	/* the first error wins: inih's (a broken line) or ours */
+	if (c.failed && (rc <= 0 || c.fail_line <= rc))
 		return -1;
 	if (rc > 0)
 		return kb_err_set(e, "%s:%d: not an INI line (want [section] "

@@ -60,6 +60,18 @@ sensitive(const char *path, const char *home)
 	return false;
 }
 
+/* A value inih reads back exactly: no inline comment (';' after a blank),
+ * no line break, no blanks it would strip, and short enough for its
+ * line buffer. */
+bool
+kb_ini_safe(const char *v)
+{
+	size_t n = strlen(v);
+
+	return n > 0 && n <= KB_INI_PATH_MAX && strpbrk(v, ";#\n\r") == NULL &&
+	    v[0] != ' ' && v[0] != '\t' && v[n - 1] != ' ' && v[n - 1] != '\t';
+}
+
 int
 kb_grant_check(struct kb_grant *g, const char *home, struct kb_err *e)
 {
@@ -86,6 +98,14 @@ kb_grant_check(struct kb_grant *g, const char *home, struct kb_err *e)
 			kb_err_set(e, "--write %s: a system or credential "
 			    "directory can be granted at most for a session; "
 			    "use --once or --session", real);
+			free(real);
+			return -1;
+		}
+		if (g->life != KB_LIFE_ONCE && !kb_ini_safe(real)) {
+			kb_err_set(e, "--write %s: a path with ';', '#', a line "
+			    "break or surrounding blanks, or longer than %d "
+			    "bytes, cannot be stored; use --once", real,
+			    KB_INI_PATH_MAX);
 			free(real);
 			return -1;
 		}
@@ -204,14 +224,15 @@ kb_grant_store(const struct kb_grant *g, const char *home,
 			    "create one with kinpolicy session new", session);
 		kb_buf_puts(&b, "\n[grant]\n");
 	} else if (g->life == KB_LIFE_WORKSPACE) {
-		if (workspace == NULL || strchr(workspace, '"') != NULL ||
-		    strchr(workspace, '\n') != NULL)
-			return kb_err_set(e, "no usable workspace path to grant "
-			    "for");
+		if (workspace == NULL || !kb_ini_safe(workspace))
+			return kb_err_set(e, "workspace %s: a path with ';', '#', "
+			    "a line break or surrounding blanks, or longer than "
+			    "%d bytes, cannot be stored in the config",
+			    workspace ? workspace : "(none)", KB_INI_PATH_MAX);
 		file = kb_config_global_path(home);
 		if (file == NULL)
 			return kb_err_set(e, "no home directory for the config");
-		kb_buf_printf(&b, "\n[workspace \"%s\"]\n", workspace);
+		kb_buf_printf(&b, "\n[workspace]\npath = %s\n", workspace);
 	} else {
 		return kb_err_set(e, "a once grant is not stored");
 	}

@@ -3,7 +3,7 @@
  * kinpolicy (kinbox reads the stores through profile/config.c).
  *
  *   session grants    $XDG_RUNTIME_DIR/kinbox/sessions/<session>.ini  [grant]
- *   workspace grants  the global config, [workspace "/canonical/path"]
+ *   workspace grants  the global config, [workspace] path = /canonical
  *   decisions         <journal>/<id>.decision.json (granted | declined)
  *   retries           <journal>/<id>.retried (created once: consumes the id)
  */
@@ -25,6 +25,11 @@ struct kb_grant {
 };
 
 const char *kb_lifetime_name(enum kb_lifetime);
+
+/* the longest path a grant store line can hold ("write_paths = " + path
+ * within inih's 200-byte line) */
+#define KB_INI_PATH_MAX 180
+bool kb_ini_safe(const char *);
 
 /* Checks a grant against the caps: write roots pass the write-root rules
  * (canonicalised in place); unconfined and sensitive system or credential

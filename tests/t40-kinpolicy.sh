@@ -1,0 +1,1168 @@
+#!/bin/sh
+# tests/t40-kinpolicy.sh — grants and the configuration layers, end to end:
+# a denial answered by a human (kinpolicy show, grant, decline, retry),
+# session and workspace grants and their revocation, the project file that
+# may only tighten, the global and system configs (errors, network, write
+# roots, caches), and the command's inability to grant itself anything.
+#
+# Every effect is checked from outside the sandbox: the file the command
+# wrote exists on the host (or does not), the bytes it wrote are compared,
+# the store files are read, a TCP listener on the host's 127.0.0.1 is
+# reached only with the host network.
+#
+# Run: sh tests/t40-kinpolicy.sh (TAP), or all suites: sh tests/run-integration.sh
+# KINBOX=/path/to/kinbox picks the binary (default: the repo's ./kinbox);
+# kinpolicy is taken from the same directory.
+#
+# Every test points XDG_CONFIG_HOME, XDG_STATE_HOME and XDG_RUNTIME_DIR (a
+# private 0700 directory) at directories of its own; the caller's real
+# ~/.config/kinbox and /etc/kinbox are never read or written, except that
+# one test, as root and only when /etc/kinbox does not exist, creates
+# /etc/kinbox/config.ini and removes /etc/kinbox again.
+# shellcheck disable=SC2317,SC2016,SC2164,SC2030,SC2031
+# SC2317: the t_* bodies are called through run_test.
+# SC2016: single-quoted $... is meant for the shell inside the sandbox.
+# SC2164: lib.sh sets -e (test bodies run under set -e): a failed cd fails.
+# SC2030/SC2031: variables set in ( ... ) are meant to stay there.
+
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+KP=$(dirname "$KINBOX")/kinpolicy
+B=$KB_T/bin
+mkdir "$B"
+
+# never the caller's stores, also outside a test body
+XDG_CONFIG_HOME=$KB_T/default-config
+XDG_STATE_HOME=$KB_T/default-state
+XDG_RUNTIME_DIR=$KB_T/default-run
+mkdir -p "$XDG_CONFIG_HOME" "$XDG_STATE_HOME" "$XDG_RUNTIME_DIR"
+chmod 700 "$XDG_RUNTIME_DIR"
+export XDG_CONFIG_HOME XDG_STATE_HOME XDG_RUNTIME_DIR
+unset KINBOX_SESSION KINBOX_JSON_FD SSH_AUTH_SOCK SSH_AGENT_PID \
+	DOCKER_HOST DBUS_SESSION_BUS_ADDRESS || true
+
+IS_ROOT=0
+[ "$(id -u)" = 0 ] && IS_ROOT=1
+
+# python3: the system one when there is one (a pyenv shim depends on HOME,
+# which some tests replace)
+PY=python3
+if [ -x /usr/bin/python3 ]; then
+	PY=/usr/bin/python3
+fi
+
+# --- preflight ---------------------------------------------------------------
+if [ ! -x "$KINBOX" ]; then
+	tap_not_ok "kinbox binary $KINBOX exists (build it: make all)"
+	done_testing
+fi
+if [ ! -x "$KP" ]; then
+	tap_not_ok "kinpolicy binary $KP exists next to kinbox (build it: make all)"
+	done_testing
+fi
+if ! have "$PY"; then
+	skip_all "python3 is needed (JSON records, a TCP listener)"
+fi
+mkdir "$KB_T/preflight"
+if ! (cd "$KB_T/preflight" && "$KINBOX" -- true) >"$KB_T/preflight.log" 2>&1; then
+	diag "$(cat "$KB_T/preflight.log")"
+	skip_all "kinbox cannot set up a sandbox on this host"
+fi
+diag "kinbox: $KINBOX; kinpolicy: $KP; uid $(id -u); kernel $(uname -r)"
+
+# --- helper programs (under $KB_T/bin: outside every workspace) -------------
+
+# jget EXPR FILE: prints the Python expression over the JSON object d
+cat >"$B/jget.py" <<'EOF'
+import json, sys
+with open(sys.argv[2], encoding="utf-8") as f:
+    d = json.load(f)
+r = eval(sys.argv[1], {"d": d})
+print(r if isinstance(r, str) else json.dumps(r))
+EOF
+
+# listener.py PORTFILE: accepts (and closes) TCP connections on 127.0.0.1
+# forever; writes its port to PORTFILE once listening
+cat >"$B/listener.py" <<'EOF'
+import os, socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 0))
+s.listen(64)
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write("%d\n" % s.getsockname()[1])
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+while True:
+    c, _ = s.accept()
+    c.close()
+EOF
+
+# connect.py PORT: prints "connected" or "failed: <error>"; exits 0 either
+# way (a failed connection must not become a denial line on stderr)
+cat >"$B/connect.py" <<'EOF'
+import socket, sys
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5).close()
+    print("connected")
+except OSError as e:
+    print("failed: %s" % e)
+EOF
+chmod -R a+rX "$B"
+
+# one listener for the whole script, on the host's loopback
+"$PY" "$B/listener.py" "$KB_T/port" &
+bg_register $!
+if ! poll_for "$KB_T/port"; then
+	tap_not_ok "a TCP listener on 127.0.0.1 starts"
+	done_testing
+fi
+PORT=$(cat "$KB_T/port")
+
+# --- shared helpers ---------------------------------------------------------
+
+# newdir NAME: a fresh directory $KB_T/NAME, printed (canonical)
+newdir() {
+	mkdir -p "$KB_T/$1"
+	(cd "$KB_T/$1" && pwd -P)
+}
+
+# stores DIR: this test's XDG_CONFIG_HOME, XDG_STATE_HOME and (0700)
+# XDG_RUNTIME_DIR below DIR; no session
+stores() {
+	XDG_CONFIG_HOME=$1/config
+	XDG_STATE_HOME=$1/state
+	XDG_RUNTIME_DIR=$1/run
+	mkdir -p "$XDG_CONFIG_HOME" "$XDG_STATE_HOME" "$XDG_RUNTIME_DIR"
+	chmod 700 "$XDG_RUNTIME_DIR"
+	export XDG_CONFIG_HOME XDG_STATE_HOME XDG_RUNTIME_DIR
+	unset KINBOX_SESSION || true
+	CFG=$XDG_CONFIG_HOME/kinbox/config.ini
+}
+
+# setup NAME: $d (the test's dir), $ws (its workspace, the cwd), $out (a
+# directory outside the workspace the test user can write), the stores
+setup() {
+	d=$(newdir "$1")
+	mkdir -p "$d/ws" "$d/out"
+	ws=$d/ws
+	out=$d/out
+	stores "$d"
+	cd "$ws"
+}
+
+# global_config TEXT: the user's config.ini is TEXT (printf format)
+global_config() {
+	mkdir -p "$XDG_CONFIG_HOME/kinbox"
+	# shellcheck disable=SC2059 # the format is the argument
+	printf "$@" >"$CFG"
+}
+
+jget() {
+	"$PY" "$B/jget.py" "$@"
+}
+
+# denial PATH: `kinbox -- touch PATH` from the cwd is a denial (exit 1,
+# PATH absent outside); ID is its id, taken from the --json-fd record
+denial() {
+	kb_expect 1 --json-fd 3 -- touch "$1" 3>"$KB_T/.lib/denial.json"
+	assert_not_exists "$1"
+	ID=$(jget 'd["id"]' "$KB_T/.lib/denial.json")
+	printf '%s\n' "$ID" | grep -Eq '^sbx_[0-9a-f]{16}$' ||
+		fail "no denial id in the --json-fd record for touch $1"
+}
+
+# kp ARG...: runs kinpolicy (stdin /dev/null: never a terminal); stdout →
+# $KP_OUT, stderr → $KP_ERR, status → $KP_RC; never fails by itself
+KP_OUT=$KB_T/.lib/kpout
+KP_ERR=$KB_T/.lib/kperr
+KP_RC=0
+kp() {
+	KP_RC=0
+	"$KP" "$@" </dev/null >"$KP_OUT" 2>"$KP_ERR" || KP_RC=$?
+}
+
+# kp_expect CODE ARG...: kp, and the status must be CODE
+kp_expect() {
+	_want=$1
+	shift
+	kp "$@"
+	if [ "$KP_RC" != "$_want" ]; then
+		_show_file "$KP_OUT"
+		_show_file "$KP_ERR"
+		fail "kinpolicy exited $KP_RC, expected $_want: kinpolicy $*"
+	fi
+}
+
+# kp_refused REGEX ARG...: kinpolicy ARG... exits 125, prints nothing on
+# stdout and exactly one "kinpolicy: " line matching REGEX on stderr
+kp_refused() {
+	_re=$1
+	shift
+	kp_expect 125 "$@"
+	assert_empty "$KP_OUT"
+	assert_one_line "$KP_ERR" '^kinpolicy: '
+	assert_file_has_content "$KP_ERR" "$_re"
+}
+
+# assert_one_line FILE REGEX: FILE is exactly one line, matching REGEX
+assert_one_line() {
+	_lines=$(wc -l <"$1")
+	if [ "$_lines" -ne 1 ]; then
+		_show_file "$1"
+		fail "$1: $_lines lines, expected exactly one"
+	fi
+	assert_file_has_content "$1" "$2"
+}
+
+assert_empty() {
+	if [ -s "$1" ]; then
+		_show_file "$1"
+		fail "$1 is not empty"
+	fi
+}
+
+# assert_file_is FILE TEXT: FILE holds exactly TEXT and a newline
+assert_file_is() {
+	printf '%s\n' "$2" >"$KB_T/.lib/want"
+	assert_files_equal "$KB_T/.lib/want" "$1"
+}
+
+# assert_has_line FILE LINE: FILE has LINE as one of its lines, exactly
+assert_has_line() {
+	if ! grep -Fqx -e "$2" "$1"; then
+		_show_file "$1"
+		fail "$1 has no line '$2'"
+	fi
+}
+
+assert_no_line() {
+	if grep -Fqx -e "$2" "$1"; then
+		_show_file "$1"
+		fail "$1 has the line '$2'"
+	fi
+}
+
+# assert_has_text FILE TEXT: TEXT (fixed string) occurs in FILE
+assert_has_text() {
+	if ! grep -Fq -e "$2" "$1"; then
+		_show_file "$1"
+		fail "$1 does not contain '$2'"
+	fi
+}
+
+assert_no_text() {
+	if grep -Fq -e "$2" "$1"; then
+		_show_file "$1"
+		fail "$1 contains '$2'"
+	fi
+}
+
+mode() {
+	stat -c %a "$1"
+}
+
+# decision_file ID
+decision_file() {
+	printf '%s\n' "$XDG_STATE_HOME/kinbox/denials/$1.decision.json"
+}
+
+# net_probe [KINBOX ARG...]: runs connect.py to the host listener through
+# kinbox; NET is "connected" or "failed: ..."
+net_probe() {
+	kb "$@" -- "$PY" "$B/connect.py" "$PORT"
+	[ "$KB_RC" = 0 ] || fail "the probe exited $KB_RC: $(cat "$KB_ERR")"
+	NET=$(cat "$KB_OUT")
+}
+
+# ============================================================================
+# 1. A denial answered once: show, pending, grant --once, retry
+# ============================================================================
+
+t_once_flow() {
+	setup once
+	denial "$out/f"
+	# show: the operation, the class, the suggestion, the warning
+	kp_expect 0 show "$ID"
+	assert_empty "$KP_ERR"
+	assert_has_line "$KP_OUT" "denial:    $ID (pending)"
+	assert_has_line "$KP_OUT" "command:   touch $out/f"
+	assert_has_line "$KP_OUT" "cwd:       $ws"
+	assert_has_line "$KP_OUT" "class:     write (Read-only file system)"
+	assert_has_line "$KP_OUT" "path:      $out/f"
+	assert_has_line "$KP_OUT" "suggested: --write $out"
+	assert_has_line "$KP_OUT" "warning:   the first attempt ran until it failed; part of it may already have happened"
+	# show --json: the journal record, with its state
+	kp_expect 0 show "$ID" --json
+	cp "$KP_OUT" "$d/show.json"
+	[ "$(jget 'd["id"]' "$d/show.json")" = "$ID" ] || fail "show --json: wrong id"
+	[ "$(jget 'd["state"]' "$d/show.json")" = pending ] || fail "show --json: state is not pending"
+	[ "$(jget 'd["argv"]' "$d/show.json")" = "[\"touch\", \"$out/f\"]" ] ||
+		fail "show --json: argv $(jget 'd["argv"]' "$d/show.json")"
+	# pending lists it
+	kp_expect 0 pending
+	grep -q "^$ID  write   $out/f  touch $out/f\$" "$KP_OUT" ||
+		{ _show_file "$KP_OUT"; fail "pending does not list $ID"; }
+	# retry before any decision: refused, nothing ran
+	kp_refused 'has no decision yet' retry "$ID"
+	assert_not_exists "$out/f"
+	assert_not_exists "$XDG_STATE_HOME/kinbox/denials/$ID.retried"
+	# the grant
+	kp_expect 0 grant "$ID" --write "$out" --once
+	assert_file_is "$KP_OUT" "granted $ID (once)"
+	assert_streq "$(jget 'd' "$(decision_file "$ID")")" \
+		"{\"decision\": \"granted\", \"lifetime\": \"once\", \"write_paths\": [\"$out\"], \"network\": false, \"ssh_agent\": false, \"unconfined\": false}" \
+		"the decision file"
+	# a once grant is stored nowhere else
+	assert_not_exists "$CFG"
+	kp_expect 0 grants
+	assert_empty "$KP_OUT"
+	# the retry, from another directory: the effect lands outside
+	cd /
+	kp_expect 0 retry "$ID"
+	assert_exists "$out/f"
+	assert_empty "$KP_ERR"
+	# consumed
+	kp_refused 'already retried' retry "$ID"
+	# a once grant is not remembered: the same command is denied again
+	cd "$ws"
+	kb_expect 1 -- touch "$out/g"
+	assert_not_exists "$out/g"
+	assert_file_has_content "$KB_ERR" "^kinbox: denied write '$out/g'"
+	# no longer pending; show says retried
+	kp_expect 0 pending
+	assert_not_file_has_content "$KP_OUT" "$ID"
+	kp_expect 0 show "$ID"
+	assert_has_line "$KP_OUT" "denial:    $ID (retried)"
+	# a retried id cannot be granted again
+	kp_refused 'already retried' grant "$ID" --write "$out" --once
+}
+run_test "once: touch OUT/f denied → show (argv, cwd, class, suggestion, warning) → pending → grant --once → retry creates OUT/f outside; 2nd retry 125; rerun still denied; not pending" t_once_flow
+
+t_once_argv() {
+	setup argv
+	mkdir "$ws/sub"
+	cd "$ws/sub"
+	a1="two  words"
+	a2="it's \"quoted\" \$HOME \\back *.c"
+	kb_expect 2 --json-fd 3 -- sh -c '{ pwd; printf "<%s>\n" "$@"; } >"$0/args"' \
+		"$out" "$a1" "$a2" "" 3>"$d/j.json"
+	assert_not_exists "$out/args"
+	ID=$(jget 'd["id"]' "$d/j.json")
+	kp_expect 0 grant "$ID" --write "$out" --once
+	cd /
+	kp_expect 0 retry "$ID"
+	assert_exists "$out/args"
+	printf '%s\n<%s>\n<%s>\n<>\n' "$ws/sub" "$a1" "$a2" >"$d/args.want"
+	assert_files_equal "$d/args.want" "$out/args"
+}
+run_test "retry runs the exact journaled argv (spaces, quotes, \$, backslash, glob, empty arg) in the journaled cwd (a subdir), from elsewhere" t_once_argv
+
+t_decline() {
+	setup decline
+	denial "$out/f"
+	kp_expect 0 decline "$ID" --note "use ./cache"
+	assert_file_is "$KP_OUT" "declined $ID"
+	kp_refused 'was declined: use \./cache$' retry "$ID"
+	assert_not_exists "$out/f"
+	assert_not_exists "$XDG_STATE_HOME/kinbox/denials/$ID.retried"
+	kp_expect 0 show "$ID"
+	assert_has_line "$KP_OUT" "denial:    $ID (declined)"
+	assert_has_line "$KP_OUT" "note:      use ./cache"
+	kp_expect 0 pending
+	assert_not_file_has_content "$KP_OUT" "$ID"
+	# a decision is final
+	kp_refused 'already has a decision' decline "$ID" --note "again"
+	kp_refused 'already has a decision' grant "$ID" --write "$out" --once
+	kp_refused 'was declined' retry "$ID"
+	assert_not_exists "$out/f"
+}
+run_test "decline --note 'use ./cache': retry 125 naming the note, show prints the note, not pending, a second decision refused" t_decline
+
+t_interactive() {
+	require script
+	setup interactive
+	denial "$out/f"
+	# on a terminal, without capability options: asked, answered "y", once
+	printf 'y\no\n' | script -qec "'$KP' grant $ID" /dev/null >"$d/tty1" 2>&1 ||
+		fail "interactive grant exited $?: $(cat "$d/tty1")"
+	assert_has_text "$d/tty1" "grant --write $out? [y/N]"
+	assert_has_text "$d/tty1" "granted $ID (once)"
+	assert_streq "$(jget '[d["decision"], d["lifetime"], d["write_paths"]]' "$(decision_file "$ID")")" \
+		"[\"granted\", \"once\", [\"$out\"]]" "the decision"
+	kp_expect 0 retry "$ID"
+	assert_exists "$out/f"
+	# answered "n", then a decline with a note
+	denial "$out/g"
+	printf 'n\nd\nask me tomorrow\n' | script -qec "'$KP' grant $ID" /dev/null >"$d/tty2" 2>&1 ||
+		fail "interactive decline exited $?: $(cat "$d/tty2")"
+	assert_has_text "$d/tty2" "declined $ID"
+	kp_refused 'was declined: ask me tomorrow' retry "$ID"
+	assert_not_exists "$out/g"
+}
+run_test "grant on a terminal without capability options asks: 'y' + once → retry works; 'n' + decline → the note" t_interactive
+
+t_decided_store() {
+	setup w2
+	denial "$out/f"
+	kp_expect 0 decline "$ID" --note "no"
+	# refused (125) — and then nothing may have been stored either
+	kp_refused 'already has a decision' grant "$ID" --write "$out" --workspace
+	kp_expect 0 grants
+	assert_empty "$KP_OUT"
+	if [ -f "$CFG" ]; then
+		assert_not_file_has_content "$CFG" 'workspace'
+	fi
+	kb_expect 1 -- touch "$out/f"
+	assert_not_exists "$out/f"
+	# the same for a session grant over a granted (once) decision
+	denial "$out/g"
+	kp_expect 0 grant "$ID" --write "$out" --once
+	KINBOX_SESSION=$("$KP" session new)
+	export KINBOX_SESSION
+	kp_refused 'already has a decision' grant "$ID" --write "$out" --session
+	assert_empty "$XDG_RUNTIME_DIR/kinbox/sessions/$KINBOX_SESSION.ini"
+	kb_expect 1 -- touch "$out/g"
+	assert_not_exists "$out/g"
+}
+run_test "a grant refused because the id already has a decision (declined / granted once) stores no workspace or session grant" t_decided_store
+
+# ============================================================================
+# 2. Session grants
+# ============================================================================
+
+t_session() {
+	setup session
+	kp_expect 0 session new
+	S=$(cat "$KP_OUT")
+	printf '%s\n' "$S" | grep -Eq '^ses_[0-9a-f]{16}$' || fail "session id '$S'"
+	sf=$XDG_RUNTIME_DIR/kinbox/sessions/$S.ini
+	assert_exists "$sf"
+	assert_empty "$sf"
+	assert_streq "$(mode "$sf")" 600 "session file mode"
+	assert_streq "$(mode "$XDG_RUNTIME_DIR/kinbox/sessions")" 700 "sessions dir mode"
+	assert_streq "$(mode "$XDG_RUNTIME_DIR/kinbox")" 700 "kinbox runtime dir mode"
+	export KINBOX_SESSION="$S"
+	denial "$out/f"
+	kp_expect 0 grant "$ID" --write "$out" --session
+	assert_file_is "$KP_OUT" "granted $ID (session)"
+	assert_streq "$(mode "$sf")" 600 "session file mode after the grant"
+	assert_has_line "$sf" "[grant]"
+	assert_has_line "$sf" "from = $ID"
+	assert_has_line "$sf" "write_paths = $out"
+	# with the session: writable
+	kb_expect 0 -- touch "$out/f"
+	assert_exists "$out/f"
+	kb_expect 0 --dry-run -- true
+	assert_has_line "$KB_OUT" "# write: $out (session grant)"
+	# without it (unset, or empty): not
+	(
+		unset KINBOX_SESSION
+		kb_expect 1 -- touch "$out/nosession"
+		assert_not_exists "$out/nosession"
+		KINBOX_SESSION=
+		export KINBOX_SESSION
+		kb_expect 1 -- touch "$out/nosession"
+		assert_not_exists "$out/nosession"
+	)
+	# listed, with where it came from
+	kp_expect 0 grants
+	assert_has_line "$KP_OUT" "1  session  [grant]  ($sf)"
+	assert_has_line "$KP_OUT" "     from = $ID"
+	assert_has_line "$KP_OUT" "     write_paths = $out"
+	kp_expect 0 grants --json
+	cp "$KP_OUT" "$d/grants.json"
+	assert_streq "$(jget '[(g["n"], g["lifetime"], g["file"], g["section"]) for g in d]' "$d/grants.json")" \
+		"[[1, \"session\", \"$sf\", \"[grant]\"]]" "grants --json"
+	# revoked: denied again
+	kp_expect 0 revoke 1
+	assert_file_is "$KP_OUT" "revoked 1"
+	assert_not_file_has_content "$sf" 'write_paths'
+	assert_streq "$(mode "$sf")" 600 "session file mode after revoke"
+	kb_expect 1 -- touch "$out/again"
+	assert_not_exists "$out/again"
+	kp_expect 0 grants
+	assert_empty "$KP_OUT"
+}
+run_test "session: grant --session → runs WITH KINBOX_SESSION write OUT, without it not; grants lists it (from = ID); revoke 1 → denied; file 0600 in 0700" t_session
+
+t_session_bad() {
+	setup sessbad
+	for s in bogus ../../x ses_UPPER000 ses_0000000000000000; do
+		KINBOX_SESSION=$s
+		export KINBOX_SESSION
+		kb_expect 125 -- touch "$ws/marker"
+		assert_not_exists "$ws/marker"
+		assert_empty "$KB_OUT"
+	done
+	assert_one_kinbox_line "$KB_ERR" "sessions/ses_0000000000000000\\.ini: No such file"
+	KINBOX_SESSION=bogus
+	kb_expect 125 -- touch "$ws/marker"
+	assert_one_kinbox_line "$KB_ERR" "^kinbox: KINBOX_SESSION=bogus: not a session id"
+	# a session id without XDG_RUNTIME_DIR
+	KINBOX_SESSION=$("$KP" session new)
+	(
+		unset XDG_RUNTIME_DIR
+		kb_expect 125 -- touch "$ws/marker"
+		assert_one_kinbox_line "$KB_ERR" 'XDG_RUNTIME_DIR'
+		assert_not_exists "$ws/marker"
+	)
+	# grant --session needs a session that exists
+	unset KINBOX_SESSION
+	denial "$out/f"
+	kp_refused 'KINBOX_SESSION' grant "$ID" --write "$out" --session
+	assert_not_exists "$(decision_file "$ID")"
+	KINBOX_SESSION=ses_0123456789abcdef
+	export KINBOX_SESSION
+	kp_refused 'no such session' grant "$ID" --write "$out" --session
+	assert_not_exists "$(decision_file "$ID")"
+	assert_not_exists "$XDG_RUNTIME_DIR/kinbox/sessions/ses_0123456789abcdef.ini"
+}
+run_test "KINBOX_SESSION=bogus / an unknown id / a path / no XDG_RUNTIME_DIR: kinbox exits 125, command not run; grant --session without a session: 125, no decision" t_session_bad
+
+t_session_revoked_retry() {
+	setup sessretry
+	mkdir "$d/out2"
+	KINBOX_SESSION=$("$KP" session new)
+	export KINBOX_SESSION
+	denial "$out/f"
+	kp_expect 0 grant "$ID" --write "$out" --session
+	# in the session: OUT writable, OUT2 not
+	kb_expect 1 --json-fd 3 -- sh -c 'touch "$1/run-$(date +%s%N)"; touch "$2/f"' \
+		sh "$out" "$d/out2" 3>"$d/j.json"
+	ID2=$(jget 'd["id"]' "$d/j.json")
+	assert_streq "$(find "$out" -name 'run-*' | wc -l)" 1 "files in OUT after the first run"
+	# the session grant is revoked, then OUT2 is granted once
+	kp_expect 0 revoke 1
+	kp_expect 0 grant "$ID2" --write "$d/out2" --once
+	kp_expect 0 retry "$ID2"
+	assert_exists "$d/out2/f"
+	# the retry must not have written OUT: that grant is gone
+	if [ "$(find "$out" -name 'run-*' | wc -l)" != 1 ]; then
+		ls -la "$out" >&2
+		fail "the retry wrote $out, whose session grant had been revoked (the journaled policy was replayed as --write flags)"
+	fi
+}
+run_test "retry after revoke: a revoked session grant is not brought back by retrying a denial recorded while it was in force" t_session_revoked_retry
+
+# ============================================================================
+# 3. Workspace grants
+# ============================================================================
+
+t_workspace() {
+	setup w1
+	mkdir "$ws/sub" "$d/ws2"
+	ln -s ws "$d/wslink"
+	denial "$out/f"
+	kp_expect 0 grant "$ID" --write "$out" --workspace
+	assert_file_is "$KP_OUT" "granted $ID (workspace)"
+	# stored in the global config as a section for the canonical path
+	assert_exists "$CFG"
+	assert_has_line "$CFG" "[workspace]"
+	assert_has_line "$CFG" "path = $ws"
+	assert_has_line "$CFG" "from = $ID"
+	assert_has_line "$CFG" "write_paths = $out"
+	assert_streq "$(mode "$CFG")" 600 "config.ini mode"
+	# a new run in the same workspace (also reached through a symlink)
+	kb_expect 0 -- touch "$out/f"
+	assert_exists "$out/f"
+	(cd "$d/wslink" && kb_expect 0 -- touch "$out/vialink")
+	assert_exists "$out/vialink"
+	kb_expect 0 --dry-run -- true
+	assert_has_line "$KB_OUT" "# write: $out (workspace grant)"
+	# another workspace, and a subdirectory as the workspace: not granted
+	(cd "$d/ws2" && kb_expect 1 -- touch "$out/ws2")
+	assert_not_exists "$out/ws2"
+	kb_expect 1 -C "$ws/sub" -- touch "$out/sub-C"
+	assert_not_exists "$out/sub-C"
+	(cd "$ws/sub" && kb_expect 1 -- touch "$out/sub-cwd")
+	assert_not_exists "$out/sub-cwd"
+	# listed
+	kp_expect 0 grants
+	assert_has_line "$KP_OUT" "1  workspace  [workspace]  ($CFG)"
+	assert_has_line "$KP_OUT" "     path = $ws"
+	assert_has_line "$KP_OUT" "     from = $ID"
+	# revoke --all: the section is gone, denied again
+	kp_expect 0 revoke --all
+	assert_file_is "$KP_OUT" "revoked all grants"
+	assert_not_file_has_content "$CFG" 'workspace|write_paths'
+	kb_expect 1 -- touch "$out/after"
+	assert_not_exists "$out/after"
+	kp_expect 0 grants
+	assert_empty "$KP_OUT"
+}
+run_test "workspace: grant --workspace → [workspace] path = /canonical/ws in config.ini; same ws (also via symlink) writes OUT, another ws or a subdir (-C or cwd) not; revoke --all" t_workspace
+
+t_workspace_caps() {
+	setup w6
+	denial "$out/f"
+	# unconfined: at most a session
+	kp_refused 'at most for a session' grant "$ID" --unconfined --workspace
+	# credential and config dirs below home: at most a session (a home
+	# outside /var/tmp, which the caps exempt as scratch space)
+	h=$(mktemp -d /tmp/kinbox-t40-home.XXXXXX)
+	cleanup_add "rm -rf '$h'"
+	mkdir "$h/.ssh" "$h/.config" "$h/.gnupg" "$h/.config/kinbox"
+	for sub in .ssh .config .gnupg .config/kinbox; do
+		(
+			HOME=$h
+			export HOME
+			kp_refused 'at most for a session' grant "$ID" --write "$h/$sub" --workspace
+		)
+	done
+	# /etc: as root (where it is writable) the cap; as a user, not writable
+	if [ "$IS_ROOT" = 1 ]; then
+		kp_refused 'at most for a session' grant "$ID" --write /etc --workspace
+		kp_refused 'at most for a session' grant "$ID" --write /usr/local --workspace
+	else
+		kp_refused 'not writable' grant "$ID" --write /etc --workspace
+	fi
+	assert_not_exists "$CFG"
+	assert_not_exists "$(decision_file "$ID")"
+	# the same capabilities are fine for a session
+	KINBOX_SESSION=$("$KP" session new)
+	export KINBOX_SESSION
+	(
+		HOME=$h
+		export HOME
+		kp_expect 0 grant "$ID" --write "$h/.config" --session
+	)
+	assert_has_line "$XDG_RUNTIME_DIR/kinbox/sessions/$KINBOX_SESSION.ini" \
+		"write_paths = $h/.config"
+	assert_not_exists "$CFG"
+}
+run_test "workspace caps: grant --workspace of --unconfined, ~/.ssh, ~/.config, ~/.gnupg, /etc (root) → 125, nothing stored; ~/.config for --session is accepted" t_workspace_caps
+
+t_workspace_unconfined_in_config() {
+	setup w5
+	global_config '[workspace]\npath = %s\nunconfined = on\n' "$ws"
+	kb_expect 125 -- touch "$ws/marker"
+	assert_not_exists "$ws/marker"
+	assert_one_kinbox_line "$KB_ERR" "config\\.ini:3: unconfined cannot be a workspace grant"
+}
+run_test "a hand-written 'unconfined = on' in a [workspace] section: exit 125, config.ini:3, not run" t_workspace_unconfined_in_config
+
+t_special_write_path() {
+	setup w3
+	mkdir "$d/a" "$d/a ;b"
+	kb_expect 1 --json-fd 3 -- touch "$d/a ;b/x" 3>"$d/j.json"
+	ID=$(jget 'd["id"]' "$d/j.json")
+	assert_streq "$(jget 'd["suggest"]["write_paths"]' "$d/j.json")" "[\"$d/a ;b\"]" "the suggestion"
+	# a stored grant cannot hold it exactly (INI reads ' ;' as a
+	# comment): refused, nothing stored, neither directory writable
+	kp_refused 'cannot be stored' grant "$ID" --write "$d/a ;b" --workspace
+	kb -- sh -c 'touch "$1/x"; touch "$2/y"' sh "$d/a ;b" "$d/a"
+	assert_not_exists "$d/a/y"
+	assert_not_exists "$d/a ;b/x"
+	# a once grant carries it exactly
+	kp_expect 0 grant "$ID" --write "$d/a ;b" --once
+	kp_expect 0 retry "$ID"
+	assert_exists "$d/a ;b/x"
+	assert_not_exists "$d/a/y"
+}
+run_test "a write path containing ' ;' (an INI inline comment): refused as a stored grant, works as a once grant, never grants its prefix" t_special_write_path
+
+t_special_workspace_path() {
+	setup w4
+	mkdir "$d/other" "$d/w ;x"
+	(
+		cd "$d/w ;x"
+		kb_expect 1 --json-fd 3 -- touch "$out/f" 3>"$d/j.json"
+		wsid=$(jget 'd["id"]' "$d/j.json")
+		kp_refused 'cannot be stored' grant "$wsid" --write "$out" --workspace
+	)
+	# refused, so nothing breaks the other runs, and nothing was granted
+	(cd "$d/other" && kb_expect 0 -- true)
+	(cd "$d/w ;x" && kb_expect 1 -- touch "$out/f")
+	assert_not_exists "$out/f"
+}
+run_test "a workspace grant for a workspace named 'w ;x' is refused (it cannot be stored exactly) and every other run still works" t_special_workspace_path
+
+t_workspace_long() {
+	# a workspace path of 80 characters: nothing unusual
+	d=$(newdir "w7/a-project-directory-with-a-longer-name/src/github.com/example")
+	stores "$d"
+	mkdir -p "$d/ws" "$d/out"
+	ws=$d/ws
+	out=$d/out
+	cd "$ws"
+	denial "$out/f"
+	kp_expect 0 grant "$ID" --write "$out" --workspace
+	assert_has_line "$CFG" "path = $ws"
+	kb -- touch "$out/f"
+	if [ ! -e "$out/f" ]; then
+		_show_file "$KB_ERR"
+		fail "the workspace grant for $ws (${#ws} characters) is not applied"
+	fi
+	# a forbidden key there is still an error
+	global_config '[workspace]\npath = %s\nunconfined = on\n' "$ws"
+	kb_expect 125 -- touch "$ws/marker"
+	assert_not_exists "$ws/marker"
+}
+run_test "a workspace grant for a workspace path of 80+ characters applies (and a forbidden key in its section is still an error)" t_workspace_long
+
+# ============================================================================
+# 4. The project file .kinbox.ini: tightening only
+# ============================================================================
+
+t_project_net_on() {
+	setup projneton
+	printf '[sandbox]\nnetwork = on\n' >"$ws/.kinbox.ini"
+	net_probe
+	assert_file_has_content "$KB_OUT" '^failed: '
+	assert_file_is "$KB_ERR" "kinbox: $ws/.kinbox.ini:2: 'network' ignored: a project file cannot turn the network on"
+	kb_expect 0 --dry-run -- true
+	assert_has_line "$KB_OUT" "# network: off, loopback only (default)"
+	# the same probe with --net does connect (the listener is reachable)
+	printf '[sandbox]\n' >"$ws/.kinbox.ini"
+	net_probe --net
+	assert_streq "$NET" connected "the probe with --net"
+	assert_empty "$KB_ERR"
+}
+run_test "project: 'network = on' without --net → no network (127.0.0.1 listener unreachable), stderr exactly the warning FILE:2: 'network' ignored" t_project_net_on
+
+t_project_net_off() {
+	setup projnetoff
+	printf '# the project works offline\n[sandbox]\nnetwork = off\n' >"$ws/.kinbox.ini"
+	net_probe --net
+	assert_file_has_content "$KB_OUT" '^failed: '
+	assert_empty "$KB_ERR"
+	kb_expect 0 --net --dry-run -- true
+	assert_has_line "$KB_OUT" "# network: off, loopback only (project tightening)"
+	# also over a global network = on
+	global_config '[sandbox]\nnetwork = on\n'
+	net_probe
+	assert_file_has_content "$KB_OUT" '^failed: '
+}
+run_test "project: 'network = off' wins over --net and over a global network = on (listener unreachable; origin: project tightening)" t_project_net_off
+
+t_project_mask_scrub() {
+	setup projmask
+	export HOME="$d/home"
+	mkdir -p "$HOME"
+	echo secret-content >"$HOME/somefile"
+	echo visible >"$HOME/otherfile"
+	printf '[sandbox]\nmask = ~/somefile\nscrub_env = MYVAR*\n' >"$ws/.kinbox.ini"
+	export MYVAR1=one MYVAR=two MYVARX_2=three OTHERVAR=kept
+	kb_expect 0 -- sh -c 'cat ~/somefile; echo "--"; cat ~/otherfile; env | grep -E "^(MY|OTHER)VAR" | sort'
+	assert_empty "$KB_ERR"
+	printf -- '--\nvisible\nOTHERVAR=kept\n' >"$d/want"
+	assert_files_equal "$d/want" "$KB_OUT"
+	# outside, unchanged
+	assert_file_is "$HOME/somefile" secret-content
+}
+run_test "project: 'mask = ~/somefile' hides it (reads empty inside), 'scrub_env = MYVAR*' removes MYVAR1/MYVAR/MYVARX_2, OTHERVAR kept" t_project_mask_scrub
+
+t_project_write_ignored() {
+	setup projwrite
+	printf '[sandbox]\nwrite_paths = %s\n' "$out" >"$ws/.kinbox.ini"
+	kb_expect 1 -- touch "$out/f"
+	assert_not_exists "$out/f"
+	assert_streq "$(sed -n 1p "$KB_ERR")" \
+		"kinbox: $ws/.kinbox.ini:2: 'write_paths' ignored: a project file may only tighten (network = off, mask, scrub_env)"
+	assert_streq "$(grep -c "ignored" "$KB_ERR")" 1 "warning lines"
+	assert_file_has_content "$KB_ERR" "^kinbox: denied write '$out/f'"
+}
+run_test "project: 'write_paths = OUT' is ignored (OUT/f absent outside) with one warning FILE:2: 'write_paths' ignored" t_project_write_ignored
+
+t_project_loosening() {
+	setup projloose
+	export HOME="$d/home"
+	mkdir -p "$HOME/.npm"
+	cat >"$ws/.kinbox.ini" <<EOF
+[sandbox]
+keep_env = KB_T40_TOKEN
+backend = bwrap
+network = on
+write_paths = $out
+[caches]
+npm = persisted
+[workspace]
+path = $ws
+write_paths = $out
+EOF
+	export KB_T40_TOKEN=tok
+	kb -- sh -c 'echo "token=${KB_T40_TOKEN:-}"; touch "$1/f"; touch ~/.npm/x; "$2" "$3" "$4"' \
+		sh "$out" "$PY" "$B/connect.py" "$PORT"
+	assert_not_exists "$out/f"
+	assert_not_exists "$HOME/.npm/x"
+	assert_has_line "$KB_OUT" "token="
+	assert_file_has_content "$KB_OUT" '^failed: '
+	for l in "2: 'keep_env'" "3: 'backend'" "4: 'network'" "5: 'write_paths'" \
+		"7: 'npm'" "9: 'path'" "10: 'write_paths'"; do
+		assert_streq "$(grep -c "^kinbox: $ws/\\.kinbox\\.ini:$l ignored: " "$KB_ERR")" 1 "warning for line $l"
+	done
+	assert_streq "$(grep -c ' ignored: ' "$KB_ERR")" 7 "warning lines"
+}
+run_test "project: every loosening key (keep_env, backend, network = on, write_paths, [caches], [workspace]) is ignored, one warning each with its line" t_project_loosening
+
+t_project_error() {
+	setup projerr
+	printf '[sandbox]\nnetwork = perhaps\n' >"$ws/.kinbox.ini"
+	kb_expect 125 -- touch "$ws/marker"
+	assert_not_exists "$ws/marker"
+	assert_one_kinbox_line "$KB_ERR" "^kinbox: $ws/\\.kinbox\\.ini:2: network = perhaps: "
+}
+run_test "project: a bad value in .kinbox.ini is an error too (125, FILE:2:, not run)" t_project_error
+
+# ============================================================================
+# 5. The global (and system) config
+# ============================================================================
+
+# t_cfg_error NAME LINE-REGEX MESSAGE-REGEX FORMAT: config.ini made of
+# FORMAT → exit 125, one kinbox line "…/config.ini:LINE: …", not run
+t_cfg_error() {
+	setup "cfgerr-$1"
+	global_config "$4"
+	kb_expect 125 -- touch "$ws/marker"
+	assert_not_exists "$ws/marker"
+	assert_empty "$KB_OUT"
+	assert_one_kinbox_line "$KB_ERR" "^kinbox: $CFG:$2: $3"
+	# --dry-run does not get past it either
+	kb_expect 125 --dry-run -- true
+	assert_empty "$KB_OUT"
+}
+run_test "config error: unknown key → 125, one line config.ini:2:, not run" \
+	t_cfg_error unknownkey 2 "unknown key 'bogus' in \\[sandbox\\]" '[sandbox]\nbogus = 1\n'
+run_test "config error: network = maybe → 125, one line config.ini:3:, not run" \
+	t_cfg_error badvalue 3 'network = maybe: not on or off' '[sandbox]\n# a comment\nnetwork = maybe\n'
+run_test "config error: '[sandbox' (a broken section line 1) → 125, one line naming config.ini:1:, not run" \
+	t_cfg_error brokensection 1 '' '[sandbox\nnetwork = off\n'
+run_test "config error: a line that is not INI → 125, config.ini:2: not an INI line" \
+	t_cfg_error notini 2 'not an INI line' '[sandbox]\nnetwork\n'
+run_test "config error: unknown section [nosuch] → 125, config.ini:3 or 4 (its key), not run" \
+	t_cfg_error unknownsection '[34]' 'unknown section \[nosuch\]' '[sandbox]\nnetwork = off\n[nosuch]\nkey = v\n'
+run_test "config error: unknown cache name → 125, config.ini:2:" \
+	t_cfg_error unknowncache 2 "unknown cache 'pip'" '[caches]\npip = persisted\n'
+run_test "config error: bad cache mode → 125, config.ini:2:" \
+	t_cfg_error badcache 2 'npm = sometimes: write off, ephemeral or persisted' '[caches]\nnpm = sometimes\n'
+run_test "config error: relative mask → 125, config.ini:2:" \
+	t_cfg_error relmask 2 'mask = rel: not an absolute path' '[sandbox]\nmask = rel\n'
+run_test "config error: keep_env with a pattern → 125, config.ini:2:" \
+	t_cfg_error keeppattern 2 'keep_env = A\*: keep_env takes exact names' '[sandbox]\nkeep_env = A*\n'
+run_test "config error: write_paths of a missing directory → 125, config.ini:2:" \
+	t_cfg_error missingwrite 2 'write_paths: --write /nonexistent-kinbox-t40: no such directory' '[sandbox]\nwrite_paths = /nonexistent-kinbox-t40\n'
+run_test "config error: unknown backend → 125, config.ini:2:" \
+	t_cfg_error badbackend 2 '--backend firejail: unknown backend' '[sandbox]\nbackend = firejail\n'
+
+t_session_file_error() {
+	setup sesserr
+	KINBOX_SESSION=$("$KP" session new)
+	export KINBOX_SESSION
+	sf=$XDG_RUNTIME_DIR/kinbox/sessions/$KINBOX_SESSION.ini
+	printf '[sandbox]\nnetwork = on\n' >"$sf"
+	kb_expect 125 -- touch "$ws/marker"
+	assert_not_exists "$ws/marker"
+	assert_one_kinbox_line "$KB_ERR" "^kinbox: $sf:2: unknown section \\[sandbox\\] in a session file"
+}
+run_test "a session file may hold [grant] sections only: [sandbox] there → 125, FILE:2:" t_session_file_error
+
+t_global_network() {
+	setup globalnet
+	global_config '[sandbox]\nnetwork = on\n'
+	net_probe
+	assert_streq "$NET" connected "global network = on"
+	assert_empty "$KB_ERR"
+	kb_expect 0 --dry-run -- true
+	assert_has_line "$KB_OUT" "# network: on, host network (global config)"
+	# the flag wins
+	net_probe --no-net
+	assert_file_has_content "$KB_OUT" '^failed: '
+	kb_expect 0 --no-net --dry-run -- true
+	assert_has_line "$KB_OUT" "# network: off, loopback only (flag)"
+	# and the default is off
+	global_config '[sandbox]\n'
+	net_probe
+	assert_file_has_content "$KB_OUT" '^failed: '
+}
+run_test "global 'network = on' gives the host network (listener reached); --no-net wins over it; the origins in --dry-run" t_global_network
+
+t_global_write() {
+	setup globalwrite
+	export HOME="$d/home"
+	mkdir -p "$HOME/cachedir"
+	global_config '[sandbox]\nwrite_paths = %s\nwrite_paths = ~/cachedir\n' "$out"
+	kb_expect 0 -- sh -c 'touch "$1/f" ~/cachedir/g' sh "$out"
+	assert_exists "$out/f"
+	assert_exists "$HOME/cachedir/g"
+	kb_expect 0 --dry-run -- true
+	assert_has_line "$KB_OUT" "# write: $out (global config)"
+	assert_has_line "$KB_OUT" "# write: $HOME/cachedir (global config)"
+	# given as a flag too, the flag is the origin
+	kb_expect 0 --write "$out" --dry-run -- true
+	assert_has_line "$KB_OUT" "# write: $out (flag)"
+}
+run_test "global 'write_paths = OUT' (and ~/dir) makes them writable (effect outside); --dry-run names the origin" t_global_write
+
+t_global_env() {
+	setup globalenv
+	global_config '[sandbox]\nkeep_env = KB_T40_TOKEN\nscrub_env = PLAIN?\n'
+	export KB_T40_TOKEN=tok OTHER_TOKEN=gone PLAIN1=x PLAIN=y
+	kb_expect 0 -- sh -c 'env | grep -E "^(KB_T40_TOKEN|OTHER_TOKEN|PLAIN)" | sort'
+	printf 'KB_T40_TOKEN=tok\nPLAIN=y\n' >"$d/want"
+	assert_files_equal "$d/want" "$KB_OUT"
+}
+run_test "global keep_env keeps a secret-named variable; scrub_env PLAIN? removes PLAIN1 but not PLAIN" t_global_env
+
+# t_cache MODE: [caches] npm = MODE (or no [caches] for "default")
+t_cache() {
+	setup "cache-$1"
+	export HOME="$d/home"
+	mkdir -p "$HOME/.npm"
+	echo old >"$HOME/.npm/old"
+	if [ "$1" != default ]; then
+		global_config '[caches]\nnpm = %s\n' "$1"
+	fi
+	kb -- sh -c 'echo "list:$(ls -A ~/.npm | tr "\n" " ")"; echo new >~/.npm/new && echo wrote; cat ~/.npm/new'
+	case $1 in
+	ephemeral)
+		assert_streq "$KB_RC" 0 "exit status"
+		printf 'list:\nwrote\nnew\n' >"$d/want"
+		assert_files_equal "$d/want" "$KB_OUT"
+		assert_not_exists "$HOME/.npm/new"
+		assert_file_is "$HOME/.npm/old" old
+		kb_expect 0 --dry-run -- true
+		assert_has_line "$KB_OUT" "# mask: $HOME/.npm (cache, ephemeral: empty and writable, discarded)"
+		;;
+	persisted)
+		assert_streq "$KB_RC" 0 "exit status"
+		printf 'list:old \nwrote\nnew\n' >"$d/want"
+		assert_files_equal "$d/want" "$KB_OUT"
+		assert_file_is "$HOME/.npm/new" new
+		kb_expect 0 --dry-run -- true
+		assert_has_line "$KB_OUT" "# mask: $HOME/.npm (cache, persisted: writable)"
+		;;
+	default | off)
+		[ "$KB_RC" != 0 ] || fail "writing ~/.npm succeeded with npm = $1"
+		assert_has_line "$KB_OUT" "list:old "
+		assert_no_line "$KB_OUT" wrote
+		assert_not_exists "$HOME/.npm/new"
+		# a denial that names the cache
+		kb_expect 2 -- sh -c 'echo new >~/.npm/new'
+		assert_streq "$(tail -n 1 "$KB_ERR" | sed 's/  \[sbx_[0-9a-f]*\]$//')" \
+			"kinbox: denied write '$HOME/.npm/new' (Read-only file system); retry with --write $HOME/.npm" \
+			"the denial line"
+		;;
+	esac
+}
+run_test "caches: npm = ephemeral → ~/.npm empty and writable inside, the write does not appear outside, the old file hidden" t_cache ephemeral
+run_test "caches: npm = persisted → the real ~/.npm, writable; the write appears outside" t_cache persisted
+run_test "caches: default (no [caches]) → ~/.npm readable, a write fails and is a denial naming ~/.npm" t_cache default
+run_test "caches: npm = off → as the default" t_cache off
+
+t_cache_missing() {
+	setup cachemissing
+	export HOME="$d/home"
+	mkdir -p "$HOME"
+	global_config '[caches]\nnpm = persisted\ncargo = ephemeral\n'
+	kb -- sh -c 'mkdir ~/.npm || true; mkdir -p ~/.cargo/registry || true'
+	assert_not_exists "$HOME/.npm"
+	assert_not_exists "$HOME/.cargo"
+	kb_expect 0 --dry-run -- true
+	assert_not_file_has_content "$KB_OUT" 'cache, '
+}
+run_test "caches: a cache directory that does not exist is not created or made writable" t_cache_missing
+
+t_system_config() {
+	if [ "$IS_ROOT" != 1 ]; then
+		skip_test "needs root (writes /etc/kinbox/config.ini)"
+	fi
+	if [ -e /etc/kinbox ] || [ -L /etc/kinbox ]; then
+		skip_test "/etc/kinbox exists on this host; it is left alone"
+	fi
+	setup sysconfig
+	mkdir "$d/sysout"
+	cleanup_add "rm -rf /etc/kinbox"
+	mkdir /etc/kinbox
+	printf '[sandbox]\nnetwork = on\nwrite_paths = %s\n' "$d/sysout" >/etc/kinbox/config.ini
+	set +e
+	(
+		set -e
+		kb_expect 0 --dry-run -- true
+		assert_has_line "$KB_OUT" "# write: $d/sysout (system config)"
+		assert_has_line "$KB_OUT" "# network: on, host network (system config)"
+		kb_expect 0 -- touch "$d/sysout/f"
+		assert_exists "$d/sysout/f"
+		# the user's config comes after and wins
+		global_config '[sandbox]\nnetwork = off\n'
+		kb_expect 0 --dry-run -- true
+		assert_has_line "$KB_OUT" "# network: off, loopback only (global config)"
+		net_probe
+		assert_file_has_content "$KB_OUT" '^failed: '
+		# workspace grants live in the user's config only
+		printf '[workspace]\npath = %s\nwrite_paths = %s\n' "$ws" "$out" >/etc/kinbox/config.ini
+		kb_expect 125 -- touch "$out/f"
+		assert_not_exists "$out/f"
+		assert_one_kinbox_line "$KB_ERR" "^kinbox: /etc/kinbox/config\\.ini:2: workspace grants live in the user's config only"
+		# an error there stops every run
+		printf '[sandbox]\nnetwork = sometimes\n' >/etc/kinbox/config.ini
+		kb_expect 125 -- touch "$ws/marker"
+		assert_not_exists "$ws/marker"
+		assert_one_kinbox_line "$KB_ERR" "^kinbox: /etc/kinbox/config\\.ini:2: network = sometimes"
+	)
+	rc=$?
+	rm -rf /etc/kinbox
+	return "$rc"
+}
+run_test "system config /etc/kinbox/config.ini (root, only when absent): its write root and network apply (origin: system config), the user's config wins, no [workspace] there, errors are fatal" t_system_config
+
+# ============================================================================
+# 6. The command cannot grant itself anything
+# ============================================================================
+
+t_no_self_grant() {
+	setup selfgrant
+	global_config '[sandbox]\n# the user'"'"'s\n'
+	cp "$CFG" "$d/cfg.before"
+	KINBOX_SESSION=$("$KP" session new)
+	export KINBOX_SESSION
+	sf=$XDG_RUNTIME_DIR/kinbox/sessions/$KINBOX_SESSION.ini
+	denial "$out/f"
+	# from inside: append to the config, create files in the stores, plant
+	# a session grant and a decision
+	kb -- sh -c '
+		printf "[sandbox]\nwrite_paths = %s\n" "$1" >>"$XDG_CONFIG_HOME/kinbox/config.ini"
+		printf "[sandbox]\nwrite_paths = %s\n" "$1" >"$XDG_CONFIG_HOME/kinbox/new.ini"
+		printf "[grant]\nwrite_paths = %s\n" "$1" >>"$XDG_RUNTIME_DIR/kinbox/sessions/$KINBOX_SESSION.ini"
+		printf "[grant]\nwrite_paths = %s\n" "$1" >"$XDG_RUNTIME_DIR/kinbox/sessions/ses_feedfeedfeedfeed.ini"
+		printf "{\"decision\":\"granted\",\"lifetime\":\"once\",\"write_paths\":[\"%s\"]}" "$1" >"$XDG_STATE_HOME/kinbox/denials/$2.decision.json"
+		mkdir -p "$XDG_STATE_HOME/kinbox/denials" && : >"$XDG_STATE_HOME/kinbox/denials/$2.decision.json"
+		true' sh "$out" "$ID"
+	assert_files_equal "$d/cfg.before" "$CFG"
+	assert_not_exists "$XDG_CONFIG_HOME/kinbox/new.ini"
+	assert_empty "$sf"
+	assert_not_exists "$XDG_RUNTIME_DIR/kinbox/sessions/ses_feedfeedfeedfeed.ini"
+	assert_not_exists "$(decision_file "$ID")"
+	# kinpolicy inside kinbox: fails, decides nothing
+	kb -- "$KP" grant "$ID" --write "$out" --once
+	[ "$KB_RC" != 0 ] || fail "kinpolicy grant succeeded inside kinbox"
+	assert_not_exists "$(decision_file "$ID")"
+	kb -- "$KP" decline "$ID" --note "from inside"
+	[ "$KB_RC" != 0 ] || fail "kinpolicy decline succeeded inside kinbox"
+	kb -- "$KP" session new
+	assert_streq "$(find "$XDG_RUNTIME_DIR/kinbox/sessions" -type f | wc -l)" 1 "session files"
+	# outside, the id is still undecided
+	kp_refused 'no decision' retry "$ID"
+	assert_not_exists "$out/f"
+	kp_expect 0 show "$ID"
+	assert_has_line "$KP_OUT" "denial:    $ID (pending)"
+	# and the session still grants nothing
+	kb_expect 1 -- touch "$out/f"
+	assert_not_exists "$out/f"
+}
+run_test "inside kinbox: config.ini, a new store file, the session file, a decision file and 'kinpolicy grant/decline/session new' all fail; retry outside → 125 no decision" t_no_self_grant
+
+t_no_self_grant_written_parent() {
+	setup selfgrant2
+	global_config '[sandbox]\n'
+	cp "$CFG" "$d/cfg.before"
+	denial "$out/f"
+	# the parents of the stores granted writable: the kinbox dirs stay
+	# hidden and read-only
+	kb --write "$XDG_CONFIG_HOME" --write "$XDG_STATE_HOME" -- sh -c '
+		printf "[sandbox]\nwrite_paths = %s\n" "$1" >>"$XDG_CONFIG_HOME/kinbox/config.ini"
+		printf "{}" >"$XDG_STATE_HOME/kinbox/denials/$2.decision.json"
+		rm -rf "$XDG_CONFIG_HOME/kinbox" "$XDG_STATE_HOME/kinbox"
+		mv "$XDG_CONFIG_HOME/kinbox" "$XDG_CONFIG_HOME/kinbox.old"
+		mv "$XDG_STATE_HOME/kinbox" "$XDG_STATE_HOME/kinbox.old"
+		touch "$XDG_CONFIG_HOME/other-ok"
+		true' sh "$out" "$ID"
+	assert_exists "$XDG_CONFIG_HOME/other-ok"
+	assert_files_equal "$d/cfg.before" "$CFG"
+	assert_not_exists "$XDG_CONFIG_HOME/kinbox.old"
+	assert_not_exists "$XDG_STATE_HOME/kinbox.old"
+	assert_exists "$XDG_STATE_HOME/kinbox/denials/$ID.json"
+	assert_not_exists "$(decision_file "$ID")"
+	kb_expect 1 -- touch "$out/f"
+	assert_not_exists "$out/f"
+}
+run_test "with --write \$XDG_CONFIG_HOME and \$XDG_STATE_HOME: the existing kinbox dirs stay hidden (config.ini unchanged, no decision, not removed or renamed)" t_no_self_grant_written_parent
+
+t_no_self_grant_absent_store() {
+	setup selfgrant3
+	# no kinbox directory in XDG_CONFIG_HOME yet (a first use)
+	assert_not_exists "$XDG_CONFIG_HOME/kinbox"
+	kb --write "$XDG_CONFIG_HOME" -- sh -c '
+		mkdir -p "$XDG_CONFIG_HOME/kinbox" &&
+		printf "[sandbox]\nnetwork = on\nwrite_paths = %s\n" "$1" >"$XDG_CONFIG_HOME/kinbox/config.ini"
+		true' sh "$out"
+	kb -- touch "$out/f"
+	if [ -e "$out/f" ]; then
+		fail "a command run with --write \$XDG_CONFIG_HOME created $CFG and the next run obeyed it: it granted itself write access to $out"
+	fi
+	assert_not_exists "$CFG"
+}
+run_test "with --write \$XDG_CONFIG_HOME and no kinbox dir there yet: the command cannot create kinbox/config.ini and grant the next run anything" t_no_self_grant_absent_store
+
+t_default_locations() {
+	setup w8
+	out2=$d/out2
+	mkdir "$out2"
+	export HOME="$d/home"
+	mkdir -p "$HOME/.config/kinbox"
+	unset XDG_CONFIG_HOME XDG_STATE_HOME
+	hcfg=$HOME/.config/kinbox/config.ini
+	printf '[sandbox]\nwrite_paths = %s\n' "$out" >"$hcfg"
+	cp "$hcfg" "$d/cfg.before"
+	# the default config is read, and hidden inside
+	kb_expect 0 -- sh -c 'touch "$1/f"; ls -A ~/.config/kinbox; cat ~/.config/kinbox/config.ini 2>/dev/null; echo x >>~/.config/kinbox/config.ini; true' sh "$out"
+	assert_exists "$out/f"
+	assert_empty "$KB_OUT"
+	assert_files_equal "$d/cfg.before" "$hcfg"
+	# the journal and the workspace grant at their defaults
+	denial "$out2/g"
+	assert_exists "$HOME/.local/state/kinbox/denials/$ID.json"
+	kp_expect 0 grant "$ID" --write "$out2" --workspace
+	assert_has_line "$hcfg" "path = $ws"
+	kb_expect 0 -- sh -c 'touch "$1/g"; ls -A ~/.local/state/kinbox ~/.config/kinbox; echo x >~/.local/state/kinbox/planted; true' sh "$out2"
+	assert_exists "$out2/g"
+	printf '%s:\n\n%s:\n' "$HOME/.config/kinbox" "$HOME/.local/state/kinbox" | sort >"$d/want"
+	sort "$KB_OUT" >"$d/got"
+	assert_files_equal "$d/want" "$d/got"
+	assert_not_exists "$HOME/.local/state/kinbox/planted"
+}
+run_test "without XDG_CONFIG_HOME/XDG_STATE_HOME: ~/.config/kinbox/config.ini is read, grants and the journal go to ~/.config and ~/.local/state, both appear empty and read-only inside" t_default_locations
+
+# ============================================================================
+# 7. kinpolicy's bad input
+# ============================================================================
+
+t_kp_bad_input() {
+	setup kpbad
+	denial "$out/f"
+	kp_refused "no verb given"
+	kp_refused "unknown verb 'nosuchverb'" nosuchverb
+	kp_refused "'notanid' is not a denial id" show notanid
+	kp_refused "'sbx_123' is not a denial id" show sbx_123
+	kp_refused "'\\.\\./x' is not a denial id" retry ../x
+	kp_refused "no denial sbx_0000000000000000 in the journal" show sbx_0000000000000000
+	kp_refused "no denial sbx_0000000000000000 in the journal" retry sbx_0000000000000000
+	kp_refused "a question is only asked on a terminal" grant "$ID"
+	kp_refused "a question is only asked on a terminal" grant "$ID" --once
+	kp_refused "give a lifetime" grant "$ID" --write "$out"
+	kp_refused "give one lifetime" grant "$ID" --write "$out" --once --session
+	kp_refused "unknown option '--bogus'" grant "$ID" --bogus --once
+	kp_refused "no such directory" grant "$ID" --write "$d/missing" --once
+	kp_refused "usage: kinpolicy grant" grant
+	kp_refused "usage: kinpolicy decline" decline "$ID"
+	kp_refused "usage: kinpolicy decline" decline "$ID" --note
+	kp_refused "usage: kinpolicy show" show
+	kp_refused "usage: kinpolicy retry" retry
+	kp_refused "usage: kinpolicy session new" session
+	kp_refused "usage: kinpolicy session new" session old
+	kp_refused "usage: kinpolicy pending" pending extra
+	kp_refused "usage: kinpolicy grants" grants extra
+	kp_refused "revoke 0: too small" revoke 0
+	kp_refused "revoke x: invalid" revoke x
+	kp_refused "revoke -1" revoke -1
+	kp_refused "no grant 1" revoke 1
+	kp_refused "usage: kinpolicy revoke" revoke
+	# none of it decided anything
+	assert_not_exists "$(decision_file "$ID")"
+	assert_not_exists "$CFG"
+	kp_expect 0 --help
+	assert_has_text "$KP_OUT" "kinpolicy grant ID"
+}
+run_test "kinpolicy bad input → 125 with one line: no verb, unknown verb, show notanid/absent id, grant without lifetime (not a tty) or capabilities, revoke 0/x/-1/1, usage errors" t_kp_bad_input
+
+done_testing
