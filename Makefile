@@ -33,16 +33,18 @@ CORE_SRCS = util.c profile/policy.c profile/paths.c profile/gitguard.c \
             profile/tables.c profile/env.c profile/masks.c profile/gitindex.c \
             profile/config.c profile/grants.c \
             profile/protected.c profile/checkwrite.c profile/decide.c \
+            classify/shlex.c classify/readonly.c classify/readonly-rules.c \
             backends/plan.c backends/bwrap.c backends/seccomp-blob.c backends/run.c \
             backends/landlock.c profile/journal.c \
             classify/denial.c classify/patterns.c classify/oracle.c classify/report.c
 CORE_OBJS = $(CORE_SRCS:.c=.o)
 HDRS = util.h profile/policy.h profile/tables.h backends/backend.h \
        classify/denial.h classify/report.h profile/grants.h \
-       profile/checkwrite.h profile/decide.h
+       profile/checkwrite.h profile/decide.h classify/shlex.h classify/readonly.h \
+       classify/readonly-rules.h
 
 UNIT_TESTS = tests/unit/test-paths tests/unit/test-bwrap tests/unit/test-env tests/unit/test-classify tests/unit/test-seccomp tests/unit/test-gitindex \
-             tests/unit/test-decide tests/unit/test-checkwrite
+             tests/unit/test-decide tests/unit/test-checkwrite tests/unit/test-readonly
 
 .PHONY: all check unit unit-san unit-valgrind integration man-check bench deps \
         demo install uninstall clean fuzz fuzz-short
@@ -102,10 +104,10 @@ man-check:
 	  echo "ok $$m renders without warnings (groff -ww, mandoc -Tlint)"; done
 
 # --- fuzzing (libFuzzer, clang) ----------------------------------------------
-FUZZ_TARGETS = tests/fuzz/fuzz-classify tests/fuzz/fuzz-gitindex
+FUZZ_TARGETS = tests/fuzz/fuzz-classify tests/fuzz/fuzz-gitindex tests/fuzz/fuzz-shlex
 FUZZ_SRCS = $(filter-out backends/seccomp-blob.c backends/run.c backends/bwrap.c backends/plan.c,$(CORE_SRCS))
 FUZZ_SECONDS ?= 300
-FUZZ_CHECK_SECONDS ?= 20
+FUZZ_CHECK_SECONDS ?= 15
 FUZZCC = clang
 
 tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_SRCS) $(HDRS)

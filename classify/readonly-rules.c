@@ -1,0 +1,606 @@
+/*
+ * classify/readonly-rules.c — data only: which commands are read-only, and
+ * which of their options are. Read by classify/readonly.c (types in
+ * readonly-rules.h). A tool is listed here only when every way of calling
+ * it that the rules let through reads and prints, and nothing else: no
+ * file written, no program run. To extend, add a row; when a tool has an
+ * option that writes or runs something, list it with KB_RO_DENY so the
+ * reason names it.
+ *
+ * Versions checked: Debian 12 (coreutils 9.1, findutils 4.9, GNU sed 4.9,
+ * git 2.39, procps 4.0, file 5.44, tree 2.1, ripgrep 13).
+ */
+#include "readonly-rules.h"
+
+#include "../util.h"
+
+/* clang-format off */
+
+#define N KB_RO_NOARG
+#define R KB_RO_REQARG
+#define O KB_RO_OPTARG
+#define L KB_RO_LASTARG
+#define DENY KB_RO_DENY
+#define END { 0, NULL, N, 0 }
+
+/* GNU sed: -i edits in place; -f reads a script we cannot see */
+static const struct kb_ro_opt sed_opts[] = {
+	{ 'n', "quiet",           N, 0 },
+	{ 0,   "silent",          N, 0 },
+	{ 0,   "debug",           N, 0 },
+	{ 'e', "expression",      R, KB_RO_SCRIPT },
+	{ 'f', "file",            R, DENY },
+	{ 0,   "follow-symlinks", N, 0 },
+	{ 'i', "in-place",        O, DENY },
+	{ 'l', "line-length",     R, 0 },
+	{ 0,   "posix",           N, 0 },
+	{ 'E', "regexp-extended", N, 0 },
+	{ 'r', NULL,              N, 0 },
+	{ 's', "separate",        N, 0 },
+	{ 0,   "sandbox",         N, 0 },
+	{ 'u', "unbuffered",      N, 0 },
+	{ 'z', "null-data",       N, 0 },
+	{ 0,   "zero-terminated", N, 0 },
+	{ 0,   "help",            N, 0 },
+	{ 0,   "version",         N, 0 },
+	END
+};
+
+/* sort: -o writes, --compress-program runs PROG, -T writes temporaries
+ * into a directory of the caller's choosing */
+static const struct kb_ro_opt sort_opts[] = {
+	{ 'b', "ignore-leading-blanks", N, 0 },
+	{ 'd', "dictionary-order",      N, 0 },
+	{ 'f', "ignore-case",           N, 0 },
+	{ 'g', "general-numeric-sort",  N, 0 },
+	{ 'i', "ignore-nonprinting",    N, 0 },
+	{ 'M', "month-sort",            N, 0 },
+	{ 'h', "human-numeric-sort",    N, 0 },
+	{ 'n', "numeric-sort",          N, 0 },
+	{ 'R', "random-sort",           N, 0 },
+	{ 0,   "random-source",         R, 0 },
+	{ 'r', "reverse",               N, 0 },
+	{ 0,   "sort",                  R, 0 },
+	{ 'V', "version-sort",          N, 0 },
+	{ 0,   "batch-size",            R, 0 },
+	{ 'c', NULL,                    N, 0 },
+	{ 0,   "check",                 O, 0 },
+	{ 'C', NULL,                    N, 0 },
+	{ 0,   "compress-program",      R, DENY },
+	{ 0,   "debug",                 N, 0 },
+	{ 0,   "files0-from",           R, 0 },
+	{ 'k', "key",                   R, 0 },
+	{ 'm', "merge",                 N, 0 },
+	{ 'o', "output",                R, DENY },
+	{ 's', "stable",                N, 0 },
+	{ 'S', "buffer-size",           R, 0 },
+	{ 't', "field-separator",       R, 0 },
+	{ 'T', "temporary-directory",   R, DENY },
+	{ 0,   "parallel",              R, 0 },
+	{ 'u', "unique",                N, 0 },
+	{ 'z', "zero-terminated",       N, 0 },
+	{ 0,   "help",                  N, 0 },
+	{ 0,   "version",               N, 0 },
+	END
+};
+
+/* uniq: a second operand is an output file (max_operands 1) */
+static const struct kb_ro_opt uniq_opts[] = {
+	{ 'c', "count",           N, 0 },
+	{ 'd', "repeated",        N, 0 },
+	{ 'D', NULL,              N, 0 },
+	{ 0,   "all-repeated",    O, 0 },
+	{ 'f', "skip-fields",     R, 0 },
+	{ 0,   "group",           O, 0 },
+	{ 'i', "ignore-case",     N, 0 },
+	{ 's', "skip-chars",      R, 0 },
+	{ 'u', "unique",          N, 0 },
+	{ 'z', "zero-terminated", N, 0 },
+	{ 'w', "check-chars",     R, 0 },
+	{ 0,   "help",            N, 0 },
+	{ 0,   "version",         N, 0 },
+	END
+};
+
+/* tail: following never ends (-f, -F, --follow, --retry) */
+static const struct kb_ro_opt tail_opts[] = {
+	{ 'c', "bytes",               R, 0 },
+	{ 'f', NULL,                  N, DENY },
+	{ 0,   "follow",              O, DENY },
+	{ 'F', NULL,                  N, DENY },
+	{ 'n', "lines",               R, 0 },
+	{ 0,   "max-unchanged-stats", R, 0 },
+	{ 0,   "pid",                 R, 0 },
+	{ 'q', "quiet",               N, 0 },
+	{ 0,   "silent",              N, 0 },
+	{ 0,   "retry",               N, DENY },
+	{ 's', "sleep-interval",      R, 0 },
+	{ 'v', "verbose",             N, 0 },
+	{ 'z', "zero-terminated",     N, 0 },
+	{ 0,   "help",                N, 0 },
+	{ 0,   "version",             N, 0 },
+	END
+};
+
+/* date: -s and a bare MMDDhhmm operand set the clock */
+static const struct kb_ro_opt date_opts[] = {
+	{ 'd', "date",        R, 0 },
+	{ 0,   "debug",       N, 0 },
+	{ 'f', "file",        R, 0 },
+	{ 'I', "iso-8601",    O, 0 },
+	{ 0,   "resolution",  N, 0 },
+	{ 'R', "rfc-email",   N, 0 },
+	{ 0,   "rfc-3339",    R, 0 },
+	{ 'r', "reference",   R, 0 },
+	{ 's', "set",         R, DENY },
+	{ 'u', "utc",         N, 0 },
+	{ 0,   "universal",   N, 0 },
+	{ 0,   "help",        N, 0 },
+	{ 0,   "version",     N, 0 },
+	END
+};
+
+/* env without a command prints the environment; every operand
+ * (NAME=VALUE or a command) is refused */
+static const struct kb_ro_opt env_opts[] = {
+	{ 'i', "ignore-environment", N, 0 },
+	{ '0', "null",               N, 0 },
+	{ 'u', "unset",              R, 0 },
+	{ 0,   "help",               N, 0 },
+	{ 0,   "version",            N, 0 },
+	END
+};
+
+/* hostname (net-tools): any operand, -b and -F set the name */
+static const struct kb_ro_opt hostname_opts[] = {
+	{ 'a', "alias",            N, 0 },
+	{ 'A', "all-fqdns",        N, 0 },
+	{ 'd', "domain",           N, 0 },
+	{ 'f', "fqdn",             N, 0 },
+	{ 0,   "long",             N, 0 },
+	{ 'i', "ip-address",       N, 0 },
+	{ 'I', "all-ip-addresses", N, 0 },
+	{ 's', "short",            N, 0 },
+	{ 'y', "yp",               N, 0 },
+	{ 0,   "nis",              N, 0 },
+	{ 'b', "boot",             N, DENY },
+	{ 'F', "file",             R, DENY },
+	{ 'V', "version",          N, 0 },
+	{ 'h', "help",             N, 0 },
+	END
+};
+
+/* free (procps): -s repeats forever */
+static const struct kb_ro_opt free_opts[] = {
+	{ 'b', "bytes",     N, 0 },
+	{ 0,   "kilo",      N, 0 },
+	{ 0,   "mega",      N, 0 },
+	{ 0,   "giga",      N, 0 },
+	{ 0,   "tera",      N, 0 },
+	{ 0,   "peta",      N, 0 },
+	{ 'k', "kibi",      N, 0 },
+	{ 'm', "mebi",      N, 0 },
+	{ 'g', "gibi",      N, 0 },
+	{ 0,   "tebi",      N, 0 },
+	{ 0,   "pebi",      N, 0 },
+	{ 'h', "human",     N, 0 },
+	{ 0,   "si",        N, 0 },
+	{ 'l', "lohi",      N, 0 },
+	{ 't', "total",     N, 0 },
+	{ 'v', "committed", N, 0 },
+	{ 's', "seconds",   R, DENY },
+	{ 'c', "count",     R, 0 },
+	{ 'w', "wide",      N, 0 },
+	{ 0,   "help",      N, 0 },
+	{ 'V', "version",   N, 0 },
+	END
+};
+
+/* file: -C compiles (writes) magic; -z/-Z run decompressors; -p resets
+ * access times; -S turns its own sandbox off */
+static const struct kb_ro_opt file_opts[] = {
+	{ 0,   "help",                 N, 0 },
+	{ 'v', "version",              N, 0 },
+	{ 'm', "magic-file",           R, 0 },
+	{ 'z', "uncompress",           N, DENY },
+	{ 'Z', "uncompress-noreport",  N, DENY },
+	{ 'b', "brief",                N, 0 },
+	{ 'c', "checking-printout",    N, 0 },
+	{ 'e', "exclude",              R, 0 },
+	{ 0,   "exclude-quiet",        R, 0 },
+	{ 'f', "files-from",           R, 0 },
+	{ 'F', "separator",            R, 0 },
+	{ 'i', "mime",                 N, 0 },
+	{ 0,   "apple",                N, 0 },
+	{ 0,   "extension",            N, 0 },
+	{ 0,   "mime-type",            N, 0 },
+	{ 0,   "mime-encoding",        N, 0 },
+	{ 'k', "keep-going",           N, 0 },
+	{ 'l', "list",                 N, 0 },
+	{ 'L', "dereference",          N, 0 },
+	{ 'h', "no-dereference",       N, 0 },
+	{ 'n', "no-buffer",            N, 0 },
+	{ 'N', "no-pad",               N, 0 },
+	{ '0', "print0",               N, 0 },
+	{ 'p', "preserve-date",        N, DENY },
+	{ 'P', "parameter",            R, 0 },
+	{ 'r', "raw",                  N, 0 },
+	{ 's', "special-files",        N, 0 },
+	{ 'S', "no-sandbox",           N, DENY },
+	{ 'C', "compile",              N, DENY },
+	{ 'd', "debug",                N, 0 },
+	END
+};
+
+/* tree: -o writes the listing to a file; -R (with -H) writes 00Tree.html
+ * into every directory. tree reads a short option's value from the next
+ * word even inside a cluster (-Lo 2 out), hence KB_RO_T_STRICT. */
+static const struct kb_ro_opt tree_opts[] = {
+	{ 'a', NULL,          N, 0 },
+	{ 'd', NULL,          N, 0 },
+	{ 'l', NULL,          N, 0 },
+	{ 'f', NULL,          N, 0 },
+	{ 'x', NULL,          N, 0 },
+	{ 'L', NULL,          R, 0 },
+	{ 'R', NULL,          N, DENY },
+	{ 'P', NULL,          R, 0 },
+	{ 'I', NULL,          R, 0 },
+	{ 0,   "gitignore",   N, 0 },
+	{ 0,   "ignore-case", N, 0 },
+	{ 0,   "matchdirs",   N, 0 },
+	{ 0,   "metafirst",   N, 0 },
+	{ 0,   "prune",       N, 0 },
+	{ 0,   "info",        N, 0 },
+	{ 0,   "noreport",    N, 0 },
+	{ 0,   "charset",     R, 0 },
+	{ 0,   "filelimit",   R, 0 },
+	{ 'o', NULL,          R, DENY },
+	{ 'q', NULL,          N, 0 },
+	{ 'N', NULL,          N, 0 },
+	{ 'Q', NULL,          N, 0 },
+	{ 'p', NULL,          N, 0 },
+	{ 'u', NULL,          N, 0 },
+	{ 'g', NULL,          N, 0 },
+	{ 's', NULL,          N, 0 },
+	{ 'h', NULL,          N, 0 },
+	{ 0,   "si",          N, 0 },
+	{ 0,   "du",          N, 0 },
+	{ 'D', NULL,          N, 0 },
+	{ 0,   "timefmt",     R, 0 },
+	{ 'F', NULL,          N, 0 },
+	{ 0,   "inodes",      N, 0 },
+	{ 0,   "device",      N, 0 },
+	{ 'v', NULL,          N, 0 },
+	{ 't', NULL,          N, 0 },
+	{ 'c', NULL,          N, 0 },
+	{ 'U', NULL,          N, 0 },
+	{ 'r', NULL,          N, 0 },
+	{ 0,   "dirsfirst",   N, 0 },
+	{ 0,   "filesfirst",  N, 0 },
+	{ 0,   "sort",        R, 0 },
+	{ 'i', NULL,          N, 0 },
+	{ 'A', NULL,          N, 0 },
+	{ 'S', NULL,          N, 0 },
+	{ 'n', NULL,          N, 0 },
+	{ 'C', NULL,          N, 0 },
+	{ 'X', NULL,          N, 0 },
+	{ 'J', NULL,          N, 0 },
+	{ 'H', NULL,          R, 0 },
+	{ 'T', NULL,          R, 0 },
+	{ 0,   "nolinks",     N, 0 },
+	{ 0,   "help",        N, 0 },
+	{ 0,   "version",     N, 0 },
+	END
+};
+
+/* ripgrep: --pre runs a program per file, -z runs decompressors,
+ * --hostname-bin (rg 14) runs a program. Other options only read. */
+static const struct kb_ro_opt rg_opts[] = {
+	{ 'z', "search-zip",   N, DENY },
+	{ 0,   "pre",          R, DENY },
+	{ 0,   "pre-glob",     R, DENY },
+	{ 0,   "hostname-bin", R, DENY },
+	END
+};
+
+/*
+ * git, for the read-only subcommands (KB_RO_DENYLIST: options are free
+ * except these, and their abbreviations, which git's parse-options
+ * accepts): --output writes a file; --ext-diff, --textconv and --filters
+ * run configured programs; --show-signature runs gpg; --help runs man or
+ * a browser; grep -O runs a pager. --text and --filter are exact names
+ * that only share a prefix.
+ */
+static const struct kb_ro_opt git_opts[] = {
+	{ 0,   "output",              R, DENY },
+	{ 0,   "ext-diff",            N, DENY },
+	{ 0,   "textconv",            N, DENY },
+	{ 0,   "filters",             N, DENY },
+	{ 0,   "show-signature",      N, DENY },
+	{ 0,   "help",                N, DENY },
+	{ 0,   "text",                N, 0 },
+	{ 0,   "filter",              R, 0 },
+	END
+};
+
+static const struct kb_ro_opt git_grep_opts[] = {
+	{ 'O', "open-files-in-pager", O, DENY },
+	{ 0,   "output",              R, DENY },
+	{ 0,   "ext-diff",            N, DENY },
+	{ 0,   "textconv",            N, DENY },
+	{ 0,   "filters",             N, DENY },
+	{ 0,   "show-signature",      N, DENY },
+	{ 0,   "help",                N, DENY },
+	{ 0,   "text",                N, 0 },
+	END
+};
+
+/* git branch: listing only (KB_RO_ALLOW). Names are allowed only with an
+ * option that implies --list (git >= 2.20: -l is --list). */
+static const struct kb_ro_opt git_branch_opts[] = {
+	{ 'a', "all",                N, 0 },
+	{ 0,   "abbrev",             O, 0 },
+	{ 0,   "no-abbrev",          N, 0 },
+	{ 0,   "color",              O, 0 },
+	{ 0,   "no-color",           N, 0 },
+	{ 0,   "column",             O, 0 },
+	{ 0,   "no-column",          N, 0 },
+	{ 0,   "contains",           L, KB_RO_LIST },
+	{ 0,   "no-contains",        L, KB_RO_LIST },
+	{ 0,   "format",             R, 0 },
+	{ 'i', "ignore-case",        N, 0 },
+	{ 'l', "list",               N, KB_RO_LIST },
+	{ 0,   "merged",             L, KB_RO_LIST },
+	{ 0,   "no-merged",          L, KB_RO_LIST },
+	{ 0,   "omit-empty",         N, 0 },
+	{ 0,   "points-at",          R, 0 },
+	{ 'q', "quiet",              N, 0 },
+	{ 'r', "remotes",            N, 0 },
+	{ 0,   "show-current",       N, 0 },
+	{ 0,   "sort",               R, 0 },
+	{ 'v', "verbose",            N, 0 },
+	{ 'c', "copy",               N, DENY },
+	{ 'C', NULL,                 N, DENY },
+	{ 'd', "delete",             N, DENY },
+	{ 'D', NULL,                 N, DENY },
+	{ 'f', "force",              N, DENY },
+	{ 'm', "move",               N, DENY },
+	{ 'M', NULL,                 N, DENY },
+	{ 't', "track",              O, DENY },
+	{ 0,   "no-track",           N, DENY },
+	{ 'u', "set-upstream-to",    R, DENY },
+	{ 0,   "unset-upstream",     N, DENY },
+	{ 0,   "edit-description",   N, DENY },
+	{ 0,   "create-reflog",      N, DENY },
+	{ 0,   "recurse-submodules", N, DENY },
+	END
+};
+
+/* git tag: listing only; names only after -l/--list. -v runs gpg. */
+static const struct kb_ro_opt git_tag_opts[] = {
+	{ 0,   "color",         O, 0 },
+	{ 0,   "column",        O, 0 },
+	{ 0,   "no-column",     N, 0 },
+	{ 0,   "contains",      L, 0 },
+	{ 0,   "no-contains",   L, 0 },
+	{ 0,   "merged",        L, 0 },
+	{ 0,   "no-merged",     L, 0 },
+	{ 0,   "points-at",     L, 0 },
+	{ 0,   "format",        R, 0 },
+	{ 'i', "ignore-case",   N, 0 },
+	{ 'l', "list",          N, KB_RO_LIST },
+	{ 'n', NULL,            O, 0 },
+	{ 0,   "omit-empty",    N, 0 },
+	{ 0,   "sort",          R, 0 },
+	{ 'a', "annotate",      N, DENY },
+	{ 's', "sign",          N, DENY },
+	{ 'u', "local-user",    R, DENY },
+	{ 'f', "force",         N, DENY },
+	{ 'd', "delete",        N, DENY },
+	{ 'v', "verify",        N, DENY },
+	{ 'm', "message",       R, DENY },
+	{ 'F', "file",          R, DENY },
+	{ 'e', "edit",          N, DENY },
+	{ 0,   "create-reflog", N, DENY },
+	{ 0,   "cleanup",       R, DENY },
+	{ 0,   "trailer",       R, DENY },
+	END
+};
+
+/* git remote: only the listing forms `git remote` and `git remote -v` */
+static const struct kb_ro_opt git_remote_opts[] = {
+	{ 'v', "verbose", N, 0 },
+	END
+};
+
+static const char *const git_stash_verbs[] = { "list", "show", NULL };
+static const char *const git_worktree_verbs[] = { "list", NULL };
+
+#define DL KB_RO_DENYLIST
+#define NONE KB_RO_CHECK_NONE
+
+/* git subcommands that only read the repository. status and describe
+ * --dirty may refresh the index's stat cache (.git/index), which changes
+ * no content; hooks such as core.fsmonitor come from the user's own
+ * configuration and are trusted like the rest of it. */
+const struct kb_ro_tool kb_ro_git_table[] = {
+	{ "blame",        DL,          git_opts,        -1, 0, NONE, NULL },
+	{ "branch",       KB_RO_ALLOW, git_branch_opts, -1, 0, KB_RO_CHECK_GIT_LIST, NULL },
+	{ "cat-file",     DL,          git_opts,        -1, 0, NONE, NULL },
+	{ "describe",     DL,          git_opts,        -1, 0, NONE, NULL },
+	{ "diff",         DL,          git_opts,        -1, 0, NONE, NULL },
+	{ "for-each-ref", DL,          git_opts,        -1, 0, NONE, NULL },
+	{ "grep",         DL,          git_grep_opts,   -1, 0, NONE, NULL },
+	{ "log",          DL,          git_opts,        -1, 0, NONE, NULL },
+	{ "ls-files",     DL,          git_opts,        -1, 0, NONE, NULL },
+	{ "ls-tree",      DL,          git_opts,        -1, 0, NONE, NULL },
+	{ "merge-base",   DL,          git_opts,        -1, 0, NONE, NULL },
+	{ "remote",       KB_RO_ALLOW, git_remote_opts,  0, 0, NONE, NULL },
+	{ "rev-list",     DL,          git_opts,        -1, 0, NONE, NULL },
+	{ "rev-parse",    DL,          git_opts,        -1, 0, NONE, NULL },
+	{ "shortlog",     DL,          git_opts,        -1, 0, NONE, NULL },
+	{ "show",         DL,          git_opts,        -1, 0, NONE, NULL },
+	{ "show-ref",     DL,          git_opts,        -1, 0, NONE, NULL },
+	{ "stash",        DL,          git_opts,        -1, 0, NONE, git_stash_verbs },
+	{ "status",       DL,          git_opts,        -1, 0, NONE, NULL },
+	{ "tag",          KB_RO_ALLOW, git_tag_opts,    -1, 0, KB_RO_CHECK_GIT_LIST, NULL },
+	{ "version",      DL,          git_opts,        -1, 0, NONE, NULL },
+	{ "worktree",     DL,          git_opts,        -1, 0, NONE, git_worktree_verbs },
+};
+const size_t kb_ro_git_count = nitems(kb_ro_git_table);
+
+/* git options allowed before the subcommand; every other one (-c, -C,
+ * --exec-path, --git-dir, --work-tree, --namespace, -p, --config-env ...)
+ * changes what runs or where */
+const char *const kb_ro_git_global_table[] = {
+	"--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs",
+	"--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs",
+	"--no-replace-objects", "--no-lazy-fetch",
+};
+const size_t kb_ro_git_global_count = nitems(kb_ro_git_global_table);
+
+#define ANY(name) { name, KB_RO_ANY, NULL, -1, 0, NONE, NULL }
+#define FIRST KB_RO_T_OPTS_FIRST
+
+/*
+ * The tools. KB_RO_ANY: no option of the tool writes, runs a program or
+ * sets anything, so arguments are not looked at and globs are allowed
+ * (even a file named -x expands to a harmless option). The rest need
+ * their arguments read, so a glob in them is refused: `find *` with a
+ * file named -delete, `sed -n p *` with one named -i.
+ */
+const struct kb_ro_tool kb_ro_tool_table[] = {
+	ANY("["),
+	ANY("arch"),
+	ANY("b2sum"),
+	ANY("basename"),
+	ANY("cat"),
+	ANY("cd"),
+	ANY("cksum"),
+	ANY("cmp"),
+	ANY("column"),
+	ANY("comm"),
+	ANY("cut"),
+	{ "date", KB_RO_ALLOW, date_opts, 1, FIRST, KB_RO_CHECK_DATE, NULL },
+	ANY("df"),
+	ANY("diff"),
+	ANY("dirname"),
+	ANY("du"),
+	ANY("echo"),
+	ANY("egrep"),
+	{ "env", KB_RO_ALLOW, env_opts, 0, FIRST, NONE, NULL },
+	ANY("expand"),
+	ANY("false"),
+	ANY("fgrep"),
+	{ "file", KB_RO_ALLOW, file_opts, -1, 0, NONE, NULL },
+	{ "find", KB_RO_CUSTOM, NULL, -1, 0, KB_RO_CHECK_FIND, NULL },
+	ANY("fold"),
+	{ "free", KB_RO_ALLOW, free_opts, 0, 0, NONE, NULL },
+	{ "git", KB_RO_CUSTOM, NULL, -1, 0, KB_RO_CHECK_GIT, NULL },
+	ANY("grep"),
+	ANY("groups"),
+	ANY("head"),
+	{ "hostname", KB_RO_ALLOW, hostname_opts, 0, 0, NONE, NULL },
+	ANY("id"),
+	ANY("jq"),
+	ANY("logname"),
+	ANY("ls"),
+	ANY("md5sum"),
+	ANY("nl"),
+	ANY("nproc"),
+	ANY("od"),
+	ANY("paste"),
+	ANY("printenv"),
+	{ "printf", KB_RO_CUSTOM, NULL, -1, 0, KB_RO_CHECK_PRINTF, NULL },
+	ANY("ps"),
+	ANY("pwd"),
+	ANY("readlink"),
+	ANY("realpath"),
+	ANY("rev"),
+	{ "rg", KB_RO_DENYLIST, rg_opts, -1, 0, NONE, NULL },
+	{ "sed", KB_RO_ALLOW, sed_opts, -1, FIRST, KB_RO_CHECK_SED, NULL },
+	ANY("seq"),
+	ANY("sha1sum"),
+	ANY("sha224sum"),
+	ANY("sha256sum"),
+	ANY("sha384sum"),
+	ANY("sha512sum"),
+	{ "sort", KB_RO_ALLOW, sort_opts, -1, 0, NONE, NULL },
+	ANY("stat"),
+	ANY("sum"),
+	ANY("tac"),
+	{ "tail", KB_RO_CUSTOM, tail_opts, -1, 0, KB_RO_CHECK_TAIL, NULL },
+	ANY("test"),
+	ANY("tr"),
+	{ "tree", KB_RO_ALLOW, tree_opts, -1, KB_RO_T_STRICT, NONE, NULL },
+	ANY("true"),
+	ANY("tty"),
+	ANY("type"),
+	ANY("uname"),
+	ANY("unexpand"),
+	{ "uniq", KB_RO_ALLOW, uniq_opts, 1, FIRST, NONE, NULL },
+	ANY("uptime"),
+	ANY("wc"),
+	ANY("which"),
+	ANY("whoami"),
+};
+const size_t kb_ro_tool_count = nitems(kb_ro_tool_table);
+
+/* GNU find's expression words, with the number of words each takes. The
+ * denied ones delete, write a file, or run a program. */
+const struct kb_ro_find kb_ro_find_table[] = {
+	{ "!", 0, false },           { "(", 0, false },
+	{ ")", 0, false },           { ",", 0, false },
+	{ "-a", 0, false },          { "-and", 0, false },
+	{ "-o", 0, false },          { "-or", 0, false },
+	{ "-not", 0, false },        { "-amin", 1, false },
+	{ "-anewer", 1, false },     { "-atime", 1, false },
+	{ "-cmin", 1, false },       { "-cnewer", 1, false },
+	{ "-context", 1, false },    { "-ctime", 1, false },
+	{ "-d", 0, false },          { "-daystart", 0, false },
+	{ "-depth", 0, false },      { "-empty", 0, false },
+	{ "-executable", 0, false }, { "-false", 0, false },
+	{ "-files0-from", 1, false },{ "-follow", 0, false },
+	{ "-fstype", 1, false },     { "-gid", 1, false },
+	{ "-group", 1, false },      { "-help", 0, false },
+	{ "--help", 0, false },      { "-ignore_readdir_race", 0, false },
+	{ "-ilname", 1, false },     { "-iname", 1, false },
+	{ "-inum", 1, false },       { "-ipath", 1, false },
+	{ "-iregex", 1, false },     { "-iwholename", 1, false },
+	{ "-links", 1, false },      { "-lname", 1, false },
+	{ "-ls", 0, false },         { "-maxdepth", 1, false },
+	{ "-mindepth", 1, false },   { "-mmin", 1, false },
+	{ "-mount", 0, false },      { "-mtime", 1, false },
+	{ "-name", 1, false },       { "-newer", 1, false },
+	{ "-noleaf", 0, false },     { "-noignore_readdir_race", 0, false },
+	{ "-nogroup", 0, false },    { "-nouser", 0, false },
+	{ "-nowarn", 0, false },     { "-path", 1, false },
+	{ "-perm", 1, false },       { "-print", 0, false },
+	{ "-print0", 0, false },     { "-printf", 1, false },
+	{ "-prune", 0, false },      { "-quit", 0, false },
+	{ "-readable", 0, false },   { "-regex", 1, false },
+	{ "-regextype", 1, false },  { "-samefile", 1, false },
+	{ "-size", 1, false },       { "-true", 0, false },
+	{ "-type", 1, false },       { "-uid", 1, false },
+	{ "-used", 1, false },       { "-user", 1, false },
+	{ "-version", 0, false },    { "--version", 0, false },
+	{ "-warn", 0, false },       { "-wholename", 1, false },
+	{ "-writable", 0, false },   { "-xdev", 0, false },
+	{ "-xtype", 1, false },
+	{ "-delete", 0, true },      { "-exec", 0, true },
+	{ "-execdir", 0, true },     { "-ok", 0, true },
+	{ "-okdir", 0, true },       { "-fprint", 0, true },
+	{ "-fprint0", 0, true },     { "-fprintf", 0, true },
+	{ "-fls", 0, true },
+};
+const size_t kb_ro_find_count = nitems(kb_ro_find_table);
+
+/* reserved words: never a plain command */
+const char *const kb_ro_keyword_table[] = {
+	"!", "[[", "]]", "{", "}", "case", "coproc", "do", "done", "elif",
+	"else", "esac", "fi", "for", "function", "if", "in", "select", "then",
+	"time", "until", "while",
+};
+const size_t kb_ro_keyword_count = nitems(kb_ro_keyword_table);
+
+/* clang-format on */

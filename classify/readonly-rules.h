@@ -1,0 +1,97 @@
+/*
+ * classify/readonly-rules.h — the shape of the read-only rule tables
+ * (data in classify/readonly-rules.c, read by classify/readonly.c). Not a
+ * public interface: only those two files include it.
+ */
+#ifndef KB_READONLY_RULES_H
+#define KB_READONLY_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum kb_ro_arg {
+	KB_RO_NOARG,   /* a flag */
+	KB_RO_REQARG,  /* takes a value: attached (-k2, --key=2) or next word */
+	KB_RO_OPTARG,  /* optional value, attached only (-i.bak, --color=x) */
+	KB_RO_LASTARG, /* git's LASTARG_DEFAULT: the next word unless it is
+			* the last or looks like an option */
+};
+
+/* struct kb_ro_opt.flags */
+#define KB_RO_DENY   0x1 /* writes, runs a program, or never ends */
+#define KB_RO_LIST   0x2 /* git branch/tag: puts the command in list mode */
+#define KB_RO_SCRIPT 0x4 /* sed -e: the value is a script to check */
+
+/* One option. Tables end with an entry whose sname and lname are empty.
+ * When the short and the long form take a value differently (sort -c,
+ * --check[=X]), they are two entries: a short option with an optional
+ * value swallows the rest of its cluster. */
+struct kb_ro_opt {
+	char sname;        /* short name, 0 when none */
+	const char *lname; /* long name without "--", NULL when none */
+	enum kb_ro_arg arg;
+	unsigned flags;
+};
+
+enum kb_ro_mode {
+	KB_RO_ANY,      /* every option of the tool is read-only: arguments
+			 * are not looked at, globs are allowed */
+	KB_RO_ALLOW,    /* options must be in the table (getopt_long rules,
+			 * long names matched exactly: no abbreviations) */
+	KB_RO_DENYLIST, /* options are free except the table's KB_RO_DENY
+			 * entries; a long option that abbreviates a denied
+			 * name is denied; an exact non-denied entry wins */
+	KB_RO_CUSTOM,   /* a predicate in readonly.c reads the arguments */
+};
+
+/* what readonly.c checks beyond the options */
+enum kb_ro_check {
+	KB_RO_CHECK_NONE,
+	KB_RO_CHECK_SED,      /* the script: no w, W, e, s///w, s///e */
+	KB_RO_CHECK_DATE,     /* the only operand is a +FORMAT */
+	KB_RO_CHECK_GIT_LIST, /* git branch/tag: names only in list mode */
+	KB_RO_CHECK_TAIL,     /* obsolete -N/+N forms; no follow */
+	KB_RO_CHECK_FIND,     /* the expression, predicate by predicate */
+	KB_RO_CHECK_PRINTF,   /* no -v; the format's conversions */
+	KB_RO_CHECK_GIT,      /* global options, then a kb_ro_git_table row */
+};
+
+/* struct kb_ro_tool.flags */
+#define KB_RO_T_OPTS_FIRST                                                     \
+	0x1 /* an option after an operand is refused (so                       \
+	     * POSIXLY_CORRECT cannot turn an option                           \
+	     * into an output file: uniq in -c) */
+#define KB_RO_T_STRICT                                                         \
+	0x2 /* a value is never attached to a short                            \
+	     * option in a cluster (tree -Lo reads two                         \
+	     * words) */
+
+struct kb_ro_tool {
+	const char *name;
+	enum kb_ro_mode mode;
+	const struct kb_ro_opt *opts; /* NULL for KB_RO_ANY */
+	int max_operands;             /* -1: any number */
+	unsigned flags;
+	enum kb_ro_check check;
+	const char *const *verbs; /* git stash: the allowed second words */
+};
+
+/* what a find expression word is */
+struct kb_ro_find {
+	const char *name;
+	int nargs; /* words it takes */
+	bool deny;
+};
+
+extern const struct kb_ro_tool kb_ro_tool_table[];
+extern const size_t kb_ro_tool_count;
+extern const struct kb_ro_tool kb_ro_git_table[];
+extern const size_t kb_ro_git_count;
+extern const char *const kb_ro_git_global_table[];
+extern const size_t kb_ro_git_global_count;
+extern const struct kb_ro_find kb_ro_find_table[];
+extern const size_t kb_ro_find_count;
+extern const char *const kb_ro_keyword_table[];
+extern const size_t kb_ro_keyword_count;
+
+#endif

@@ -1,0 +1,1108 @@
+/*
+ * classify/readonly.c — see readonly.h. shlex.c turns the line into simple
+ * commands; here each one is checked: redirections first, then the command
+ * name against kb_ro_tool_table (readonly-rules.c), then its arguments by
+ * the tool's option table and, for sed, find, git, printf, date and tail,
+ * a small predicate. Every check answers "proven read-only" or gives the
+ * reason it is not; there is no third answer.
+ */
+#include "readonly.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util.h"
+#include "readonly-rules.h"
+#include "shlex.h"
+
+#define SHOWN 40 /* at most this much of a user's word goes in a reason */
+
+struct seen {
+	const struct kb_ro_opt *opt;
+	const char *val;                /* its value, NULL when none */
+	const struct kb_sh_word *vword; /* the word the value was read from */
+};
+
+/* what parse_opts() found in a command's arguments */
+struct parsed {
+	const struct kb_sh_word **operands;
+	size_t noperands;
+	struct seen *seen;
+	size_t nseen, seencap;
+};
+
+static int check_tool(const struct kb_ro_tool *, const char *,
+    const struct kb_sh_word *, size_t, char **, struct kb_err *);
+
+static char
+shown(char c)
+{
+	return c > ' ' && c < 0x7f ? c : '?';
+}
+
+static int
+shown_len(size_t n)
+{
+	return n < SHOWN ? (int)n : SHOWN;
+}
+
+static bool
+is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool
+in_list(const char *const *list, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(list[i], s) == 0)
+			return true;
+	return false;
+}
+
+static bool
+at_end(const struct kb_ro_opt *o)
+{
+	return o->sname == 0 && o->lname == NULL;
+}
+
+static const struct kb_ro_opt *
+opt_short(const struct kb_ro_opt *t, char c)
+{
+	for (; t != NULL && !at_end(t); t++)
+		if (t->sname == c)
+			return t;
+	return NULL;
+}
+
+static const struct kb_ro_opt *
+opt_long(const struct kb_ro_opt *t, const char *name, size_t n)
+{
+	for (; t != NULL && !at_end(t); t++)
+		if (t->lname != NULL && strlen(t->lname) == n &&
+		    memcmp(t->lname, name, n) == 0)
+			return t;
+	return NULL;
+}
+
+/* getopt_long and git's parse-options accept any unambiguous prefix of a
+ * long option: `sort --out=x` is `sort --output=x` */
+static bool
+opt_long_denied(const struct kb_ro_opt *t, const char *name, size_t n)
+{
+	for (; t != NULL && !at_end(t); t++)
+		if ((t->flags & KB_RO_DENY) && t->lname != NULL &&
+		    strncmp(t->lname, name, n) == 0)
+			return true;
+	return false;
+}
+
+static void
+see(struct parsed *p, const struct kb_ro_opt *o, const char *val,
+    const struct kb_sh_word *vword)
+{
+	if (p->nseen == p->seencap) {
+		p->seencap = p->seencap ? p->seencap * 2 : 8;
+		p->seen = xreallocarray(p->seen, p->seencap, sizeof(*p->seen));
+	}
+	p->seen[p->nseen].opt = o;
+	p->seen[p->nseen].val = val;
+	p->seen[p->nseen].vword = vword;
+	p->nseen++;
+}
+
+static int
+parse_long(const struct kb_ro_tool *t, const char *label,
+    const struct kb_sh_word *a, size_t n, size_t *i, struct parsed *p,
+    struct kb_err *e)
+{
+	const char *name = a[*i].s + 2, *eq = strchr(name, '='), *val = NULL;
+	size_t nl = eq != NULL ? (size_t)(eq - name) : strlen(name);
+	const struct kb_ro_opt *o = opt_long(t->opts, name, nl);
+	const struct kb_sh_word *vw = &a[*i];
+
+	if (t->mode == KB_RO_DENYLIST) {
+		if (o != NULL && !(o->flags & KB_RO_DENY))
+			return 0;
+		if (nl == 0 || opt_long_denied(t->opts, name, nl))
+			return kb_err_set(
+			    e, "%s --%.*s", label, shown_len(nl), name);
+		return 0;
+	}
+	if (o == NULL)
+		return kb_err_set(
+		    e, "%s --%.*s: unknown option", label, shown_len(nl), name);
+	if (o->flags & KB_RO_DENY)
+		return kb_err_set(e, "%s --%s", label, o->lname);
+	switch (o->arg) {
+	case KB_RO_NOARG:
+		if (eq != NULL)
+			return kb_err_set(
+			    e, "%s --%s: unexpected value", label, o->lname);
+		break;
+	case KB_RO_REQARG:
+		if (eq != NULL)
+			val = eq + 1;
+		else if (*i + 1 < n) {
+			vw = &a[++*i];
+			val = vw->s;
+		} else
+			return kb_err_set(
+			    e, "%s --%s: missing value", label, o->lname);
+		break;
+	case KB_RO_OPTARG:
+		if (eq != NULL)
+			val = eq + 1;
+		break;
+	case KB_RO_LASTARG:
+		/* git takes the next word even when it starts with -; we
+		 * then check it as an option, which can only refuse more */
+		if (eq != NULL)
+			val = eq + 1;
+		else if (*i + 1 < n && a[*i + 1].s[0] != '-') {
+			vw = &a[++*i];
+			val = vw->s;
+		}
+		break;
+	}
+	see(p, o, val, vw);
+	return 0;
+}
+
+static int
+parse_short(const struct kb_ro_tool *t, const char *label,
+    const struct kb_sh_word *a, size_t n, size_t *i, struct parsed *p,
+    struct kb_err *e)
+{
+	const char *s = a[*i].s, *val;
+	const struct kb_sh_word *vw;
+	const struct kb_ro_opt *o;
+	size_t j;
+
+	for (j = 1; s[j] != '\0'; j++) {
+		o = opt_short(t->opts, s[j]);
+		if (t->mode == KB_RO_DENYLIST) {
+			/* values are not told apart from flags: a denied
+			 * letter anywhere in the cluster refuses */
+			if (o != NULL && (o->flags & KB_RO_DENY))
+				return kb_err_set(
+				    e, "%s -%c", label, shown(s[j]));
+			continue;
+		}
+		if (o == NULL)
+			return kb_err_set(
+			    e, "%s -%c: unknown option", label, shown(s[j]));
+		if (o->flags & KB_RO_DENY)
+			return kb_err_set(e, "%s -%c", label, shown(s[j]));
+		val = NULL;
+		vw = &a[*i];
+		switch (o->arg) {
+		case KB_RO_NOARG:
+			see(p, o, NULL, vw);
+			continue;
+		case KB_RO_REQARG:
+			if (s[j + 1] != '\0') {
+				if (t->flags & KB_RO_T_STRICT)
+					return kb_err_set(e,
+					    "%s -%c: attached value", label,
+					    shown(s[j]));
+				val = s + j + 1;
+			} else if (*i + 1 < n) {
+				vw = &a[++*i];
+				val = vw->s;
+			} else
+				return kb_err_set(e, "%s -%c: missing value",
+				    label, shown(s[j]));
+			break;
+		case KB_RO_OPTARG:
+		case KB_RO_LASTARG:
+			if (s[j + 1] != '\0')
+				val = s + j + 1;
+			break;
+		}
+		see(p, o, val, vw);
+		return 0;
+	}
+	return 0;
+}
+
+/*
+ * Splits arguments into options and operands the way GNU getopt_long
+ * does (options may follow operands; "--" ends them; "-" is an operand).
+ * KB_RO_T_OPTS_FIRST refuses options after an operand: with
+ * POSIXLY_CORRECT set those become operands (`uniq in -c` would write a
+ * file named -c).
+ */
+static int
+parse_opts(const struct kb_ro_tool *t, const char *label,
+    const struct kb_sh_word *a, size_t n, struct parsed *p, struct kb_err *e)
+{
+	bool endopts = false;
+	const char *s;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		s = a[i].s;
+		if (endopts || s[0] != '-' || s[1] == '\0') {
+			p->operands[p->noperands++] = &a[i];
+			continue;
+		}
+		if ((t->flags & KB_RO_T_OPTS_FIRST) && p->noperands > 0)
+			return kb_err_set(
+			    e, "%s: option after an operand", label);
+		if (strcmp(s, "--") == 0)
+			endopts = true;
+		else if (s[1] == '-') {
+			if (parse_long(t, label, a, n, &i, p, e) == -1)
+				return -1;
+		} else if (parse_short(t, label, a, n, &i, p, e) == -1)
+			return -1;
+	}
+	if (t->max_operands >= 0 && p->noperands > (size_t)t->max_operands)
+		return kb_err_set(e,
+		    t->max_operands == 0 ? "%s with an operand"
+					 : "%s: too many operands",
+		    label);
+	return 0;
+}
+
+/* --- sed ---------------------------------------------------------------
+ * A reading of GNU sed 4.9's compile.c, kept as close as it goes: where
+ * this reader and sed could part ways it refuses. The aim is to find the
+ * commands w, W and e and the s flags w and e, so text that sed takes as
+ * data (regexes, replacements, a/i/c text, r file names, labels, comments)
+ * must end exactly where sed ends it.
+ */
+
+static void
+sed_blanks(const char **p)
+{
+	while (**p == ' ' || **p == '\t')
+		(*p)++;
+}
+
+/* snarf_char_class(): a bracket expression, after its "[". Bytes >= 0x80
+ * are refused: sed treats them differently by locale. */
+static int
+sed_bracket(const char **pp)
+{
+	const char *p = *pp;
+	int state = 0;
+	char delim = 0;
+
+	if (*p == '^')
+		p++;
+	if (*p == ']')
+		p++;
+	for (;; p++) {
+		switch (*p) {
+		case '\0':
+		case '\n':
+			return -1;
+		case '.':
+		case ':':
+		case '=':
+			if (state == 1) {
+				delim = *p;
+				state = 2;
+				continue;
+			}
+			if (state == 2 && *p == delim) {
+				state = 3;
+				continue;
+			}
+			break;
+		case '[':
+			if (state == 0)
+				state = 1;
+			continue;
+		case ']':
+			if (state == 0 || state == 1) {
+				*pp = p + 1;
+				return 0;
+			}
+			if (state == 3)
+				state = 0;
+			break;
+		default:
+			if ((unsigned char)*p >= 0x80)
+				return -1;
+			break;
+		}
+		state &= ~1;
+	}
+}
+
+/* match_slash(): up to the unescaped delimiter; a regex's bracket
+ * expressions may hold it */
+static int
+sed_slash(const char **pp, char delim, bool regex)
+{
+	const char *p = *pp;
+	char c;
+
+	for (;;) {
+		c = *p;
+		if (c == '\0' || c == '\n')
+			return -1;
+		p++;
+		if (c == delim) {
+			*pp = p;
+			return 0;
+		}
+		if (c == '\\') {
+			if (*p == '\0')
+				return -1;
+			p++; /* an escaped newline is part of the text */
+		} else if (c == '[' && regex && sed_bracket(&p) == -1)
+			return -1;
+	}
+}
+
+static bool
+sed_delim_ok(char c)
+{
+	return c != '\0' && c != '\n' && (unsigned char)c < 0x80;
+}
+
+/* compile_address(): 1 when an address was read, 0 when none, -1 */
+static int
+sed_addr(const char **pp)
+{
+	const char *p = *pp;
+	char d = *p;
+
+	if (d == '/' || d == '\\') {
+		if (d == '\\')
+			d = *++p;
+		if (!sed_delim_ok(d))
+			return -1;
+		p++;
+		if (sed_slash(&p, d, true) == -1)
+			return -1;
+		for (;;) {
+			sed_blanks(&p);
+			if (*p != 'I' && *p != 'M')
+				break;
+			p++;
+		}
+	} else if (is_digit(d) || d == '+' || d == '~') {
+		if (!is_digit(d))
+			p++;
+		sed_blanks(&p);
+		while (is_digit(*p))
+			p++;
+		sed_blanks(&p);
+		if (is_digit(d) && *p == '~') {
+			p++;
+			sed_blanks(&p);
+			while (is_digit(*p))
+				p++;
+		}
+	} else if (d == '$')
+		p++;
+	else
+		return 0;
+	*pp = p;
+	return 1;
+}
+
+/* read_end_of_cmd() */
+static int
+sed_end(const char **p)
+{
+	sed_blanks(p);
+	if (**p == '\n' || **p == ';')
+		(*p)++;
+	else if (**p != '\0' && **p != '}' && **p != '#')
+		return -1;
+	return 0;
+}
+
+/* read_label(): to a blank, ; } # or the end of the line */
+static void
+sed_label(const char **p)
+{
+	sed_blanks(p);
+	while (**p != '\0' && strchr("\n \t;}#", **p) == NULL)
+		(*p)++;
+}
+
+/* mark_subst_opts() */
+static int
+sed_sflags(const char **p, struct kb_err *e)
+{
+	for (;;) {
+		sed_blanks(p);
+		switch (**p) {
+		case 'e':
+			return kb_err_set(e, "sed s///e runs a command");
+		case 'w':
+			return kb_err_set(e, "sed s///w writes a file");
+		case 'i':
+		case 'I':
+		case 'm':
+		case 'M':
+		case 'p':
+		case 'g':
+			(*p)++;
+			break;
+		case '\n':
+		case ';':
+			(*p)++;
+			return 0;
+		case '\0':
+		case '}':
+		case '#':
+			return 0;
+		default:
+			if (!is_digit(**p))
+				return kb_err_set(
+				    e, "sed script not understood");
+			while (is_digit(**p))
+				(*p)++;
+			break;
+		}
+	}
+}
+
+static int
+sed_script(const char *p, struct kb_err *e)
+{
+	int depth = 0, r;
+	char c, d;
+
+	for (;;) {
+		while (*p == ';' || *p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		if (*p == '\0')
+			break;
+		if (*p == '#') {
+			while (*p != '\0' && *p != '\n')
+				p++;
+			continue;
+		}
+		if ((r = sed_addr(&p)) == -1)
+			goto bad;
+		if (r == 1) {
+			sed_blanks(&p);
+			if (*p == ',') {
+				p++;
+				sed_blanks(&p);
+				if (sed_addr(&p) != 1)
+					goto bad;
+				sed_blanks(&p);
+			}
+		}
+		if (*p == '!') {
+			p++;
+			sed_blanks(&p);
+		}
+		if ((c = *p) == '\0')
+			goto bad;
+		p++;
+		switch (c) {
+		case '{':
+			depth++;
+			break;
+		case '}':
+			if (--depth < 0 || sed_end(&p) == -1)
+				goto bad;
+			break;
+		case '=':
+		case 'd':
+		case 'D':
+		case 'F':
+		case 'g':
+		case 'G':
+		case 'h':
+		case 'H':
+		case 'n':
+		case 'N':
+		case 'p':
+		case 'P':
+		case 'x':
+		case 'z':
+			if (sed_end(&p) == -1)
+				goto bad;
+			break;
+		case 'l':
+		case 'L':
+		case 'q':
+		case 'Q':
+			sed_blanks(&p);
+			while (is_digit(*p))
+				p++;
+			if (sed_end(&p) == -1)
+				goto bad;
+			break;
+		case ':':
+		case 'b':
+		case 't':
+		case 'T':
+		case 'v':
+			sed_label(&p);
+			break;
+		case 'a':
+		case 'i':
+		case 'c':
+			/* read_text(): to the first unescaped newline */
+			while (*p != '\0' && *p != '\n') {
+				if (*p == '\\' && p[1] != '\0')
+					p++;
+				p++;
+			}
+			break;
+		case 'r':
+		case 'R':
+			/* the file name runs to the end of the line */
+			while (*p != '\0' && *p != '\n')
+				p++;
+			break;
+		case 's':
+		case 'y':
+			/* the delimiter is the very next byte, even a blank */
+			d = *p;
+			if (!sed_delim_ok(d))
+				goto bad;
+			p++;
+			if (sed_slash(&p, d, c == 's') == -1 ||
+			    sed_slash(&p, d, false) == -1)
+				goto bad;
+			if (c == 's') {
+				if (sed_sflags(&p, e) == -1)
+					return -1;
+			} else if (sed_end(&p) == -1)
+				goto bad;
+			break;
+		case 'e':
+			return kb_err_set(e, "sed e runs a command");
+		case 'w':
+		case 'W':
+			return kb_err_set(e, "sed %c writes a file", c);
+		default:
+			goto bad;
+		}
+	}
+	if (depth != 0)
+		goto bad;
+	return 0;
+bad:
+	return kb_err_set(e, "sed script not understood");
+}
+
+static int
+check_sed(const struct parsed *p, struct kb_err *e)
+{
+	struct kb_buf b = {0};
+	bool have = false;
+	size_t k;
+	int rc;
+
+	kb_buf_add(&b, "", 0);
+	/* several -e scripts are read one after the other; joining them
+	 * with newlines lets a/i/c text run on exactly as sed lets it */
+	for (k = 0; k < p->nseen; k++) {
+		if (!(p->seen[k].opt->flags & KB_RO_SCRIPT))
+			continue;
+		if (p->seen[k].vword->flags & KB_SH_W_TILDE) {
+			kb_buf_free(&b);
+			return kb_err_set(e, "tilde in a sed script");
+		}
+		if (have)
+			kb_buf_add(&b, "\n", 1);
+		kb_buf_puts(&b, p->seen[k].val);
+		have = true;
+	}
+	if (!have) {
+		if (p->noperands == 0 ||
+		    (p->operands[0]->flags & KB_SH_W_TILDE)) {
+			kb_buf_free(&b);
+			return kb_err_set(e, "sed script not understood");
+		}
+		kb_buf_puts(&b, p->operands[0]->s);
+	}
+	rc = sed_script(b.s, e);
+	kb_buf_free(&b);
+	return rc;
+}
+
+/* --- the other predicates ----------------------------------------------- */
+
+/* GNU find: leading -H -L -P -O<n>, then paths, then the expression, which
+ * starts at the first word that is "-x", "(", "!", ")" or ",". Every word
+ * of the expression must be known, and each takes a fixed number of words
+ * (a -name pattern "-delete" is a pattern). */
+static bool
+find_newer_xy(const char *s)
+{
+	return strncmp(s, "-newer", 6) == 0 && s[6] != '\0' &&
+	       strchr("aBcm", s[6]) != NULL && s[7] != '\0' &&
+	       strchr("aBcmt", s[7]) != NULL && s[8] == '\0';
+}
+
+static bool
+find_expr_start(const char *s)
+{
+	return (s[0] == '-' && s[1] != '\0') || strcmp(s, "(") == 0 ||
+	       strcmp(s, "!") == 0 || strcmp(s, ")") == 0 ||
+	       strcmp(s, ",") == 0;
+}
+
+static int
+check_find(const struct kb_sh_word *a, size_t n, struct kb_err *e)
+{
+	const struct kb_ro_find *f;
+	const char *s;
+	size_t i = 0, k;
+	int nargs;
+
+	while (i < n &&
+	       (strcmp(a[i].s, "-H") == 0 || strcmp(a[i].s, "-L") == 0 ||
+		   strcmp(a[i].s, "-P") == 0 ||
+		   (strncmp(a[i].s, "-O", 2) == 0 && a[i].s[2] != '\0' &&
+		       strspn(a[i].s + 2, "0123456789") == strlen(a[i].s + 2))))
+		i++;
+	while (i < n && !find_expr_start(a[i].s))
+		i++;
+	for (; i < n; i += 1 + (size_t)nargs) {
+		s = a[i].s;
+		for (f = NULL, k = 0; k < kb_ro_find_count; k++)
+			if (strcmp(kb_ro_find_table[k].name, s) == 0) {
+				f = &kb_ro_find_table[k];
+				break;
+			}
+		if (f == NULL && find_newer_xy(s))
+			nargs = 1;
+		else if (f == NULL)
+			return kb_err_set(
+			    e, "find %.*s: unknown predicate", SHOWN, s);
+		else if (f->deny)
+			return kb_err_set(e, "find %s", f->name);
+		else
+			nargs = f->nargs;
+		if (n - i - 1 < (size_t)nargs)
+			return kb_err_set(e, "find %s: missing argument", s);
+	}
+	return 0;
+}
+
+/* printf: bash's -v assigns a variable; the format's conversions must be
+ * ones that only print (no %n, nothing unknown) */
+static int
+check_printf(const struct kb_sh_word *a, size_t n, struct kb_err *e)
+{
+	const char *p, *q;
+	size_t i = 0;
+
+	if (n > 0 && strcmp(a[0].s, "--") == 0)
+		i = 1;
+	else if (n > 0 && a[0].s[0] == '-' && a[0].s[1] != '\0')
+		return kb_err_set(e, "printf %.*s", SHOWN, a[0].s);
+	if (i == n)
+		return 0;
+	if (a[i].flags & KB_SH_W_TILDE)
+		return kb_err_set(e, "tilde in the printf format");
+	for (p = a[i].s; *p != '\0'; p++) {
+		if (*p != '%')
+			continue;
+		if (*++p == '%')
+			continue;
+		while (*p != '\0' && strchr("-+ #0'", *p) != NULL)
+			p++;
+		if (*p == '*')
+			p++;
+		else
+			while (is_digit(*p))
+				p++;
+		if (*p == '.') {
+			if (*++p == '*')
+				p++;
+			else
+				while (is_digit(*p))
+					p++;
+		}
+		if (*p == '(') { /* bash %(strftime)T */
+			if ((q = strchr(p, ')')) == NULL || q[1] != 'T')
+				return kb_err_set(e, "printf format");
+			p = q + 1;
+			continue;
+		}
+		if (*p == '\0' || strchr("diouxXfFeEgGaAcsbq", *p) == NULL)
+			return kb_err_set(e, "printf format %%%c", shown(*p));
+	}
+	return 0;
+}
+
+/* date: one operand at most, and it must be a +FORMAT: a bare
+ * [MMDDhhmm[[CC]YY][.ss]] sets the clock */
+static int
+check_date(const struct parsed *p, struct kb_err *e)
+{
+	if (p->noperands == 1 && p->operands[0]->s[0] != '+')
+		return kb_err_set(e, "date with a time sets the clock");
+	return 0;
+}
+
+/* git branch/tag: a name creates a branch or a tag, unless an option put
+ * the command in list mode, where names are patterns */
+static int
+check_git_list(const struct parsed *p, const char *label, struct kb_err *e)
+{
+	size_t k;
+
+	if (p->noperands == 0)
+		return 0;
+	for (k = 0; k < p->nseen; k++)
+		if (p->seen[k].opt->flags & KB_RO_LIST)
+			return 0;
+	return kb_err_set(e, "%s with a name", label);
+}
+
+/* tail: the obsolete forms -N[bcl] (first argument only) are counts;
+ * with an f (-5f) or a + (+5f), they follow or cannot be told apart */
+static int
+check_tail(const struct kb_ro_tool *t, const struct kb_sh_word *a, size_t n,
+    struct parsed *p, struct kb_err *e)
+{
+	const char *s;
+	size_t k;
+
+	if (n > 0 && a[0].s[0] == '-' && is_digit(a[0].s[1])) {
+		s = a[0].s + 1;
+		while (is_digit(*s))
+			s++;
+		if (*s == 'b' || *s == 'c' || *s == 'l')
+			s++;
+		if (*s == '\0') {
+			a++;
+			n--;
+		}
+	}
+	if (parse_opts(t, "tail", a, n, p, e) == -1)
+		return -1;
+	for (k = 0; k < p->noperands; k++)
+		if (p->operands[k]->s[0] == '+')
+			return kb_err_set(
+			    e, "tail %.*s", SHOWN, p->operands[k]->s);
+	return 0;
+}
+
+/*
+ * git [allowed global options] SUBCOMMAND [VERB] ARGS. The subcommand must
+ * be a kb_ro_git_table row; its arguments then go through check_tool().
+ * %G placeholders and %(signature) in a format run gpg.
+ */
+static int
+check_git(const struct kb_sh_word *a, size_t n, char **sig, struct kb_err *e)
+{
+	const struct kb_ro_tool *sub = NULL;
+	const char *verb = NULL;
+	char *label;
+	size_t i, k;
+	int rc;
+
+	for (i = 0; i < n && a[i].s[0] == '-'; i++)
+		if (!in_list(
+			kb_ro_git_global_table, kb_ro_git_global_count, a[i].s))
+			return kb_err_set(e, "git %.*s",
+			    shown_len(strcspn(a[i].s, "=")), a[i].s);
+	if (i == n)
+		return kb_err_set(e, "git without a subcommand");
+	for (k = 0; k < kb_ro_git_count; k++)
+		if (strcmp(kb_ro_git_table[k].name, a[i].s) == 0) {
+			sub = &kb_ro_git_table[k];
+			break;
+		}
+	if (sub == NULL)
+		return kb_err_set(e, "git %.*s", SHOWN, a[i].s);
+	i++;
+	if (sub->verbs != NULL) {
+		for (k = 0; sub->verbs[k] != NULL; k++)
+			if (i < n && strcmp(sub->verbs[k], a[i].s) == 0)
+				verb = sub->verbs[k];
+		if (verb == NULL)
+			return kb_err_set(e, "git %s %.*s", sub->name, SHOWN,
+			    i < n ? a[i].s : "");
+		i++;
+	}
+	for (k = i; k < n; k++)
+		if (strstr(a[k].s, "%G") != NULL ||
+		    strstr(a[k].s, "%(signature") != NULL)
+			return kb_err_set(e, "git signature check runs gpg");
+	if (verb != NULL)
+		label = xasprintf("git %s %s", sub->name, verb);
+	else
+		label = xasprintf("git %s", sub->name);
+	rc = check_tool(sub, label, a + i, n - i, NULL, e);
+	if (rc == 0 && sig != NULL)
+		*sig = label;
+	else
+		free(label);
+	return rc;
+}
+
+/* the arguments `a` of tool `t`; label names it in reasons ("git log") */
+static int
+check_tool(const struct kb_ro_tool *t, const char *label,
+    const struct kb_sh_word *a, size_t n, char **sig, struct kb_err *e)
+{
+	struct parsed p;
+	size_t k;
+	int rc;
+
+	if (t->mode == KB_RO_ANY)
+		return 0;
+	for (k = 0; k < n; k++)
+		if (a[k].flags & KB_SH_W_GLOB)
+			return kb_err_set(
+			    e, "glob in the arguments of %s", label);
+	switch (t->check) {
+	case KB_RO_CHECK_FIND:
+		return check_find(a, n, e);
+	case KB_RO_CHECK_PRINTF:
+		return check_printf(a, n, e);
+	case KB_RO_CHECK_GIT:
+		return check_git(a, n, sig, e);
+	case KB_RO_CHECK_NONE:
+	case KB_RO_CHECK_SED:
+	case KB_RO_CHECK_DATE:
+	case KB_RO_CHECK_GIT_LIST:
+	case KB_RO_CHECK_TAIL:
+		break;
+	}
+	memset(&p, 0, sizeof(p));
+	p.operands = xcalloc(n, sizeof(*p.operands));
+	if (t->check == KB_RO_CHECK_TAIL)
+		rc = check_tail(t, a, n, &p, e);
+	else
+		rc = parse_opts(t, label, a, n, &p, e);
+	if (rc == 0) {
+		switch (t->check) {
+		case KB_RO_CHECK_SED:
+			rc = check_sed(&p, e);
+			break;
+		case KB_RO_CHECK_DATE:
+			rc = check_date(&p, e);
+			break;
+		case KB_RO_CHECK_GIT_LIST:
+			rc = check_git_list(&p, label, e);
+			break;
+		case KB_RO_CHECK_NONE:
+		case KB_RO_CHECK_TAIL:
+		case KB_RO_CHECK_FIND:
+		case KB_RO_CHECK_PRINTF:
+		case KB_RO_CHECK_GIT:
+			break;
+		}
+	}
+	free(p.operands);
+	free(p.seen);
+	return rc;
+}
+
+/* --- redirections and commands ------------------------------------------ */
+
+static bool
+is_devnull(const struct kb_sh_word *w)
+{
+	return strcmp(w->s, "/dev/null") == 0 &&
+	       !(w->flags & (KB_SH_W_GLOB | KB_SH_W_TILDE));
+}
+
+/* an unquoted 0, 1, 2 or - (close): duplicating a standard descriptor
+ * opens nothing; other numbers could name whatever the caller left open */
+static bool
+is_std_fd(const struct kb_sh_word *w)
+{
+	return w->flags == 0 &&
+	       (strcmp(w->s, "0") == 0 || strcmp(w->s, "1") == 0 ||
+		   strcmp(w->s, "2") == 0 || strcmp(w->s, "-") == 0);
+}
+
+/*
+ * Input is read-only, except bash's /dev/tcp and /dev/udp, which connect.
+ * Output may only go to /dev/null or to a standard descriptor (2>&1, >&2):
+ * ... and &>/dev/null only at the end of the command: under dash it is a
+ * background job (read-only all the same) followed by a redirection.
+ * every other target is a file the shell creates or truncates. <> opens
+ * read-write and creates. Here-documents and here-strings were checked by
+ * the lexer (no expansion in them).
+ */
+static int
+check_redirs(const struct kb_sh_cmd *c, struct kb_err *e)
+{
+	const struct kb_sh_redir *r;
+	size_t k;
+
+	for (k = 0; k < c->nredirs; k++) {
+		r = &c->redirs[k];
+		switch (r->op) {
+		case KB_SH_R_IN:
+			if (r->target.flags & KB_SH_W_GLOB)
+				return kb_err_set(e, "glob in a redirection");
+			if (strncmp(r->target.s, "/dev/tcp/", 9) == 0 ||
+			    strncmp(r->target.s, "/dev/udp/", 9) == 0)
+				return kb_err_set(e, "network redirection");
+			break;
+		case KB_SH_R_HEREDOC:
+		case KB_SH_R_HERESTR:
+			break;
+		case KB_SH_R_ALL:
+		case KB_SH_R_ALL_APPEND:
+			/* dash reads `ls &>/dev/null rm x` as `ls &` then
+			 * `>/dev/null rm x`: words after &> are a command */
+			if (r->nwords_before < c->nwords)
+				return kb_err_set(e, "words after &>");
+			if (!is_devnull(&r->target))
+				return kb_err_set(e, "redirection to a file");
+			break;
+		case KB_SH_R_OUT:
+		case KB_SH_R_APPEND:
+		case KB_SH_R_CLOBBER:
+			if (!is_devnull(&r->target))
+				return kb_err_set(e, "redirection to a file");
+			break;
+		case KB_SH_R_DUPOUT:
+			if (is_std_fd(&r->target) || is_devnull(&r->target))
+				break;
+			if (r->target.flags == 0 &&
+			    strspn(r->target.s, "0123456789-") ==
+				strlen(r->target.s))
+				return kb_err_set(
+				    e, "redirection to another descriptor");
+			/* >&word with a non-number is bash's &>word */
+			return kb_err_set(e, "redirection to a file");
+		case KB_SH_R_DUPIN:
+			if (!is_std_fd(&r->target))
+				return kb_err_set(
+				    e, "redirection from another descriptor");
+			break;
+		case KB_SH_R_RDWR:
+			return kb_err_set(e, "read-write redirection");
+		}
+	}
+	return 0;
+}
+
+/* one simple command; *sig (when sig is not NULL) gets its head */
+static int
+check_cmd(const struct kb_sh_cmd *c, char **sig, struct kb_err *e)
+{
+	const struct kb_sh_word *h;
+	const struct kb_ro_tool *t = NULL;
+	size_t k;
+
+	if (check_redirs(c, e) == -1)
+		return -1;
+	if (c->nwords == 0)
+		return kb_err_set(e, "redirection without a command");
+	h = &c->words[0];
+	if (h->flags & KB_SH_W_GLOB)
+		return kb_err_set(e, "glob in the command name");
+	if (h->flags & KB_SH_W_TILDE)
+		return kb_err_set(e, "tilde in the command name");
+	/* a path can name any program, ./ls a file of the project's */
+	if (strchr(h->s, '/') != NULL)
+		return kb_err_set(e, "command given by path");
+	/* FOO=bar ls: LD_PRELOAD, GIT_*, PAGER ... */
+	if (strchr(h->s, '=') != NULL)
+		return kb_err_set(e, "variable assignment");
+	if (in_list(kb_ro_keyword_table, kb_ro_keyword_count, h->s))
+		return kb_err_set(e, "shell keyword");
+	for (k = 0; k < kb_ro_tool_count; k++)
+		if (strcmp(kb_ro_tool_table[k].name, h->s) == 0) {
+			t = &kb_ro_tool_table[k];
+			break;
+		}
+	if (t == NULL)
+		return kb_err_set(e, "not a known read-only command");
+	if (check_tool(t, t->name, c->words + 1, c->nwords - 1, sig, e) == -1)
+		return -1;
+	if (sig != NULL && *sig == NULL)
+		*sig = xstrdup(t->name);
+	return 0;
+}
+
+/* the exact input as one C string; NUL becomes C0 80 (see readonly.h) */
+static char *
+exact(const char *s, size_t len)
+{
+	char *r = xmalloc(len * 2 + 1), *q = r;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (s[i] == '\0') {
+			*q++ = (char)0xc0;
+			*q++ = (char)0x80;
+		} else
+			*q++ = s[i];
+	}
+	*q = '\0';
+	return r;
+}
+
+int
+kb_readonly_classify(const char *cmd, size_t len, struct kb_ro_verdict *out)
+{
+	struct kb_sh_line line;
+	struct kb_err e;
+	char *sig = NULL;
+	size_t k;
+
+	if (out == NULL || (cmd == NULL && len != 0)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (cmd == NULL)
+		cmd = "";
+	memset(out, 0, sizeof(*out));
+	memset(&line, 0, sizeof(line));
+	memset(&e, 0, sizeof(e));
+	if (kb_shlex_parse(cmd, len, &line, &e) == -1)
+		goto unsafe;
+	if (line.ncmds == 0) {
+		kb_err_set(&e, "empty command");
+		goto unsafe;
+	}
+	for (k = 0; k < line.ncmds; k++) {
+		/* a background job outlives the check and the caller's
+		 * view of what ran */
+		if (line.cmds[k].sep == KB_SH_SEP_BG) {
+			kb_err_set(&e, "background job");
+			goto unsafe;
+		}
+		if (check_cmd(
+			&line.cmds[k], line.ncmds == 1 ? &sig : NULL, &e) == -1)
+			goto unsafe;
+	}
+	out->safe = true;
+	out->signature =
+	    line.ncmds == 1 ? steal_pointer(&sig) : exact(cmd, len);
+	kb_shlex_free(&line);
+	return 0;
+unsafe:
+	out->safe = false;
+	/* reasons quote at most SHOWN bytes of input: they fit */
+	k = strnlen(e.msg, sizeof(out->reason) - 1);
+	memcpy(out->reason, e.msg, k);
+	out->reason[k] = '\0';
+	out->signature = exact(cmd, len);
+	free(sig);
+	kb_shlex_free(&line);
+	return 0;
+}
+
+void
+kb_ro_verdict_free(struct kb_ro_verdict *v)
+{
+	if (v == NULL)
+		return;
+	free(v->signature);
+	v->signature = NULL;
+}

@@ -1,0 +1,87 @@
+/*
+ * tests/fuzz/fuzz-shlex.c — libFuzzer target: the shell lexer
+ * (classify/shlex.c) and the read-only classifier (classify/readonly.c)
+ * on arbitrary bytes: NULs, invalid UTF-8, unbalanced quotes, endless
+ * here-documents. Besides "no crash, no leak, no hang" it checks what the
+ * callers rely on, and aborts when it does not hold:
+ *   - an unsafe verdict has a reason and the exact input as signature;
+ *   - a safe verdict never comes from input holding a NUL byte;
+ *   - a safe line followed by "\nrm -rf x" is unsafe (nothing after a
+ *     safe line is swallowed as a comment, quote or here-document).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../classify/readonly.h"
+#include "../../classify/shlex.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const char tail[] = "\nrm -rf x";
+
+static void
+check_verdict(const char *s, size_t n, const struct kb_ro_verdict *v)
+{
+	size_t i, j;
+
+	if (v->signature == NULL)
+		abort();
+	if (v->safe) {
+		if (v->reason[0] != '\0' || memchr(s, '\0', n) != NULL)
+			abort();
+		return;
+	}
+	if (v->reason[0] == '\0')
+		abort();
+	for (i = j = 0; i < n; i++) {
+		if (s[i] == '\0') {
+			if ((unsigned char)v->signature[j] != 0xc0 ||
+			    (unsigned char)v->signature[j + 1] != 0x80)
+				abort();
+			j += 2;
+		} else if (v->signature[j++] != s[i])
+			abort();
+	}
+	if (v->signature[j] != '\0')
+		abort();
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *s = (const char *)data;
+	struct kb_sh_line l;
+	struct kb_err e;
+	struct kb_ro_verdict v;
+	char *more;
+
+	memset(&l, 0, sizeof(l));
+	memset(&e, 0, sizeof(e));
+	if (kb_shlex_parse(s, size, &l, &e) == -1 && e.msg[0] == '\0')
+		abort();
+	kb_shlex_free(&l);
+
+	if (kb_readonly_classify(s, size, &v) != 0)
+		abort();
+	check_verdict(s, size, &v);
+	if (v.safe && size + sizeof(tail) <= KB_SH_MAX_INPUT) {
+		struct kb_ro_verdict w;
+
+		more = malloc(size + sizeof(tail));
+		if (more == NULL)
+			abort();
+		memcpy(more, s, size);
+		memcpy(more + size, tail, sizeof(tail) - 1);
+		if (kb_readonly_classify(more, size + sizeof(tail) - 1, &w) !=
+		    0)
+			abort();
+		check_verdict(more, size + sizeof(tail) - 1, &w);
+		if (w.safe)
+			abort();
+		kb_ro_verdict_free(&w);
+		free(more);
+	}
+	kb_ro_verdict_free(&v);
+	return 0;
+}
