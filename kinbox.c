@@ -435,6 +435,7 @@ main(int argc, char **argv)
 		die("%s", e.msg);
 	if (run.broken[0] != '\0') {
 		kb_gitguard_audit(&pol, report_guard);
+		kb_policy_remove_created(&pol);
 		die("SECURITY: %s was replaced on the host during the run, which "
 		    "drops the sandbox's mount over it; the command was stopped "
 		    "(run it again)", run.broken);
@@ -443,6 +444,7 @@ main(int argc, char **argv)
 		_cleanup_free_ char *why = NULL;
 
 		kb_gitguard_audit(&pol, report_guard);
+		kb_policy_remove_created(&pol);
 		if (WIFSIGNALED(run.wstatus))
 			return run.exit_code; /* killed before it started */
 		why = kb_bwrap_explain_failure(run.setup_err);
@@ -463,6 +465,7 @@ main(int argc, char **argv)
 		    "git metadata; see the lines above\n");
 	if (run.exec_errno == 0 && run.exit_code != 0)
 		report_denial(&pol, &o, &run);
+	kb_policy_remove_created(&pol);
 	kb_plan_free(&plan);
 	kb_policy_free(&pol);
 	return run.exit_code;

@@ -94,7 +94,6 @@ kb_journal_write(const struct kb_policy *p, const char *id, const char *json,
     char **where, struct kb_err *e)
 {
 	_cleanup_free_ char *dir = kb_journal_dir(p->home);
-	_cleanup_free_ char *real = NULL;
 	_cleanup_free_ char *name = xasprintf("%s.json", id);
 	size_t len = strlen(json);
 	ssize_t n;
@@ -102,23 +101,13 @@ kb_journal_write(const struct kb_policy *p, const char *id, const char *json,
 
 	if (dir == NULL)
 		return kb_err_set(e, "no home directory for the journal");
+	/* a journal the command could write is a journal it could forge:
+	 * judged before anything is created */
+	if (kb_policy_writable(p, dir))
+		return kb_err_set(e, "%s is inside a directory the command could "
+		    "write; set XDG_STATE_HOME elsewhere", dir);
 	if ((dfd = open_journal_dir(p->home, e)) == -1)
 		return -1;
-	/* a journal the command could write is a journal it could forge */
-	real = realpath(dir, NULL);
-	if (real != NULL) {
-		bool exposed = p->workspace != NULL &&
-		    kb_path_within(real, p->workspace);
-
-		for (size_t i = 0; i < p->nwrite && !exposed; i++)
-			exposed = kb_path_within(real, p->write[i].path);
-		if (exposed) {
-			close(dfd);
-			return kb_err_set(e, "%s is inside a directory the "
-			    "command could write; set XDG_STATE_HOME elsewhere",
-			    real);
-		}
-	}
 	fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 		O_CLOEXEC, 0600);
 	close(dfd);

@@ -33,30 +33,10 @@ add_mask(struct kb_policy *p, const char *path, const char *src,
 	return 0;
 }
 
-/* inside a directory the command may write (the roots are canonical) */
-static bool
-in_writable(const struct kb_policy *p, const char *path)
-{
-	_cleanup_free_ char *dir = xstrdup(path);
-	_cleanup_free_ char *real = NULL;
-	char *slash;
-
-	/* judge the nearest existing ancestor at its real location */
-	while ((real = realpath(dir, NULL)) == NULL) {
-		if ((slash = strrchr(dir, '/')) == NULL || slash == dir)
-			return false;
-		*slash = '\0';
-	}
-	if (p->workspace != NULL && kb_path_within(real, p->workspace))
-		return true;
-	for (size_t i = 0; i < p->nwrite; i++)
-		if (kb_path_within(real, p->write[i].path))
-			return true;
-	return p->tmpdir != NULL && kb_path_within(real, p->tmpdir);
-}
-
+/* mkdir -p, 0700; what it creates is recorded so that kinbox removes it
+ * again after the run when it is still empty (nothing left behind) */
 static void
-make_store_dir(const char *d)
+make_store_dir(struct kb_policy *p, const char *d)
 {
 	char buf[4096];
 	size_t n = strlen(d);
@@ -64,14 +44,20 @@ make_store_dir(const char *d)
 	if (n >= sizeof(buf))
 		return;
 	memcpy(buf, d, n + 1);
-	for (char *s = buf + 1; *s; s++) {
-		if (*s != '/')
+	for (char *s = buf + 1;; s++) {
+		if (*s != '/' && *s != '\0')
 			continue;
-		*s = '\0';
-		mkdir(buf, 0700);
-		*s = '/';
+		{
+			char c = *s;
+
+			*s = '\0';
+			if (mkdir(buf, 0700) == 0)
+				kb_strv_push(&p->created, buf);
+			*s = c;
+		}
+		if (*s == '\0')
+			break;
 	}
-	mkdir(buf, 0700);
 }
 
 /* true when `path` lies in a tree already replaced by an empty dir */
@@ -353,8 +339,8 @@ kb_masks_compute(struct kb_policy *p, struct kb_err *e)
 			 * writable), it is made now, empty and 0700, so that
 			 * the mask holds: a config the command wrote there
 			 * would be obeyed by the next run */
-			if (access(d, F_OK) == -1 && in_writable(p, d))
-				make_store_dir(d);
+			if (access(d, F_OK) == -1 && kb_policy_writable(p, d))
+				make_store_dir(p, d);
 			if (mask_existing(p, d, false, e) == -1)
 				return -1;
 		}

@@ -45,6 +45,7 @@ kb_policy_free(struct kb_policy *p)
 	kb_strv_free(&p->scrub_env);
 	kb_strv_free(&p->extra_mask);
 	kb_strv_free(&p->notes);
+	kb_strv_free(&p->created);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -254,4 +255,33 @@ kb_policy_finalize(struct kb_policy *p, struct kb_err *e)
 		if (kb_gitguard_scan(p, p->write[i].path, e) == -1)
 			return -1;
 	return 0;
+}
+
+bool
+kb_policy_writable(const struct kb_policy *p, const char *path)
+{
+	_cleanup_free_ char *dir = xstrdup(path);
+	_cleanup_free_ char *real = NULL;
+	char *slash;
+
+	/* the nearest existing ancestor, at its real location */
+	while ((real = realpath(dir, NULL)) == NULL) {
+		if ((slash = strrchr(dir, '/')) == NULL || slash == dir)
+			return false;
+		*slash = '\0';
+	}
+	if (p->workspace != NULL && kb_path_within(real, p->workspace))
+		return true;
+	for (size_t i = 0; i < p->nwrite; i++)
+		if (kb_path_within(real, p->write[i].path))
+			return true;
+	return p->tmpdir != NULL && kb_path_within(real, p->tmpdir);
+}
+
+void
+kb_policy_remove_created(struct kb_policy *p)
+{
+	for (size_t i = p->created.n; i > 0; i--)
+		rmdir(p->created.v[i - 1]); /* only when still empty */
+	kb_strv_free(&p->created);
 }

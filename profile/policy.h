@@ -118,6 +118,8 @@ struct kb_policy {
 	struct kb_strv extra_mask; /* extra paths to hide (config) */
 	enum kb_cache_mode cache[8]; /* by index in kb_cache_table */
 	struct kb_strv notes;     /* config warnings and origins, for -v/--dry-run */
+	struct kb_strv created;   /* store dirs kinbox made to mask them; removed
+				     after the run when still empty */
 	enum kb_backend_kind backend;
 	struct kb_guard guard[KB_MAX_GUARD];
 	size_t nguard;
@@ -147,6 +149,13 @@ int kb_policy_add_keep_env(struct kb_policy *, const char *name,
 /* The current directory and the default workspace (cwd); config loading
  * needs the workspace. Idempotent; kb_policy_finalize() calls it too. */
 int kb_policy_resolve_workspace(struct kb_policy *, struct kb_err *e);
+
+/* true when the command may write `path` (its nearest existing ancestor,
+ * at its real location, lies in the workspace, a root or $TMPDIR) */
+bool kb_policy_writable(const struct kb_policy *, const char *path);
+
+/* rmdir()s, deepest first, the store dirs kinbox made, when empty */
+void kb_policy_remove_created(struct kb_policy *);
 
 /* Fills defaults (workspace = cwd), resolves $TMPDIR, scans the git
  * metadata of the workspace and every write root. Call once, after all

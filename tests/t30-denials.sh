@@ -233,7 +233,7 @@ agree() {
 }
 
 # The exact key sets of a record
-KEYS_COMMON='"id","class","evidence","reason","suggest","argv","argv_exact","cwd","exit_status","partial","time","policy"'
+KEYS_COMMON='"id","class","evidence","reason","suggest","argv","argv_exact","cwd","exit_status","partial","time","policy","flags"'
 # jkeys FILE EXTRA...: the record has exactly the common keys and EXTRA
 # (e.g. '"path"'), suggest and policy exactly theirs
 jkeys() {
@@ -243,7 +243,7 @@ jkeys() {
 	for _k in "$@"; do
 		_extra="$_extra,$_k"
 	done
-	jcheck "sorted(d) == sorted([$KEYS_COMMON$_extra]) and sorted(d['suggest']) == sorted(['write_paths','network','ssh_agent','unconfined']) and sorted(d['policy']) == sorted(['workspace','write_paths','network','ssh_agent','keep_env'])" "$_f"
+	jcheck "sorted(d) == sorted([$KEYS_COMMON$_extra]) and sorted(d['suggest']) == sorted(['write_paths','network','ssh_agent','unconfined']) and sorted(d['policy']) == sorted(['workspace','write_paths','network','ssh_agent','keep_env']) and sorted(d['flags']) == sorted(['write_paths','network','ssh_agent','keep_env'])" "$_f"
 }
 
 # ============================================================================
@@ -701,9 +701,14 @@ t_journal_redirect() {
 	# ~/.local granted writable: the command can reach the journal's
 	# parent; it must not be able to point kinbox's journal write
 	# (done outside the sandbox, as the caller) at another directory
-	kb --write "$HOME/.local" -- sh -c 'mkdir -p "$HOME/.local/state/kinbox" &&
-		ln -s "$1" "$HOME/.local/state/kinbox/denials" && touch "$2"' sh "$d/target" "$d/outside/f"
+	# (kinbox makes and hides its state directory when the command could
+	# otherwise create it, so the planting itself fails; and a journal
+	# inside a writable root is refused in any case)
+	kb --write "$HOME/.local" -- sh -c 'touch "$2"; mkdir -p "$HOME/.local/state/kinbox";
+		ln -s "$1" "$HOME/.local/state/kinbox/denials"' sh "$d/target" "$d/outside/f"
 	assert_file_has_content "$KB_ERR" '^kinbox: denied write'
+	assert_file_has_content "$KB_ERR" '^kinbox: the denial journal could not be written'
+	assert_not_exists "$d/home/.local/state/kinbox/denials"
 	if [ -n "$(ls -A "$d/target")" ]; then
 		ls -la "$d/target" >&2
 		fail "kinbox wrote its journal record through a symlink planted by the command into $d/target (outside every writable root)"
