@@ -256,11 +256,12 @@ skip_test() {
 	exit 77
 }
 
-# skip_root_only REASON: the test needs root and this is the unprivileged
-# pass; run-integration.sh runs the same script as root too, where it is
-# checked. Not turned into a failure by KINBOX_MUST_WORK (which is about
-# sandboxes that cannot be set up), still never counted as a pass.
-skip_root_only() {
+# skip_other_pass REASON: the test is about root (or about an unprivileged
+# user) and this is the other pass; run-integration.sh runs every script as
+# root and as an unprivileged user, so it is checked there. Not turned into
+# a failure by KINBOX_MUST_WORK (which is about sandboxes that cannot be
+# set up), still never counted as a pass.
+skip_other_pass() {
 	: >"$KB_T/.lib/rootonly"
 	skip_test "$@"
 }
@@ -282,7 +283,7 @@ run_test() {
 	if [ "$_rc" -eq 77 ] && [ -f "$KB_T/.lib/skip" ]; then
 		if [ -f "$KB_T/.lib/rootonly" ]; then
 			KINBOX_MUST_WORK= tap_skip "$_desc" \
-				"$(cat "$KB_T/.lib/skip") (checked in the root pass)"
+				"$(cat "$KB_T/.lib/skip") (checked in the other pass)"
 		else
 			tap_skip "$_desc" "$(cat "$KB_T/.lib/skip")"
 		fi

@@ -1073,6 +1073,13 @@ t_refused() {
 		check_refused "$m" "$KINBOX" -w /sys/kernel -- touch "$m" ;;
 	w-missing)
 		check_refused "$m" "$KINBOX" -w "$d/does-not-exist" -- touch "$m" ;;
+	w-notwritable)
+		# a directory the caller cannot write (root writes everything)
+		[ "$(id -u)" != 0 ] || skip_other_pass "root can write every directory"
+		mkdir -m 0555 "$d/ro"
+		check_refused "$m" "$KINBOX" -w "$d/ro" -- touch "$m"
+		check_refused "$m" "$KINBOX" -w /etc -- touch "$m"
+		assert_file_has_content "$KB_ERR" 'not writable by you' ;;
 	w-file)
 		echo x >"$d/afile"
 		check_refused "$m" "$KINBOX" -w "$d/afile" -- touch "$m" ;;
@@ -1132,6 +1139,7 @@ run_test "refused: -w /dev" t_refused w-dev
 run_test "refused: -w /sys/kernel" t_refused w-sys
 run_test "refused: -w a missing directory" t_refused w-missing
 run_test "refused: -w a file" t_refused w-file
+run_test "refused: -w a directory the caller cannot write (unprivileged)" t_refused w-notwritable
 run_test "refused: a 17th distinct write root (16 are fine)" t_refused w-17
 run_test "refused: -C given twice" t_refused C-twice
 run_test "refused: no command (kinbox; kinbox --)" t_refused no-command

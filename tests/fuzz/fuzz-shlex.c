@@ -4,11 +4,13 @@
  * on arbitrary bytes: NULs, invalid UTF-8, unbalanced quotes, endless
  * here-documents. Besides "no crash, no leak, no hang" it checks what the
  * callers rely on, and aborts when it does not hold:
- *   - an unsafe verdict has a reason and the exact input as signature;
+ *   - an unsafe verdict has a reason, in valid UTF-8, and the exact input
+ *     as signature;
  *   - a safe verdict never comes from input holding a NUL byte;
  *   - a safe line followed by "\nrm -rf x" is unsafe (nothing after a
  *     safe line is swallowed as a comment, quote or here-document).
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,30 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char tail[] = "\nrm -rf x";
+
+static bool
+valid_utf8(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	int n;
+
+	while (*p != 0) {
+		if (*p < 0x80)
+			n = 0;
+		else if (*p >= 0xc2 && *p <= 0xdf)
+			n = 1;
+		else if (*p >= 0xe0 && *p <= 0xef)
+			n = 2;
+		else if (*p >= 0xf0 && *p <= 0xf4)
+			n = 3;
+		else
+			return false;
+		for (p++; n > 0; n--, p++)
+			if ((*p & 0xc0) != 0x80)
+				return false;
+	}
+	return true;
+}
 
 static void
 check_verdict(const char *s, size_t n, const struct kb_ro_verdict *v)
@@ -32,7 +58,7 @@ check_verdict(const char *s, size_t n, const struct kb_ro_verdict *v)
 			abort();
 		return;
 	}
-	if (v->reason[0] == '\0')
+	if (v->reason[0] == '\0' || !valid_utf8(v->reason))
 		abort();
 	for (i = j = 0; i < n; i++) {
 		if (s[i] == '\0') {

@@ -597,6 +597,9 @@ static const struct {
 	{ "sort --compress-program=sh f", UNSAFE, NULL },
 	{ "sort --comp=sh f", UNSAFE, NULL },
 	{ "sort -T /tmp f", UNSAFE, NULL },
+	{ "sort --ééééééééééééééééééééééééééééééééééééééééé f", UNSAFE, NULL },
+	{ "find . -éééééééééééééééééééééééééééééééééééééééé", UNSAFE, NULL },
+	{ "git ééééééééééééééééééééééééééééééééééééééééé", UNSAFE, NULL },
 	{ "sort --frobnicate f", UNSAFE, NULL },
 	{ "uniq a b", UNSAFE, NULL },
 	{ "uniq -c a b", UNSAFE, NULL },
@@ -742,6 +745,31 @@ test_lexer(void)
 	kb_shlex_free(&l);
 }
 
+/* reasons may go into JSON: they must be valid UTF-8 */
+static int
+valid_utf8(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	int n;
+
+	while (*p != 0) {
+		if (*p < 0x80)
+			n = 0;
+		else if (*p >= 0xc2 && *p <= 0xdf)
+			n = 1;
+		else if (*p >= 0xe0 && *p <= 0xef)
+			n = 2;
+		else if (*p >= 0xf0 && *p <= 0xf4)
+			n = 3;
+		else
+			return 0;
+		for (p++; n > 0; n--, p++)
+			if ((*p & 0xc0) != 0x80)
+				return 0;
+	}
+	return 1;
+}
+
 static void
 check(const char *cmd, size_t len, int safe, const char *sig, const char *what)
 {
@@ -758,7 +786,8 @@ check(const char *cmd, size_t len, int safe, const char *sig, const char *what)
 		return;
 	}
 	if (!v.safe) {
-		ok(v.reason[0] != '\0', "%s: unsafe has a reason", what);
+		ok(v.reason[0] != '\0' && valid_utf8(v.reason),
+		    "%s: unsafe has a reason", what);
 		/* the exact input, NUL written as C0 80 */
 		want = malloc(len * 2 + 1);
 		for (i = n = 0; i < len; i++) {
