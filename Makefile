@@ -57,8 +57,10 @@ all: kinbox kinbox-exec kinpolicy
 kinbox: kinbox.o $(CORE_OBJS)
 	$(CC) $(ALLCFLAGS) $(STATICLDFLAGS) -o $@ kinbox.o $(CORE_OBJS) $(LIBS_KINBOX) $(LIBS_STATIC_EXTRA)
 
-kinpolicy: kinpolicy.o $(CORE_OBJS)
-	$(CC) $(ALLCFLAGS) $(STATICLDFLAGS) -o $@ kinpolicy.o $(CORE_OBJS) $(LIBS_KINBOX) $(LIBS_STATIC_EXTRA)
+KINPOLICY_OBJS = kinpolicy.o kinpolicy-grants.o kinpolicy-gate.o
+$(KINPOLICY_OBJS): kinpolicy.h
+kinpolicy: $(KINPOLICY_OBJS) $(CORE_OBJS)
+	$(CC) $(ALLCFLAGS) $(STATICLDFLAGS) -o $@ $(KINPOLICY_OBJS) $(CORE_OBJS) $(LIBS_KINBOX) $(LIBS_STATIC_EXTRA)
 
 # The seccomp filter is constant: compiled once at build time with
 # libseccomp (seccomp.c), embedded in kinbox (seccomp-blob.c).

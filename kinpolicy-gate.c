@@ -1,0 +1,378 @@
+/*
+ * kinpolicy-gate.c — the permission gate for agent harnesses: decide (the
+ * chain in profile/decide.c), classify (classify/readonly.c), check-write
+ * (profile/checkwrite.c) and allow (a session's "always" answers).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bsd/stdlib.h>
+#include <jansson.h>
+
+#include "backends/backend.h"
+#include "classify/denial.h"
+#include "classify/readonly.h"
+#include "classify/report.h"
+#include "kinpolicy.h"
+#include "profile/decide.h"
+#include "profile/grants.h"
+#include "profile/policy.h"
+#include "util.h"
+
+
+int
+cmd_classify(int argc, char **argv)
+{
+	bool json = want_json(&argc, argv);
+	struct kb_ro_verdict v;
+	struct kb_buf cmd = { 0 };
+
+	if (argc >= 3 && strcmp(argv[1], "--command") == 0 && argc == 3) {
+		kb_buf_puts(&cmd, argv[2]);
+	} else if (argc >= 3 && strcmp(argv[1], "--") == 0) {
+		/* argv form: quoted back into one shell string, so that it is
+		 * judged exactly as the shell would see it */
+		for (int i = 2; i < argc; i++) {
+			if (i > 2)
+				kb_buf_puts(&cmd, " ");
+			kb_buf_shquote(&cmd, argv[i]);
+		}
+	} else {
+		die("usage: kinpolicy classify -- COMMAND [ARG...] | "
+		    "--command STRING [--json]");
+	}
+	kb_readonly_classify(cmd.s, cmd.len, &v);
+	if (json) {
+		json_t *o = json_pack("{s:b,s:s,s:s}", "safe", v.safe, "reason",
+		    v.safe ? "" : v.reason, "signature",
+		    v.signature ? v.signature : "");
+
+		if (o == NULL) /* not UTF-8: the signature is the raw text */
+			o = json_pack("{s:b,s:s}", "safe", v.safe, "reason",
+			    v.safe ? "" : v.reason);
+		dump_json(o);
+		json_decref(o);
+	} else {
+		if (v.safe)
+			printf("safe\n");
+		else
+			printf("unsafe: %s\n", v.reason);
+		printf("signature: %s\n", v.signature ? v.signature : "");
+	}
+	kb_ro_verdict_free(&v);
+	kb_buf_free(&cmd);
+	return 0;
+}
+
+static bool
+classify_cb(const char *command, char **signature, char *reason,
+    size_t reasonlen, void *ctx)
+{
+	struct kb_ro_verdict v;
+	bool safe;
+
+	(void)ctx;
+	kb_readonly_classify(command, strlen(command), &v);
+	safe = v.safe;
+	snprintf(reason, reasonlen, "%s", v.safe ? "provably read-only" :
+						   v.reason);
+	*signature = steal_pointer(&v.signature);
+	kb_ro_verdict_free(&v);
+	return safe;
+}
+
+/* the session's [always] answers: kind and signature, exactly */
+static bool
+session_allows_cb(const char *kind, const char *signature, void *ctx)
+{
+	const char *session = ctx;
+	_cleanup_free_ char *file = NULL;
+	_cleanup_free_ char *text = NULL;
+	char *line, *save = NULL;
+	bool in = false, kind_ok = false, sig_ok = false, hit = false;
+
+	if (session == NULL || signature == NULL)
+		return false;
+	file = kb_config_session_path(session);
+	if (file == NULL || (text = kb_read_small_file(file, 1 << 20)) == NULL)
+		return false;
+	for (line = strtok_r(text, "\n", &save); ; line = strtok_r(NULL, "\n",
+						       &save)) {
+		if (line == NULL || line[0] == '[') {
+			if (in && kind_ok && sig_ok)
+				hit = true;
+			if (line == NULL)
+				break;
+			in = strcmp(line, "[always]") == 0;
+			kind_ok = sig_ok = false;
+			continue;
+		}
+		if (!in)
+			continue;
+		if (strncmp(line, "kind = ", 7) == 0)
+			kind_ok = strcmp(line + 7, kind) == 0;
+		else if (strncmp(line, "signature = ", 12) == 0)
+			sig_ok = strcmp(line + 12, signature) == 0;
+	}
+	return hit;
+}
+
+int
+cmd_decide(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "command", required_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "kind", required_argument, NULL, 'k' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "path", required_argument, NULL, 'p' },
+		{ "planning", no_argument, NULL, 'P' },
+		{ "read-only-hint", no_argument, NULL, 'r' },
+		{ "session", required_argument, NULL, 's' },
+		{ "tool", required_argument, NULL, 't' },
+		{ "workspace", required_argument, NULL, 'C' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kb_decide_in in = { 0 };
+	struct kb_decide_out out;
+	_cleanup_free_ char *home = kb_paths_home();
+	_cleanup_free_ char *ws = NULL;
+	_cleanup_free_ char *cwd = NULL;
+	_cleanup_free_ char *bwrap = NULL;
+	const char *session = getenv("KINBOX_SESSION");
+	bool json = false, have_mode = false;
+	struct kb_err e;
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+:C:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			in.command = optarg;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'k':
+			in.kind = optarg;
+			break;
+		case 'm':
+			if (kb_mode_parse(optarg, &in.mode) == -1)
+				die("--mode %s: unknown mode; use auto or strict",
+				    optarg);
+			have_mode = true;
+			break;
+		case 'p':
+			in.path = optarg;
+			break;
+		case 'P':
+			in.planning = true;
+			break;
+		case 'r':
+			in.read_only_hint = true;
+			break;
+		case 's':
+			session = optarg;
+			break;
+		case 't':
+			in.tool = optarg;
+			break;
+		case 'C':
+			free(ws);
+			if ((ws = realpath(optarg, NULL)) == NULL)
+				die("--workspace %s: %s; give an existing "
+				    "directory", optarg, strerror(errno));
+			break;
+		case ':':
+			die("option %s needs a value", argv[optind - 1]);
+		default:
+			die("decide: unknown option '%s'; see kinpolicy --help",
+			    argv[optind - 1]);
+		}
+	}
+	if (optind != argc)
+		die("decide: unexpected argument '%s'", argv[optind]);
+	if (!have_mode)
+		die("decide: --mode auto|strict is required");
+	if (in.kind == NULL)
+		die("decide: --kind is required (read, edit, shell, meta, mcp, "
+		    "network, rig, outpost, publish)");
+	if (session != NULL && *session != '\0') {
+		_cleanup_free_ char *sf = kb_config_session_path(session);
+
+		if (sf == NULL || access(sf, R_OK) == -1)
+			die("--session %s: the session file cannot be read; "
+			    "create one with kinpolicy session new", session);
+	}
+	cwd = getcwd(NULL, 0);
+	if (ws == NULL && cwd != NULL)
+		ws = realpath(cwd, NULL);
+	in.workspace = ws;
+	in.cwd = cwd;
+	in.home = home;
+	in.classify = classify_cb;
+	in.session_allows = session_allows_cb;
+	in.ctx = (void *)session;
+	/* SANDBOX needs to know whether kinbox could wrap the command */
+	if (in.kind != NULL && strcmp(in.kind, "shell") == 0 &&
+	    (bwrap = kb_bwrap_find(&e)) != NULL)
+		in.sandbox_available = kb_bwrap_probe(bwrap, &e) == 0;
+	kb_decide(&in, &out);
+	if (json) {
+		json_t *o = json_pack("{s:s,s:s,s:s}", "decision",
+		    kb_verdict_name(out.verdict), "step", out.step, "reason",
+		    out.reason);
+
+		if (o != NULL && out.signature != NULL)
+			json_object_set_new(o, "signature",
+			    json_string(out.signature));
+		if (o != NULL)
+			dump_json(o);
+		json_decref(o);
+	} else {
+		printf("%s\nstep: %s\nreason: %s\n",
+		    kb_verdict_name(out.verdict), out.step, out.reason);
+		if (out.signature != NULL)
+			printf("signature: %s\n", out.signature);
+	}
+	kb_decide_out_free(&out);
+	return 0;
+}
+
+int
+cmd_check_write(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "workspace", required_argument, NULL, 'C' },
+		{ "write", required_argument, NULL, 'w' },
+		{ NULL, 0, NULL, 0 },
+	};
+	_cleanup_free_ char *home = kb_paths_home();
+	_cleanup_free_ char *ws = NULL;
+	_cleanup_free_ char *cwd = getcwd(NULL, 0);
+	struct kb_strv roots = { 0 };
+	enum kb_mode mode = KB_MODE_AUTO;
+	const char *path;
+	bool json = false;
+	struct kb_cw out;
+	struct kb_err e;
+	int c;
+
+	if (argc < 2 || argv[1][0] == '-')
+		die("usage: kinpolicy check-write PATH [--workspace DIR] "
+		    "[--write DIR]... [--mode auto|strict] [--json]");
+	path = argv[1];
+	argc--;
+	argv++;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+:C:w:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'm':
+			if (kb_mode_parse(optarg, &mode) == -1)
+				die("--mode %s: unknown mode; use auto or strict",
+				    optarg);
+			break;
+		case 'C':
+			free(ws);
+			if ((ws = realpath(optarg, NULL)) == NULL)
+				die("--workspace %s: %s", optarg, strerror(errno));
+			break;
+		case 'w': {
+			char *r = realpath(optarg, NULL);
+
+			if (r == NULL)
+				die("--write %s: %s", optarg, strerror(errno));
+			kb_strv_push(&roots, r);
+			free(r);
+			break;
+		}
+		case ':':
+			die("option %s needs a value", argv[optind - 1]);
+		default:
+			die("check-write: unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc)
+		die("check-write: unexpected argument '%s'", argv[optind]);
+	if (cwd == NULL)
+		die_errno("getcwd");
+	if (ws == NULL && (ws = realpath(cwd, NULL)) == NULL)
+		die_errno("%s", cwd);
+	if (kb_check_write(path, cwd, ws, roots.v, roots.n, home, mode, &out,
+		&e) == -1)
+		die("%s", e.msg);
+	if (json) {
+		json_t *o = json_pack("{s:s,s:s,s:s,s:s}", "decision",
+		    kb_verdict_name(out.verdict), "rule", out.rule, "reason",
+		    out.reason, "path", out.resolved);
+
+		if (o != NULL)
+			dump_json(o);
+		json_decref(o);
+	} else {
+		printf("%s\nrule: %s\nreason: %s\npath: %s\n",
+		    kb_verdict_name(out.verdict), out.rule, out.reason,
+		    out.resolved);
+	}
+	kb_strv_free(&roots);
+	return 0;
+}
+
+/* kinpolicy allow --session ID --kind KIND --signature SIG: a human's
+ * "always" answer, kept in the session file */
+int
+cmd_allow(int argc, char **argv)
+{
+	const char *session = NULL, *sig = NULL, *kind = "shell";
+	_cleanup_free_ char *file = NULL;
+	enum kb_kind k;
+	struct kb_buf b = { 0 };
+	int fd;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--session") == 0 && i + 1 < argc)
+			session = argv[++i];
+		else if (strcmp(argv[i], "--signature") == 0 && i + 1 < argc)
+			sig = argv[++i];
+		else if (strcmp(argv[i], "--kind") == 0 && i + 1 < argc)
+			kind = argv[++i];
+		else
+			die("usage: kinpolicy allow --session ID --signature SIG "
+			    "[--kind KIND]");
+	}
+	if (session == NULL || sig == NULL)
+		die("usage: kinpolicy allow --session ID --signature SIG "
+		    "[--kind KIND]");
+	if (kb_kind_parse(kind, &k) == -1)
+		die("--kind %s: unknown kind", kind);
+	if (*sig == '\0' || strpbrk(sig, "\n\r") != NULL)
+		die("--signature: one line of text, as decide printed it");
+	file = kb_config_session_path(session);
+	if (file == NULL || access(file, W_OK) == -1)
+		die("--session %s: no such session; create one with kinpolicy "
+		    "session new", session);
+	kb_buf_printf(&b, "\n[always]\nkind = %s\nsignature = %s\n", kind, sig);
+	fd = open(file, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1 || write(fd, b.s, b.len) != (ssize_t)b.len ||
+	    close(fd) == -1)
+		die_errno("%s", file);
+	kb_buf_free(&b);
+	printf("always allowed for session %s: %s %s\n", session, kind, sig);
+	return 0;
+}
+

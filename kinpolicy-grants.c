@@ -1,0 +1,565 @@
+/*
+ * kinpolicy-grants.c — the verbs that answer denials: session new, show,
+ * grant, decline, retry, pending, grants, revoke. kinpolicy is the only
+ * writer of decisions and grant stores (profile/grants.c); kinbox reads.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bsd/stdlib.h>
+#include <jansson.h>
+
+#include "backends/backend.h"
+#include "classify/denial.h"
+#include "classify/readonly.h"
+#include "classify/report.h"
+#include "kinpolicy.h"
+#include "profile/decide.h"
+#include "profile/grants.h"
+#include "profile/policy.h"
+#include "util.h"
+
+/* --- verbs --------------------------------------------------------------- */
+
+int
+cmd_session(int argc, char **argv)
+{
+	bool json = want_json(&argc, argv);
+	struct kb_err e;
+	char *id;
+
+	if (argc != 2 || strcmp(argv[1], "new") != 0)
+		die("usage: kinpolicy session new [--json]");
+	if ((id = kb_session_new(&e)) == NULL)
+		die("%s", e.msg);
+	if (json) {
+		json_t *o = json_pack("{s:s}", "session", id);
+
+		dump_json(o);
+		json_decref(o);
+	} else {
+		printf("%s\n", id);
+	}
+	free(id);
+	return 0;
+}
+
+int
+cmd_show(int argc, char **argv)
+{
+	bool json = want_json(&argc, argv);
+	_cleanup_free_ char *home = home_dir();
+	json_t *rec, *dec;
+
+	if (argc != 2)
+		die("usage: kinpolicy show ID [--json]");
+	check_id(argv[1]);
+	rec = load_record(home, argv[1]);
+	dec = load_decision(home, argv[1]);
+	if (json) {
+		json_object_set_new(rec, "state",
+		    json_string(state_of(home, argv[1], dec)));
+		if (dec != NULL)
+			json_object_set(rec, "decision", dec);
+		dump_json(rec);
+	} else {
+		printf("denial:    %s (%s)\n", argv[1],
+		    state_of(home, argv[1], dec));
+		printf("command:   ");
+		print_argv(json_object_get(rec, "argv"));
+		printf("cwd:       %s\n", jstr(rec, "cwd"));
+		printf("class:     %s (%s)\n", jstr(rec, "class"),
+		    jstr(rec, "reason"));
+		if (*jstr(rec, "path"))
+			printf("path:      %s\n", jstr(rec, "path"));
+		if (*jstr(rec, "host"))
+			printf("host:      %s\n", jstr(rec, "host"));
+		printf("evidence:  %s\n", jstr(rec, "evidence"));
+		print_suggest(rec);
+		if (dec != NULL && *jstr(dec, "note"))
+			printf("note:      %s\n", jstr(dec, "note"));
+		printf("warning:   the first attempt ran until it failed; part "
+		       "of it may already have happened\n");
+	}
+	json_decref(rec);
+	json_decref(dec);
+	return 0;
+}
+
+/* writes <id>.decision.json once: a decision is not changed afterwards */
+static void
+write_decision(const char *home, const char *id, json_t *dec)
+{
+	_cleanup_free_ char *f = journal_file(home, id, ".decision.json");
+	char *text = json_dumps(dec, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	size_t n;
+	int fd;
+
+	if (text == NULL)
+		die("out of memory");
+	fd = open(f, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
+	if (fd == -1) {
+		if (errno == EEXIST)
+			die("%s already has a decision; see kinpolicy show %s",
+			    id, id);
+		die_errno("%s", f);
+	}
+	n = strlen(text);
+	if (write(fd, text, n) != (ssize_t)n || close(fd) == -1)
+		die_errno("%s", f);
+	free(text);
+}
+
+static char *
+ask(const char *prompt)
+{
+	static char line[1024];
+
+	fputs(prompt, stdout);
+	fflush(stdout);
+	if (fgets(line, sizeof(line), stdin) == NULL)
+		return NULL;
+	line[strcspn(line, "\n")] = '\0';
+	return line;
+}
+
+static bool
+yes(const char *prompt)
+{
+	char *a = ask(prompt);
+
+	return a != NULL && (a[0] == 'y' || a[0] == 'Y');
+}
+
+/* On a terminal without capability flags: offer each suggested
+ * capability, then the lifetime, or a decline with a note. Returns false
+ * for a decline (note in *note). */
+static bool
+interactive(json_t *rec, struct kb_grant *g, char **note)
+{
+	json_t *s = json_object_get(rec, "suggest"), *w;
+	size_t i;
+	char *a;
+
+	printf("denial %s: %s (%s)\n", jstr(rec, "id"), jstr(rec, "class"),
+	    jstr(rec, "evidence"));
+	printf("command: ");
+	print_argv(json_object_get(rec, "argv"));
+	json_array_foreach(json_object_get(s, "write_paths"), i, w) {
+		char q[4200];
+
+		snprintf(q, sizeof(q), "grant --write %s? [y/N] ",
+		    json_string_value(w));
+		if (yes(q))
+			kb_strv_push(&g->write_paths, json_string_value(w));
+	}
+	if (json_is_true(json_object_get(s, "network")))
+		g->net = yes("grant --net? [y/N] ");
+	if (json_is_true(json_object_get(s, "ssh_agent")))
+		g->ssh_agent = yes("grant --ssh-agent? [y/N] ");
+	if (json_is_true(json_object_get(s, "unconfined")))
+		g->unconfined = yes("grant --unconfined (no sandbox at all)? "
+				    "[y/N] ");
+	a = ask("lifetime: [o]nce, [s]ession, [w]orkspace, or [d]ecline? ");
+	if (a == NULL || a[0] == 'd' || a[0] == '\0' ||
+	    (g->write_paths.n == 0 && !g->net && !g->ssh_agent &&
+		!g->unconfined)) {
+		a = ask("note for the agent (why not): ");
+		*note = xstrdup(a != NULL ? a : "");
+		return false;
+	}
+	g->life = a[0] == 's' ? KB_LIFE_SESSION :
+	    a[0] == 'w'	      ? KB_LIFE_WORKSPACE :
+				KB_LIFE_ONCE;
+	return true;
+}
+
+static json_t *
+grant_json(const struct kb_grant *g)
+{
+	json_t *o = json_object(), *w = json_array();
+
+	for (size_t i = 0; i < g->write_paths.n; i++)
+		json_array_append_new(w, json_string(g->write_paths.v[i]));
+	json_object_set_new(o, "decision", json_string("granted"));
+	json_object_set_new(o, "lifetime",
+	    json_string(kb_lifetime_name(g->life)));
+	json_object_set_new(o, "write_paths", w);
+	json_object_set_new(o, "network", json_boolean(g->net));
+	json_object_set_new(o, "ssh_agent", json_boolean(g->ssh_agent));
+	json_object_set_new(o, "unconfined", json_boolean(g->unconfined));
+	return o;
+}
+
+int
+cmd_grant(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "net", no_argument, NULL, 'n' },
+		{ "once", no_argument, NULL, 'o' },
+		{ "session", no_argument, NULL, 's' },
+		{ "ssh-agent", no_argument, NULL, 'a' },
+		{ "unconfined", no_argument, NULL, 'u' },
+		{ "workspace", no_argument, NULL, 'W' },
+		{ "write", required_argument, NULL, 'w' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool json = want_json(&argc, argv);
+	_cleanup_free_ char *home = home_dir();
+	struct kb_grant g = { .life = KB_LIFE_ONCE };
+	int lifetimes = 0, c;
+	struct kb_err e;
+	json_t *rec, *dec, *pol;
+	char *note = NULL;
+	const char *id;
+
+	if (argc < 2 || argv[1][0] == '-')
+		die("usage: kinpolicy grant ID [--write DIR]... [--net] "
+		    "[--ssh-agent] [--unconfined] --once|--session|--workspace");
+	id = argv[1];
+	/* the options follow the id: parse argv[1..] with the id as argv[0] */
+	argc--;
+	argv++;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+:w:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			kb_strv_push(&g.write_paths, optarg);
+			break;
+		case 'n':
+			g.net = true;
+			break;
+		case 'a':
+			g.ssh_agent = true;
+			break;
+		case 'u':
+			g.unconfined = true;
+			break;
+		case 'o':
+		case 's':
+		case 'W':
+			lifetimes++;
+			g.life = c == 'o' ? KB_LIFE_ONCE :
+			    c == 's'	  ? KB_LIFE_SESSION :
+					    KB_LIFE_WORKSPACE;
+			break;
+		case ':':
+			die("option %s needs a value", argv[optind - 1]);
+		default:
+			die("grant: unknown option '%s'; see kinpolicy --help",
+			    argv[optind - 1]);
+		}
+	}
+	if (optind != argc)
+		die("grant: unexpected argument '%s'; the id comes first",
+		    argv[optind]);
+	check_id(id);
+	rec = load_record(home, id);
+	if (lifetimes > 1)
+		die("give one lifetime: --once, --session or --workspace");
+	if (g.write_paths.n == 0 && !g.net && !g.ssh_agent && !g.unconfined) {
+		if (!isatty(0) || !isatty(1))
+			die("grant %s: name the capabilities (--write DIR, --net, "
+			    "--ssh-agent, --unconfined) and a lifetime; a "
+			    "question is only asked on a terminal", id);
+		if (!interactive(rec, &g, &note)) {
+			dec = json_pack("{s:s,s:s}", "decision", "declined",
+			    "note", note);
+			write_decision(home, id, dec);
+			json_decref(dec);
+			printf("declined %s\n", id);
+			free(note);
+			json_decref(rec);
+			kb_strv_free(&g.write_paths);
+			return 0;
+		}
+	} else if (lifetimes == 0) {
+		die("grant %s: give a lifetime: --once, --session or --workspace",
+		    id);
+	}
+	if (retried(home, id))
+		die("%s was already retried; a new denial needs a new grant", id);
+	if (kb_grant_check(&g, home, &e) == -1)
+		die("%s", e.msg);
+	pol = json_object_get(rec, "policy");
+	/* the decision claims the id first (created exclusively): a second
+	 * grant or a grant after a decline stores nothing */
+	dec = grant_json(&g);
+	write_decision(home, id, dec);
+	if (g.life != KB_LIFE_ONCE &&
+	    kb_grant_store(&g, home, getenv("KINBOX_SESSION"),
+		jstr(pol, "workspace"), id, &e) == -1) {
+		_cleanup_free_ char *f = journal_file(home, id, ".decision.json");
+
+		unlink(f);
+		die("%s", e.msg);
+	}
+	if (json)
+		dump_json(dec);
+	else
+		printf("granted %s (%s)\n", id, kb_lifetime_name(g.life));
+	json_decref(dec);
+	json_decref(rec);
+	kb_strv_free(&g.write_paths);
+	return 0;
+}
+
+int
+cmd_decline(int argc, char **argv)
+{
+	_cleanup_free_ char *home = home_dir();
+	json_t *rec, *dec;
+
+	if (argc != 4 || strcmp(argv[2], "--note") != 0)
+		die("usage: kinpolicy decline ID --note TEXT");
+	check_id(argv[1]);
+	rec = load_record(home, argv[1]);
+	dec = json_pack("{s:s,s:s}", "decision", "declined", "note", argv[3]);
+	if (dec == NULL)
+		die("--note: not valid text (UTF-8)");
+	write_decision(home, argv[1], dec);
+	printf("declined %s\n", argv[1]);
+	json_decref(dec);
+	json_decref(rec);
+	return 0;
+}
+
+/* kinbox beside kinpolicy (a build tree, an install), else from PATH */
+static char *
+find_kinbox(void)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n > 0) {
+		self[n] = '\0';
+		if ((slash = strrchr(self, '/')) != NULL) {
+			char *k;
+
+			*slash = '\0';
+			k = xasprintf("%s/kinbox", self);
+			if (access(k, X_OK) == 0)
+				return k;
+			free(k);
+		}
+	}
+	return xstrdup("kinbox");
+}
+
+int
+cmd_retry(int argc, char **argv)
+{
+	_cleanup_free_ char *home = home_dir();
+	_cleanup_free_ char *marker = NULL;
+	struct kb_strv av = { 0 };
+	json_t *rec, *dec, *pol, *v;
+	const char *id;
+	size_t i;
+	int fd;
+
+	if (argc != 2)
+		die("usage: kinpolicy retry ID");
+	id = argv[1];
+	check_id(id);
+	rec = load_record(home, id);
+	dec = load_decision(home, id);
+	if (dec == NULL)
+		die("%s has no decision yet; a human grants it first "
+		    "(kinpolicy grant %s ...)", id, id);
+	if (strcmp(jstr(dec, "decision"), "granted") != 0)
+		die("%s was declined: %s", id, jstr(dec, "note"));
+	if (!json_is_true(json_object_get(rec, "argv_exact")))
+		die("%s: the command's arguments were not all text (UTF-8), so "
+		    "the journal cannot replay them exactly; run it again "
+		    "yourself", id);
+	/* the call as the agent made it (its flags); config, session and
+	 * workspace grants apply again by themselves, as they stand now, so a
+	 * revoked grant stays revoked */
+	pol = json_object_get(rec, "flags");
+	if (pol == NULL)
+		die("%s: the journal record has no flags (an older kinbox); run "
+		    "the command again yourself", id);
+	kb_strv_push(&av, "kinbox");
+	kb_strv_push(&av, "-C");
+	kb_strv_push(&av, jstr(json_object_get(rec, "policy"), "workspace"));
+	json_array_foreach(json_object_get(pol, "write_paths"), i, v) {
+		kb_strv_push(&av, "--write");
+		kb_strv_push(&av, json_string_value(v));
+	}
+	json_array_foreach(json_object_get(pol, "keep_env"), i, v) {
+		kb_strv_push(&av, "--keep-env");
+		kb_strv_push(&av, json_string_value(v));
+	}
+	if (json_is_true(json_object_get(pol, "network")))
+		kb_strv_push(&av, "--net");
+	if (json_is_true(json_object_get(pol, "ssh_agent")))
+		kb_strv_push(&av, "--ssh-agent");
+	/* a once grant rides on this call only; session and workspace
+	 * grants are in their stores, where kinbox finds them */
+	if (strcmp(jstr(dec, "lifetime"), "once") == 0) {
+		json_array_foreach(json_object_get(dec, "write_paths"), i, v) {
+			kb_strv_push(&av, "--write");
+			kb_strv_push(&av, json_string_value(v));
+		}
+		if (json_is_true(json_object_get(dec, "network")) &&
+		    !json_is_true(json_object_get(pol, "network")))
+			kb_strv_push(&av, "--net");
+		if (json_is_true(json_object_get(dec, "ssh_agent")) &&
+		    !json_is_true(json_object_get(pol, "ssh_agent")))
+			kb_strv_push(&av, "--ssh-agent");
+		if (json_is_true(json_object_get(dec, "unconfined")))
+			kb_strv_push(&av, "--unconfined");
+	}
+	kb_strv_push(&av, "--");
+	json_array_foreach(json_object_get(rec, "argv"), i, v)
+		kb_strv_push(&av, json_string_value(v));
+	if (chdir(jstr(rec, "cwd")) == -1)
+		die_errno("%s: cannot go back to the journaled directory %s", id,
+		    jstr(rec, "cwd"));
+	/* consumed before it runs: a second retry fails, even concurrently */
+	marker = journal_file(home, id, ".retried");
+	fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
+	if (fd == -1) {
+		if (errno == EEXIST)
+			die("%s was already retried; retry runs a granted "
+			    "denial once", id);
+		die_errno("%s", marker);
+	}
+	close(fd);
+	{
+		char *k = find_kinbox();
+
+		execvp(k, av.v);
+		die_errno("cannot run %s", k);
+	}
+}
+
+int
+cmd_pending(int argc, char **argv)
+{
+	bool json = want_json(&argc, argv);
+	_cleanup_free_ char *home = home_dir();
+	_cleanup_free_ char *dir = kb_journal_dir(home);
+	struct dirent **names = NULL;
+	json_t *list = json_array();
+	int n;
+
+	(void)argv;
+	if (argc != 1)
+		die("usage: kinpolicy pending [--json]");
+	n = dir != NULL ? scandir(dir, &names, NULL, alphasort) : -1;
+	for (int i = 0; i < n; i++) {
+		char id[KB_ID_LEN + 1];
+		const char *nm = names[i]->d_name;
+		json_t *rec, *dec;
+
+		if (strlen(nm) != KB_ID_LEN + 5 ||
+		    strcmp(nm + KB_ID_LEN, ".json") != 0) {
+			free(names[i]);
+			continue;
+		}
+		memcpy(id, nm, KB_ID_LEN);
+		id[KB_ID_LEN] = '\0';
+		free(names[i]);
+		dec = load_decision(home, id);
+		if (dec != NULL || retried(home, id)) {
+			json_decref(dec);
+			continue;
+		}
+		{
+			_cleanup_free_ char *f = journal_file(home, id, ".json");
+
+			rec = json_load_file(f, 0, NULL);
+		}
+		if (rec == NULL)
+			continue;
+		if (json) {
+			json_array_append(list, rec);
+		} else {
+			printf("%s  %-7s %s  ", id, jstr(rec, "class"),
+			    *jstr(rec, "path") ? jstr(rec, "path") :
+						 jstr(rec, "host"));
+			print_argv(json_object_get(rec, "argv"));
+		}
+		json_decref(rec);
+	}
+	free(names);
+	if (json)
+		dump_json(list);
+	json_decref(list);
+	return 0;
+}
+
+int
+cmd_grants(int argc, char **argv)
+{
+	bool json = want_json(&argc, argv);
+	_cleanup_free_ char *home = home_dir();
+	struct kb_stored_grant *g = NULL;
+	size_t n;
+	json_t *list = json_array();
+
+	(void)argv;
+	if (argc != 1)
+		die("usage: kinpolicy grants [--json]");
+	n = kb_grants_list(home, getenv("KINBOX_SESSION"), &g);
+	for (size_t i = 0; i < n; i++) {
+		if (json) {
+			json_array_append_new(list, json_pack("{s:I,s:s,s:s,s:s,"
+			    "s:s}", "n", (json_int_t)(i + 1), "lifetime",
+			    g[i].lifetime, "file", g[i].file, "section",
+			    g[i].header, "body", g[i].body));
+			continue;
+		}
+		printf("%zu  %s  %s  (%s)\n", i + 1, g[i].lifetime, g[i].header,
+		    g[i].file);
+		for (char *l = g[i].body; *l; ) {
+			char *nl = strchr(l, '\n');
+			size_t len = nl ? (size_t)(nl - l) : strlen(l);
+
+			printf("     %.*s\n", (int)len, l);
+			l += len + (nl != NULL);
+		}
+	}
+	if (json)
+		dump_json(list);
+	json_decref(list);
+	kb_stored_free(g, n);
+	return 0;
+}
+
+int
+cmd_revoke(int argc, char **argv)
+{
+	_cleanup_free_ char *home = home_dir();
+	const char *errstr;
+	struct kb_err e;
+	long long n = -1;
+
+	if (argc != 2)
+		die("usage: kinpolicy revoke N|--all (N from kinpolicy grants)");
+	if (strcmp(argv[1], "--all") != 0) {
+		n = strtonum(argv[1], 1, 1000000, &errstr);
+		if (errstr != NULL)
+			die("revoke %s: %s; give N from kinpolicy grants, or "
+			    "--all", argv[1], errstr);
+	}
+	if (kb_grants_revoke(home, getenv("KINBOX_SESSION"),
+		n < 0 ? -1 : (long)(n - 1), &e) == -1)
+		die("%s", e.msg);
+	printf("revoked %s\n", n < 0 ? "all grants" : argv[1]);
+	return 0;
+}
+

@@ -1,0 +1,48 @@
+/*
+ * kinpolicy.h — what the kinpolicy verbs share: the journal helpers (in
+ * kinpolicy.c) and the verb handlers, one file per concern:
+ * kinpolicy-grants.c (sessions, decisions, retry, the grant stores) and
+ * kinpolicy-gate.c (decide, classify, check-write, allow). CLI layer:
+ * these print and may die().
+ */
+#ifndef KB_KINPOLICY_H
+#define KB_KINPOLICY_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+/* the caller's canonical home; dies when there is none */
+char *home_dir(void);
+/* dies unless `id` is a denial id (sbx_ and 16 hex digits) */
+void check_id(const char *id);
+/* <journal>/<id><suffix>; new string */
+char *journal_file(const char *home, const char *id, const char *suffix);
+/* the journaled record (dies when absent) / the decision (NULL when none) */
+json_t *load_record(const char *home, const char *id);
+json_t *load_decision(const char *home, const char *id);
+bool retried(const char *home, const char *id);
+/* a string member, "" when absent */
+const char *jstr(json_t *o, const char *k);
+void print_argv(json_t *argv);
+const char *state_of(const char *home, const char *id, json_t *dec);
+void print_suggest(json_t *rec);
+void dump_json(json_t *o);
+/* removes a --json argument, true when there was one */
+bool want_json(int *argc, char **argv);
+
+int cmd_session(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_grant(int argc, char **argv);
+int cmd_decline(int argc, char **argv);
+int cmd_retry(int argc, char **argv);
+int cmd_pending(int argc, char **argv);
+int cmd_grants(int argc, char **argv);
+int cmd_revoke(int argc, char **argv);
+
+int cmd_classify(int argc, char **argv);
+int cmd_decide(int argc, char **argv);
+int cmd_check_write(int argc, char **argv);
+int cmd_allow(int argc, char **argv);
+
+#endif
