@@ -42,10 +42,17 @@ shown(char c)
 	return c > ' ' && c < 0x7f ? c : '?';
 }
 
+/* how much of the n bytes at s a reason quotes: at most SHOWN, and never
+ * half a UTF-8 character (reasons may end up in JSON) */
 static int
-shown_len(size_t n)
+shown_len(const char *s, size_t n)
 {
-	return n < SHOWN ? (int)n : SHOWN;
+	if (n > SHOWN) {
+		n = SHOWN;
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+	}
+	return (int)n;
 }
 
 static bool
@@ -131,12 +138,12 @@ parse_long(const struct kb_ro_tool *t, const char *label,
 			return 0;
 		if (nl == 0 || opt_long_denied(t->opts, name, nl))
 			return kb_err_set(
-			    e, "%s --%.*s", label, shown_len(nl), name);
+			    e, "%s --%.*s", label, shown_len(name, nl), name);
 		return 0;
 	}
 	if (o == NULL)
-		return kb_err_set(
-		    e, "%s --%.*s: unknown option", label, shown_len(nl), name);
+		return kb_err_set(e, "%s --%.*s: unknown option", label,
+		    shown_len(name, nl), name);
 	if (o->flags & KB_RO_DENY)
 		return kb_err_set(e, "%s --%s", label, o->lname);
 	switch (o->arg) {
@@ -612,7 +619,7 @@ check_sed(const struct parsed *p, struct kb_err *e)
 			continue;
 		if (p->seen[k].vword->flags & KB_SH_W_TILDE) {
 			kb_buf_free(&b);
-			return kb_err_set(e, "tilde in a sed script");
+			return kb_err_set(e, "sed script the shell may expand");
 		}
 		if (have)
 			kb_buf_add(&b, "\n", 1);
@@ -620,10 +627,13 @@ check_sed(const struct parsed *p, struct kb_err *e)
 		have = true;
 	}
 	if (!have) {
-		if (p->noperands == 0 ||
-		    (p->operands[0]->flags & KB_SH_W_TILDE)) {
+		if (p->noperands == 0) {
 			kb_buf_free(&b);
-			return kb_err_set(e, "sed script not understood");
+			return kb_err_set(e, "sed without a script");
+		}
+		if (p->operands[0]->flags & KB_SH_W_TILDE) {
+			kb_buf_free(&b);
+			return kb_err_set(e, "sed script the shell may expand");
 		}
 		kb_buf_puts(&b, p->operands[0]->s);
 	}
@@ -680,14 +690,15 @@ check_find(const struct kb_sh_word *a, size_t n, struct kb_err *e)
 		if (f == NULL && find_newer_xy(s))
 			nargs = 1;
 		else if (f == NULL)
-			return kb_err_set(
-			    e, "find %.*s: unknown predicate", SHOWN, s);
+			return kb_err_set(e, "find %.*s: unknown predicate",
+			    shown_len(s, strlen(s)), s);
 		else if (f->deny)
 			return kb_err_set(e, "find %s", f->name);
 		else
 			nargs = f->nargs;
 		if (n - i - 1 < (size_t)nargs)
-			return kb_err_set(e, "find %s: missing argument", s);
+			return kb_err_set(e, "find %.*s: missing argument",
+			    shown_len(s, strlen(s)), s);
 	}
 	return 0;
 }
@@ -703,7 +714,8 @@ check_printf(const struct kb_sh_word *a, size_t n, struct kb_err *e)
 	if (n > 0 && strcmp(a[0].s, "--") == 0)
 		i = 1;
 	else if (n > 0 && a[0].s[0] == '-' && a[0].s[1] != '\0')
-		return kb_err_set(e, "printf %.*s", SHOWN, a[0].s);
+		return kb_err_set(e, "printf %.*s",
+		    shown_len(a[0].s, strlen(a[0].s)), a[0].s);
 	if (i == n)
 		return 0;
 	if (a[i].flags & KB_SH_W_TILDE)
@@ -786,10 +798,12 @@ check_tail(const struct kb_ro_tool *t, const struct kb_sh_word *a, size_t n,
 	}
 	if (parse_opts(t, "tail", a, n, p, e) == -1)
 		return -1;
-	for (k = 0; k < p->noperands; k++)
-		if (p->operands[k]->s[0] == '+')
+	for (k = 0; k < p->noperands; k++) {
+		s = p->operands[k]->s;
+		if (s[0] == '+')
 			return kb_err_set(
-			    e, "tail %.*s", SHOWN, p->operands[k]->s);
+			    e, "tail %.*s", shown_len(s, strlen(s)), s);
+	}
 	return 0;
 }
 
@@ -811,7 +825,7 @@ check_git(const struct kb_sh_word *a, size_t n, char **sig, struct kb_err *e)
 		if (!in_list(
 			kb_ro_git_global_table, kb_ro_git_global_count, a[i].s))
 			return kb_err_set(e, "git %.*s",
-			    shown_len(strcspn(a[i].s, "=")), a[i].s);
+			    shown_len(a[i].s, strcspn(a[i].s, "=")), a[i].s);
 	if (i == n)
 		return kb_err_set(e, "git without a subcommand");
 	for (k = 0; k < kb_ro_git_count; k++)
@@ -820,14 +834,16 @@ check_git(const struct kb_sh_word *a, size_t n, char **sig, struct kb_err *e)
 			break;
 		}
 	if (sub == NULL)
-		return kb_err_set(e, "git %.*s", SHOWN, a[i].s);
+		return kb_err_set(e, "git %.*s: not a read-only subcommand",
+		    shown_len(a[i].s, strlen(a[i].s)), a[i].s);
 	i++;
 	if (sub->verbs != NULL) {
 		for (k = 0; sub->verbs[k] != NULL; k++)
 			if (i < n && strcmp(sub->verbs[k], a[i].s) == 0)
 				verb = sub->verbs[k];
 		if (verb == NULL)
-			return kb_err_set(e, "git %s %.*s", sub->name, SHOWN,
+			return kb_err_set(e, "git %s %.*s", sub->name,
+			    i < n ? shown_len(a[i].s, strlen(a[i].s)) : 0,
 			    i < n ? a[i].s : "");
 		i++;
 	}
