@@ -338,6 +338,7 @@ cmd_check_write(int argc, char **argv)
 int
 cmd_allow(int argc, char **argv)
 {
+	bool json = want_json(&argc, argv);
 	const char *session = NULL, *sig = NULL, *kind = "shell";
 	_cleanup_free_ char *file = NULL;
 	enum kb_kind k;
@@ -372,7 +373,17 @@ cmd_allow(int argc, char **argv)
 	    close(fd) == -1)
 		die_errno("%s", file);
 	kb_buf_free(&b);
-	printf("always allowed for session %s: %s %s\n", session, kind, sig);
+	if (json) {
+		json_t *o = json_pack("{s:s,s:s,s:s}", "session", session,
+		    "kind", kind, "signature", sig);
+
+		if (o != NULL)
+			dump_json(o);
+		json_decref(o);
+	} else {
+		printf("always allowed for session %s: %s %s\n", session, kind,
+		    sig);
+	}
 	return 0;
 }
 

@@ -317,6 +317,7 @@ cmd_grant(int argc, char **argv)
 int
 cmd_decline(int argc, char **argv)
 {
+	bool json = want_json(&argc, argv);
 	_cleanup_free_ char *home = home_dir();
 	json_t *rec, *dec;
 
@@ -328,7 +329,10 @@ cmd_decline(int argc, char **argv)
 	if (dec == NULL)
 		die("--note: not valid text (UTF-8)");
 	write_decision(home, argv[1], dec);
-	printf("declined %s\n", argv[1]);
+	if (json)
+		dump_json(dec);
+	else
+		printf("declined %s\n", argv[1]);
 	json_decref(dec);
 	json_decref(rec);
 	return 0;
@@ -543,6 +547,7 @@ cmd_grants(int argc, char **argv)
 int
 cmd_revoke(int argc, char **argv)
 {
+	bool json = want_json(&argc, argv);
 	_cleanup_free_ char *home = home_dir();
 	const char *errstr;
 	struct kb_err e;
@@ -559,7 +564,15 @@ cmd_revoke(int argc, char **argv)
 	if (kb_grants_revoke(home, getenv("KINBOX_SESSION"),
 		n < 0 ? -1 : (long)(n - 1), &e) == -1)
 		die("%s", e.msg);
-	printf("revoked %s\n", n < 0 ? "all grants" : argv[1]);
+	if (json) {
+		json_t *o = n < 0 ? json_pack("{s:s}", "revoked", "all") :
+				    json_pack("{s:I}", "revoked", (json_int_t)n);
+
+		dump_json(o);
+		json_decref(o);
+	} else {
+		printf("revoked %s\n", n < 0 ? "all grants" : argv[1]);
+	}
 	return 0;
 }
 
