@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const char *kb_progname = "kinbox";
@@ -302,4 +303,35 @@ void
 cleanup_strvp(struct kb_strv *sv)
 {
 	kb_strv_free(sv);
+}
+
+int
+kb_mkdirs(const char *path, mode_t mode, struct kb_strv *created)
+{
+	char buf[4096];
+	size_t n = strlen(path);
+
+	if (n == 0 || n >= sizeof(buf)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(buf, path, n + 1);
+	for (char *s = buf + 1;; s++) {
+		char c;
+
+		if (*s != '/' && *s != '\0')
+			continue;
+		c = *s;
+		*s = '\0';
+		if (mkdir(buf, mode) == 0) {
+			if (created != NULL)
+				kb_strv_push(created, buf);
+		} else if (errno != EEXIST) {
+			return -1;
+		}
+		*s = c;
+		if (c == '\0')
+			break;
+	}
+	return 0;
 }

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #define KB_EXIT_ERROR 125     /* kinbox's own error: bad input, no sandbox */
 #define KB_EXIT_NOEXEC 126    /* command found but not executable */
@@ -76,6 +77,11 @@ bool kb_path_within(const char *path, const char *dir);
 /* Reads a whole small file (at most max bytes) into a new string, NUL
  * terminated; returns NULL with errno set on failure. Caller frees. */
 char *kb_read_small_file(const char *path, size_t max);
+
+/* mkdir -p with `mode` for what it creates; the created directories are
+ * appended to `created` (when not NULL), outermost first. 0, or -1 with
+ * errno set. */
+int kb_mkdirs(const char *path, mode_t mode, struct kb_strv *created);
 
 void cleanup_freep(void *);
 void cleanup_fdp(int *);

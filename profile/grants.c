@@ -121,26 +121,6 @@ kb_grant_check(struct kb_grant *g, const char *home, struct kb_err *e)
 }
 
 static int
-mkdirs(const char *path)
-{
-	char buf[4096];
-	size_t n = strlen(path);
-
-	if (n >= sizeof(buf))
-		return -1;
-	memcpy(buf, path, n + 1);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0700) == -1 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return mkdir(buf, 0700) == -1 && errno != EEXIST ? -1 : 0;
-}
-
-static int
 mkparent(const char *file)
 {
 	_cleanup_free_ char *d = xstrdup(file);
@@ -149,7 +129,7 @@ mkparent(const char *file)
 	if (slash == NULL || slash == d)
 		return 0;
 	*slash = '\0';
-	return mkdirs(d);
+	return kb_mkdirs(d, 0700, NULL);
 }
 
 char *

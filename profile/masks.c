@@ -33,33 +33,6 @@ add_mask(struct kb_policy *p, const char *path, const char *src,
 	return 0;
 }
 
-/* mkdir -p, 0700; what it creates is recorded so that kinbox removes it
- * again after the run when it is still empty (nothing left behind) */
-static void
-make_store_dir(struct kb_policy *p, const char *d)
-{
-	char buf[4096];
-	size_t n = strlen(d);
-
-	if (n >= sizeof(buf))
-		return;
-	memcpy(buf, d, n + 1);
-	for (char *s = buf + 1;; s++) {
-		if (*s != '/' && *s != '\0')
-			continue;
-		{
-			char c = *s;
-
-			*s = '\0';
-			if (mkdir(buf, 0700) == 0)
-				kb_strv_push(&p->created, buf);
-			*s = c;
-		}
-		if (*s == '\0')
-			break;
-	}
-}
-
 /* true when `path` lies in a tree already replaced by an empty dir */
 static bool
 under_tree(const struct kb_policy *p, const char *path)
@@ -338,9 +311,10 @@ kb_masks_compute(struct kb_policy *p, struct kb_err *e)
 			/* where the command could create it (its parent is
 			 * writable), it is made now, empty and 0700, so that
 			 * the mask holds: a config the command wrote there
-			 * would be obeyed by the next run */
+			 * would be obeyed by the next run (kinbox removes it
+			 * again when still empty) */
 			if (access(d, F_OK) == -1 && kb_policy_writable(p, d))
-				make_store_dir(p, d);
+				(void)kb_mkdirs(d, 0700, &p->created);
 			if (mask_existing(p, d, false, e) == -1)
 				return -1;
 		}
