@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "checkwrite.h"
@@ -376,6 +377,16 @@ verdict(struct judgement *j, enum kb_verdict v, const char *rule,
 	oneline(j->reason);
 }
 
+/* an existing regular file with more than one name: a write through this
+ * one changes the others, wherever they are */
+static bool
+hardlinked(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 1;
+}
+
 /*
  * One view of the path against the rules, first match wins. `contained`
  * false judges only the names (the path as written: a symlink called .env
@@ -414,6 +425,10 @@ judge(const char *path, bool contained, const char *view,
 	}
 	if (!contained)
 		verdict(j, KB_ALLOW, "written", view, "%s", path);
+	else if (hardlinked(path))
+		verdict(j, KB_ASK, "hardlink", view,
+		    "a file with other hard links (they may be outside the "
+		    "workspace and change with it): %s", path);
 	else if (c->mode == KB_MODE_STRICT)
 		verdict(j, KB_ASK, "strict", view,
 		    "strict mode asks before every write: %s", path);

@@ -131,6 +131,12 @@ t_check_write() {
 	assert_file_has_content "$KP_OUT" '"decision":"ASK"'
 	kp check-write "$out/f" --write "$out"
 	assert_streq "$(head -n 1 "$KP_OUT")" ALLOW
+	# a hard link to a file outside: writing it writes that file
+	echo secret >"$out/victim"
+	ln "$out/victim" "$ws/innocent.txt"
+	kp check-write innocent.txt
+	assert_streq "$(head -n 1 "$KP_OUT")" ASK
+	assert_file_has_content "$KP_OUT" '^rule: hardlink$'
 }
 run_test "check-write: symlinks and .. judged at the real location, secrets DENY, protected ASK, extra roots" t_check_write
 
