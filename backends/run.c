@@ -590,8 +590,7 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 			 * stop everything rather than run on unprotected */
 			if (hit >= 0) {
 				snprintf(r->broken, sizeof(r->broken), "%s",
-				    pl->watch.v[0] != NULL ?
-					watched_path(pl, &w, (size_t)hit) : "");
+				    watched_path(pl, &w, (size_t)hit));
 				kill(pid, SIGKILL);
 			}
 		}

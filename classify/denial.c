@@ -354,14 +354,8 @@ entering(const struct line *l, char *base, size_t baselen)
 static bool
 writable(const struct kb_policy *p, const char *path)
 {
-	if (p->workspace != NULL && kb_path_within(path, p->workspace))
-		return true;
-	for (size_t i = 0; i < p->nwrite; i++)
-		if (kb_path_within(path, p->write[i].path))
-			return true;
-	if (kb_path_within(path, "/tmp") || kb_path_within(path, "/dev"))
-		return true;
-	if (p->tmpdir != NULL && kb_path_within(path, p->tmpdir))
+	if (kb_policy_within_roots(p, path) || kb_path_within(path, "/tmp") ||
+	    kb_path_within(path, "/dev"))
 		return true;
 	for (size_t i = 0; i < p->nmask; i++)
 		if ((p->mask[i].kind == KB_CACHE_TMPFS ||

@@ -128,12 +128,7 @@ guard_children(struct kb_policy *p, const char *gitdir, const char *sub,
 static bool
 writable_in_sandbox(const struct kb_policy *p, const char *dir)
 {
-	if (p->workspace != NULL && kb_path_within(dir, p->workspace))
-		return true;
-	for (size_t i = 0; i < p->nwrite; i++)
-		if (kb_path_within(dir, p->write[i].path))
-			return true;
-	if (p->tmpdir != NULL && kb_path_within(dir, p->tmpdir))
+	if (kb_policy_within_roots(p, dir))
 		return true;
 	for (size_t i = 0; i < p->nguard; i++)
 		if (p->guard[i].kind == KB_GUARD_WRITABLE &&

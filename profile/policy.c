@@ -258,6 +258,17 @@ kb_policy_finalize(struct kb_policy *p, struct kb_err *e)
 }
 
 bool
+kb_policy_within_roots(const struct kb_policy *p, const char *canonical)
+{
+	if (p->workspace != NULL && kb_path_within(canonical, p->workspace))
+		return true;
+	for (size_t i = 0; i < p->nwrite; i++)
+		if (kb_path_within(canonical, p->write[i].path))
+			return true;
+	return p->tmpdir != NULL && kb_path_within(canonical, p->tmpdir);
+}
+
+bool
 kb_policy_writable(const struct kb_policy *p, const char *path)
 {
 	_cleanup_free_ char *dir = xstrdup(path);
@@ -270,12 +281,7 @@ kb_policy_writable(const struct kb_policy *p, const char *path)
 			return false;
 		*slash = '\0';
 	}
-	if (p->workspace != NULL && kb_path_within(real, p->workspace))
-		return true;
-	for (size_t i = 0; i < p->nwrite; i++)
-		if (kb_path_within(real, p->write[i].path))
-			return true;
-	return p->tmpdir != NULL && kb_path_within(real, p->tmpdir);
+	return kb_policy_within_roots(p, real);
 }
 
 void

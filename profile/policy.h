@@ -150,6 +150,10 @@ int kb_policy_add_keep_env(struct kb_policy *, const char *name,
  * needs the workspace. Idempotent; kb_policy_finalize() calls it too. */
 int kb_policy_resolve_workspace(struct kb_policy *, struct kb_err *e);
 
+/* true when a canonical path lies in the workspace, a write root or the
+ * writable $TMPDIR (lexical: no I/O) */
+bool kb_policy_within_roots(const struct kb_policy *, const char *canonical);
+
 /* true when the command may write `path` (its nearest existing ancestor,
  * at its real location, lies in the workspace, a root or $TMPDIR) */
 bool kb_policy_writable(const struct kb_policy *, const char *path);

@@ -318,6 +318,12 @@ done_testing() {
 }
 
 # --- helpers shared by the tests -------------------------------------------
+# newdir REL: makes $KB_T/REL and prints it
+newdir() {
+	mkdir -p "$KB_T/$1"
+	printf '%s\n' "$KB_T/$1"
+}
+
 have() {
 	command -v "$1" >/dev/null 2>&1
 }

@@ -162,13 +162,7 @@ printf 'OUT=%s\n' "$(stat -L -c %t:%T /dev/stdin)"
 "$KINBOX" -- sh -c 't=$(tty) && printf "TTY=%s\n" "$t" && printf "IN=%s\n" "$(stat -L -c %t:%T "$t")"'
 EOF
 
-# --- shared helpers ---------------------------------------------------------
-# newdir NAME: a fresh directory $KB_T/NAME, printed
-newdir() {
-	mkdir -p "$KB_T/$1"
-	printf '%s\n' "$KB_T/$1"
-}
-
+# --- shared helpers (newdir is in lib.sh) -----------------------------------
 # hook_ran_after_git DIR: the user's next `git commit` and `git status`,
 # outside the sandbox; true when code planted by the command ran.
 hook_ran_after_git() {

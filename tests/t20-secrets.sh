@@ -205,13 +205,7 @@ while [ ! -e go ] && [ "$i" -lt 200 ]; do
 done
 EOF
 
-# --- shared helpers ---------------------------------------------------------
-# newdir NAME: a fresh directory $KB_T/NAME, printed
-newdir() {
-	mkdir -p "$KB_T/$1"
-	printf '%s\n' "$KB_T/$1"
-}
-
+# --- shared helpers (newdir is in lib.sh) -----------------------------------
 # setup NAME: $d=$KB_T/NAME, the workspace $ws=$d/ws (current directory),
 # the fake home $H=$d/home (exported as HOME)
 setup() {

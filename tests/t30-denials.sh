@@ -112,13 +112,7 @@ test -t 2 && echo TTY2-OK >&2
 printf '\033[31mred\033[0m\n' >&2
 EOF
 
-# --- shared helpers ---------------------------------------------------------
-# newdir NAME: a fresh directory $KB_T/NAME, printed
-newdir() {
-	mkdir -p "$KB_T/$1"
-	printf '%s\n' "$KB_T/$1"
-}
-
+# --- shared helpers (newdir is in lib.sh) -----------------------------------
 # jcheck EXPR FILE... [-- ARG...]: the Python expression holds
 jcheck() {
 	python3 "$B/j.py" "$@" || fail "JSON check failed: $1"

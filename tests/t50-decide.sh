@@ -19,11 +19,6 @@ export XDG_RUNTIME_DIR
 mkdir -m 700 "$XDG_RUNTIME_DIR"
 unset KINBOX_SESSION || true
 
-newdir() {
-	mkdir -p "$KB_T/$1"
-	printf '%s\n' "$KB_T/$1"
-}
-
 kp() {
 	KP_RC=0
 	"$KP" "$@" </dev/null >"$KP_OUT" 2>"$KP_ERR" || KP_RC=$?
