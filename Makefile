@@ -30,6 +30,7 @@ STATICLDFLAGS = -static-pie -Wl,-z,relro,-z,now $(LDFLAGS)
 LIBS_STATIC_EXTRA = -lmd
 
 CORE_SRCS = util.c profile/policy.c profile/paths.c profile/gitguard.c \
+            profile/gitaudit.c profile/gitconfig.c profile/fsat.c \
             profile/tables.c profile/env.c profile/masks.c profile/gitindex.c \
             profile/config.c profile/grants.c \
             profile/protected.c profile/checkwrite.c profile/decide.c \
@@ -39,6 +40,7 @@ CORE_SRCS = util.c profile/policy.c profile/paths.c profile/gitguard.c \
             classify/denial.c classify/patterns.c classify/oracle.c classify/report.c
 CORE_OBJS = $(CORE_SRCS:.c=.o)
 HDRS = util.h profile/policy.h profile/tables.h backends/backend.h \
+       profile/fsat.h profile/gitconfig.h \
        classify/denial.h classify/report.h profile/grants.h \
        profile/checkwrite.h profile/decide.h classify/shlex.h classify/readonly.h \
        classify/readonly-rules.h

@@ -452,6 +452,25 @@ main(int argc, char **argv)
 			fputs(run.setup_err, stderr);
 		die("%s", why);
 	}
+	if (run.replaced[0] != '\0') {
+		char *line, *save = NULL;
+
+		for (line = strtok_r(run.replaced, "\n", &save); line != NULL;
+		     line = strtok_r(NULL, "\n", &save))
+			fprintf(stderr, "kinbox: note: %s was replaced on the host "
+			    "during the run; the command could not read the new "
+			    "one (Landlock)\n", line);
+	}
+	if (run.check_failed != 0) {
+		size_t i = (size_t)run.check_failed - 1;
+
+		kb_gitguard_audit(&pol, report_guard);
+		kb_policy_remove_created(&pol);
+		die("SECURITY: %s was not where kinbox mounted it (a concurrent "
+		    "process swapped a directory on its path while the sandbox "
+		    "was set up); nothing was run — run it again",
+		    i < plan.checks.n ? plan.checks.v[i] : "a guarded path");
+	}
 	if (run.confine_errno != 0)
 		die("no sandbox: Landlock could not be applied inside the "
 		    "sandbox (%s); nothing was run — report this with the "

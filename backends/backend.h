@@ -23,6 +23,9 @@ struct kb_plan {
 	 * when the host unlinks or renames over its target, so kb_run()
 	 * watches these and stops the sandbox if one is replaced. */
 	struct kb_strv watch;
+	/* those of them Landlock keeps unreadable when replaced: reported,
+	 * the command goes on */
+	struct kb_strv watch_report;
 	/* Descriptor numbers the argv refers to; kb_run() puts the real
 	 * descriptors there before exec. -1 when unused. */
 	int seccomp_fd;
@@ -31,6 +34,18 @@ struct kb_plan {
 	int empty_fd; /* an empty memfd: the source of every empty file */
 	int keep_fd[KB_MAX_KEEP_FD];
 	size_t nkeep;
+	/* Bind sources passed as descriptors: kinbox's pass_src[i] becomes
+	 * pass_base + i in bwrap, named /proc/self/fd/<pass_base + i> in the
+	 * argv, so that bwrap mounts what kinbox checked (bwrap 0.8 has no
+	 * --bind-fd). pass_path[i] names it for --dry-run. kinbox-exec closes
+	 * the range before the command starts. */
+	int *pass_src;
+	size_t npass;
+	int pass_base;
+	struct kb_strv pass_path;
+	/* mount points kinbox-exec verifies before the command starts, in the
+	 * order of its --check arguments (for the message when one fails) */
+	struct kb_strv checks;
 };
 
 void kb_plan_free(struct kb_plan *);
@@ -104,9 +119,13 @@ struct kb_run {
 	bool started;       /* the command was exec'd (or exec was tried) */
 	int exec_errno;     /* exec failed inside with this errno, else 0 */
 	int confine_errno;  /* Landlock could not be applied: nothing ran */
+	int check_failed;   /* 1 + the index in plan.checks of a mount that
+			       was not where it was planned: nothing ran */
 	char broken[4096];  /* a watched path the host replaced: the sandbox
 			       was stopped (empty when none) */
 	char setup_err[4096]; /* what bwrap printed before the start */
+	char replaced[4096];  /* masked paths the host replaced while Landlock
+				 kept them unreadable, one a line */
 	int exit_code;      /* kinbox's exit status for this run */
 	/* the last KB_TAIL bytes of the command's stderr, in order */
 	char tail[KB_TAIL];

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <limits.h>
 #include <stdio.h>
@@ -112,8 +113,8 @@ guard_word(enum kb_guard_kind k)
 		return "absent, kept uncreatable";
 	case KB_GUARD_WATCH_ABSENT:
 		return "absent, removed after the run if planted";
-	case KB_GUARD_WRITABLE:
-		return "writable git dir, pinned";
+	case KB_GUARD_WATCH_LINK:
+		return "symlink, restored after the run if replaced";
 	case KB_GUARD_WATCH_NEWREPO:
 		return "absent, new hooks disarmed after the run";
 	case KB_GUARD_WATCH_INDEX:
@@ -122,25 +123,80 @@ guard_word(enum kb_guard_kind k)
 	return "?";
 }
 
+/* A bind whose source kinbox opened and checked: passed as a descriptor. */
 static void
-plan_guards(const struct kb_policy *p, struct kb_plan *pl)
+add_bind_fd(struct kb_plan *pl, const char *op, int fd, const char *path)
 {
+	char src[32];
+
+	if (fd == -1) {
+		add3(pl, op, path, path);
+		return;
+	}
+	pl->pass_src = xreallocarray(pl->pass_src, pl->npass + 1, sizeof(int));
+	pl->pass_src[pl->npass] = fd;
+	snprintf(src, sizeof(src), "/proc/self/fd/%d",
+	    pl->pass_base + (int)pl->npass);
+	pl->npass++;
+	kb_strv_push(&pl->pass_path, path);
+	add3(pl, op, src, path);
+}
+
+/* kinbox-exec checks, before the command starts, that `path` (resolved
+ * without symlinks) is a mount point, of the inode that was scanned when
+ * ino != 0: a concurrent run cannot have moved a guard mount elsewhere. */
+static void
+add_check(struct kb_plan *pl, struct kb_strv *args, const char *path,
+    dev_t dev, ino_t ino)
+{
+	kb_strv_push(args, "--check");
+	kb_strv_push(args, path);
+	kb_strv_pushf(args, "%lu:%lu", (unsigned long)dev, (unsigned long)ino);
+	kb_strv_push(&pl->checks, path);
+}
+
+static int
+by_path(const void *a, const void *b)
+{
+	const struct kb_guard *const *x = a, *const *y = b;
+
+	return strcmp((*x)->path, (*y)->path);
+}
+
+static void
+plan_guards(const struct kb_policy *p, struct kb_plan *pl,
+    struct kb_strv *checks)
+{
+	/* in path order: a parent's mount before its children's, which it
+	 * would otherwise cover (the scan finds them in any order) */
+	const struct kb_guard **order = xcalloc(p->nguard, sizeof(*order));
+
+	for (size_t i = 0; i < p->nguard; i++)
+		order[i] = &p->guard[i];
+	qsort(order, p->nguard, sizeof(*order), by_path);
 	/* Pass 1: directories that stay writable but become mount points,
 	 * which the kernel refuses to rename or remove (EBUSY). Pass 2:
 	 * read-only pieces on top. */
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < p->nguard; i++) {
-			const struct kb_guard *g = &p->guard[i];
+			const struct kb_guard *g = order[i];
 
 			switch (g->kind) {
 			case KB_GUARD_PIN_DIR:
-			case KB_GUARD_WRITABLE:
-				if (pass == 0)
-					add3(pl, "--bind", g->path, g->path);
+				if (pass == 0 && g->type == S_IFDIR) {
+					add_bind_fd(pl, "--bind", g->fd, g->path);
+					add_check(pl, checks, g->path, g->dev,
+					    g->ino);
+				}
 				break;
 			case KB_GUARD_RO:
-				if (pass == 1)
-					add3(pl, "--ro-bind", g->path, g->path);
+				if (pass == 1 && (g->type == S_IFDIR ||
+						     g->type == S_IFREG)) {
+					add_bind_fd(pl, "--ro-bind", g->fd,
+					    g->path);
+					add_check(pl, checks, g->path, g->dev,
+					    g->ino);
+				}
 				break;
 			case KB_GUARD_RO_ABSENT_DIR:
 				/* an empty read-only directory: neither the
@@ -148,20 +204,26 @@ plan_guards(const struct kb_policy *p, struct kb_plan *pl)
 				if (pass == 1) {
 					add2(pl, "--tmpfs", g->path);
 					add2(pl, "--remount-ro", g->path);
+					add_check(pl, checks, g->path, 0, 0);
 				}
 				break;
 			case KB_GUARD_RO_ABSENT_FILE:
-				if (pass == 1)
+				if (pass == 1) {
 					add_empty_file(pl, g->path);
+					add_check(pl, checks, g->path, 0, 0);
+				}
 				break;
 			case KB_GUARD_WATCH_ABSENT:
+			case KB_GUARD_WATCH_LINK:
 			case KB_GUARD_WATCH_NEWREPO:
 			case KB_GUARD_WATCH_INDEX:
 				break;
 			}
 		}
 	}
+	free(order);
 }
+
 
 void
 kb_plan_env(const struct kb_policy *p, char *const *envp, const char *active,
@@ -274,6 +336,8 @@ plan_notes(const struct kb_policy *p, const struct kb_host *h,
 	for (size_t i = 0; i < p->nguard; i++)
 		kb_strv_pushf(&pl->notes, "git guard: %s (%s)",
 		    p->guard[i].path, guard_word(p->guard[i].kind));
+	for (size_t i = 0; i < p->gitnotes.n; i++)
+		kb_strv_pushf(&pl->notes, "git: %s", p->gitnotes.v[i]);
 	for (size_t i = 0; i < p->nmask; i++)
 		kb_strv_pushf(&pl->notes, "mask: %s (%s)", p->mask[i].path,
 		    mask_word(p->mask[i].kind));
@@ -401,10 +465,78 @@ plan_watch(const struct kb_policy *p, struct kb_plan *pl)
 			kb_strv_push(&pl->watch, p->mask[i].path);
 	for (size_t i = 0; i < p->nguard; i++)
 		if ((p->guard[i].kind == KB_GUARD_RO ||
-			p->guard[i].kind == KB_GUARD_PIN_DIR ||
-			p->guard[i].kind == KB_GUARD_WRITABLE) &&
+			p->guard[i].kind == KB_GUARD_PIN_DIR) &&
 		    p->guard[i].type != 0 && p->guard[i].link == NULL)
 			kb_strv_push(&pl->watch, p->guard[i].path);
+}
+
+/* the highest descriptor number the plan refers to on kinbox's side */
+static int
+max_fd(const struct kb_policy *p, const struct kb_plan *pl)
+{
+	int m = pl->empty_fd;
+
+	for (size_t i = 0; i < p->nkeep; i++)
+		if (p->keep_fd[i] > m)
+			m = p->keep_fd[i];
+	if (p->workspace_fd > m)
+		m = p->workspace_fd;
+	if (p->tmpdir_fd > m)
+		m = p->tmpdir_fd;
+	for (size_t i = 0; i < p->nwrite; i++)
+		if (p->write[i].fd > m)
+			m = p->write[i].fd;
+	for (size_t i = 0; i < p->nguard; i++)
+		if (p->guard[i].fd > m)
+			m = p->guard[i].fd;
+	return m;
+}
+
+/* under a writable root or a writable cache (lexically) */
+static bool
+writable_place(const struct kb_policy *p, const char *path)
+{
+	if (kb_policy_within_roots(p, path) || kb_path_within(path, "/tmp"))
+		return true;
+	for (size_t i = 0; i < p->nmask; i++)
+		if ((p->mask[i].kind == KB_CACHE_TMPFS ||
+			p->mask[i].kind == KB_CACHE_BIND) &&
+		    kb_path_within(path, p->mask[i].path))
+			return true;
+	return false;
+}
+
+/*
+ * The kernel drops a mask's mount when the host replaces the file or
+ * directory under it (write tmp + rename), so a mount alone cannot keep a
+ * credential hidden. kinbox-exec adds a Landlock ruleset that allows
+ * reading everything that existed at the start except the masked inodes
+ * (rules follow inodes: a replacement has none). A mask whose directory is
+ * writable in the sandbox is left to the mount (new files there must stay
+ * readable).
+ */
+static void
+plan_deny_read(const struct kb_policy *p, const struct kb_host *h,
+    struct kb_strv *args)
+{
+	if (h->landlock_abi < 1)
+		return;
+	for (size_t i = 0; i < p->nmask; i++) {
+		const struct kb_mask *m = &p->mask[i];
+		_cleanup_free_ char *dir = NULL;
+		char *slash;
+
+		if (m->kind != KB_MASK_FILE && m->kind != KB_MASK_DIR)
+			continue;
+		dir = xstrdup(m->path);
+		if ((slash = strrchr(dir, '/')) == NULL || slash == dir)
+			continue;
+		*slash = '\0';
+		if (writable_place(p, dir))
+			continue;
+		kb_strv_push(args, "--deny-read");
+		kb_strv_push(args, m->path);
+	}
 }
 
 int
@@ -412,6 +544,7 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
     const char *bwrap, const char *helper, char *const *envp,
     struct kb_plan *pl, struct kb_err *e)
 {
+	struct kb_strv checks = { 0 }, deny = { 0 };
 	char num[3][16];
 
 	memset(pl, 0, sizeof(*pl));
@@ -424,6 +557,9 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 	pl->status_fd = free_fd(p, pl->seccomp_fd + 1);
 	pl->stderr_fd = free_fd(p, pl->status_fd + 1);
 	pl->empty_fd = free_fd(p, pl->stderr_fd + 1);
+	/* above every descriptor it is copied from, so that putting them in
+	 * place in the child never overwrites one still to be copied */
+	pl->pass_base = max_fd(p, pl) + 1;
 	memcpy(pl->keep_fd, p->keep_fd, sizeof(pl->keep_fd));
 	pl->nkeep = p->nkeep;
 	snprintf(num[0], sizeof(num[0]), "%d", pl->seccomp_fd);
@@ -451,12 +587,12 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 	if (p->tmpdir_private != NULL)
 		add2(pl, "--dir", p->tmpdir_private);
 	if (p->tmpdir != NULL)
-		add3(pl, "--bind", p->tmpdir, p->tmpdir);
-	add3(pl, "--bind", p->workspace, p->workspace);
+		add_bind_fd(pl, "--bind", p->tmpdir_fd, p->tmpdir);
+	add_bind_fd(pl, "--bind", p->workspace_fd, p->workspace);
 	for (size_t i = 0; i < p->nwrite; i++)
-		add3(pl, "--bind", p->write[i].path, p->write[i].path);
+		add_bind_fd(pl, "--bind", p->write[i].fd, p->write[i].path);
 	plan_caches(p, pl);
-	plan_guards(p, pl);
+	plan_guards(p, pl, &checks);
 	plan_masks(p, pl, false);
 	plan_exposes(p, pl);
 	add2(pl, "--chdir", p->cwd);
@@ -465,14 +601,34 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 	add(pl, helper);
 	add(pl, num[1]);
 	add(pl, num[2]);
+	if (pl->npass > 0) {
+		add(pl, "--close-fds");
+		kb_strv_pushf(&pl->argv, "%d", pl->pass_base);
+		kb_strv_pushf(&pl->argv, "%d",
+		    pl->pass_base + (int)pl->npass - 1);
+	}
 	if (h->landlock_abi >= KB_LANDLOCK_ABI_SCOPE)
 		add(pl, "--scope-abstract");
+	plan_deny_read(p, h, &deny);
+	for (size_t i = 0; i < checks.n; i++)
+		add(pl, checks.v[i]);
+	for (size_t i = 0; i < deny.n; i++) {
+		add(pl, deny.v[i]);
+		if (i % 2 == 1)
+			kb_strv_push(&pl->watch_report, deny.v[i]);
+	}
 	add(pl, "--");
 	for (char **a = p->argv; *a != NULL; a++)
 		add(pl, *a);
 	plan_notes(p, h, pl);
+	if (deny.n > 0)
+		kb_strv_pushf(&pl->notes, "landlock: the %zu masked credential "
+		    "paths stay unreadable even if the host replaces them "
+		    "(ABI %d)", deny.n / 2, h->landlock_abi);
 	kb_plan_env(p, envp, "bwrap", pl);
 	plan_watch(p, pl);
+	kb_strv_free(&checks);
+	kb_strv_free(&deny);
 	return 0;
 }
 

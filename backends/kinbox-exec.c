@@ -17,45 +17,64 @@
  * not change the mount topology. Failure to apply it is reported as 'F' and
  * nothing runs.
  *
+ * Before the command starts it also:
+ * --close-fds LO HI  closes the bind sources kinbox passed to bwrap as
+ *                    descriptors (O_PATH descriptors of host directories:
+ *                    openat() through one would bypass every mount);
+ * --check PATH D:I   verifies that PATH, resolved without symlinks, is a
+ *                    mount point (of device D, inode I unless both are 0):
+ *                    a concurrent run that swapped a directory for a
+ *                    symlink while bwrap mounted cannot have moved a guard
+ *                    away from where it belongs ('M' + the index);
+ * --deny-read PATH   keeps a masked credential unreadable even if the host
+ *                    replaces it during the run (the kernel then drops the
+ *                    mask's mount): a Landlock ruleset allows reading every
+ *                    file that exists now except the masked ones, and rules
+ *                    follow inodes, so a replacement has none.
+ *
  * Built static and tiny: it is one extra exec on every start.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <linux/stat.h>
+
 /* Debian 12's kernel headers predate Landlock scopes: the ABI is stable, so
- * the two values are spelled out here. */
+ * the values are spelled out here. */
 struct kb_ll_ruleset_attr {
 	unsigned long long handled_access_fs;
 	unsigned long long handled_access_net;
 	unsigned long long scoped;
 };
+struct kb_ll_path_beneath {
+	unsigned long long allowed_access;
+	int parent_fd;
+} __attribute__((packed));
 #define KB_LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
+#define KB_LL_ACCESS_FS_READ_FILE (1ULL << 2)
+#define KB_LL_RULE_PATH_BENEATH 1
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
+#define SYS_landlock_add_rule 445
 #define SYS_landlock_restrict_self 446
 #endif
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
 
-static int
-scope_abstract(void)
-{
-	struct kb_ll_ruleset_attr attr = {
-		.scoped = KB_LL_SCOPE_ABSTRACT_UNIX_SOCKET,
-	};
-	long fd = syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
-	int rc;
-
-	if (fd < 0)
-		return -1;
-	rc = (int)syscall(SYS_landlock_restrict_self, (int)fd, 0);
-	close((int)fd);
-	return rc;
-}
+#define MAX_DENY 256
+#define MAX_RULES 100000
 
 static void __attribute__((noreturn))
 fail(int status_fd, char tag, int err, int code)
@@ -77,9 +96,207 @@ fdarg(const char *s)
 
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (errno != 0 || *end != '\0' || v < 3 || v > 65535)
+	if (errno != 0 || *end != '\0' || v < 3 || v > 1 << 20)
 		_exit(125);
 	return (int)v;
+}
+
+/* `path` opened O_PATH with no symlink on the way, component by component
+ * (the seccomp filter in force here refuses openat2) */
+static int
+open_nofollow(const char *path)
+{
+	char comp[256];
+	const char *p = path;
+	int cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), next;
+
+	while (cur != -1 && *p != '\0') {
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (n == 0)
+			break;
+		if (n >= sizeof(comp) || (n == 2 && p[0] == '.' && p[1] == '.')) {
+			close(cur);
+			return -1;
+		}
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		p += n;
+		next = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		close(cur);
+		cur = next;
+	}
+	return cur;
+}
+
+/* Is `path` (no symlinks on the way) a mount point of the expected inode? */
+static bool
+mounted_as(const char *path, const char *id)
+{
+	unsigned long dev, ino;
+	struct statx sx;
+	int fd;
+	bool ok;
+
+	if (sscanf(id, "%lu:%lu", &dev, &ino) != 2)
+		return false;
+	if ((fd = open_nofollow(path)) == -1)
+		return false;
+	ok = syscall(SYS_statx, fd, "", AT_EMPTY_PATH,
+		 STATX_INO | STATX_TYPE, &sx) == 0 &&
+	    (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+	    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) &&
+	    (ino == 0 || (sx.stx_ino == ino &&
+			     makedev(sx.stx_dev_major, sx.stx_dev_minor) == dev));
+	close(fd);
+	return ok;
+}
+
+static bool
+listed(char **v, int n, const char *s)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(v[i], s) == 0)
+			return true;
+	return false;
+}
+
+static int
+allow_read(int ruleset, const char *path, unsigned *count)
+{
+	struct kb_ll_path_beneath pb = { .allowed_access =
+					     KB_LL_ACCESS_FS_READ_FILE };
+	struct stat st;
+	int rc = 0;
+
+	if (++*count > MAX_RULES) {
+		errno = E2BIG;
+		return -1;
+	}
+	pb.parent_fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pb.parent_fd == -1)
+		return 0; /* gone meanwhile: nothing to allow */
+	if (fstat(pb.parent_fd, &st) == 0 && !S_ISLNK(st.st_mode))
+		rc = (int)syscall(SYS_landlock_add_rule, ruleset,
+		    KB_LL_RULE_PATH_BENEATH, &pb, 0);
+	close(pb.parent_fd);
+	return rc;
+}
+
+/*
+ * A sibling whose name holds a mask's name (.netrc.lock, config.json123,
+ * .aws.new, .git-credentials~) is how tools write a replacement before
+ * renaming it into place: a rule on it would follow it there. It gets none.
+ */
+static bool
+staging_name(char **deny, int ndeny, const char *dir, const char *name)
+{
+	size_t dl = strlen(dir);
+
+	for (int i = 0; i < ndeny; i++) {
+		const char *base = deny[i] + (strcmp(dir, "/") == 0 ? 1 : dl + 1);
+
+		if (strncmp(deny[i], dir, dl) == 0 &&
+		    (strcmp(dir, "/") == 0 || deny[i][dl] == '/') &&
+		    strchr(base, '/') == NULL && strcmp(name, base) != 0 &&
+		    strcasestr(name, base) != NULL)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Reading files is allowed below every entry of every directory on the way
+ * to a masked path, except the next step on that way; the masks themselves
+ * (the empty file or directory the sandbox shows) are allowed too, so they
+ * read as empty. Whatever the host puts in place of a mask later has no
+ * rule, and reads fail with EACCES.
+ */
+static int
+add_read_rules(int ruleset, char **deny, int ndeny)
+{
+	static char *anc[MAX_DENY * 8];
+	static char buf[MAX_DENY * 8][4096];
+	unsigned count = 0;
+	int nanc = 0;
+
+	for (int i = 0; i < ndeny; i++) {
+		const char *d = deny[i];
+
+		for (const char *s = d; (s = strchr(s, '/')) != NULL; s++) {
+			size_t len = s == d ? 1 : (size_t)(s - d);
+
+			if (len >= sizeof(buf[0]) || nanc == MAX_DENY * 8)
+				break;
+			memcpy(buf[nanc], d, len);
+			buf[nanc][len] = '\0';
+			if (!listed(anc, nanc, buf[nanc])) {
+				anc[nanc] = buf[nanc];
+				nanc++;
+			}
+		}
+	}
+	for (int i = 0; i < nanc; i++) {
+		DIR *dir = opendir(anc[i]);
+		struct dirent *de;
+
+		if (dir == NULL) {
+			/* cannot tell its entries apart: leave its tree to
+			 * the mounts, and say so */
+			dprintf(2, "kinbox: note: %s cannot be listed here; "
+			    "masks below it rely on their mounts alone\n",
+			    anc[i]);
+			if (allow_read(ruleset, anc[i], &count) == -1)
+				return -1;
+			continue;
+		}
+		while ((de = readdir(dir)) != NULL) {
+			char child[4096];
+
+			if (strcmp(de->d_name, ".") == 0 ||
+			    strcmp(de->d_name, "..") == 0)
+				continue;
+			if (snprintf(child, sizeof(child), "%s/%s",
+				strcmp(anc[i], "/") == 0 ? "" : anc[i],
+				de->d_name) >= (int)sizeof(child))
+				continue;
+			if (listed(anc, nanc, child) ||
+			    staging_name(deny, ndeny, anc[i], de->d_name))
+				continue;
+			if (allow_read(ruleset, child, &count) == -1) {
+				closedir(dir);
+				return -1;
+			}
+		}
+		closedir(dir);
+	}
+	return 0;
+}
+
+static int
+confine(bool scope, char **deny, int ndeny)
+{
+	struct kb_ll_ruleset_attr attr = {
+		.handled_access_fs = ndeny > 0 ? KB_LL_ACCESS_FS_READ_FILE : 0,
+		.scoped = scope ? KB_LL_SCOPE_ABSTRACT_UNIX_SOCKET : 0,
+	};
+	long fd;
+	int rc = 0;
+
+	if (!scope && ndeny == 0)
+		return 0;
+	fd = syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (fd < 0)
+		return -1;
+	if (ndeny > 0)
+		rc = add_read_rules((int)fd, deny, ndeny);
+	if (rc == 0)
+		rc = (int)syscall(SYS_landlock_restrict_self, (int)fd, 0);
+	close((int)fd);
+	return rc;
 }
 
 int
@@ -87,18 +304,47 @@ main(int argc, char **argv)
 {
 	static const int reset[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP,
 		SIGPIPE };
+	static char *deny[MAX_DENY];
 	sigset_t none;
-	int status_fd, err_fd, errsv, cmd = 4;
+	int status_fd, err_fd, errsv, cmd, ndeny = 0, nchecks = 0;
+	int check_first = 0;
 	bool scope = false;
 
-	if (argc > 4 && strcmp(argv[3], "--scope-abstract") == 0) {
-		scope = true;
-		cmd = 5;
-	}
-	if (argc <= cmd || strcmp(argv[cmd - 1], "--") != 0)
+	if (argc < 4)
 		_exit(125);
 	status_fd = fdarg(argv[1]);
 	err_fd = fdarg(argv[2]);
+	for (cmd = 3; cmd < argc && strcmp(argv[cmd], "--") != 0; cmd++) {
+		if (strcmp(argv[cmd], "--scope-abstract") == 0) {
+			scope = true;
+		} else if (strcmp(argv[cmd], "--close-fds") == 0 &&
+		    cmd + 2 < argc) {
+			int lo = fdarg(argv[cmd + 1]), hi = fdarg(argv[cmd + 2]);
+
+			if (lo == status_fd || lo == err_fd || hi < lo ||
+			    (status_fd >= lo && status_fd <= hi) ||
+			    (err_fd >= lo && err_fd <= hi))
+				_exit(125);
+			if (syscall(SYS_close_range, lo, hi, 0) == -1)
+				for (int fd = lo; fd <= hi; fd++)
+					close(fd);
+			cmd += 2;
+		} else if (strcmp(argv[cmd], "--check") == 0 && cmd + 2 < argc) {
+			if (nchecks++ == 0)
+				check_first = cmd;
+			cmd += 2;
+		} else if (strcmp(argv[cmd], "--deny-read") == 0 &&
+		    cmd + 1 < argc && argv[cmd + 1][0] == '/') {
+			if (ndeny == MAX_DENY)
+				_exit(125);
+			deny[ndeny++] = argv[++cmd];
+		} else {
+			_exit(125);
+		}
+	}
+	if (cmd >= argc - 1)
+		_exit(125);
+	cmd++;
 	for (size_t i = 0; i < sizeof(reset) / sizeof(reset[0]); i++)
 		signal(reset[i], SIG_DFL);
 	sigemptyset(&none);
@@ -110,7 +356,15 @@ main(int argc, char **argv)
 		_exit(125);
 	if (write(status_fd, "S", 1) != 1)
 		_exit(125);
-	if (scope && scope_abstract() == -1)
+	for (int i = 0, a = check_first; i < nchecks; a++) {
+		if (strcmp(argv[a], "--check") != 0)
+			continue;
+		if (!mounted_as(argv[a + 1], argv[a + 2]))
+			fail(status_fd, 'M', i, 125);
+		i++;
+		a += 2;
+	}
+	if (confine(scope, deny, ndeny) == -1)
 		fail(status_fd, 'F', errno, 125);
 	execvp(argv[cmd], argv + cmd);
 	errsv = errno;

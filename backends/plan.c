@@ -15,6 +15,10 @@ kb_plan_free(struct kb_plan *pl)
 	kb_strv_free(&pl->envp);
 	kb_strv_free(&pl->notes);
 	kb_strv_free(&pl->watch);
+	kb_strv_free(&pl->watch_report);
+	kb_strv_free(&pl->pass_path);
+	kb_strv_free(&pl->checks);
+	free(pl->pass_src);
 	memset(pl, 0, sizeof(*pl));
 }
 
@@ -27,7 +31,19 @@ kb_plan_render(const struct kb_plan *pl)
 	for (size_t i = 0; i < pl->notes.n; i++)
 		kb_buf_printf(&b, "# %s\n", pl->notes.v[i]);
 	for (size_t i = 0; i < pl->argv.n; i++) {
-		kb_buf_shquote(&b, pl->argv.v[i]);
+		const char *a = pl->argv.v[i];
+		char *end;
+		long fd;
+
+		kb_buf_shquote(&b, a);
+		/* a bind source passed as a descriptor: say what it is */
+		if (strncmp(a, "/proc/self/fd/", 14) == 0 && pl->npass > 0) {
+			fd = strtol(a + 14, &end, 10);
+			if (*end == '\0' && fd >= pl->pass_base &&
+			    fd < pl->pass_base + (long)pl->npass)
+				kb_buf_printf(&b, "  # %s",
+				    pl->pass_path.v[fd - pl->pass_base]);
+		}
 		kb_buf_puts(&b, "\n");
 	}
 	return b.s;

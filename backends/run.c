@@ -306,6 +306,7 @@ open_relay(struct relay *rl, int *child_end)
 struct watch {
 	int fd;       /* inotify, -1 when nothing is watched */
 	int *wd;      /* per watched path */
+	size_t *idx;  /* its index in the plan's watch list */
 	char **name;  /* its last component */
 	size_t n;
 };
@@ -316,6 +317,7 @@ watch_open(struct watch *w, const struct kb_plan *pl)
 	w->fd = -1;
 	w->n = 0;
 	w->wd = NULL;
+	w->idx = NULL;
 	w->name = NULL;
 	if (pl->watch.n == 0)
 		return;
@@ -323,6 +325,7 @@ watch_open(struct watch *w, const struct kb_plan *pl)
 	if (w->fd == -1)
 		return;
 	w->wd = xcalloc(pl->watch.n, sizeof(int));
+	w->idx = xcalloc(pl->watch.n, sizeof(size_t));
 	w->name = xcalloc(pl->watch.n, sizeof(char *));
 	for (size_t i = 0; i < pl->watch.n; i++) {
 		char *dir = xstrdup(pl->watch.v[i]);
@@ -333,6 +336,7 @@ watch_open(struct watch *w, const struct kb_plan *pl)
 			continue;
 		}
 		w->name[w->n] = xstrdup(slash + 1);
+		w->idx[w->n] = i;
 		*(slash == dir ? slash + 1 : slash) = '\0';
 		w->wd[w->n] = inotify_add_watch(w->fd, dir,
 		    IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE |
@@ -346,25 +350,53 @@ watch_open(struct watch *w, const struct kb_plan *pl)
 	}
 }
 
-/* Returns the index of a watched path the host replaced, or -1. */
-static long
-watch_hit(struct watch *w)
+static bool
+in_strv(const struct kb_strv *sv, const char *s)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		if (strcmp(sv->v[i], s) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Reads the pending events. A replaced path that Landlock keeps unreadable
+ * (pl->watch_report) is only noted in r->replaced; returns the plan path
+ * of the first one whose protection is gone with its mount, or NULL.
+ */
+static const char *
+watch_hit(struct watch *w, const struct kb_plan *pl, struct kb_run *r)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	const char *hard = NULL;
 	ssize_t n;
 
 	while ((n = read(w->fd, buf, sizeof(buf))) > 0) {
 		for (char *p = buf; p < buf + n;) {
 			struct inotify_event *ev = (struct inotify_event *)p;
 
-			for (size_t i = 0; ev->len > 0 && i < w->n; i++)
-				if (ev->wd == w->wd[i] &&
-				    strcmp(ev->name, w->name[i]) == 0)
-					return (long)i;
+			for (size_t i = 0; ev->len > 0 && i < w->n; i++) {
+				const char *path = pl->watch.v[w->idx[i]];
+				size_t len = strlen(r->replaced);
+
+				if (ev->wd != w->wd[i] ||
+				    strcmp(ev->name, w->name[i]) != 0)
+					continue;
+				if (!in_strv(&pl->watch_report, path)) {
+					if (hard == NULL)
+						hard = path;
+					continue;
+				}
+				if (strstr(r->replaced, path) == NULL &&
+				    len + strlen(path) + 2 < sizeof(r->replaced))
+					snprintf(r->replaced + len,
+					    sizeof(r->replaced) - len, "%s%s",
+					    len ? "\n" : "", path);
+			}
 			p += sizeof(*ev) + ev->len;
 		}
 	}
-	return -1;
+	return hard;
 }
 
 static void
@@ -376,25 +408,13 @@ watch_close(struct watch *w)
 		free(w->name[i]);
 	free(w->name);
 	free(w->wd);
-}
-
-/* the plan's path for watch slot i (slots skip paths that could not be
- * watched, so they are matched by name) */
-static const char *
-watched_path(const struct kb_plan *pl, const struct watch *w, size_t i)
-{
-	for (size_t k = 0; k < pl->watch.n; k++) {
-		const char *slash = strrchr(pl->watch.v[k], '/');
-
-		if (slash != NULL && strcmp(slash + 1, w->name[i]) == 0)
-			return pl->watch.v[k];
-	}
-	return w->name[i];
+	free(w->idx);
 }
 
 /* descriptors kb_run() hands to the backend, before they get their numbers */
 struct fds {
 	int seccomp, status_w, err_w, realerr, empty;
+	const struct rlimit *nofile; /* to restore before exec, or NULL */
 };
 
 static void __attribute__((noreturn))
@@ -410,6 +430,11 @@ exec_backend(const struct kb_plan *pl, pid_t parent, const sigset_t *oldmask,
 	signal(SIGPIPE, SIG_DFL);
 	sigprocmask(SIG_SETMASK, oldmask, NULL);
 	mark_all_cloexec(maxfd);
+	/* first, while the sources are intact: every source lies below
+	 * pass_base (the planner saw to it), every target at or above it */
+	for (size_t i = 0; i < pl->npass; i++)
+		if (dup2(pl->pass_src[i], pl->pass_base + (int)i) == -1)
+			_exit(KB_EXIT_ERROR);
 	if (dup2(f->err_w, 2) == -1 || dup2(f->seccomp, pl->seccomp_fd) == -1 ||
 	    dup2(f->status_w, pl->status_fd) == -1 ||
 	    dup2(f->realerr, pl->stderr_fd) == -1 ||
@@ -418,6 +443,9 @@ exec_backend(const struct kb_plan *pl, pid_t parent, const sigset_t *oldmask,
 	for (size_t i = 0; i < pl->nkeep; i++)
 		if (fcntl(pl->keep_fd[i], F_SETFD, 0) == -1)
 			_exit(KB_EXIT_ERROR);
+	/* the descriptors stay valid above a lowered limit */
+	if (f->nofile != NULL)
+		setrlimit(RLIMIT_NOFILE, f->nofile);
 	execve(pl->exe, pl->argv.v, pl->envp.v);
 	_exit(KB_EXIT_ERROR);
 }
@@ -449,6 +477,10 @@ drain_status(int fd, struct kb_run *r, unsigned char *buf, size_t *len)
 		memcpy(&r->exec_errno, buf + 2, sizeof(int));
 	if (*len >= 2 + sizeof(int) && buf[1] == 'F')
 		memcpy(&r->confine_errno, buf + 2, sizeof(int));
+	if (*len >= 2 + sizeof(int) && buf[1] == 'M') {
+		memcpy(&r->check_failed, buf + 2, sizeof(int));
+		r->check_failed++;
+	}
 }
 
 static void
@@ -484,7 +516,8 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 	unsigned char stbuf[16];
 	size_t stlen = 0, errlen = 0;
 	sigset_t mask, oldmask;
-	struct rlimit lim;
+	struct rlimit lim, orig_nofile;
+	bool raised = false;
 	unsigned pending = 0;
 	bool reaped = false, was_started = false;
 	pid_t pid, self = getpid();
@@ -496,6 +529,22 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 	for (size_t i = 0; i < pl->nkeep; i++)
 		if (pl->keep_fd[i] >= base)
 			base = pl->keep_fd[i] + 1;
+	/* the lifted descriptors must not land where the bind sources go */
+	if (pl->pass_base + (int)pl->npass > base)
+		base = pl->pass_base + (int)pl->npass;
+	if (getrlimit(RLIMIT_NOFILE, &orig_nofile) == 0 &&
+	    orig_nofile.rlim_cur < (rlim_t)base + 64) {
+		struct rlimit more = orig_nofile;
+
+		more.rlim_cur = (rlim_t)base + 64;
+		if (more.rlim_cur > more.rlim_max ||
+		    setrlimit(RLIMIT_NOFILE, &more) == -1)
+			return kb_err_set(e, "%zu guarded paths need %d "
+			    "descriptors, more than the limit (ulimit -Hn) "
+			    "allows; raise it or use a narrower workspace",
+			    pl->npass, base + 64);
+		raised = true;
+	}
 	maxfd = getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < 65536 ?
 	    (int)lim.rlim_cur : 65536;
 	if ((seccomp_fd = kb_seccomp_fd(e)) == -1)
@@ -528,7 +577,8 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 	if (sigfd == -1)
 		return kb_err_set(e, "signalfd: %s", strerror(errno));
 
-	f = (struct fds){ seccomp_fd, status_p[1], err_p[1], realerr, empty };
+	f = (struct fds){ seccomp_fd, status_p[1], err_p[1], realerr, empty,
+		raised ? &orig_nofile : NULL };
 	pid = spawn_backend(pl, self, &oldmask, &f, maxfd);
 	if (pid == -1)
 		return kb_err_set(e, "vfork: %s", strerror(errno));
@@ -584,13 +634,13 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 		if (pfd[3].revents)
 			relay_some(&rl, r);
 		if (pfd[4].revents && r->broken[0] == '\0') {
-			long hit = watch_hit(&w);
+			const char *hit = watch_hit(&w, pl, r);
 
 			/* the mount covering it is gone in the sandbox too:
 			 * stop everything rather than run on unprotected */
-			if (hit >= 0) {
+			if (hit != NULL) {
 				snprintf(r->broken, sizeof(r->broken), "%s",
-				    watched_path(pl, &w, (size_t)hit));
+				    hit);
 				kill(pid, SIGKILL);
 			}
 		}
@@ -643,7 +693,7 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 
 	if (WIFSIGNALED(r->wstatus))
 		r->exit_code = KB_EXIT_SIGNAL + WTERMSIG(r->wstatus);
-	else if (!r->started || r->confine_errno != 0)
+	else if (!r->started || r->confine_errno != 0 || r->check_failed != 0)
 		r->exit_code = KB_EXIT_ERROR;
 	else if (r->exec_errno != 0)
 		r->exit_code = r->exec_errno == ENOENT ||

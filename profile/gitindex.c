@@ -30,21 +30,18 @@ be32(const unsigned char *p)
 	return ntohl(v);
 }
 
+/* The whole index from an open descriptor: a regular file of bounded size
+ * (fstat first: a FIFO planted as the index must not block kinbox). */
 static unsigned char *
-slurp(const char *path, size_t *len)
+slurp(int fd, size_t *len)
 {
 	struct stat st;
 	unsigned char *buf;
 	size_t got = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 
-	if (fd == -1)
-		return NULL;
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    (size_t)st.st_size > INDEX_MAX) {
-		close(fd);
+	    (size_t)st.st_size > INDEX_MAX)
 		return NULL;
-	}
 	buf = xmalloc((size_t)st.st_size + 1);
 	while (got < (size_t)st.st_size) {
 		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
@@ -56,7 +53,6 @@ slurp(const char *path, size_t *len)
 		}
 		got += (size_t)n;
 	}
-	close(fd);
 	*len = got;
 	return buf;
 }
@@ -85,8 +81,22 @@ varint(const unsigned char **p, const unsigned char *end, size_t *out)
 int
 kb_git_index_gitlinks(const char *index, struct kb_strv *out)
 {
+	int fd = open(index, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
+	    O_NOCTTY);
+	int rc;
+
+	if (fd == -1)
+		return -1;
+	rc = kb_git_index_gitlinks_fd(fd, out);
+	close(fd);
+	return rc;
+}
+
+int
+kb_git_index_gitlinks_fd(int fd, struct kb_strv *out)
+{
 	size_t len = 0;
-	unsigned char *buf = slurp(index, &len);
+	unsigned char *buf = slurp(fd, &len);
 	const unsigned char *p, *end;
 	uint32_t version, count;
 	char path[4096] = "";

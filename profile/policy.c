@@ -9,16 +9,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bsd/stdlib.h>
 
+#include "fsat.h"
 #include "policy.h"
 
 void
 kb_policy_init(struct kb_policy *p)
 {
 	memset(p, 0, sizeof(*p));
+	p->workspace_fd = p->tmpdir_fd = -1;
 	p->net_origin = KB_ORIGIN_DEFAULT;
 	p->backend = KB_BACKEND_AUTO;
 }
@@ -31,12 +34,24 @@ kb_policy_free(struct kb_policy *p)
 	free(p->home);
 	free(p->tmpdir);
 	free(p->tmpdir_private);
-	for (size_t i = 0; i < p->nwrite; i++)
+	for (size_t i = 0; i < p->nwrite; i++) {
 		free(p->write[i].path);
+		if (p->write[i].fd != -1)
+			close(p->write[i].fd);
+	}
+	if (p->workspace_fd != -1)
+		close(p->workspace_fd);
+	if (p->tmpdir_fd != -1)
+		close(p->tmpdir_fd);
 	for (size_t i = 0; i < p->nguard; i++) {
 		free(p->guard[i].path);
+		free(p->guard[i].rel);
 		free(p->guard[i].link);
+		if (p->guard[i].fd != -1)
+			close(p->guard[i].fd);
 	}
+	free(p->guard);
+	kb_strv_free(&p->gitnotes);
 	for (size_t i = 0; i < p->nmask; i++) {
 		free(p->mask[i].path);
 		free(p->mask[i].src);
@@ -128,6 +143,7 @@ kb_policy_add_write(struct kb_policy *p, const char *dir, enum kb_origin o,
 	}
 	p->write[p->nwrite].path = real;
 	p->write[p->nwrite].origin = o;
+	p->write[p->nwrite].fd = -1;
 	p->nwrite++;
 	return 0;
 }
@@ -235,6 +251,21 @@ kb_policy_resolve_workspace(struct kb_policy *p, struct kb_err *e)
 	return 0;
 }
 
+static int
+open_root(const char *path, int *fd, struct kb_err *e)
+{
+	struct stat st;
+
+	if (*fd != -1)
+		return 0;
+	*fd = kb_open_dir_nofollow(path);
+	if (*fd == -1 || fstat(*fd, &st) == -1 || !S_ISDIR(st.st_mode))
+		return kb_err_set(e, "%s: %s while kinbox resolved it (a "
+		    "symlink now on its path?); check it and run again", path,
+		    *fd == -1 ? strerror(errno) : "not a directory");
+	return 0;
+}
+
 int
 kb_policy_finalize(struct kb_policy *p, struct kb_err *e)
 {
@@ -245,6 +276,14 @@ kb_policy_finalize(struct kb_policy *p, struct kb_err *e)
 		return kb_err_set(e, "--ssh-agent needs --net: the agent is "
 		    "only useful to reach a remote host; add --net");
 	resolve_tmpdir(p);
+	/* The bind sources, opened once: a concurrent run that swaps a path
+	 * component for a symlink after this cannot change what is mounted. */
+	if (open_root(p->workspace, &p->workspace_fd, e) == -1 ||
+	    (p->tmpdir != NULL && open_root(p->tmpdir, &p->tmpdir_fd, e) == -1))
+		return -1;
+	for (size_t i = 0; i < p->nwrite; i++)
+		if (open_root(p->write[i].path, &p->write[i].fd, e) == -1)
+			return -1;
 	if (kb_masks_compute(p, e) == -1)
 		return -1;
 	if (kb_gitguard_scan(p, p->workspace, e) == -1)

@@ -16,7 +16,9 @@
 
 #define KB_MAX_WRITE 16   /* extra write roots (--write) */
 #define KB_MAX_KEEP_FD 16 /* --keep-fd */
-#define KB_MAX_GUARD 128  /* guarded git paths over all roots */
+#define KB_MAX_GUARD 1024 /* guarded git paths over all roots; past it the
+			     rest is named as not guarded */
+#define KB_MAX_REPOS 256  /* repositories looked into per root */
 #define KB_MAX_MASK 96    /* masked and re-exposed paths */
 
 /* Where a grant came from; printed by --dry-run. */
@@ -46,6 +48,8 @@ enum kb_backend_kind {
 struct kb_root {
 	char *path; /* canonical (realpath) */
 	enum kb_origin origin;
+	int fd;     /* O_PATH, opened without following symlinks at finalize:
+		       the bind source (-1 before) */
 };
 
 /*
@@ -59,23 +63,32 @@ enum kb_guard_kind {
 	KB_GUARD_RO_ABSENT_FILE, /* missing file (config): must stay uncreatable */
 	KB_GUARD_WATCH_ABSENT,   /* missing file git would obey (commondir,
 				    config.worktree): removed if planted */
-	KB_GUARD_WRITABLE,  /* a worktree's real git dirs: writable so that
-			       `git commit` works, still pinned */
+	KB_GUARD_WATCH_LINK, /* a symlink git follows (.git, hooks): a mount
+				cannot pin it, so it is restored after the run */
 	KB_GUARD_WATCH_NEWREPO, /* no .git at a root: a repo the command
-				   creates is inspected for planted hooks */
+				   creates is disarmed after the run */
 	KB_GUARD_WATCH_INDEX, /* a checkout's index: when it changed, the
 				 repositories it gitlinks are inspected */
 };
 
+/*
+ * Every guard lies below one of the policy's writable roots (elsewhere the
+ * host is read-only already) and is found again after the run by walking
+ * `rel` from that root without following symlinks.
+ */
 struct kb_guard {
-	char *path;
+	char *path;       /* absolute: the mount point and the name shown */
+	const char *root; /* the writable root it lies in (borrowed) */
+	char *rel;        /* below root, "a/b/.git/hooks" */
 	enum kb_guard_kind kind;
-	dev_t dev; /* identity at scan time (RO, PIN, WRITABLE) */
+	int fd;           /* O_PATH on what was checked (PIN, RO): the bind
+			     source, so that what is mounted is what was
+			     checked; -1 otherwise */
+	dev_t dev; /* identity at scan time */
 	ino_t ino;
 	mode_t type; /* S_IFMT bits at scan time, 0 when absent */
 	struct timespec mtime, ctime; /* at scan time */
-	char *link;  /* a symlink's target: a mount lands on the target, so
-			the link itself is checked and restored after the run */
+	char *link;  /* a symlink's target, restored after the run */
 };
 
 /* What is hidden from the command, and what is shown again inside it. */
@@ -103,6 +116,7 @@ struct kb_policy {
 	size_t nwrite;
 	bool net;
 	enum kb_origin net_origin;
+	int workspace_fd, tmpdir_fd; /* O_PATH bind sources, as kb_root.fd */
 	char *tmpdir;         /* canonical writable $TMPDIR outside /tmp, or NULL */
 	char *tmpdir_private; /* $TMPDIR under /tmp: made in the private /tmp */
 	bool tmpdir_reset;    /* $TMPDIR refused: the command gets TMPDIR=/tmp */
@@ -121,8 +135,10 @@ struct kb_policy {
 	struct kb_strv created;   /* store dirs kinbox made to mask them; removed
 				     after the run when still empty */
 	enum kb_backend_kind backend;
-	struct kb_guard guard[KB_MAX_GUARD];
-	size_t nguard;
+	struct kb_guard *guard;
+	size_t nguard, capguard;
+	struct kb_strv gitnotes; /* what the git scan could not guard, and
+				    git dirs left read-only: for --dry-run */
 	struct kb_mask mask[KB_MAX_MASK];
 	size_t nmask;
 	char **argv; /* the command; borrowed from main's argv */
@@ -212,6 +228,8 @@ int kb_masks_compute(struct kb_policy *p, struct kb_err *e);
  * in the git index file `index` to `out`. 0, or -1 when it cannot be read
  * or is not an index of version 2 to 4. */
 int kb_git_index_gitlinks(const char *index, struct kb_strv *out);
+/* The same from an open descriptor (not closed). */
+int kb_git_index_gitlinks_fd(int fd, struct kb_strv *out);
 
 /* profile/journal.c */
 

@@ -486,17 +486,24 @@ t_git_worktree() {
 	cp "$main/.git/config" "$KB_T/wt-config.before"
 	cd "$wt"
 	echo a >a
-	kb_expect 0 -- sh -c 'git add a && git commit -q -m wt-commit'
+	# the main repository lies outside the workspace: the worktree's
+	# pointers never make it writable (a command could plant them) ...
+	head_before=$(git -C "$main" rev-parse HEAD)
+	kb -- sh -c 'git add a && git commit -q -m wt-denied'
+	assert_streq "$(git -C "$main" rev-parse HEAD)" "$head_before"
+	[ "$(git -C "$wt" log -1 --format=%s)" != wt-denied ] || fail "the commit landed without --write"
+	# ... a human's --write of it does, control files still read-only
+	kb_expect 0 -w "$main" -- sh -c 'git add a && git commit -q -m wt-commit'
 	assert_streq "$(git -C "$wt" log -1 --format=%s)" wt-commit
-	kb -- sh -c "echo 'gitdir: $wt/evil' > .git; printf 'gitdir: /x\n' >> .git; rm -f .git; mv .git g2"
+	kb -w "$main" -- sh -c "echo 'gitdir: $wt/evil' > .git; printf 'gitdir: /x\n' >> .git; rm -f .git; mv .git g2"
 	assert_files_equal "$KB_T/wt-dotgit.before" "$wt/.git"
 	assert_not_exists "$wt/g2"
-	kb -- sh -c "cp '$EVIL' '$main/.git/hooks/pre-commit'; echo '[core] hooksPath = /x' >> '$main/.git/config'"
+	kb -w "$main" -- sh -c "cp '$EVIL' '$main/.git/hooks/pre-commit'; echo '[core] hooksPath = /x' >> '$main/.git/config'"
 	assert_not_exists "$main/.git/hooks/pre-commit"
 	assert_files_equal "$KB_T/wt-config.before" "$main/.git/config"
 	assert_no_planted_code_runs "$wt" "$main"
 }
-run_test "git worktree as workspace: commit works, .git file and main .git/hooks stay read-only" t_git_worktree
+run_test "git worktree as workspace: commit needs --write of the main repo (never granted by pointers); with it commit works, .git file and main .git/hooks stay read-only" t_git_worktree
 
 t_git_submodule() {
 	src=$(newdir git-sm-src)

@@ -43,6 +43,20 @@ mkf(const char *rel, const char *content)
 	free(p);
 }
 
+/* an argv element as --dry-run names it: a bind source passed as a
+ * descriptor is the path it was opened on */
+static const char *
+arg_name(const struct kb_plan *pl, const char *a)
+{
+	if (strncmp(a, "/proc/self/fd/", 14) == 0) {
+		long fd = strtol(a + 14, NULL, 10) - pl->pass_base;
+
+		if (fd >= 0 && (size_t)fd < pl->npass)
+			return pl->pass_path.v[fd];
+	}
+	return a;
+}
+
 /* index of the first argv element equal to `a` followed by `b` (and `c`) */
 static long
 find3(const struct kb_plan *pl, const char *a, const char *b, const char *c)
@@ -50,7 +64,7 @@ find3(const struct kb_plan *pl, const char *a, const char *b, const char *c)
 	for (size_t i = 0; i + 1 < pl->argv.n; i++) {
 		if (strcmp(pl->argv.v[i], a) != 0)
 			continue;
-		if (b != NULL && strcmp(pl->argv.v[i + 1], b) != 0)
+		if (b != NULL && strcmp(arg_name(pl, pl->argv.v[i + 1]), b) != 0)
 			continue;
 		if (c != NULL &&
 		    (i + 2 >= pl->argv.n || strcmp(pl->argv.v[i + 2], c) != 0))
@@ -254,14 +268,40 @@ test_worktree(void)
 	ok(plan_for("wt", &p, &pl, false) == 0, "plan for a linked worktree");
 	ok(find3(&pl, "--ro-bind", wtgit, wtgit) > 0,
 	    "the worktree's .git file is read-only");
-	ok(find3(&pl, "--bind", common, common) > 0,
-	    "the common git dir is writable (git commit works)");
-	ok(find3(&pl, "--bind", wgd, wgd) > 0, "the worktree's git dir is writable");
-	ok(find3(&pl, "--ro-bind", mhooks, mhooks) > find3(&pl, "--bind", common,
-							   common),
-	    "the common hooks are read-only on top");
+	ok(find3(&pl, "--bind", common, common) == -1 &&
+	    find3(&pl, "--bind", wgd, wgd) == -1,
+	    "a git dir outside the roots is never made writable by pointers");
+	kb_plan_free(&pl);
+	kb_policy_free(&p);
+	/* a human's --write of the main checkout: commit works, control
+	 * files stay read-only */
+	{
+		struct kb_err e;
+		char *mainrepo = xasprintf("%s/main", base);
+
+		kb_policy_init(&p);
+		p.home = xasprintf("%s/home", base);
+		p.argv = (char *[]){ cmd_true, NULL };
+		{
+			char *wtdir = xasprintf("%s/wt", base);
+
+			ok(chdir(wtdir) == 0, "cd wt");
+			free(wtdir);
+		}
+		ok(kb_policy_add_write(&p, mainrepo, KB_ORIGIN_FLAG, &e) == 0 &&
+		    kb_policy_finalize(&p, &e) == 0 &&
+		    kb_bwrap_plan(&p, &test_host, "/usr/bin/bwrap", "/x/kinbox-exec",
+			test_env, &pl, &e) == 0, "plan with --write main");
+		free(mainrepo);
+	}
+	ok(find3(&pl, "--bind", common, common) > 0 &&
+	    find3(&pl, "--ro-bind", mhooks, mhooks) > find3(&pl, "--bind",
+		common, common), "--write main: its .git is pinned, hooks "
+	    "read-only on top");
 	g = guard(&p, "main/.git/worktrees/wt/commondir");
 	ok(g != NULL && g->kind == KB_GUARD_RO, "the worktree's commondir is read-only");
+	ok(find3(&pl, "--check", wgd, NULL) > 0,
+	    "kinbox-exec verifies the pinned git dir is mounted where planned");
 	kb_plan_free(&pl);
 	kb_policy_free(&p);
 	free(wtgit);
@@ -291,6 +331,22 @@ test_planted_pointer(void)
 	ok(plan_for("planted", &p, &pl, false) == 0, "plan with a planted .git file");
 	ok(find3(&pl, "--bind", victim, victim) == -1,
 	    "its target is not made writable (no back-pointer)");
+	kb_plan_free(&pl);
+	kb_policy_free(&p);
+	/* the issue's repro: a planted worktree dir whose back-pointer and
+	 * commondir the command also wrote */
+	free(mkd("planted/evilwg"));
+	free(mkd("planted/child"));
+	mkf("planted/child/.git", "gitdir: ../evilwg\n");
+	line = xasprintf("%s\n", victim);
+	mkf("planted/evilwg/commondir", line);
+	free(line);
+	line = xasprintf("%s/planted/child/.git\n", base);
+	mkf("planted/evilwg/gitdir", line);
+	free(line);
+	ok(plan_for("planted", &p, &pl, false) == 0 &&
+	    find3(&pl, "--bind", victim, victim) == -1,
+	    "a planted commondir with a matching back-pointer adds no write root");
 	kb_plan_free(&pl);
 	kb_policy_free(&p);
 	line = xasprintf("gitdir: %s\n", home);

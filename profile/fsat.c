@@ -1,0 +1,274 @@
+/*
+ * profile/fsat.c — descriptor-based file access below a verified directory
+ * (see fsat.h). openat2(2) does the work where the kernel has it (5.6+);
+ * elsewhere each component is opened with O_NOFOLLOW from the one before,
+ * refusing ".." and absolute paths, which gives the same guarantees.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/openat2.h>
+
+#include "../util.h"
+#include "fsat.h"
+
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+
+static int
+openat2_walk(int dirfd, const char *rel, int flags)
+{
+	_cleanup_free_ char *copy = xstrdup(rel);
+	char *comp, *save = NULL, *next;
+	int cur = -1, fd;
+
+	comp = strtok_r(copy, "/", &save);
+	if (comp == NULL)
+		return openat(dirfd, ".", flags);
+	for (;;) {
+		next = strtok_r(NULL, "/", &save);
+		if (strcmp(comp, "..") == 0) {
+			if (cur != -1)
+				close(cur);
+			errno = EXDEV;
+			return -1;
+		}
+		if (strcmp(comp, ".") == 0 && next != NULL) {
+			comp = next;
+			continue;
+		}
+		fd = openat(cur == -1 ? dirfd : cur, comp,
+		    next == NULL ? flags | O_NOFOLLOW :
+				   O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cur != -1)
+			close(cur);
+		if (fd == -1)
+			return -1;
+		if (next == NULL)
+			return fd;
+		cur = fd;
+		comp = next;
+	}
+}
+
+int
+kb_openat_beneath(int dirfd, const char *rel, int flags)
+{
+	static bool no_openat2;
+	struct open_how how = { 0 };
+	long fd;
+
+	flags |= O_CLOEXEC | O_NOCTTY;
+	if (!(flags & O_PATH))
+		flags |= O_NONBLOCK;
+	else
+		flags &= O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW;
+	if (rel[0] == '/') {
+		errno = EXDEV;
+		return -1;
+	}
+	if (!no_openat2) {
+		how.flags = (unsigned long long)flags;
+		how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+		    RESOLVE_NO_MAGICLINKS;
+		do
+			fd = syscall(SYS_openat2, dirfd, rel[0] ? rel : ".",
+			    &how, sizeof(how));
+		while (fd == -1 && errno == EAGAIN);
+		if (fd != -1 || errno != ENOSYS)
+			return (int)fd;
+		no_openat2 = true;
+	}
+	return openat2_walk(dirfd, rel, flags);
+}
+
+int
+kb_open_dir_nofollow(const char *abs)
+{
+	int root;
+	int fd;
+
+	if (abs[0] != '/') {
+		errno = EINVAL;
+		return -1;
+	}
+	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root == -1)
+		return -1;
+	fd = kb_openat_beneath(root, abs[1] ? abs + 1 : ".",
+	    O_PATH | O_DIRECTORY);
+	close(root);
+	return fd;
+}
+
+int
+kb_open_parent_beneath(int dirfd, const char *rel, const char **base)
+{
+	const char *slash = strrchr(rel, '/');
+	_cleanup_free_ char *dir = NULL;
+
+	if (slash == NULL) {
+		*base = rel;
+		if (*rel == '\0' || strcmp(rel, ".") == 0 ||
+		    strcmp(rel, "..") == 0) {
+			errno = EINVAL;
+			return -1;
+		}
+		return fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
+	}
+	*base = slash + 1;
+	if (**base == '\0' || strcmp(*base, ".") == 0 ||
+	    strcmp(*base, "..") == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	dir = strndup(rel, (size_t)(slash - rel));
+	if (dir == NULL)
+		die("out of memory");
+	return kb_openat_beneath(dirfd, dir[0] ? dir : ".",
+	    O_PATH | O_DIRECTORY);
+}
+
+char *
+kb_read_fd(int fd, size_t max, size_t *len)
+{
+	struct kb_buf b = { 0 };
+	struct stat st;
+	char chunk[4096];
+	ssize_t n;
+	int errsv;
+
+	if (fstat(fd, &st) == -1)
+		return NULL;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((size_t)st.st_size > max) {
+		errno = EFBIG;
+		return NULL;
+	}
+	kb_buf_add(&b, "", 0);
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		/* the file may grow after fstat: the bound holds anyway */
+		if (b.len + (size_t)n > max) {
+			errno = EFBIG;
+			goto fail;
+		}
+		kb_buf_add(&b, chunk, (size_t)n);
+	}
+	if (len != NULL)
+		*len = b.len;
+	return b.s;
+fail:
+	errsv = errno;
+	kb_buf_free(&b);
+	errno = errsv;
+	return NULL;
+}
+
+char *
+kb_read_beneath(int dirfd, const char *rel, size_t max)
+{
+	int fd = kb_openat_beneath(dirfd, rel, O_RDONLY);
+	char *s;
+	int errsv;
+
+	if (fd == -1)
+		return NULL;
+	s = kb_read_fd(fd, max, NULL);
+	errsv = errno;
+	close(fd);
+	errno = errsv;
+	return s;
+}
+
+char *
+kb_fd_path(int fd)
+{
+	char link[64], buf[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return xstrdup("(unknown path)");
+	buf[n] = '\0';
+	return xstrdup(buf);
+}
+
+char *
+kb_fd_path_at(int dirfd, const char *name)
+{
+	_cleanup_free_ char *dir = kb_fd_path(dirfd);
+
+	return strcmp(dir, "/") == 0 ? xasprintf("/%s", name) :
+				       xasprintf("%s/%s", dir, name);
+}
+
+char *
+kb_rel_join(const char *base, const char *rel)
+{
+	struct kb_strv parts = { 0 };
+	struct kb_buf out = { 0 };
+	_cleanup_free_ char *joined = NULL;
+	char *comp, *save = NULL;
+	char *r = NULL;
+
+	if (rel[0] == '/')
+		return NULL;
+	joined = xasprintf("%s/%s", base, rel);
+	for (comp = strtok_r(joined, "/", &save); comp != NULL;
+	     comp = strtok_r(NULL, "/", &save)) {
+		if (strcmp(comp, ".") == 0)
+			continue;
+		if (strcmp(comp, "..") == 0) {
+			if (parts.n == 0)
+				goto out; /* above the root */
+			free(parts.v[--parts.n]);
+			parts.v[parts.n] = NULL;
+			continue;
+		}
+		kb_strv_push(&parts, comp);
+	}
+	for (size_t i = 0; i < parts.n; i++) {
+		if (i > 0)
+			kb_buf_add(&out, "/", 1);
+		kb_buf_puts(&out, parts.v[i]);
+	}
+	r = parts.n == 0 ? xstrdup(".") : steal_pointer(&out.s);
+out:
+	kb_buf_free(&out);
+	kb_strv_free(&parts);
+	return r;
+}
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+
+char *
+kb_quarantine_at(int dirfd, const char *name)
+{
+	char *to = xasprintf("%s.kinbox-quarantine.%ld", name, (long)getpid());
+
+	if (syscall(SYS_renameat2, dirfd, name, dirfd, to, RENAME_NOREPLACE) ==
+	    -1) {
+		free(to);
+		return NULL;
+	}
+	return to;
+}

@@ -1,0 +1,64 @@
+/*
+ * profile/fsat.h — descriptor-based file access for paths the command may
+ * have written. After the first run every byte under a writable root is the
+ * command's: kinbox reads and changes such paths only relative to a
+ * directory descriptor it verified, never through a symlink, a "..", a
+ * magic link or a FIFO, and only up to a size bound.
+ */
+#ifndef KB_FSAT_H
+#define KB_FSAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+/*
+ * Opens `rel` below the directory `dirfd` without following any symlink and
+ * without leaving the tree (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+ * RESOLVE_NO_MAGICLINKS; per-component O_NOFOLLOW where openat2 is missing).
+ * "." opens dirfd itself. `flags` gets O_CLOEXEC | O_NOCTTY added, and
+ * O_NONBLOCK unless it is an O_PATH open. -1 with errno on failure (ELOOP
+ * for a symlink on the way, EXDEV for an escape).
+ */
+int kb_openat_beneath(int dirfd, const char *rel, int flags);
+
+/* An absolute canonical path opened as O_PATH | O_DIRECTORY, every
+ * component without following symlinks. -1 with errno. */
+int kb_open_dir_nofollow(const char *abs);
+
+/*
+ * The parent directory of `rel` (below dirfd, as kb_openat_beneath) as an
+ * O_PATH | O_DIRECTORY descriptor; *base points into `rel` at its last
+ * component. -1 with errno; EINVAL when rel has no last component.
+ */
+int kb_open_parent_beneath(int dirfd, const char *rel, const char **base);
+
+/* fstat()s `fd`, requires a regular file of at most `max` bytes and reads
+ * it whole, NUL-terminated. NULL with errno (EINVAL: not a regular file,
+ * EFBIG: larger than max). Does not close fd. */
+char *kb_read_fd(int fd, size_t max, size_t *len);
+
+/* kb_openat_beneath(O_RDONLY) + kb_read_fd: a small regular file below
+ * dirfd. NULL with errno (ELOOP for a symlink, EINVAL for a FIFO...). */
+char *kb_read_beneath(int dirfd, const char *rel, size_t max);
+
+/* The path the kernel has for `fd` now (readlink of /proc/self/fd/N), for
+ * messages: the real place kinbox acted on. A new string, never NULL. */
+char *kb_fd_path(int fd);
+
+/* The path of `name` in the directory `dirfd`, as kb_fd_path. */
+char *kb_fd_path_at(int dirfd, const char *name);
+
+/*
+ * Lexically joins `base` (a path relative to a root, "." for the root) and
+ * a relative `rel` with "." and ".." resolved; NULL when the result would
+ * leave the root or `rel` is absolute. A new string.
+ */
+char *kb_rel_join(const char *base, const char *rel);
+
+/* Renames dirfd/name to dirfd/name.kinbox-quarantine.<pid>, never over an
+ * existing entry. Returns the new name (a new string) or NULL. */
+char *kb_quarantine_at(int dirfd, const char *name);
+
+#endif

@@ -1,0 +1,540 @@
+/*
+ * profile/gitaudit.c — after the sandbox is gone: undo what the command
+ * planted in git metadata, and report it.
+ *
+ * Everything here acts on paths the command could have rewritten, with the
+ * caller's full privileges, so nothing is done by path: each guard is found
+ * again from its root's descriptor without following a symlink (fsat.c), its
+ * identity is compared with the scan, and every change is an *at() call on
+ * the verified parent directory. A guard whose directory was replaced by a
+ * symlink or moved away is reported and left alone. The name printed is the
+ * kernel's name for the place acted on.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fsat.h"
+#include "gitconfig.h"
+#include "policy.h"
+
+#define NEST_MAX 16
+
+typedef void (*report_fn)(const char *, bool);
+
+static void reportf(report_fn report, bool security, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+reportf(report_fn report, bool security, const char *fmt, ...)
+{
+	char line[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	report(line, security);
+}
+
+/* Moves dirfd/name aside and reports it; returns 1 (one finding). */
+static int
+move_aside(int dirfd, const char *name, report_fn report, const char *what)
+{
+	_cleanup_free_ char *path = kb_fd_path_at(dirfd, name);
+	_cleanup_free_ char *q = kb_quarantine_at(dirfd, name);
+	_cleanup_free_ char *qpath = q ? kb_fd_path_at(dirfd, q) : NULL;
+
+	reportf(report, true, "%s %s; %s%s", what, path,
+	    q ? "moved aside to " : "remove it before running git here",
+	    q ? qpath : "");
+	return 1;
+}
+
+static bool
+dir_is_empty_at(int dirfd, const char *name)
+{
+	int fd = kb_openat_beneath(dirfd, name, O_RDONLY | O_DIRECTORY);
+	struct dirent *de;
+	bool empty = true;
+	DIR *d;
+
+	if (fd == -1 || (d = fdopendir(fd)) == NULL) {
+		if (fd != -1)
+			close(fd);
+		return false;
+	}
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			empty = false;
+	closedir(d);
+	return empty;
+}
+
+/* a config the command wrote: replaced by one that runs nothing */
+static int
+neutralize_config(int gitfd, report_fn report)
+{
+	_cleanup_free_ char *text = kb_read_beneath(gitfd, "config", 1 << 20);
+	_cleanup_free_ char *neutral = NULL;
+	_cleanup_free_ char *path = NULL;
+	_cleanup_free_ char *q = NULL;
+	struct stat st;
+	int fd;
+
+	if (text == NULL) {
+		if (fstatat(gitfd, "config", &st, AT_SYMLINK_NOFOLLOW) == -1)
+			return 0;
+		return move_aside(gitfd, "config", report, "the command made "
+		    "a config that is no regular file:");
+	}
+	neutral = kb_gitcfg_neutral(text);
+	if (strcmp(neutral, text) == 0)
+		return 0;
+	path = kb_fd_path_at(gitfd, "config");
+	if ((q = kb_quarantine_at(gitfd, "config")) == NULL) {
+		reportf(report, true, "the command wrote %s with settings git "
+		    "init does not write (they can make git run programs); "
+		    "remove it before running git here", path);
+		return 1;
+	}
+	fd = openat(gitfd, "config", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0644);
+	if (fd != -1) {
+		ssize_t w = write(fd, neutral, strlen(neutral));
+
+		close(fd);
+		if (w != (ssize_t)strlen(neutral))
+			unlinkat(gitfd, "config", 0); /* no config: git
+							 refuses, runs nothing */
+	}
+	{
+		_cleanup_free_ char *qpath = kb_fd_path_at(gitfd, q);
+
+		reportf(report, true, "the command wrote %s with settings git "
+		    "init does not write (they can make git run programs); it "
+		    "was replaced by a neutral config, the original moved to %s",
+		    path, qpath);
+	}
+	return 1;
+}
+
+/* hooks/: executable hooks made non-executable, anything else moved aside */
+static int
+disarm_hooks(int gitfd, report_fn report)
+{
+	struct stat st;
+	struct dirent *de;
+	int hfd, found = 0;
+	DIR *d;
+
+	if (fstatat(gitfd, "hooks", &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return 0;
+	if (!S_ISDIR(st.st_mode))
+		return move_aside(gitfd, "hooks", report,
+		    "the command made a hooks entry that is no directory:");
+	if ((hfd = kb_openat_beneath(gitfd, "hooks", O_RDONLY | O_DIRECTORY)) ==
+	    -1 || (d = fdopendir(hfd)) == NULL) {
+		if (hfd != -1)
+			close(hfd);
+		return 0;
+	}
+	while ((de = readdir(d)) != NULL) {
+		size_t n = strlen(de->d_name);
+		_cleanup_free_ char *path = NULL;
+		int fd;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (fstatat(hfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+			continue;
+		/* git runs neither a non-executable hook nor a .sample */
+		if (S_ISREG(st.st_mode) && ((st.st_mode & 0111) == 0 ||
+			(n > 7 && strcmp(de->d_name + n - 7, ".sample") == 0)))
+			continue;
+		found++;
+		path = kb_fd_path_at(hfd, de->d_name);
+		fd = S_ISREG(st.st_mode) ? openat(hfd, de->d_name, O_RDONLY |
+		    O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) : -1;
+		if (fd != -1 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		    fchmod(fd, st.st_mode & 07666) == 0) {
+			close(fd);
+			reportf(report, true, "the command created the git hook "
+			    "%s; it was made non-executable, review it before "
+			    "running git here", path);
+			continue;
+		}
+		if (fd != -1)
+			close(fd);
+		move_aside(hfd, de->d_name, report,
+		    "the command created the git hook");
+	}
+	closedir(d);
+	return found;
+}
+
+static int audit_newrepo(int gitfd, report_fn report, int depth);
+
+/* submodule git dirs the command made inside a new repository */
+static int
+audit_modules(int dirfd, report_fn report, int depth)
+{
+	int fd = kb_openat_beneath(dirfd, ".", O_RDONLY | O_DIRECTORY);
+	struct dirent *de;
+	int found = 0;
+	DIR *d;
+
+	if (fd == -1 || (d = fdopendir(fd)) == NULL) {
+		if (fd != -1)
+			close(fd);
+		return 0;
+	}
+	while ((de = readdir(d)) != NULL && depth < NEST_MAX) {
+		int child;
+		struct stat st;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		child = kb_openat_beneath(fd, de->d_name, O_PATH | O_DIRECTORY);
+		if (child == -1)
+			continue;
+		if (fstatat(child, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0)
+			found += audit_newrepo(child, report, depth + 1);
+		else
+			found += audit_modules(child, report, depth + 1);
+		close(child);
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * A repository the command created (or changed) where git outside will
+ * use it: its config is replaced by a neutral one (not grepped: too many
+ * keys run programs), executable hooks are disarmed, pointers git would
+ * obey are moved aside, and its submodules get the same.
+ */
+static int
+audit_newrepo(int gitfd, report_fn report, int depth)
+{
+	static const char *const planted[] = { "commondir", "config.worktree" };
+	struct stat st;
+	int found = neutralize_config(gitfd, report);
+	int mfd;
+
+	for (size_t i = 0; i < nitems(planted); i++)
+		if (fstatat(gitfd, planted[i], &st, AT_SYMLINK_NOFOLLOW) == 0)
+			found += move_aside(gitfd, planted[i], report,
+			    "the command planted");
+	found += disarm_hooks(gitfd, report);
+	mfd = kb_openat_beneath(gitfd, "modules", O_PATH | O_DIRECTORY);
+	if (mfd != -1) {
+		found += audit_modules(mfd, report, depth);
+		close(mfd);
+	}
+	return found;
+}
+
+/* a at or after b: the coarse clock may give both the same tick */
+static bool
+newer(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec > b->tv_sec ||
+	    (a->tv_sec == b->tv_sec && a->tv_nsec >= b->tv_nsec);
+}
+
+static bool
+guarded(const struct kb_policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->nguard; i++)
+		if (strcmp(p->guard[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+/* `wtfd`/<sub>/.git changed during the run: audited as a new repository,
+ * or moved aside when it is a pointer (only a planted repo needs one). */
+static int
+audit_repo_at(const struct kb_policy *p, int wtfd, const char *sub,
+    report_fn report)
+{
+	_cleanup_free_ char *dotgit = xasprintf("%s/.git", sub);
+	_cleanup_free_ char *path = NULL;
+	const char *base;
+	struct stat st;
+	int parent, gitfd, found = 0;
+	bool changed = false;
+
+	if ((parent = kb_open_parent_beneath(wtfd, dotgit, &base)) == -1)
+		return 0;
+	if (fstatat(parent, base, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		goto out;
+	path = kb_fd_path_at(parent, base);
+	if (guarded(p, path))
+		goto out; /* it was there before: its guards held it */
+	if (!S_ISDIR(st.st_mode)) {
+		if (newer(&st.st_ctim, &p->started))
+			found = move_aside(parent, base, report, "the command "
+			    "planted a .git pointing elsewhere:");
+		goto out;
+	}
+	if ((gitfd = kb_openat_beneath(parent, base, O_PATH | O_DIRECTORY)) ==
+	    -1)
+		goto out;
+	changed = newer(&st.st_ctim, &p->started);
+	for (const char *const *f = (const char *const[]){ "config", "hooks",
+		 NULL }; *f != NULL; f++)
+		if (fstatat(gitfd, *f, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    newer(&st.st_ctim, &p->started))
+			changed = true;
+	if (changed)
+		found = audit_newrepo(gitfd, report, 0);
+	close(gitfd);
+out:
+	close(parent);
+	return found;
+}
+
+/* The index changed during the run: the repositories it gitlinks (at any
+ * depth) whose .git changed are audited as new ones. */
+static int
+audit_index(const struct kb_policy *p, const struct kb_guard *g, int rootfd,
+    report_fn report)
+{
+	_cleanup_free_ char *wt = xstrdup(g->rel);
+	struct kb_strv links = { 0 };
+	struct stat st;
+	char *slash;
+	int wtfd, ifd, found = 0;
+
+	/* <wt>/.git/index -> <wt> */
+	for (int i = 0; i < 2; i++) {
+		if ((slash = strrchr(wt, '/')) != NULL)
+			*slash = '\0';
+		else
+			strcpy(wt, ".");
+	}
+	if ((wtfd = kb_openat_beneath(rootfd, wt, O_PATH | O_DIRECTORY)) == -1)
+		return 0;
+	ifd = kb_openat_beneath(wtfd, ".git/index", O_RDONLY);
+	if (ifd == -1 || fstat(ifd, &st) == -1 ||
+	    (g->type != 0 && st.st_ctim.tv_sec == g->ctime.tv_sec &&
+		st.st_ctim.tv_nsec == g->ctime.tv_nsec)) {
+		if (ifd != -1)
+			close(ifd);
+		close(wtfd);
+		return 0;
+	}
+	if (kb_git_index_gitlinks_fd(ifd, &links) == -1) {
+		reportf(report, true, "%s changed during the run and cannot be "
+		    "read as an index; check its submodules before running git "
+		    "here", g->path);
+		found = 1;
+	}
+	close(ifd);
+	for (size_t i = 0; i < links.n; i++)
+		if (links.v[i][0] != '/' && strstr(links.v[i], "..") == NULL)
+			found += audit_repo_at(p, wtfd, links.v[i], report);
+	kb_strv_free(&links);
+	close(wtfd);
+	return found;
+}
+
+/* Repositories the command made in a root's children (there was no .git at
+ * scan time, so no guard held them): disarmed like a new top-level one. */
+static int
+audit_children(const struct kb_policy *p, int rootfd, report_fn report)
+{
+	int fd = kb_openat_beneath(rootfd, ".", O_RDONLY | O_DIRECTORY);
+	struct dirent *de;
+	unsigned n = 0;
+	int found = 0;
+	DIR *d;
+
+	if (fd == -1 || (d = fdopendir(fd)) == NULL) {
+		if (fd != -1)
+			close(fd);
+		return 0;
+	}
+	while ((de = readdir(d)) != NULL && ++n < 65536) {
+		struct stat st;
+
+		if (de->d_name[0] == '.' && (de->d_name[1] == '\0' ||
+			(de->d_name[1] == '.' && de->d_name[2] == '\0')))
+			continue;
+		if (strcmp(de->d_name, ".git") == 0 ||
+		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		found += audit_repo_at(p, fd, de->d_name, report);
+	}
+	closedir(d);
+	return found;
+}
+
+/* Is the guarded entry still what it was? */
+static bool
+unchanged(const struct kb_guard *g, const struct stat *st)
+{
+	return (st->st_mode & S_IFMT) == g->type && st->st_dev == g->dev &&
+	    st->st_ino == g->ino;
+}
+
+static bool
+link_unchanged(const struct kb_guard *g, int parent, const char *base,
+    const struct stat *st)
+{
+	char buf[PATH_MAX];
+	ssize_t n;
+
+	if (!S_ISLNK(st->st_mode) || g->link == NULL)
+		return false;
+	n = readlinkat(parent, base, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return false;
+	buf[n] = '\0';
+	return strcmp(buf, g->link) == 0;
+}
+
+static int
+audit_one(const struct kb_policy *p, const struct kb_guard *g, int rootfd,
+    report_fn report)
+{
+	_cleanup_free_ char *path = NULL;
+	const char *base;
+	struct stat st;
+	int parent = kb_open_parent_beneath(rootfd, g->rel, &base);
+	bool exists;
+	int found = 0;
+
+	if (parent == -1) {
+		if (errno == ENOENT && g->kind != KB_GUARD_PIN_DIR &&
+		    g->kind != KB_GUARD_RO && g->kind != KB_GUARD_WATCH_LINK)
+			return 0;
+		reportf(report, true, "%s: a directory on its path was %s "
+		    "during the run; nothing there was touched, check it "
+		    "before running git here", g->path, errno == ENOENT ?
+		    "removed" : "replaced by a symlink or moved");
+		return 1;
+	}
+	exists = fstatat(parent, base, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	path = kb_fd_path_at(parent, base);
+	switch (g->kind) {
+	case KB_GUARD_PIN_DIR:
+	case KB_GUARD_RO:
+		if (exists && unchanged(g, &st))
+			break;
+		found = 1;
+		reportf(report, true, "%s was %s during the run; check it "
+		    "before running git here", path, exists ? "replaced" :
+		    "removed");
+		break;
+	case KB_GUARD_WATCH_LINK:
+		if (exists && link_unchanged(g, parent, base, &st))
+			break;
+		found = 1;
+		{
+			_cleanup_free_ char *q = exists ?
+			    kb_quarantine_at(parent, base) : NULL;
+
+			if ((!exists || q != NULL) && g->link != NULL &&
+			    symlinkat(g->link, parent, base) == 0)
+				reportf(report, true, "%s was replaced during "
+				    "the run; the symlink was restored%s%s",
+				    path, q ? ", the replacement moved to " :
+				    "", q ? q : "");
+			else
+				reportf(report, true, "%s was replaced during "
+				    "the run; check it before running git "
+				    "here", path);
+		}
+		break;
+	case KB_GUARD_RO_ABSENT_DIR:
+		if (!exists)
+			break;
+		/* the sandbox's placeholder mount point: empty */
+		if (S_ISDIR(st.st_mode) && dir_is_empty_at(parent, base) &&
+		    unlinkat(parent, base, AT_REMOVEDIR) == 0)
+			break;
+		found = move_aside(parent, base, report, "appeared during the "
+		    "run:");
+		break;
+	case KB_GUARD_RO_ABSENT_FILE:
+		if (!exists)
+			break;
+		if (S_ISREG(st.st_mode) && st.st_size == 0 &&
+		    unlinkat(parent, base, 0) == 0)
+			break;
+		__attribute__((fallthrough));
+	case KB_GUARD_WATCH_ABSENT:
+		if (!exists)
+			break;
+		found = move_aside(parent, base, report, "the command planted "
+		    "(git would obey it)");
+		break;
+	case KB_GUARD_WATCH_INDEX:
+		found = audit_index(p, g, rootfd, report);
+		break;
+	case KB_GUARD_WATCH_NEWREPO:
+		if (!exists)
+			break;
+		if (S_ISDIR(st.st_mode)) {
+			int gitfd = kb_openat_beneath(parent, base,
+			    O_PATH | O_DIRECTORY);
+
+			if (gitfd != -1) {
+				found = audit_newrepo(gitfd, report, 0);
+				close(gitfd);
+			}
+			break;
+		}
+		/* a pointer to a git dir elsewhere: git would take hooks and
+		 * config from there */
+		found = move_aside(parent, base, report, "the command planted a "
+		    ".git pointing elsewhere:");
+		break;
+	}
+	close(parent);
+	return found;
+}
+
+int
+kb_gitguard_audit(const struct kb_policy *p, report_fn report)
+{
+	const char *roots[KB_MAX_WRITE + 2];
+	int fds[KB_MAX_WRITE + 2];
+	size_t n = 0;
+	int findings = 0;
+
+	if (p->workspace != NULL)
+		roots[n++] = p->workspace;
+	if (p->tmpdir != NULL)
+		roots[n++] = p->tmpdir;
+	for (size_t i = 0; i < p->nwrite; i++)
+		roots[n++] = p->write[i].path;
+	/* a root's own path is outside the command's reach (its parent is
+	 * read-only, the root a mount point), so it is opened by name */
+	for (size_t i = 0; i < n; i++)
+		fds[i] = kb_open_dir_nofollow(roots[i]);
+	for (size_t i = 0; i < p->nguard; i++) {
+		const struct kb_guard *g = &p->guard[i];
+
+		for (size_t r = 0; r < n; r++)
+			if (g->root == roots[r] && fds[r] != -1)
+				findings += audit_one(p, g, fds[r], report);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (fds[i] == -1)
+			continue;
+		findings += audit_children(p, fds[i], report);
+		close(fds[i]);
+	}
+	return findings;
+}
