@@ -46,7 +46,8 @@ HDRS = util.h profile/policy.h profile/tables.h backends/backend.h \
        classify/readonly-rules.h
 
 UNIT_TESTS = tests/unit/test-paths tests/unit/test-bwrap tests/unit/test-env tests/unit/test-classify tests/unit/test-seccomp tests/unit/test-gitindex \
-             tests/unit/test-decide tests/unit/test-checkwrite tests/unit/test-readonly
+             tests/unit/test-decide tests/unit/test-checkwrite tests/unit/test-readonly \
+             tests/unit/test-fsat
 
 .PHONY: all check unit unit-san unit-valgrind integration man-check bench deps \
         demo install uninstall clean fuzz fuzz-short

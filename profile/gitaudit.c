@@ -259,6 +259,51 @@ guarded(const struct kb_policy *p, const char *path)
 	return false;
 }
 
+/* The git dir a .git file names, opened from the root that holds it
+ * without following symlinks; -1 when it lies outside the roots (then it
+ * is read-only in the sandbox and not the command's). */
+static int
+pointed_gitdir(const struct kb_policy *p, int dirfd, const char *name)
+{
+	_cleanup_free_ char *text = kb_read_beneath(dirfd, name, 4096);
+	_cleanup_free_ char *dir = kb_fd_path(dirfd);
+	_cleanup_free_ char *joined = NULL;
+	_cleanup_free_ char *lex = NULL;
+	const char *roots[KB_MAX_WRITE + 2];
+	size_t n = 0;
+	char *v;
+
+	if (text == NULL || strncmp(text, "gitdir:", 7) != 0)
+		return -1;
+	v = text + 7 + strspn(text + 7, " \t");
+	v[strcspn(v, "\r\n")] = '\0';
+	if (*v == '\0')
+		return -1;
+	joined = v[0] == '/' ? xstrdup(v + 1) : xasprintf("%s/%s", dir + 1, v);
+	if ((lex = kb_rel_join(".", joined)) == NULL)
+		return -1;
+	roots[n++] = p->workspace;
+	if (p->tmpdir != NULL)
+		roots[n++] = p->tmpdir;
+	for (size_t i = 0; i < p->nwrite; i++)
+		roots[n++] = p->write[i].path;
+	for (size_t i = 0; i < n; i++) {
+		size_t rl = strlen(roots[i]) - 1; /* without the leading / */
+		int rootfd, fd;
+
+		if (strncmp(lex, roots[i] + 1, rl) != 0 ||
+		    lex[rl] != '/')
+			continue;
+		if ((rootfd = kb_open_dir_nofollow(roots[i])) == -1)
+			return -1;
+		fd = kb_openat_beneath(rootfd, lex + rl + 1,
+		    O_PATH | O_DIRECTORY);
+		close(rootfd);
+		return fd;
+	}
+	return -1;
+}
+
 /* `wtfd`/<sub>/.git changed during the run: audited as a new repository,
  * or moved aside when it is a pointer (only a planted repo needs one). */
 static int
@@ -280,9 +325,19 @@ audit_repo_at(const struct kb_policy *p, int wtfd, const char *sub,
 	if (guarded(p, path))
 		goto out; /* it was there before: its guards held it */
 	if (!S_ISDIR(st.st_mode)) {
-		if (newer(&st.st_ctim, &p->started))
-			found = move_aside(parent, base, report, "the command "
-			    "planted a .git pointing elsewhere:");
+		if (!newer(&st.st_ctim, &p->started))
+			goto out;
+		/* git submodule add writes a pointer into the superproject's
+		 * .git/modules: that git dir is disarmed, the pointer kept.
+		 * Any other pointer only a planted repository needs. */
+		if (S_ISREG(st.st_mode) &&
+		    (gitfd = pointed_gitdir(p, parent, base)) != -1) {
+			found = audit_newrepo(gitfd, report, 0);
+			close(gitfd);
+			goto out;
+		}
+		found = move_aside(parent, base, report, "the command "
+		    "planted a .git pointing elsewhere:");
 		goto out;
 	}
 	if ((gitfd = kb_openat_beneath(parent, base, O_PATH | O_DIRECTORY)) ==
@@ -347,36 +402,69 @@ audit_index(const struct kb_policy *p, const struct kb_guard *g, int rootfd,
 	return found;
 }
 
-/* Repositories the command made in a root's children (there was no .git at
- * scan time, so no guard held them): disarmed like a new top-level one. */
-static int
-audit_children(const struct kb_policy *p, int rootfd, report_fn report)
+/*
+ * Repositories the command made anywhere below a root (no guard held them:
+ * there was no .git at scan time). git run later in that directory would
+ * obey them, so each .git created or changed during the run is disarmed
+ * like a new top-level one. A bounded walk of the directories (readdir
+ * only, no stat unless an entry is named .git); what lies past the bound is
+ * named, not silently skipped.
+ */
+#define WALK_DIRS_MAX 50000
+#define WALK_DEPTH_MAX 64
+
+struct walk {
+	const struct kb_policy *p;
+	report_fn report;
+	unsigned dirs;
+	bool cut;
+	int found;
+};
+
+static void
+walk_tree(struct walk *w, int dirfd, int depth)
 {
-	int fd = kb_openat_beneath(rootfd, ".", O_RDONLY | O_DIRECTORY);
+	int fd = kb_openat_beneath(dirfd, ".", O_RDONLY | O_DIRECTORY);
 	struct dirent *de;
-	unsigned n = 0;
-	int found = 0;
 	DIR *d;
 
 	if (fd == -1 || (d = fdopendir(fd)) == NULL) {
 		if (fd != -1)
 			close(fd);
-		return 0;
+		return;
 	}
-	while ((de = readdir(d)) != NULL && ++n < 65536) {
-		struct stat st;
+	while ((de = readdir(d)) != NULL) {
+		int child;
 
-		if (de->d_name[0] == '.' && (de->d_name[1] == '\0' ||
-			(de->d_name[1] == '.' && de->d_name[2] == '\0')))
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		if (strcmp(de->d_name, ".git") == 0 ||
-		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
-		    !S_ISDIR(st.st_mode))
+		if (strcmp(de->d_name, ".git") == 0) {
+			w->found += audit_repo_at(w->p, fd, ".", w->report);
 			continue;
-		found += audit_repo_at(p, fd, de->d_name, report);
+		}
+		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+			continue;
+		if (depth + 1 >= WALK_DEPTH_MAX || ++w->dirs > WALK_DIRS_MAX) {
+			if (!w->cut) {
+				_cleanup_free_ char *at = kb_fd_path_at(fd,
+				    de->d_name);
+
+				w->cut = true;
+				reportf(w->report, false, "note: more than %d "
+				    "directories (or %d levels) below the writable "
+				    "roots; repositories the command may have "
+				    "created from %s on were not checked",
+				    WALK_DIRS_MAX, WALK_DEPTH_MAX, at);
+			}
+			continue;
+		}
+		child = kb_openat_beneath(fd, de->d_name, O_PATH | O_DIRECTORY);
+		if (child == -1)
+			continue; /* a symlink or no directory: git stops too */
+		walk_tree(w, child, depth + 1);
+		close(child);
 	}
 	closedir(d);
-	return found;
 }
 
 /* Is the guarded entry still what it was? */
@@ -533,7 +621,12 @@ kb_gitguard_audit(const struct kb_policy *p, report_fn report)
 	for (size_t i = 0; i < n; i++) {
 		if (fds[i] == -1)
 			continue;
-		findings += audit_children(p, fds[i], report);
+		{
+			struct walk w = { .p = p, .report = report };
+
+			walk_tree(&w, fds[i], 0);
+			findings += w.found;
+		}
 		close(fds[i]);
 	}
 	return findings;

@@ -190,6 +190,11 @@ keep(const char *section, const char *sub, const char *key, const char *val,
 	char header[512];
 
 	if (strcmp(section, "core") == 0 && sub[0] == '\0') {
+		/* a submodule's git dir names its checkout; runs nothing */
+		if (strcmp(key, "worktree") == 0 && plain(val, false)) {
+			kb_buf_printf(&n->core, "\tworktree = %s\n", val);
+			return 0;
+		}
 		if ((strcmp(key, "repositoryformatversion") == 0 &&
 			word(val, versions)) ||
 		    (word(key, core_bool) && word(val, booleans)))

@@ -326,7 +326,21 @@ kb_policy_writable(const struct kb_policy *p, const char *path)
 void
 kb_policy_remove_created(struct kb_policy *p)
 {
-	for (size_t i = p->created.n; i > 0; i--)
-		rmdir(p->created.v[i - 1]); /* only when still empty */
+	/* Only when still empty, and never through a symlink: the command
+	 * may have swapped a directory on the way for one that leads
+	 * elsewhere. */
+	for (size_t i = p->created.n; i > 0; i--) {
+		_cleanup_free_ char *dir = xstrdup(p->created.v[i - 1]);
+		char *slash = strrchr(dir, '/');
+		int fd;
+
+		if (slash == NULL || slash == dir || slash[1] == '\0')
+			continue;
+		*slash = '\0';
+		if ((fd = kb_open_dir_nofollow(dir)) == -1)
+			continue;
+		unlinkat(fd, slash + 1, AT_REMOVEDIR);
+		close(fd);
+	}
 	kb_strv_free(&p->created);
 }
