@@ -109,7 +109,8 @@ man-check:
 	  echo "ok $$m renders without warnings (groff -ww, mandoc -Tlint)"; done
 
 # --- fuzzing (libFuzzer, clang) ----------------------------------------------
-FUZZ_TARGETS = tests/fuzz/fuzz-classify tests/fuzz/fuzz-gitindex tests/fuzz/fuzz-shlex
+FUZZ_TARGETS = tests/fuzz/fuzz-classify tests/fuzz/fuzz-gitindex tests/fuzz/fuzz-shlex \
+               tests/fuzz/fuzz-gitconfig
 FUZZ_SRCS = $(filter-out backends/seccomp-blob.c backends/run.c backends/bwrap.c backends/plan.c,$(CORE_SRCS))
 FUZZ_SECONDS ?= 300
 FUZZ_CHECK_SECONDS ?= 15

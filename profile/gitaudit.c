@@ -242,6 +242,15 @@ audit_newrepo(int gitfd, report_fn report, int depth)
 	return found;
 }
 
+static bool
+guarded(const struct kb_policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->nguard; i++)
+		if (strcmp(p->guard[i].path, path) == 0)
+			return true;
+	return false;
+}
+
 /* a at or after b: the coarse clock may give both the same tick */
 static bool
 newer(const struct timespec *a, const struct timespec *b)
@@ -250,13 +259,21 @@ newer(const struct timespec *a, const struct timespec *b)
 	    (a->tv_sec == b->tv_sec && a->tv_nsec >= b->tv_nsec);
 }
 
+/* Was dirfd/name created during the run? Its birth time where the file
+ * system records one, else its status-change time. */
 static bool
-guarded(const struct kb_policy *p, const char *path)
+born_during(int dirfd, const char *name, const struct stat *st,
+    const struct timespec *started)
 {
-	for (size_t i = 0; i < p->nguard; i++)
-		if (strcmp(p->guard[i].path, path) == 0)
-			return true;
-	return false;
+	struct statx sx;
+
+	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_BTIME, &sx) == 0 &&
+	    (sx.stx_mask & STATX_BTIME)) {
+		struct timespec b = { sx.stx_btime.tv_sec, sx.stx_btime.tv_nsec };
+
+		return newer(&b, started);
+	}
+	return newer(&st->st_ctim, started);
 }
 
 /* The git dir a .git file names, opened from the root that holds it
@@ -315,7 +332,6 @@ audit_repo_at(const struct kb_policy *p, int wtfd, const char *sub,
 	const char *base;
 	struct stat st;
 	int parent, gitfd, found = 0;
-	bool changed = false;
 
 	if ((parent = kb_open_parent_beneath(wtfd, dotgit, &base)) == -1)
 		return 0;
@@ -343,14 +359,26 @@ audit_repo_at(const struct kb_policy *p, int wtfd, const char *sub,
 	if ((gitfd = kb_openat_beneath(parent, base, O_PATH | O_DIRECTORY)) ==
 	    -1)
 		goto out;
-	changed = newer(&st.st_ctim, &p->started);
-	for (const char *const *f = (const char *const[]){ "config", "hooks",
-		 NULL }; *f != NULL; f++)
-		if (fstatat(gitfd, *f, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    newer(&st.st_ctim, &p->started))
-			changed = true;
-	if (changed)
+	if (born_during(parent, base, &st, &p->started)) {
 		found = audit_newrepo(gitfd, report, 0);
+		close(gitfd);
+		goto out;
+	}
+	/* an existing repository the command worked in: what it changed
+	 * of what git obeys is disarmed, the rest (git commit) stays */
+	for (const char *const *f = (const char *const[]){ "config", "hooks",
+		 "commondir", "config.worktree", NULL }; *f != NULL; f++) {
+		if (fstatat(gitfd, *f, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    !newer(&st.st_ctim, &p->started))
+			continue;
+		if (strcmp(*f, "config") == 0)
+			found += neutralize_config(gitfd, report);
+		else if (strcmp(*f, "hooks") == 0)
+			found += disarm_hooks(gitfd, report);
+		else
+			found += move_aside(gitfd, *f, report,
+			    "the command planted");
+	}
 	close(gitfd);
 out:
 	close(parent);
