@@ -178,9 +178,10 @@ cmd_fingerprint(int argc, char **argv)
 	} else if (d.cls == KB_CLASS_NONE) {
 		printf("none: an ordinary failure, not the sandbox\n");
 	} else {
-		char *line = kb_report_line(&d, "no id");
+		char *line = kb_report_line(&d, "no id"); /* escaped */
 
-		printf("%s\nevidence: %s\n", line, d.evidence);
+		printf("%s\n", line);
+		print_esc("evidence: ", d.evidence);
 		free(line);
 	}
 	kb_policy_free(&p);
@@ -261,16 +262,26 @@ jstr(json_t *o, const char *k)
 }
 
 void
+print_esc(const char *label, const char *value)
+{
+	_cleanup_free_ char *v = kb_escape(value != NULL ? value : "");
+
+	printf("%s%s\n", label, v);
+}
+
+void
 print_argv(json_t *argv)
 {
 	size_t i;
 	json_t *a;
 
+	/* the command's own words: quoted so that a control byte shows as
+	 * $'\x1b' instead of acting on the terminal */
 	json_array_foreach(argv, i, a) {
 		struct kb_buf b = { 0 };
 
-		kb_buf_shquote(&b, json_string_value(a) ? json_string_value(a) :
-							  "");
+		kb_buf_shquote_visible(&b, json_string_value(a) ?
+			json_string_value(a) : "");
 		printf("%s%s", i ? " " : "", b.s);
 		kb_buf_free(&b);
 	}
@@ -296,14 +307,21 @@ print_suggest(json_t *rec)
 	size_t i;
 
 	printf("suggested:");
-	json_array_foreach(json_object_get(s, "write_paths"), i, w)
-		printf(" --write %s", json_string_value(w));
+	json_array_foreach(json_object_get(s, "write_paths"), i, w) {
+		struct kb_buf b = { 0 };
+
+		kb_buf_shquote_visible(&b, json_string_value(w) ?
+			json_string_value(w) : "");
+		printf(" --write %s", b.s);
+		kb_buf_free(&b);
+	}
 	if (json_is_true(json_object_get(s, "ssh_agent")))
 		printf(" --ssh-agent");
 	if (json_is_true(json_object_get(s, "network")))
 		printf(" --net");
 	if (json_is_true(json_object_get(s, "unconfined")))
-		printf(" --unconfined (no narrower grant exists)");
+		printf(" --unconfined (no narrower grant exists; nothing but "
+		       "the command's stderr says that it is needed)");
 	printf("\n");
 }
 

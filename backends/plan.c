@@ -1,6 +1,6 @@
 /*
  * backends/plan.c — what every backend plan shares: rendering for --dry-run
- * and freeing.
+ * (and -v) and freeing.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,10 +24,15 @@ kb_plan_render(const struct kb_plan *pl)
 	struct kb_buf b = { 0 };
 
 	kb_buf_puts(&b, "");
-	for (size_t i = 0; i < pl->notes.n; i++)
-		kb_buf_printf(&b, "# %s\n", pl->notes.v[i]);
+	/* notes and argv name paths under the writable roots (guarded git
+	 * metadata) and config text: one line each, escaped */
+	for (size_t i = 0; i < pl->notes.n; i++) {
+		kb_buf_puts(&b, "# ");
+		kb_buf_escape(&b, pl->notes.v[i]);
+		kb_buf_puts(&b, "\n");
+	}
 	for (size_t i = 0; i < pl->argv.n; i++) {
-		kb_buf_shquote(&b, pl->argv.v[i]);
+		kb_buf_shquote_visible(&b, pl->argv.v[i]);
 		kb_buf_puts(&b, "\n");
 	}
 	return b.s;

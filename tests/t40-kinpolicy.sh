@@ -805,6 +805,16 @@ t_project_error() {
 }
 run_test "project: a bad value in .kinbox.ini is an error too (125, FILE:2:, not run)" t_project_error
 
+# A key the project file chose, with control bytes in it, is quoted
+# escaped in the warning: one line, no raw ESC
+t_project_warning_escaped() {
+	setup projesc
+	printf '[sandbox]\n\033[8mhidden\033]0;title\007 = 1\n' >"$ws/.kinbox.ini"
+	kb_expect 0 -- true
+	assert_file_is "$KB_ERR" "kinbox: $ws/.kinbox.ini:2: '\\x1b[8mhidden\\x1b]0;title\\x07' ignored: a project file may only tighten (network = off, mask, scrub_env)"
+}
+run_test "project: a key with ESC and BEL in it is printed escaped in the warning (one line, no raw control byte)" t_project_warning_escaped
+
 # ============================================================================
 # 5. The global (and system) config
 # ============================================================================
@@ -940,7 +950,7 @@ t_cache() {
 		# a denial that names the cache
 		kb_expect 2 -- sh -c 'echo new >~/.npm/new'
 		assert_streq "$(tail -n 1 "$KB_ERR" | sed 's/  \[sbx_[0-9a-f]*\]$//')" \
-			"kinbox: denied write '$HOME/.npm/new' (Read-only file system); retry with --write $HOME/.npm" \
+			"kinbox: denied write '$HOME/.npm/new' (Read-only file system, read from the command's stderr); retry with --write $HOME/.npm" \
 			"the denial line"
 		;;
 	esac
@@ -1093,6 +1103,44 @@ t_no_self_grant_absent_store() {
 	assert_not_exists "$CFG"
 }
 run_test "with --write \$XDG_CONFIG_HOME and no kinbox dir there yet: the command cannot create kinbox/config.ini and grant the next run anything" t_no_self_grant_absent_store
+
+# no_raw_control FILE: no byte below 0x20 but the newline, no DEL
+no_raw_control() {
+	if LC_ALL=C grep -q "$(printf '[\001-\011\013-\037\177]')" "$1"; then
+		od -c "$1" | sed -n 1,40p >&2
+		fail "$1 holds a raw control byte"
+	fi
+}
+
+# A denial whose path has ESC in it and whose argv has ESC and a newline
+# (dash prints both raw): kinbox's line, kinpolicy show and pending print
+# them escaped, one line per field
+t_kp_show_escaped() {
+	setup kpesc
+	bad=$(printf 'a\033[2Jb')
+	mkdir "$out/$bad"
+	zero=$(printf 'name\n\033[8m')
+	kb_expect 2 -- sh -c 'echo x > "$1"' "$zero" "$out/$bad/f"
+	assert_not_exists "$out/$bad/f"
+	grep '^kinbox: ' "$KB_ERR" >"$d/kb.lines"
+	no_raw_control "$d/kb.lines"
+	assert_one_line "$d/kb.lines" "^kinbox: denied write '$out/a\\\\x1b\\[2Jb/f' "
+	ID=$(sed -n 's/.*\[\(sbx_[0-9a-f]*\)\]$/\1/p' "$d/kb.lines")
+	kp_expect 0 show "$ID"
+	no_raw_control "$KP_OUT"
+	assert_has_line "$KP_OUT" "command:   sh -c 'echo x > \"\$1\"' \$'name\\n\\x1b[8m' \$'$out/a\\x1b[2Jb/f'"
+	assert_has_line "$KP_OUT" "path:      $out/a\\x1b[2Jb/f"
+	assert_has_line "$KP_OUT" "suggested: --write \$'$out/a\\x1b[2Jb'"
+	assert_has_line "$KP_OUT" "source:    the command's stderr: the path, the evidence and so the suggestion are what it printed"
+	assert_streq "$(grep -c '' "$KP_OUT")" 9 "show: one line per field"
+	kp_expect 0 pending
+	no_raw_control "$KP_OUT"
+	assert_has_line "$KP_OUT" "$ID  write   $out/a\\x1b[2Jb/f  sh -c 'echo x > \"\$1\"' \$'name\\n\\x1b[8m' \$'$out/a\\x1b[2Jb/f'"
+	# the JSON keeps the exact bytes (jansson escapes them as JSON does)
+	kp_expect 0 show "$ID" --json
+	assert_streq "$(jget 'd["path"]' "$KP_OUT")" "$out/$bad/f" "the path in the JSON"
+}
+run_test "a path with ESC and an argv with ESC and a newline: the denial line, kinpolicy show and pending print them escaped (\\x1b, \\n, \$'...'), one line per field; --json keeps the bytes" t_kp_show_escaped
 
 t_default_locations() {
 	setup w8

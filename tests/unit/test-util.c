@@ -2,7 +2,8 @@
  * tests/unit/test-util.c — util.c: the escaping of kinbox's human lines
  * (kb_buf_escape, kb_escape, kb_buf_shquote_visible), the one line printer
  * with its fresh start after the command (kb_after_command, warnx, kb_line)
- * and kb_read_small_file on what is not a regular file.
+ * and kb_read_small_file on what is not a regular file; and the denial
+ * line built on them (kb_report_line).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../classify/report.h"
 #include "../../util.h"
 #include "tap.h"
 
@@ -297,6 +299,44 @@ test_read_small_file(const char *dir)
 	free(file);
 }
 
+/* the denial line: every field escaped, the command's claim said so */
+static void
+test_report_line(void)
+{
+	struct kb_denial d;
+	char *line;
+
+	memset(&d, 0, sizeof(d));
+	d.cls = KB_CLASS_WRITE;
+	snprintf(d.path, sizeof(d.path), "/o/a\033[8m\nkinbox: x\302\233/f");
+	snprintf(d.reason, sizeof(d.reason), "Read-only file system");
+	snprintf(d.suggest_write, sizeof(d.suggest_write), "/o/a\033[8m");
+	line = kb_report_line(&d, "sbx_0123456789abcdef");
+	assert_cmpstr(line, "denied write '/o/a\\x1b[8m\\nkinbox: x\\xc2\\x9b/f' "
+	    "(Read-only file system, read from the command's stderr); retry "
+	    "with --write /o/a\\x1b[8m  [sbx_0123456789abcdef]",
+	    "report line: path and root escaped, the source named");
+	free(line);
+	d.suggest_write[0] = '\0';
+	d.suggest_unconfined = true;
+	line = kb_report_line(&d, "sbx_0123456789abcdef");
+	ok(strstr(line, "only --unconfined would allow it, and nothing but the "
+			"command's stderr says that it is needed") != NULL &&
+		strstr(line, "retry with --unconfined") == NULL,
+	    "report line: --unconfined is never offered as a retry, only as "
+	    "the command's claim");
+	free(line);
+	memset(&d, 0, sizeof(d));
+	d.cls = KB_CLASS_NETWORK;
+	snprintf(d.host, sizeof(d.host), "ex\033]0;t\007.com");
+	snprintf(d.reason, sizeof(d.reason), "no network");
+	line = kb_report_line(&d, "sbx_0123456789abcdef");
+	assert_cmpstr(line, "denied network to ex\\x1b]0;t\\x07.com (no network, "
+	    "read from the command's stderr); retry with --net  "
+	    "[sbx_0123456789abcdef]", "report line: the host escaped");
+	free(line);
+}
+
 int
 main(void)
 {
@@ -312,6 +352,7 @@ main(void)
 	test_lines(dir);
 	test_lines_tty();
 	test_read_small_file(dir);
+	test_report_line();
 	err = xasprintf("%s/err", dir);
 	unlink(err);
 	free(err);
