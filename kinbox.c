@@ -420,6 +420,18 @@ report_guard(const char *line, bool security)
 	warnx("%s%s", security ? "SECURITY: " : "", line);
 }
 
+/* kinbox's own stores lie outside what the command may write */
+static void
+check_stores(struct kb_policy *p)
+{
+	struct kb_err e;
+
+	if (kb_config_check_stores(p, NULL, &e) == -1) {
+		kb_policy_remove_created(p);
+		die("%s", e.msg);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -442,6 +454,9 @@ main(int argc, char **argv)
 			die("%s", e.msg);
 		if (kb_config_load_all(&pol, NULL, config_warning, &e) == -1)
 			die("%s", e.msg);
+		/* before anything runs, also before a session's unconfined
+		 * grant is obeyed: the roots known so far */
+		check_stores(&pol);
 	}
 
 	if (mode != NULL && *mode != '\0') {
@@ -467,6 +482,8 @@ main(int argc, char **argv)
 		    "inside it");
 	if (kb_policy_finalize(&pol, &e) == -1)
 		die("%s", e.msg);
+	/* again with TMPDIR settled */
+	check_stores(&pol);
 
 	/* auto picks bubblewrap: the only backend on Linux so far */
 	if ((bwrap = kb_bwrap_find(&e)) == NULL)

@@ -217,6 +217,18 @@ cmd_decide(int argc, char **argv)
 	cwd = getcwd(NULL, 0);
 	if (ws == NULL && cwd != NULL)
 		ws = realpath(cwd, NULL);
+	/* the session's "always" answers must not be the workspace's: a
+	 * command run there could have written them */
+	if (session != NULL && *session != '\0' && ws != NULL) {
+		struct kb_policy p;
+
+		kb_policy_init(&p);
+		p.home = home != NULL ? xstrdup(home) : NULL;
+		p.workspace = xstrdup(ws);
+		if (kb_config_check_stores(&p, NULL, &e) == -1)
+			die("%s", e.msg);
+		kb_policy_free(&p);
+	}
 	in.workspace = ws;
 	in.cwd = cwd;
 	in.home = home;

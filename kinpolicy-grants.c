@@ -281,6 +281,7 @@ cmd_grant(int argc, char **argv)
 		    argv[optind]);
 	check_id(id);
 	rec = load_record(home, id);
+	check_stores_for(rec, home);
 	if (lifetimes > 1)
 		die("give one lifetime: --once, --session or --workspace");
 	if (g.write_paths.n == 0 && !g.net && !g.ssh_agent && !g.unconfined) {
@@ -393,6 +394,8 @@ cmd_retry(int argc, char **argv)
 	id = argv[1];
 	check_id(id);
 	rec = load_record(home, id);
+	/* the decision it obeys must not be the command's */
+	check_stores_for(rec, home);
 	dec = load_decision(home, id);
 	if (dec == NULL)
 		die("%s has no decision yet; a human grants it first "

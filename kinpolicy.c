@@ -288,6 +288,39 @@ print_argv(json_t *argv)
 	printf("\n");
 }
 
+/*
+ * The run a denial came from could write its workspace and write roots.
+ * A store kinpolicy writes to or obeys there (the grants, the session
+ * file, the journal with its decisions) could have been planted by that
+ * command: refused as kinbox refuses it (exit 125). The record itself
+ * names those roots; a record forged in such a journal is caught by the
+ * same test, since its journal lies in the roots it would have to name.
+ */
+void
+check_stores_for(json_t *rec, const char *home)
+{
+	json_t *pol = json_object_get(rec, "policy"), *w;
+	struct kb_policy p;
+	struct kb_err e;
+	size_t i;
+
+	kb_policy_init(&p);
+	p.home = xstrdup(home);
+	if (*jstr(pol, "workspace") == '/')
+		p.workspace = xstrdup(jstr(pol, "workspace"));
+	json_array_foreach(json_object_get(pol, "write_paths"), i, w) {
+		if (p.nwrite == KB_MAX_WRITE || json_string_value(w) == NULL ||
+		    json_string_value(w)[0] != '/')
+			continue;
+		p.write[p.nwrite].path = xstrdup(json_string_value(w));
+		p.write[p.nwrite].origin = KB_ORIGIN_FLAG;
+		p.nwrite++;
+	}
+	if (kb_config_check_stores(&p, NULL, &e) == -1)
+		die("%s", e.msg);
+	kb_policy_free(&p);
+}
+
 const char *
 state_of(const char *home, const char *id, json_t *dec)
 {

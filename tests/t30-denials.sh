@@ -725,23 +725,28 @@ t_journal_redirect() {
 	cd "$d/ws"
 	export HOME="$d/home"
 	unset XDG_STATE_HOME
-	# ~/.local granted writable: the command can reach the journal's
-	# parent; it must not be able to point kinbox's journal write
-	# (done outside the sandbox, as the caller) at another directory
-	# (kinbox makes and hides its state directory when the command could
-	# otherwise create it, so the planting itself fails; and a journal
-	# inside a writable root is refused in any case)
-	kb --write "$HOME/.local" -- sh -c 'touch "$2"; mkdir -p "$HOME/.local/state/kinbox";
+	# ~/.local granted writable: the command could reach the journal's
+	# parent and point kinbox's journal write (done outside the sandbox,
+	# as the caller) at another directory, or plant decisions that
+	# kinpolicy retry obeys. Such a run is refused before anything runs.
+	kb_expect 125 --write "$HOME/.local" -- sh -c 'touch "$2"; mkdir -p "$HOME/.local/state/kinbox";
 		ln -s "$1" "$HOME/.local/state/kinbox/denials"' sh "$d/target" "$d/outside/f"
+	assert_one_kinbox_line "$KB_ERR" \
+		"^kinbox: ~/\\.local/state/kinbox \\($HOME/\\.local/state/kinbox\\) lies inside the write root $HOME/\\.local \\(flag\\): a command could forge the denial journal and the decisions kinpolicy retry obeys; grant a narrower write root than $HOME/\\.local$"
+	assert_not_exists "$d/home/.local/state"
+	# XDG_STATE_HOME elsewhere: the same grant runs, the journal is kept
+	# outside it
+	XDG_STATE_HOME=$d/state-elsewhere
+	export XDG_STATE_HOME
+	kb_expect 1 --write "$HOME/.local" -- touch "$d/outside/f"
 	assert_file_has_content "$KB_ERR" '^kinbox: denied write'
-	assert_file_has_content "$KB_ERR" '^kinbox: the denial journal could not be written'
-	assert_not_exists "$d/home/.local/state/kinbox/denials"
+	assert_exists "$d/state-elsewhere/kinbox/denials/$(last_id "$KB_ERR").json"
 	if [ -n "$(ls -A "$d/target")" ]; then
 		ls -la "$d/target" >&2
 		fail "kinbox wrote its journal record through a symlink planted by the command into $d/target (outside every writable root)"
 	fi
 }
-run_test "a journal path reachable from inside (~/.local granted): a planted denials -> DIR symlink does not make kinbox write into DIR" t_journal_redirect
+run_test "a journal path reachable from inside (~/.local granted): 125, nothing run (no planted denials -> DIR symlink, nothing in DIR); with XDG_STATE_HOME elsewhere it runs" t_journal_redirect
 
 # ============================================================================
 # 8. The stderr relay
