@@ -45,7 +45,7 @@ HDRS = util.h profile/policy.h profile/tables.h backends/backend.h \
        profile/checkwrite.h profile/decide.h classify/shlex.h classify/readonly.h \
        classify/readonly-rules.h
 
-UNIT_TESTS = tests/unit/test-paths tests/unit/test-bwrap tests/unit/test-env tests/unit/test-classify tests/unit/test-seccomp tests/unit/test-gitindex \
+UNIT_TESTS = tests/unit/test-util tests/unit/test-paths tests/unit/test-bwrap tests/unit/test-env tests/unit/test-classify tests/unit/test-seccomp tests/unit/test-gitindex \
              tests/unit/test-decide tests/unit/test-checkwrite tests/unit/test-readonly \
              tests/unit/test-fsat
 

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -154,6 +155,58 @@ parse_json_fd(const char *arg, const char *what)
 	return (int)v;
 }
 
+/* the open file behind a descriptor is shared with `fd2` (for pipes,
+ * sockets and files: a terminal or /dev/null has nothing to forge) */
+static bool
+same_object(int fd, int fd2)
+{
+	struct stat a, b;
+
+	if (fstat(fd, &a) == -1 || fstat(fd2, &b) == -1)
+		return false;
+	if (!S_ISFIFO(a.st_mode) && !S_ISSOCK(a.st_mode) &&
+	    !S_ISREG(a.st_mode))
+		return false;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/*
+ * The --json-fd record is the channel an agent can trust because the
+ * command cannot write to it: run.c marks every descriptor but 0, 1, 2
+ * and the --keep-fd ones close-on-exec. So the record's descriptor must be
+ * none of those, nor the same pipe, socket or file as one of them.
+ */
+static void
+check_json_fd(const struct kb_policy *p, const struct kb_opts *o)
+{
+	int fd = o->json_fd;
+
+	if (fd == -1)
+		return;
+	if (fd <= 2)
+		die("--json-fd %d: the command writes to descriptor %d too, so it "
+		    "could forge a record there; give a descriptor of its own, "
+		    "e.g. --json-fd 3 3>denial.json", fd, fd);
+	for (size_t i = 0; i < p->nkeep; i++)
+		if (p->keep_fd[i] == fd)
+			die("--json-fd %d and --keep-fd %d: a kept descriptor "
+			    "is the command's to write, so it could forge the "
+			    "record; give --json-fd a descriptor of its own",
+			    fd, fd);
+	for (int other = 0; other <= 2; other++)
+		if (same_object(fd, other))
+			die("--json-fd %d is the same pipe, socket or file as "
+			    "descriptor %d, which the command inherits, so it "
+			    "could forge a record; give it one of its own", fd,
+			    other);
+	for (size_t i = 0; i < p->nkeep; i++)
+		if (same_object(fd, p->keep_fd[i]))
+			die("--json-fd %d is the same pipe, socket or file as "
+			    "--keep-fd %d, which the command may write to, so "
+			    "it could forge a record; give it one of its own",
+			    fd, p->keep_fd[i]);
+}
+
 static void
 parse_args(int argc, char **argv, struct kb_policy *p, struct kb_opts *o)
 {
@@ -248,6 +301,7 @@ parse_args(int argc, char **argv, struct kb_policy *p, struct kb_opts *o)
 		die("no command given; usage: kinbox [OPTIONS] -- COMMAND "
 		    "[ARG...]");
 	p->argv = argv + optind;
+	check_json_fd(p, o);
 }
 
 /* kinbox-exec sits beside kinbox in a build tree, else in LIBEXECDIR. */
@@ -296,7 +350,7 @@ exec_unsandboxed(const struct kb_policy *p, const struct kb_opts *o,
 		exit(0);
 	}
 	if (o->verbosity >= 0)
-		fprintf(stderr, "kinbox: no sandbox: %s\n", why);
+		warnx("no sandbox: %s", why);
 	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == -1)
 		die_errno("close_range");
 	for (i = 0; i < p->nkeep; i++)
@@ -304,7 +358,7 @@ exec_unsandboxed(const struct kb_policy *p, const struct kb_opts *o,
 			die_errno("--keep-fd %d", p->keep_fd[i]);
 	environ = pl.envp.v;
 	execvp(p->argv[0], p->argv);
-	fprintf(stderr, "kinbox: %s: %s\n", p->argv[0],
+	warnx("%s: %s", p->argv[0],
 	    errno == ENOENT ? "command not found" : strerror(errno));
 	exit(errno == ENOENT || errno == ENOTDIR ? KB_EXIT_NOTFOUND :
 						   KB_EXIT_NOEXEC);
@@ -333,35 +387,49 @@ report_denial(const struct kb_policy *p, const struct kb_opts *o,
 		return;
 	if (kb_denial_id(id) == -1)
 		snprintf(id, sizeof(id), "sbx_unavailable");
+	/* its fields are escaped already; on a fresh line (kb_after_command) */
 	line = kb_report_line(&d, id);
-	/* on a line of its own, even after output without a final newline */
-	if (run->tail_len > 0 && run->tail[run->tail_len - 1] != '\n')
-		fputc('\n', stderr);
-	fprintf(stderr, "kinbox: %s\n", line);
+	kb_line(line);
 	json = kb_report_json(&d, id, p, run->exit_code);
 	if (o->json_fd != -1) {
 		size_t n = strlen(json);
 
 		if (write(o->json_fd, json, n) != (ssize_t)n ||
 		    write(o->json_fd, "\n", 1) != 1)
-			fprintf(stderr, "kinbox: --json-fd %d: %s\n", o->json_fd,
-			    strerror(errno));
+			warnx("--json-fd %d: %s", o->json_fd, strerror(errno));
 	}
 	if (kb_journal_write(p, id, json, NULL, &e) == -1)
-		fprintf(stderr, "kinbox: the denial journal could not be "
-		    "written (%s); kinpolicy cannot retry %s\n", e.msg, id);
+		warnx("the denial journal could not be written (%s); kinpolicy "
+		    "cannot retry %s", e.msg, id);
 }
 
+/* Every line below goes through warnx() or die(), which escape the whole
+ * line: a config key, a file name or a guard path the command chose
+ * cannot end kinbox's line or steer the terminal. */
 static void
 config_warning(const char *line)
 {
-	fprintf(stderr, "kinbox: %s\n", line);
+	warnx("%s", line);
 }
 
+/* The audit's lines name paths under the writable roots, formatted in
+ * gitguard.c: escaped here as a whole. */
 static void
 report_guard(const char *line, bool security)
 {
-	fprintf(stderr, "kinbox: %s%s\n", security ? "SECURITY: " : "", line);
+	warnx("%s%s", security ? "SECURITY: " : "", line);
+}
+
+/* kinbox's own stores lie outside what the command may write */
+static void
+check_stores(struct kb_policy *p)
+{
+	struct kb_err e;
+
+	if (kb_config_check_stores(p, NULL, &e) == -1) {
+		kb_policy_remove_created(p);
+		die("%s", e.msg);
+	}
 }
 
 int
@@ -386,6 +454,9 @@ main(int argc, char **argv)
 			die("%s", e.msg);
 		if (kb_config_load_all(&pol, NULL, config_warning, &e) == -1)
 			die("%s", e.msg);
+		/* before anything runs, also before a session's unconfined
+		 * grant is obeyed: the roots known so far */
+		check_stores(&pol);
 	}
 
 	if (mode != NULL && *mode != '\0') {
@@ -411,6 +482,8 @@ main(int argc, char **argv)
 		    "inside it");
 	if (kb_policy_finalize(&pol, &e) == -1)
 		die("%s", e.msg);
+	/* again with TMPDIR settled */
+	check_stores(&pol);
 
 	/* auto picks bubblewrap: the only backend on Linux so far */
 	if ((bwrap = kb_bwrap_find(&e)) == NULL)
@@ -433,6 +506,10 @@ main(int argc, char **argv)
 	}
 	if (kb_run(&plan, &run, &e) == -1)
 		die("%s", e.msg);
+	/* from here on kinbox's lines follow the command's output: each
+	 * starts clean (SGR reset on a terminal, a fresh line) */
+	kb_after_command(run.tail_len > 0 &&
+	    run.tail[run.tail_len - 1] != '\n');
 	if (run.broken[0] != '\0') {
 		kb_gitguard_audit(&pol, report_guard);
 		kb_policy_remove_created(&pol);
@@ -476,12 +553,11 @@ main(int argc, char **argv)
 		    "sandbox (%s); nothing was run — report this with the "
 		    "output of kinbox --dry-run", strerror(run.confine_errno));
 	if (run.exec_errno != 0)
-		fprintf(stderr, "kinbox: %s: %s\n", pol.argv[0],
-		    run.exec_errno == ENOENT ? "command not found" :
-					       strerror(run.exec_errno));
+		warnx("%s: %s", pol.argv[0], run.exec_errno == ENOENT ?
+		    "command not found" : strerror(run.exec_errno));
 	if (kb_gitguard_audit(&pol, report_guard) > 0 && o.verbosity >= 0)
-		fprintf(stderr, "kinbox: SECURITY: the command tampered with "
-		    "git metadata; see the lines above\n");
+		warnx("SECURITY: the command tampered with git metadata; see "
+		    "the lines above");
 	if (run.exec_errno == 0 && run.exit_code != 0)
 		report_denial(&pol, &o, &run);
 	kb_policy_remove_created(&pol);

@@ -61,11 +61,12 @@ cmd_classify(int argc, char **argv)
 		dump_json(o);
 		json_decref(o);
 	} else {
+		/* the reason and the signature quote the command */
 		if (v.safe)
 			printf("safe\n");
 		else
-			printf("unsafe: %s\n", v.reason);
-		printf("signature: %s\n", v.signature ? v.signature : "");
+			print_esc("unsafe: ", v.reason);
+		print_esc("signature: ", v.signature);
 	}
 	kb_ro_verdict_free(&v);
 	kb_buf_free(&cmd);
@@ -216,6 +217,18 @@ cmd_decide(int argc, char **argv)
 	cwd = getcwd(NULL, 0);
 	if (ws == NULL && cwd != NULL)
 		ws = realpath(cwd, NULL);
+	/* the session's "always" answers must not be the workspace's: a
+	 * command run there could have written them */
+	if (session != NULL && *session != '\0' && ws != NULL) {
+		struct kb_policy p;
+
+		kb_policy_init(&p);
+		p.home = home != NULL ? xstrdup(home) : NULL;
+		p.workspace = xstrdup(ws);
+		if (kb_config_check_stores(&p, NULL, &e) == -1)
+			die("%s", e.msg);
+		kb_policy_free(&p);
+	}
 	in.workspace = ws;
 	in.cwd = cwd;
 	in.home = home;
@@ -239,10 +252,11 @@ cmd_decide(int argc, char **argv)
 			dump_json(o);
 		json_decref(o);
 	} else {
-		printf("%s\nstep: %s\nreason: %s\n",
-		    kb_verdict_name(out.verdict), out.step, out.reason);
+		printf("%s\n", kb_verdict_name(out.verdict));
+		print_esc("step: ", out.step);
+		print_esc("reason: ", out.reason);
 		if (out.signature != NULL)
-			printf("signature: %s\n", out.signature);
+			print_esc("signature: ", out.signature);
 	}
 	kb_decide_out_free(&out);
 	return 0;
@@ -325,9 +339,10 @@ cmd_check_write(int argc, char **argv)
 			dump_json(o);
 		json_decref(o);
 	} else {
-		printf("%s\nrule: %s\nreason: %s\npath: %s\n",
-		    kb_verdict_name(out.verdict), out.rule, out.reason,
-		    out.resolved);
+		printf("%s\n", kb_verdict_name(out.verdict));
+		print_esc("rule: ", out.rule);
+		print_esc("reason: ", out.reason);
+		print_esc("path: ", out.resolved);
 	}
 	kb_strv_free(&roots);
 	return 0;
@@ -381,8 +396,10 @@ cmd_allow(int argc, char **argv)
 			dump_json(o);
 		json_decref(o);
 	} else {
-		printf("always allowed for session %s: %s %s\n", session, kind,
-		    sig);
+		_cleanup_free_ char *line = xasprintf("always allowed for "
+		    "session %s: %s %s", session, kind, sig);
+
+		print_esc("", line);
 	}
 	return 0;
 }

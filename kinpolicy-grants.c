@@ -71,21 +71,27 @@ cmd_show(int argc, char **argv)
 			json_object_set(rec, "decision", dec);
 		dump_json(rec);
 	} else {
+		/* the record is the command's words: argv, cwd, and what
+		 * its stderr said; each field escaped */
+		_cleanup_free_ char *cls = xasprintf("%s (%s)",
+		    jstr(rec, "class"), jstr(rec, "reason"));
+
 		printf("denial:    %s (%s)\n", argv[1],
 		    state_of(home, argv[1], dec));
 		printf("command:   ");
 		print_argv(json_object_get(rec, "argv"));
-		printf("cwd:       %s\n", jstr(rec, "cwd"));
-		printf("class:     %s (%s)\n", jstr(rec, "class"),
-		    jstr(rec, "reason"));
+		print_esc("cwd:       ", jstr(rec, "cwd"));
+		print_esc("class:     ", cls);
 		if (*jstr(rec, "path"))
-			printf("path:      %s\n", jstr(rec, "path"));
+			print_esc("path:      ", jstr(rec, "path"));
 		if (*jstr(rec, "host"))
-			printf("host:      %s\n", jstr(rec, "host"));
-		printf("evidence:  %s\n", jstr(rec, "evidence"));
+			print_esc("host:      ", jstr(rec, "host"));
+		print_esc("evidence:  ", jstr(rec, "evidence"));
+		printf("source:    the command's stderr: the path, the "
+		       "evidence and so the suggestion are what it printed\n");
 		print_suggest(rec);
 		if (dec != NULL && *jstr(dec, "note"))
-			printf("note:      %s\n", jstr(dec, "note"));
+			print_esc("note:      ", jstr(dec, "note"));
 		printf("warning:   the first attempt ran until it failed; part "
 		       "of it may already have happened\n");
 	}
@@ -150,15 +156,24 @@ interactive(json_t *rec, struct kb_grant *g, char **note)
 	size_t i;
 	char *a;
 
-	printf("denial %s: %s (%s)\n", jstr(rec, "id"), jstr(rec, "class"),
-	    jstr(rec, "evidence"));
+	{
+		_cleanup_free_ char *head = xasprintf("denial %s: %s (",
+		    jstr(rec, "id"), jstr(rec, "class"));
+		_cleanup_free_ char *ev = kb_escape(jstr(rec, "evidence"));
+		_cleanup_free_ char *h = kb_escape(head);
+
+		printf("%s%s, read from the command's stderr)\n", h, ev);
+	}
 	printf("command: ");
 	print_argv(json_object_get(rec, "argv"));
 	json_array_foreach(json_object_get(s, "write_paths"), i, w) {
-		char q[4200];
+		_cleanup_free_ char *q = NULL;
+		struct kb_buf b = { 0 };
 
-		snprintf(q, sizeof(q), "grant --write %s? [y/N] ",
-		    json_string_value(w));
+		kb_buf_shquote_visible(&b, json_string_value(w) ?
+			json_string_value(w) : "");
+		q = xasprintf("grant --write %s? [y/N] ", b.s);
+		kb_buf_free(&b);
 		if (yes(q))
 			kb_strv_push(&g->write_paths, json_string_value(w));
 	}
@@ -167,7 +182,8 @@ interactive(json_t *rec, struct kb_grant *g, char **note)
 	if (json_is_true(json_object_get(s, "ssh_agent")))
 		g->ssh_agent = yes("grant --ssh-agent? [y/N] ");
 	if (json_is_true(json_object_get(s, "unconfined")))
-		g->unconfined = yes("grant --unconfined (no sandbox at all)? "
+		g->unconfined = yes("grant --unconfined (no sandbox at all; "
+				    "only the command's stderr asks for it)? "
 				    "[y/N] ");
 	a = ask("lifetime: [o]nce, [s]ession, [w]orkspace, or [d]ecline? ");
 	if (a == NULL || a[0] == 'd' || a[0] == '\0' ||
@@ -265,6 +281,7 @@ cmd_grant(int argc, char **argv)
 		    argv[optind]);
 	check_id(id);
 	rec = load_record(home, id);
+	check_stores_for(rec, home);
 	if (lifetimes > 1)
 		die("give one lifetime: --once, --session or --workspace");
 	if (g.write_paths.n == 0 && !g.net && !g.ssh_agent && !g.unconfined) {
@@ -377,6 +394,8 @@ cmd_retry(int argc, char **argv)
 	id = argv[1];
 	check_id(id);
 	rec = load_record(home, id);
+	/* the decision it obeys must not be the command's */
+	check_stores_for(rec, home);
 	dec = load_decision(home, id);
 	if (dec == NULL)
 		die("%s has no decision yet; a human grants it first "
@@ -492,9 +511,13 @@ cmd_pending(int argc, char **argv)
 		if (json) {
 			json_array_append(list, rec);
 		} else {
-			printf("%s  %-7s %s  ", id, jstr(rec, "class"),
+			_cleanup_free_ char *cls = kb_escape(jstr(rec,
+			    "class"));
+			_cleanup_free_ char *what = kb_escape(
 			    *jstr(rec, "path") ? jstr(rec, "path") :
 						 jstr(rec, "host"));
+
+			printf("%s  %-7s %s  ", id, cls, what);
 			print_argv(json_object_get(rec, "argv"));
 		}
 		json_decref(rec);
@@ -527,13 +550,19 @@ cmd_grants(int argc, char **argv)
 			    g[i].header, "body", g[i].body));
 			continue;
 		}
-		printf("%zu  %s  %s  (%s)\n", i + 1, g[i].lifetime, g[i].header,
-		    g[i].file);
+		/* the stores' text: paths that came from denials */
+		_cleanup_free_ char *hd = kb_escape(g[i].header);
+		_cleanup_free_ char *fl = kb_escape(g[i].file);
+
+		printf("%zu  %s  %s  (%s)\n", i + 1, g[i].lifetime, hd, fl);
 		for (char *l = g[i].body; *l; ) {
 			char *nl = strchr(l, '\n');
 			size_t len = nl ? (size_t)(nl - l) : strlen(l);
+			struct kb_buf b = { 0 };
 
-			printf("     %.*s\n", (int)len, l);
+			kb_buf_escape_mem(&b, l, len);
+			printf("     %s\n", b.s);
+			kb_buf_free(&b);
 			l += len + (nl != NULL);
 		}
 	}

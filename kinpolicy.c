@@ -178,9 +178,10 @@ cmd_fingerprint(int argc, char **argv)
 	} else if (d.cls == KB_CLASS_NONE) {
 		printf("none: an ordinary failure, not the sandbox\n");
 	} else {
-		char *line = kb_report_line(&d, "no id");
+		char *line = kb_report_line(&d, "no id"); /* escaped */
 
-		printf("%s\nevidence: %s\n", line, d.evidence);
+		printf("%s\n", line);
+		print_esc("evidence: ", d.evidence);
 		free(line);
 	}
 	kb_policy_free(&p);
@@ -261,20 +262,63 @@ jstr(json_t *o, const char *k)
 }
 
 void
+print_esc(const char *label, const char *value)
+{
+	_cleanup_free_ char *v = kb_escape(value != NULL ? value : "");
+
+	printf("%s%s\n", label, v);
+}
+
+void
 print_argv(json_t *argv)
 {
 	size_t i;
 	json_t *a;
 
+	/* the command's own words: quoted so that a control byte shows as
+	 * $'\x1b' instead of acting on the terminal */
 	json_array_foreach(argv, i, a) {
 		struct kb_buf b = { 0 };
 
-		kb_buf_shquote(&b, json_string_value(a) ? json_string_value(a) :
-							  "");
+		kb_buf_shquote_visible(&b, json_string_value(a) ?
+			json_string_value(a) : "");
 		printf("%s%s", i ? " " : "", b.s);
 		kb_buf_free(&b);
 	}
 	printf("\n");
+}
+
+/*
+ * The run a denial came from could write its workspace and write roots.
+ * A store kinpolicy writes to or obeys there (the grants, the session
+ * file, the journal with its decisions) could have been planted by that
+ * command: refused as kinbox refuses it (exit 125). The record itself
+ * names those roots; a record forged in such a journal is caught by the
+ * same test, since its journal lies in the roots it would have to name.
+ */
+void
+check_stores_for(json_t *rec, const char *home)
+{
+	json_t *pol = json_object_get(rec, "policy"), *w;
+	struct kb_policy p;
+	struct kb_err e;
+	size_t i;
+
+	kb_policy_init(&p);
+	p.home = xstrdup(home);
+	if (*jstr(pol, "workspace") == '/')
+		p.workspace = xstrdup(jstr(pol, "workspace"));
+	json_array_foreach(json_object_get(pol, "write_paths"), i, w) {
+		if (p.nwrite == KB_MAX_WRITE || json_string_value(w) == NULL ||
+		    json_string_value(w)[0] != '/')
+			continue;
+		p.write[p.nwrite].path = xstrdup(json_string_value(w));
+		p.write[p.nwrite].origin = KB_ORIGIN_FLAG;
+		p.nwrite++;
+	}
+	if (kb_config_check_stores(&p, NULL, &e) == -1)
+		die("%s", e.msg);
+	kb_policy_free(&p);
 }
 
 const char *
@@ -296,14 +340,21 @@ print_suggest(json_t *rec)
 	size_t i;
 
 	printf("suggested:");
-	json_array_foreach(json_object_get(s, "write_paths"), i, w)
-		printf(" --write %s", json_string_value(w));
+	json_array_foreach(json_object_get(s, "write_paths"), i, w) {
+		struct kb_buf b = { 0 };
+
+		kb_buf_shquote_visible(&b, json_string_value(w) ?
+			json_string_value(w) : "");
+		printf(" --write %s", b.s);
+		kb_buf_free(&b);
+	}
 	if (json_is_true(json_object_get(s, "ssh_agent")))
 		printf(" --ssh-agent");
 	if (json_is_true(json_object_get(s, "network")))
 		printf(" --net");
 	if (json_is_true(json_object_get(s, "unconfined")))
-		printf(" --unconfined (no narrower grant exists)");
+		printf(" --unconfined (no narrower grant exists; nothing but "
+		       "the command's stderr says that it is needed)");
 	printf("\n");
 }
 

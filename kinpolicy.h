@@ -24,8 +24,15 @@ json_t *load_decision(const char *home, const char *id);
 bool retried(const char *home, const char *id);
 /* a string member, "" when absent */
 const char *jstr(json_t *o, const char *k);
+/* "LABEL VALUE\n" on stdout with VALUE escaped (kb_buf_escape): every
+ * field of a record came from the command or its stderr */
+void print_esc(const char *label, const char *value);
+/* argv, one shell word each (kb_buf_shquote_visible), and a newline */
 void print_argv(json_t *argv);
 const char *state_of(const char *home, const char *id, json_t *dec);
+/* dies (125) when one of kinbox's stores lies inside the workspace or a
+ * write root of the run that `rec` records */
+void check_stores_for(json_t *rec, const char *home);
 void print_suggest(json_t *rec);
 void dump_json(json_t *o);
 /* removes a --json argument, true when there was one */

@@ -1,7 +1,8 @@
 /*
  * util.c — die/warn for the CLI, never-failing allocators, string vectors,
- * a string builder and shell quoting. The only file besides the two main
- * programs allowed to exit (through die()).
+ * a string builder, shell quoting and the escaping of the lines people
+ * read. The only file besides the two main programs allowed to exit
+ * (through die()).
  */
 #include "util.h"
 
@@ -28,6 +29,38 @@ kb_err_set(struct kb_err *e, const char *fmt, ...)
 	return -1;
 }
 
+/* kb_after_command(): the next line starts fresh */
+static bool fresh_pending, fresh_newline;
+
+void
+kb_after_command(bool unfinished_line)
+{
+	fresh_pending = true;
+	fresh_newline = unfinished_line;
+}
+
+static void
+fresh_line(void)
+{
+	if (!fresh_pending)
+		return;
+	fresh_pending = false;
+	/* SGR reset; G0 = ASCII and shifted in (SI), so that neither
+	 * conceal, colours nor the line-drawing set the command chose
+	 * apply to kinbox's text */
+	if (isatty(2))
+		fputs("\033[0m\033(B\017", stderr);
+	if (fresh_newline)
+		fputc('\n', stderr);
+}
+
+void
+kb_line(const char *line)
+{
+	fresh_line();
+	fprintf(stderr, "%s: %s\n", kb_progname, line);
+}
+
 static void vmsg(const char *fmt, va_list ap, const char *suffix)
     __attribute__((format(printf, 1, 0)));
 
@@ -35,12 +68,16 @@ static void
 vmsg(const char *fmt, va_list ap, const char *suffix)
 {
 	char line[1024];
+	struct kb_buf b = { 0 };
 
 	vsnprintf(line, sizeof(line), fmt, ap);
-	if (suffix != NULL)
-		fprintf(stderr, "%s: %s: %s\n", kb_progname, line, suffix);
-	else
-		fprintf(stderr, "%s: %s\n", kb_progname, line);
+	kb_buf_escape(&b, line);
+	if (suffix != NULL) {
+		kb_buf_puts(&b, ": ");
+		kb_buf_escape(&b, suffix);
+	}
+	kb_line(b.s);
+	kb_buf_free(&b);
 }
 
 void
@@ -239,6 +276,146 @@ kb_buf_shquote(struct kb_buf *b, const char *s)
 	kb_buf_add(b, "'", 1);
 }
 
+/* U+0080..U+009F (C1), the line and paragraph separators and the
+ * bidirectional controls: valid UTF-8, yet they move or hide text */
+static bool
+unsafe_code_point(unsigned long cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x61c || cp == 0x200e ||
+	    cp == 0x200f || (cp >= 0x2028 && cp <= 0x202e) ||
+	    (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/*
+ * The character at s (n > 0 bytes left): returns its length in bytes and
+ * sets *raw when it may be printed as it is. An invalid UTF-8 sequence is
+ * one byte long and not raw, so that each of its bytes is escaped.
+ */
+static size_t
+char_at(const unsigned char *s, size_t n, bool *raw)
+{
+	static const unsigned long min[5] = { 0, 0, 0x80, 0x800, 0x10000 };
+	unsigned long cp;
+	size_t len;
+
+	*raw = false;
+	if (s[0] < 0x80) {
+		*raw = s[0] >= 0x20 && s[0] != 0x7f;
+		return 1;
+	}
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 1; /* a continuation byte, 0xc0, 0xc1, 0xf5.. */
+	}
+	if (len > n)
+		return 1; /* truncated */
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 1;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 1; /* overlong, beyond Unicode, a surrogate */
+	*raw = !unsafe_code_point(cp);
+	return len;
+}
+
+static void
+escape_mem(struct kb_buf *b, const char *str, size_t n, bool squote)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0, run = 0; /* bytes printed as they are, not yet added */
+
+	while (i < n) {
+		bool raw;
+		size_t len = char_at(s + i, n - i, &raw);
+
+		if (raw && s[i] != '\\' && !(squote && s[i] == '\'')) {
+			run += len;
+			i += len;
+			continue;
+		}
+		kb_buf_add(b, (const char *)s + i - run, run);
+		run = 0;
+		for (size_t k = 0; k < len; k++, i++) {
+			char esc[4] = { '\\', 'x', hex[s[i] >> 4],
+				hex[s[i] & 0xf] };
+
+			switch (s[i]) {
+			case '\\':
+			case '\'':
+				kb_buf_add(b, esc, 1);
+				kb_buf_add(b, (const char *)s + i, 1);
+				continue;
+			case '\n':
+				kb_buf_add(b, "\\n", 2);
+				continue;
+			case '\r':
+				kb_buf_add(b, "\\r", 2);
+				continue;
+			case '\t':
+				kb_buf_add(b, "\\t", 2);
+				continue;
+			default:
+				kb_buf_add(b, esc, 4);
+			}
+		}
+	}
+	kb_buf_add(b, (const char *)s + i - run, run);
+}
+
+void
+kb_buf_escape_mem(struct kb_buf *b, const char *s, size_t n)
+{
+	escape_mem(b, s, n, false);
+}
+
+void
+kb_buf_escape(struct kb_buf *b, const char *s)
+{
+	escape_mem(b, s, strlen(s), false);
+}
+
+char *
+kb_escape(const char *s)
+{
+	struct kb_buf b = { 0 };
+
+	kb_buf_add(&b, "", 0);
+	kb_buf_escape(&b, s);
+	return b.s;
+}
+
+void
+kb_buf_shquote_visible(struct kb_buf *b, const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = strlen(s);
+
+	for (size_t i = 0; i < n;) {
+		bool raw;
+		size_t len = char_at(u + i, n - i, &raw);
+
+		if (!raw) {
+			kb_buf_add(b, "$'", 2);
+			escape_mem(b, s, n, true);
+			kb_buf_add(b, "'", 1);
+			return;
+		}
+		i += len;
+	}
+	kb_buf_shquote(b, s);
+}
+
 bool
 kb_path_within(const char *path, const char *dir)
 {
@@ -255,11 +432,20 @@ kb_read_small_file(const char *path, size_t max)
 	struct kb_buf b = { 0 };
 	char chunk[4096];
 	ssize_t n;
+	struct stat st;
 	int fd, errsv;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* a FIFO or a device must not block or feed kinbox: the type is
+	 * checked on the descriptor, before the first read */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd == -1)
 		return NULL;
+	if (fstat(fd, &st) == -1)
+		goto fail;
+	if (!S_ISREG(st.st_mode)) {
+		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		goto fail;
+	}
 	kb_buf_add(&b, "", 0);
 	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
 		if (n == -1) {

@@ -38,6 +38,22 @@ void die(const char *, ...)
 void die_errno(const char *, ...)
     __attribute__((noreturn, format(printf, 1, 2)));
 void warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
+/* die, die_errno and warnx escape the whole formatted line (kb_buf_escape):
+ * a value quoted in a message cannot break it into two. kb_line() prints
+ * "<prog>: LINE" as it is, for a line whose fields are escaped already
+ * (kb_report_line). */
+void kb_line(const char *line);
+
+/*
+ * After the command ran, kinbox's own lines must not inherit what the
+ * command left on the terminal: kb_after_command() is called once, with
+ * whether the command's stderr ended without a newline; the next line
+ * kinbox prints (die, warnx, kb_line) is preceded by an SGR reset and a
+ * switch back to the ASCII character set when stderr is a terminal (a
+ * trailing "\e[8m" would hide it, "\e(0" garble it), and by a newline
+ * when the command's last line was unfinished.
+ */
+void kb_after_command(bool unfinished_line);
 
 /* Allocators: on failure they die("out of memory"). */
 void *xmalloc(size_t);
@@ -68,8 +84,34 @@ void kb_buf_printf(struct kb_buf *, const char *, ...)
 void kb_buf_free(struct kb_buf *);
 
 /* Appends `s` quoted for a POSIX shell (bare when it only holds safe
- * characters, else in single quotes). */
+ * characters, else in single quotes). Bytes go in as they are: for a
+ * shell to read, not for a person (see kb_buf_shquote_visible). */
 void kb_buf_shquote(struct kb_buf *, const char *s);
+
+/*
+ * Escaping for the lines kinbox and kinpolicy print for people. A field
+ * that came from the command or from a filesystem it writes (a path, a
+ * hook name, argv, stderr text) must not be able to end kinbox's line,
+ * start a forged one, or steer the terminal. Bytes are read as UTF-8;
+ * printed as they are: printable ASCII and valid, printable UTF-8.
+ * Escaped, visibly and reversibly (each \xHH is one byte of the input):
+ *   \ as \\;  \n \r \t;  other C0 bytes and DEL as \xHH (ESC is \x1b);
+ *   the C1 code points U+0080..U+009F, the line and paragraph separators
+ *   U+2028/U+2029 and the bidirectional controls (U+061C, U+200E/F,
+ *   U+202A..U+202E, U+2066..U+2069) as the \xHH of their bytes;
+ *   every byte of an invalid sequence (stray continuation bytes, overlong
+ *   forms, surrogates, truncated sequences, > U+10FFFF) as \xHH.
+ */
+void kb_buf_escape(struct kb_buf *, const char *s);
+void kb_buf_escape_mem(struct kb_buf *, const char *s, size_t n);
+/* The same into a new string; caller frees. */
+char *kb_escape(const char *s);
+
+/* kb_buf_shquote for a person's eyes: a string kb_buf_escape would change
+ * (beyond a backslash) is written as $'...' with those escapes, which
+ * bash, zsh, ksh and POSIX.1-2024 sh read back to the exact bytes; any
+ * other string exactly as kb_buf_shquote writes it. */
+void kb_buf_shquote_visible(struct kb_buf *, const char *s);
 
 /* true when `path` equals `dir` or lies below it (both canonical). */
 bool kb_path_within(const char *path, const char *dir);

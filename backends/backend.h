@@ -51,7 +51,8 @@ struct kb_plan {
 void kb_plan_free(struct kb_plan *);
 
 /* Writes the plan as --dry-run shows it: notes as "# " lines, then the argv
- * one shell-quoted element per line. Returns a new string; caller frees. */
+ * one shell-quoted element per line, both escaped (kb_buf_escape,
+ * kb_buf_shquote_visible). Returns a new string; caller frees. */
 char *kb_plan_render(const struct kb_plan *);
 
 /* What the running kernel can enforce, probed once per start. */

@@ -1,6 +1,6 @@
 /*
  * backends/plan.c — what every backend plan shares: rendering for --dry-run
- * and freeing.
+ * (and -v) and freeing.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,21 +28,29 @@ kb_plan_render(const struct kb_plan *pl)
 	struct kb_buf b = { 0 };
 
 	kb_buf_puts(&b, "");
-	for (size_t i = 0; i < pl->notes.n; i++)
-		kb_buf_printf(&b, "# %s\n", pl->notes.v[i]);
+	/* notes and argv name paths under the writable roots (guarded git
+	 * metadata) and config text: one line each, escaped */
+	for (size_t i = 0; i < pl->notes.n; i++) {
+		kb_buf_puts(&b, "# ");
+		kb_buf_escape(&b, pl->notes.v[i]);
+		kb_buf_puts(&b, "\n");
+	}
 	for (size_t i = 0; i < pl->argv.n; i++) {
 		const char *a = pl->argv.v[i];
 		char *end;
 		long fd;
 
-		kb_buf_shquote(&b, a);
+		kb_buf_shquote_visible(&b, a);
 		/* a bind source passed as a descriptor: say what it is */
 		if (strncmp(a, "/proc/self/fd/", 14) == 0 && pl->npass > 0) {
 			fd = strtol(a + 14, &end, 10);
 			if (*end == '\0' && fd >= pl->pass_base &&
 			    fd < pl->pass_base + (long)pl->npass)
-				kb_buf_printf(&b, "  # %s",
+			{
+				kb_buf_puts(&b, "  # ");
+				kb_buf_escape(&b,
 				    pl->pass_path.v[fd - pl->pass_base]);
+			}
 		}
 		kb_buf_puts(&b, "\n");
 	}

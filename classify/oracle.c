@@ -61,6 +61,18 @@ suggest_root(const char *path, char *out, size_t outlen, void *vctx)
 
 	if (!nearest_dir(path, dir, sizeof(dir)))
 		return false;
+	/* kinbox refuses git metadata as a write root (its hooks and config
+	 * run outside): what it can grant is the checkout, whose .git is
+	 * writable but guarded */
+	{
+		char *g = strstr(dir, "/.git/");
+		size_t n = strlen(dir);
+
+		if (g == NULL && n >= 5 && strcmp(dir + n - 5, "/.git") == 0)
+			g = dir + n - 5;
+		if (g != NULL)
+			*(g == dir ? g + 1 : g) = '\0';
+	}
 	if (c->check_access) {
 		real = kb_paths_accept_root(dir, c->home, "--write", &e);
 	} else {

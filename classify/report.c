@@ -26,33 +26,53 @@ kb_denial_id(char out[KB_ID_LEN + 1])
 	return 0;
 }
 
+/*
+ * The denial is authored by the command: its stderr names the path, the
+ * host and the failure, and a command can print any of it without having
+ * tried anything. The line says so, and a suggestion that would lift the
+ * sandbox (--unconfined) is given as what it is: the command's claim, with
+ * no narrower grant that kinbox could offer.
+ */
+#define FROM_STDERR "read from the command's stderr"
+#define ONLY_UNCONFINED                                                    \
+	"only --unconfined would allow it, and nothing but the command's "  \
+	"stderr says that it is needed"
+
 char *
 kb_report_line(const struct kb_denial *d, const char *id)
 {
+	/* every field came from the command's stderr (or names a directory
+	 * found from it): escaped, so that it cannot end this line */
+	_cleanup_free_ char *path = kb_escape(d->path);
+	_cleanup_free_ char *reason = kb_escape(d->reason);
+	_cleanup_free_ char *host = kb_escape(d->host);
+	_cleanup_free_ char *root = kb_escape(d->suggest_write);
+	_cleanup_free_ char *eid = kb_escape(id);
+
 	switch (d->cls) {
 	case KB_CLASS_WRITE:
 		if (d->suggest_write[0] != '\0')
-			return xasprintf("denied write '%s' (%s); retry with "
-			    "--write %s  [%s]", d->path, d->reason,
-			    d->suggest_write, id);
-		return xasprintf("denied write '%s' (%s); no --write root "
-		    "fits (a hidden credential store, /, or your home); only "
-		    "--unconfined would allow it  [%s]", d->path, d->reason,
-		    id);
+			return xasprintf("denied write '%s' (%s, " FROM_STDERR
+			    "); retry with --write %s  [%s]", path, reason,
+			    root, eid);
+		return xasprintf("denied write '%s' (%s, " FROM_STDERR "); no "
+		    "--write root fits (a hidden credential store, /, or your "
+		    "home); " ONLY_UNCONFINED "  [%s]", path, reason, eid);
 	case KB_CLASS_NETWORK:
-		return xasprintf("denied network%s%s (%s); retry with --net  "
-		    "[%s]", d->host[0] ? " to " : "", d->host, d->reason, id);
+		return xasprintf("denied network%s%s (%s, " FROM_STDERR "); "
+		    "retry with --net  [%s]", d->host[0] ? " to " : "", host,
+		    reason, eid);
 	case KB_CLASS_SSH:
-		return xasprintf("denied ssh (%s); retry with --ssh-agent "
-		    "--net  [%s]", d->reason, id);
+		return xasprintf("denied ssh (%s, " FROM_STDERR "); retry with "
+		    "--ssh-agent --net  [%s]", reason, eid);
 	case KB_CLASS_OTHER:
-		return xasprintf("denied by the sandbox (%s); no narrower "
-		    "grant exists, only --unconfined would allow it  [%s]",
-		    d->reason, id);
+		return xasprintf("denied by the sandbox (%s, " FROM_STDERR "); "
+		    "no narrower grant exists; " ONLY_UNCONFINED "  [%s]",
+		    reason, eid);
 	case KB_CLASS_NONE:
 		break;
 	}
-	return xasprintf("no denial  [%s]", id);
+	return xasprintf("no denial  [%s]", eid);
 }
 
 /* A JSON string even for bytes that are not UTF-8 (replaced by '?'). */

@@ -13,7 +13,9 @@
  * -1 when the kernel has no randomness to give. */
 int kb_denial_id(char out[KB_ID_LEN + 1]);
 
-/* The one-line report, without a trailing newline. Caller frees. */
+/* The one-line report, without a trailing newline: every field escaped
+ * (kb_buf_escape), so it prints as it is; it says that the denial was
+ * read from the command's stderr. Caller frees. */
 char *kb_report_line(const struct kb_denial *, const char *id);
 
 /* The JSON record: the fingerprint, the suggested grant, the exact argv,

@@ -101,6 +101,26 @@ kb_grant_check(struct kb_grant *g, const char *home, struct kb_err *e)
 			free(real);
 			return -1;
 		}
+		/* a root that holds (or lies in) kinbox's own stores: every
+		 * run with it would be refused, and rightly */
+		{
+			struct kb_policy tmp;
+			int rc;
+
+			kb_policy_init(&tmp);
+			tmp.home = home != NULL ? xstrdup(home) : NULL;
+			tmp.write[0].path = xstrdup(real);
+			tmp.write[0].origin = g->life == KB_LIFE_SESSION ?
+			    KB_ORIGIN_SESSION : g->life == KB_LIFE_WORKSPACE ?
+			    KB_ORIGIN_WORKSPACE : KB_ORIGIN_FLAG;
+			tmp.nwrite = 1;
+			rc = kb_config_check_stores(&tmp, NULL, e);
+			kb_policy_free(&tmp);
+			if (rc == -1) {
+				free(real);
+				return -1;
+			}
+		}
 		if (g->life != KB_LIFE_ONCE && !kb_ini_safe(real)) {
 			kb_err_set(e, "--write %s: a path with ';', '#', a line "
 			    "break or surrounding blanks, or longer than %d "

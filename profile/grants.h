@@ -32,8 +32,9 @@ const char *kb_lifetime_name(enum kb_lifetime);
 bool kb_ini_safe(const char *);
 
 /* Checks a grant against the caps: write roots pass the write-root rules
- * (canonicalised in place); unconfined and sensitive system or credential
- * roots are allowed at most for a session. 0, or -1 with `e`. */
+ * (canonicalised in place) and hold none of kinbox's stores (nor lie in
+ * one: kb_config_check_stores); unconfined and sensitive system or
+ * credential roots are allowed at most for a session. 0, or -1 with `e`. */
 int kb_grant_check(struct kb_grant *, const char *home, struct kb_err *e);
 
 /* A new session: writes an empty session file, returns the id (new

@@ -201,6 +201,22 @@ typedef void (*kb_warn_fn)(const char *line);
 int kb_config_load_all(struct kb_policy *, const char *etc, kb_warn_fn warn,
     struct kb_err *e);
 
+/*
+ * kinbox's stores must lie outside what the command may write: refuses
+ * (-1, one line naming the problem and the fix in `e`) when the global
+ * config ($XDG_CONFIG_HOME/kinbox, ~/.config/kinbox), the session store
+ * ($XDG_RUNTIME_DIR/kinbox), the denial journal ($XDG_STATE_HOME/kinbox,
+ * ~/.local/state/kinbox) or the system config (/etc/kinbox, or `etc`) lies
+ * inside the workspace, a write root, the writable TMPDIR or a persisted
+ * cache, lexically or at its real location (the nearest existing ancestor
+ * resolved), or when one of those lies inside a store. A command could
+ * otherwise plant grants the next run obeys. Judges the roots `p` holds:
+ * call it after all config is loaded and again after kb_policy_finalize()
+ * (which settles TMPDIR).
+ */
+int kb_config_check_stores(const struct kb_policy *, const char *etc,
+    struct kb_err *e);
+
 /* Paths of the stores, new strings (NULL when unknown). */
 char *kb_config_global_path(const char *home);
 char *kb_config_session_path(const char *session);

@@ -656,8 +656,13 @@ t_creds_write() {
 	assert_not_file_has_content "$KB_OUT" '^WROTE'
 	assert_not_file_has_content "$KB_OUT" '^REMOVED'
 	# a write root that holds stores (.config/gh, .config/git/credentials):
-	# the stores stay masked and unwritable, the rest is writable
+	# the stores stay masked and unwritable, the rest is writable.
+	# (~/.config holds kinbox's own config unless XDG_CONFIG_HOME moves
+	# it: such a write root is refused, see t_kinbox_config)
+	XDG_CONFIG_HOME=$d/xdg-config
+	export XDG_CONFIG_HOME
 	kb -w "$H/.config" -- sh -c "sh '$B/creds-read.sh' '$H'; sh '$B/creds-write.sh' '$H'"
+	unset XDG_CONFIG_HOME
 	assert_file_has_content "$KB_OUT" '^CONTROL-WROTE$'
 	assert_exists "$H/.config/written"
 	rm "$H/.config/written"
@@ -697,8 +702,10 @@ t_creds_workspace() {
 	setup creds-ws
 	mkdir -p "$H/.config/gh"
 	echo "oauth_token: kb-cred-gh" >"$H/.config/gh/hosts.yml"
-	# the workspace is ~/.config (below home: accepted); the store inside
-	# stays masked
+	# the workspace is ~/.config (below home: accepted when kinbox's own
+	# config lives elsewhere); the store inside stays masked
+	XDG_CONFIG_HOME=$d/xdg-config
+	export XDG_CONFIG_HOME
 	cd "$H/.config"
 	kb_expect 0 -- sh -c "cat gh/hosts.yml; ls -A gh; echo x > gh/new; echo x > ok && echo CONTROL-WROTE"
 	assert_file_has_content "$KB_OUT" '^CONTROL-WROTE$'
@@ -709,6 +716,7 @@ t_creds_workspace() {
 	kb -- sh -c "cat hosts.yml; cat '$H/.config/gh/hosts.yml'; ls -A; echo x > new"
 	assert_not_file_has_content "$KB_OUT" 'kb-cred-'
 	assert_not_exists "$H/.config/gh/new"
+	unset XDG_CONFIG_HOME
 }
 run_test "credential stores: a store inside the workspace (or the workspace itself) stays masked" t_creds_workspace
 
@@ -1246,14 +1254,23 @@ t_kinbox_config() {
 	kb -- sh -c "$inside"
 	assert_file_has_content "$KB_OUT" '^ls:\[\]$'
 	assert_not_file_has_content "$KB_OUT" 'kb-cred-|^WROTE'
-	# also when ~/.config is a write root
-	kb -w "$H/.config" -- sh -c "$inside"
-	assert_file_has_content "$KB_OUT" '^ls:\[\]$'
-	assert_not_file_has_content "$KB_OUT" 'kb-cred-|^WROTE'
+	# a write root or a workspace that holds ~/.config/kinbox is
+	# refused: a command could rename the store's parent away and plant
+	# a config the next run obeys (nothing runs)
+	kb_expect 125 -w "$H/.config" -- sh -c "touch '$ws/ran'; $inside"
+	assert_one_kinbox_line "$KB_ERR" \
+		"^kinbox: ~/\\.config/kinbox \\($H/\\.config/kinbox\\) lies inside the write root $H/\\.config \\(flag\\): a command could write its own grants; grant a narrower write root than $H/\\.config$"
+	assert_not_exists "$ws/ran"
+	(cd "$H/.config" && kb_expect 125 -- touch "$ws/ran")
+	assert_not_exists "$ws/ran"
+	# positive control: the same with kinbox's config elsewhere runs
+	(XDG_CONFIG_HOME=$d/xdg-config; export XDG_CONFIG_HOME
+	 kb -w "$H/.config" -- sh -c "touch '$ws/ran'; $inside")
+	assert_exists "$ws/ran"
 	snapshot "$H" >"$KB_T/kbconf.after"
 	assert_files_equal "$KB_T/kbconf.before" "$KB_T/kbconf.after"
 }
-run_test "kinbox's config dir ~/.config/kinbox appears empty and cannot be written (also with -w ~/.config); unchanged on the host" t_kinbox_config
+run_test "kinbox's config dir ~/.config/kinbox appears empty and cannot be written; a write root or workspace holding it (-w ~/.config) is refused (125, nothing run); unchanged on the host" t_kinbox_config
 
 t_journal() {
 	setup journal

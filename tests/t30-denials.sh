@@ -263,9 +263,9 @@ t_etc() {
 		assert_streq "$(wc -l <"$KB_ERR")" 2 "stderr lines"
 		tail -n 1 "$KB_ERR" >"$KB_T/etc.last"
 		assert_file_has_content "$KB_T/etc.last" \
-			'^kinbox: denied write '\''/etc/kinbox-t30'\'' \(Read-only file system\); retry with --write /etc  \[sbx_[0-9a-f]{16}\]$'
+			'^kinbox: denied write '\''/etc/kinbox-t30'\'' \(Read-only file system, read from the command'\''s stderr\); retry with --write /etc  \[sbx_[0-9a-f]{16}\]$'
 		assert_denial "$KB_ERR" \
-			"kinbox: denied write '/etc/kinbox-t30' (Read-only file system); retry with --write /etc"
+			"kinbox: denied write '/etc/kinbox-t30' (Read-only file system, read from the command's stderr); retry with --write /etc"
 		assert_exists "$(journal_file "$XDG_STATE_HOME" "$(last_id "$KB_ERR")")"
 	else
 		# the user cannot write /etc without the sandbox either
@@ -289,7 +289,7 @@ t_usr_python() {
 	assert_file_has_content "$KB_ERR" "Errno 30\] Read-only file system: '/usr/kinbox-t30'"
 	if [ "$IS_ROOT" = 1 ]; then
 		assert_denial "$KB_ERR" \
-			"kinbox: denied write '/usr/kinbox-t30' (Read-only file system); retry with --write /usr"
+			"kinbox: denied write '/usr/kinbox-t30' (Read-only file system, read from the command's stderr); retry with --write /usr"
 		assert_json_line "$j"
 		jcheck 'd["class"] == "write" and d["path"] == "/usr/kinbox-t30" and d["reason"] == "Read-only file system"' "$j"
 		jcheck 'd["suggest"] == {"write_paths": ["/usr"], "network": False, "ssh_agent": False, "unconfined": False}' "$j"
@@ -312,7 +312,7 @@ t_outside_dir() {
 	assert_streq "$(sed -n 1p "$KB_ERR")" \
 		"touch: cannot touch '$d/outside/f': Read-only file system"
 	assert_denial "$KB_ERR" \
-		"kinbox: denied write '$d/outside/f' (Read-only file system); retry with --write $d/outside"
+		"kinbox: denied write '$d/outside/f' (Read-only file system, read from the command's stderr); retry with --write $d/outside"
 	assert_json_line "$j"
 	jcheck 'd["class"] == "write" and d["path"] == a[0] + "/outside/f"' "$j" -- "$d"
 	jcheck 'd["suggest"] == {"write_paths": [a[0] + "/outside"], "network": False, "ssh_agent": False, "unconfined": False}' "$j" -- "$d"
@@ -334,19 +334,19 @@ t_fake_home() {
 	kb_expect 1 --json-fd 3 -- touch "$HOME/.cache/x" 3>"$j"
 	assert_not_exists "$HOME/.cache/x"
 	assert_denial "$KB_ERR" \
-		"kinbox: denied write '$HOME/.cache/x' (Read-only file system); retry with --write $HOME/.cache"
+		"kinbox: denied write '$HOME/.cache/x' (Read-only file system, read from the command's stderr); retry with --write $HOME/.cache"
 	jcheck 'd["path"] == a[0] + "/.cache/x" and d["suggest"]["write_paths"] == [a[0] + "/.cache"] and not d["suggest"]["unconfined"]' "$j" -- "$HOME"
 	# a deeper path that does not exist yet: the nearest existing dir
 	kb_expect 1 --json-fd 3 -- mkdir -p "$HOME/.cache/tool/v1" 3>"$j"
 	assert_not_exists "$HOME/.cache/tool"
 	assert_denial "$KB_ERR" \
-		"kinbox: denied write '$HOME/.cache/tool' (Read-only file system); retry with --write $HOME/.cache"
+		"kinbox: denied write '$HOME/.cache/tool' (Read-only file system, read from the command's stderr); retry with --write $HOME/.cache"
 	jcheck 'd["suggest"]["write_paths"] == [a[0] + "/.cache"]' "$j" -- "$HOME"
 	# home itself: no --write root fits
 	kb_expect 1 --json-fd 3 -- touch "$HOME/.bashrc" 3>"$j"
 	assert_not_exists "$HOME/.bashrc"
 	assert_denial "$KB_ERR" \
-		"kinbox: denied write '$HOME/.bashrc' (Read-only file system); no --write root fits (a hidden credential store, /, or your home); only --unconfined would allow it"
+		"kinbox: denied write '$HOME/.bashrc' (Read-only file system, read from the command's stderr); no --write root fits (a hidden credential store, /, or your home); only --unconfined would allow it, and nothing but the command's stderr says that it is needed"
 	assert_file_has_content "$KB_ERR" 'no --write root fits'
 	jcheck 'd["class"] == "write" and d["path"] == a[0] + "/.bashrc" and d["suggest"] == {"write_paths": [], "network": False, "ssh_agent": False, "unconfined": True}' "$j" -- "$HOME"
 }
@@ -362,7 +362,7 @@ t_relative_path() {
 	kb_expect 2 --json-fd 3 -- sh -c 'echo x > ../outside/rel' 3>"$j"
 	assert_not_exists "$d/outside/rel"
 	assert_denial "$KB_ERR" \
-		"kinbox: denied write '$d/outside/rel' (Read-only file system); retry with --write $d/outside"
+		"kinbox: denied write '$d/outside/rel' (Read-only file system, read from the command's stderr); retry with --write $d/outside"
 	jcheck 'd["path"] == a[0] + "/outside/rel"' "$j" -- "$d"
 }
 run_test "a relative path (echo x > ../outside/rel) is reported absolute, against the cwd" t_relative_path
@@ -375,7 +375,7 @@ t_exit_kept() {
 	j=$KB_T/exitkept.json
 	kb_expect 7 --json-fd 3 -- sh -c 'touch "$1"; exit 7' sh "$d/outside/f" 3>"$j"
 	assert_denial "$KB_ERR" \
-		"kinbox: denied write '$d/outside/f' (Read-only file system); retry with --write $d/outside"
+		"kinbox: denied write '$d/outside/f' (Read-only file system, read from the command's stderr); retry with --write $d/outside"
 	jcheck 'd["exit_status"] == 7' "$j"
 	kb_expect 200 -- sh -c 'touch "$1"; exit 200' sh "$d/outside/f"
 	assert_file_has_content "$KB_ERR" '^kinbox: denied write'
@@ -393,7 +393,7 @@ t_own_line() {
 	head -c "$(wc -c <"$KB_T/ownline.cmd")" "$KB_ERR" >"$KB_T/ownline.got"
 	assert_files_equal "$KB_T/ownline.cmd" "$KB_T/ownline.got"
 	assert_denial "$KB_ERR" \
-		"kinbox: denied write '$d/outside/f' (Read-only file system); retry with --write $d/outside"
+		"kinbox: denied write '$d/outside/f' (Read-only file system, read from the command's stderr); retry with --write $d/outside"
 }
 run_test "the denial line starts a line of its own when the command's stderr did not end in a newline" t_own_line
 
@@ -411,7 +411,7 @@ t_network() {
 	assert_empty "$KB_OUT"
 	assert_streq "$(sed -n 1p "$KB_ERR")" "curl: (6) Could not resolve host: example.com"
 	assert_denial "$KB_ERR" \
-		"kinbox: denied network to example.com (no network); retry with --net"
+		"kinbox: denied network to example.com (no network, read from the command's stderr); retry with --net"
 	assert_json_line "$j"
 	jkeys "$j" '"host"'
 	jcheck 'd["class"] == "network" and d["host"] == "example.com" and d["reason"] == "no network"' "$j"
@@ -449,7 +449,7 @@ t_ssh() {
 	j=$KB_T/ssh.json
 	kb_expect 2 --net --json-fd 3 -- ssh-add -l 3>"$j"
 	assert_denial "$KB_ERR" \
-		"kinbox: denied ssh (no SSH agent); retry with --ssh-agent --net"
+		"kinbox: denied ssh (no SSH agent, read from the command's stderr); retry with --ssh-agent --net"
 	assert_json_line "$j"
 	jkeys "$j"
 	jcheck 'd["class"] == "ssh" and d["reason"] == "no SSH agent"' "$j"
@@ -478,7 +478,7 @@ newline" 'back\slash $HOME' "café ✓" ""
 	assert_not_exists "$d/outside/f"
 	id=$(last_id "$KB_ERR")
 	assert_denial "$KB_ERR" \
-		"kinbox: denied write '$d/outside/f' (Read-only file system); retry with --write $d/outside"
+		"kinbox: denied write '$d/outside/f' (Read-only file system, read from the command's stderr); retry with --write $d/outside"
 	assert_json_line "$j"
 	jkeys "$j" '"path"'
 	jcheck 'd["id"] == a[0]' "$j" -- "$id"
@@ -599,6 +599,39 @@ t_json_fd_not_inside() {
 }
 run_test "the command cannot write to the --json-fd descriptor (no forged record)" t_json_fd_not_inside
 
+# --json-fd is the channel an agent can trust because the command cannot
+# write to it: a descriptor the command also has (0, 1, 2, a --keep-fd,
+# or the same pipe or file as one of them) is refused, nothing run
+t_json_fd_shared() {
+	d=$(newdir fdshared)
+	mkdir "$d/ws" "$d/outside"
+	cd "$d/ws"
+	XDG_STATE_HOME=$(state fdshared)
+	j=$KB_T/fdshared.json
+	kb_expect 125 --json-fd 3 --keep-fd 3 -- touch "$d/ws/ran" 3>"$j"
+	assert_one_kinbox_line "$KB_ERR" "^kinbox: --json-fd 3 and --keep-fd 3: a kept descriptor is the command's to write, so it could forge the record; give --json-fd a descriptor of its own$"
+	kb_expect 125 --keep-fd 3 --json-fd 3 -- touch "$d/ws/ran" 3>"$j"
+	assert_one_kinbox_line "$KB_ERR" "and --keep-fd 3"
+	for fd in 1 2; do
+		kb_expect 125 --json-fd "$fd" -- touch "$d/ws/ran"
+		assert_one_kinbox_line "$KB_ERR" "^kinbox: --json-fd $fd: the command writes to descriptor $fd too, so it could forge a record there"
+	done
+	(KINBOX_JSON_FD=2; export KINBOX_JSON_FD; kb_expect 125 -- touch "$d/ws/ran")
+	# the same file as stdout, and a duplicate of a kept descriptor
+	kb_expect 125 --json-fd 3 -- touch "$d/ws/ran" 3>>"$KB_OUT"
+	assert_one_kinbox_line "$KB_ERR" "^kinbox: --json-fd 3 is the same pipe, socket or file as descriptor 1, which the command inherits"
+	kb_expect 125 --keep-fd 4 --json-fd 3 -- touch "$d/ws/ran" 3>"$j" 4>>"$j"
+	assert_one_kinbox_line "$KB_ERR" "as --keep-fd 4, which the command may write to"
+	assert_not_exists "$d/ws/ran"
+	assert_empty "$j"
+	# a descriptor of its own works, and /dev/null twice is no sharing
+	kb_expect 1 --json-fd 3 -- touch "$d/outside/f" 3>"$j"
+	assert_json_line "$j"
+	"$KINBOX" --json-fd 3 -- true 3>/dev/null >/dev/null 2>"$KB_ERR" ||
+		fail "--json-fd 3 3>/dev/null with stdout /dev/null refused"
+}
+run_test "--json-fd shared with the command (with --keep-fd of it, 1, 2, the same file as stdout, a dup of a kept fd): 125, not run; its own descriptor works" t_json_fd_shared
+
 t_default_journal() {
 	d=$(newdir defjournal)
 	mkdir -p "$d/ws" "$d/outside" "$d/home"
@@ -640,7 +673,7 @@ t_journal_fails() {
 		sed -n 2p "$KB_ERR" >"$KB_T/jfail.2"
 		id=$(last_id "$KB_T/jfail.2")
 		assert_streq "$(cat "$KB_T/jfail.2")" \
-			"kinbox: denied write '$d/outside/f' (Read-only file system); retry with --write $d/outside  [$id]"
+			"kinbox: denied write '$d/outside/f' (Read-only file system, read from the command's stderr); retry with --write $d/outside  [$id]"
 		sed -n 3p "$KB_ERR" >"$KB_T/jfail.3"
 		assert_file_has_content "$KB_T/jfail.3" '^kinbox: .*journal'
 		assert_streq "$(kinbox_lines "$KB_ERR")" 2 "kinbox lines"
@@ -692,23 +725,28 @@ t_journal_redirect() {
 	cd "$d/ws"
 	export HOME="$d/home"
 	unset XDG_STATE_HOME
-	# ~/.local granted writable: the command can reach the journal's
-	# parent; it must not be able to point kinbox's journal write
-	# (done outside the sandbox, as the caller) at another directory
-	# (kinbox makes and hides its state directory when the command could
-	# otherwise create it, so the planting itself fails; and a journal
-	# inside a writable root is refused in any case)
-	kb --write "$HOME/.local" -- sh -c 'touch "$2"; mkdir -p "$HOME/.local/state/kinbox";
+	# ~/.local granted writable: the command could reach the journal's
+	# parent and point kinbox's journal write (done outside the sandbox,
+	# as the caller) at another directory, or plant decisions that
+	# kinpolicy retry obeys. Such a run is refused before anything runs.
+	kb_expect 125 --write "$HOME/.local" -- sh -c 'touch "$2"; mkdir -p "$HOME/.local/state/kinbox";
 		ln -s "$1" "$HOME/.local/state/kinbox/denials"' sh "$d/target" "$d/outside/f"
+	assert_one_kinbox_line "$KB_ERR" \
+		"^kinbox: ~/\\.local/state/kinbox \\($HOME/\\.local/state/kinbox\\) lies inside the write root $HOME/\\.local \\(flag\\): a command could forge the denial journal and the decisions kinpolicy retry obeys; grant a narrower write root than $HOME/\\.local$"
+	assert_not_exists "$d/home/.local/state"
+	# XDG_STATE_HOME elsewhere: the same grant runs, the journal is kept
+	# outside it
+	XDG_STATE_HOME=$d/state-elsewhere
+	export XDG_STATE_HOME
+	kb_expect 1 --write "$HOME/.local" -- touch "$d/outside/f"
 	assert_file_has_content "$KB_ERR" '^kinbox: denied write'
-	assert_file_has_content "$KB_ERR" '^kinbox: the denial journal could not be written'
-	assert_not_exists "$d/home/.local/state/kinbox/denials"
+	assert_exists "$d/state-elsewhere/kinbox/denials/$(last_id "$KB_ERR").json"
 	if [ -n "$(ls -A "$d/target")" ]; then
 		ls -la "$d/target" >&2
 		fail "kinbox wrote its journal record through a symlink planted by the command into $d/target (outside every writable root)"
 	fi
 }
-run_test "a journal path reachable from inside (~/.local granted): a planted denials -> DIR symlink does not make kinbox write into DIR" t_journal_redirect
+run_test "a journal path reachable from inside (~/.local granted): 125, nothing run (no planted denials -> DIR symlink, nothing in DIR); with XDG_STATE_HOME elsewhere it runs" t_journal_redirect
 
 # ============================================================================
 # 8. The stderr relay
@@ -781,7 +819,7 @@ t_relay_tail() {
 	# 1 MiB + 3 of noise first: the 64 KiB ring wraps mid-stream
 	kb_expect 1 --json-fd 3 -- sh -c 'head -c 1048579 /dev/zero | tr "\0" y >&2; echo >&2; touch "$1"' sh "$d/outside/f" 3>"$j"
 	assert_denial "$KB_ERR" \
-		"kinbox: denied write '$d/outside/f' (Read-only file system); retry with --write $d/outside"
+		"kinbox: denied write '$d/outside/f' (Read-only file system, read from the command's stderr); retry with --write $d/outside"
 	jcheck 'd["evidence"] == "touch: cannot touch '"'"'" + a[0] + "'"'"': Read-only file system"' "$j" -- "$d/outside/f"
 	assert_streq "$(head -n 1 "$KB_ERR" | tr -d y | wc -c)" 1 "noise line"
 	assert_streq "$(head -n 1 "$KB_ERR" | wc -c)" 1048580 "noise line length"
@@ -814,12 +852,62 @@ t_tty() {
 	rc=0
 	script -qec "$KINBOX -- sh -c 'touch $d/outside/f; exit 5'" /dev/null </dev/null >"$KB_T/tty2.out" 2>"$KB_T/tty2.err" || rc=$?
 	assert_streq "$rc" 5 "exit status under a terminal"
-	tr -d '\r' <"$KB_T/tty2.out" >"$KB_T/tty2.txt"
+	# kinbox's line starts with an SGR reset, G0 = ASCII and SI (on a
+	# terminal only): whatever state the command left does not apply
+	reset=$(printf '\033[0m\033(B\017')
+	tr -d '\r' <"$KB_T/tty2.out" >"$KB_T/tty2.raw"
+	grep -qF -- "${reset}kinbox: denied" "$KB_T/tty2.raw" || {
+		od -c "$KB_T/tty2.raw" >&2
+		fail "no SGR reset before kinbox's line on a terminal"
+	}
+	sed "s/^$(printf '\033\\[0m\033(B\017')//" "$KB_T/tty2.raw" >"$KB_T/tty2.txt"
 	assert_denial "$KB_T/tty2.txt" \
-		"kinbox: denied write '$d/outside/f' (Read-only file system); retry with --write $d/outside"
+		"kinbox: denied write '$d/outside/f' (Read-only file system, read from the command's stderr); retry with --write $d/outside"
 	assert_not_exists "$d/outside/f"
 }
-run_test "terminal: the command's stderr is a tty, escape bytes arrive unchanged; a denial is reported under a tty" t_tty
+run_test "terminal: the command's stderr is a tty, escape bytes arrive unchanged; a denial is reported under a tty, after an SGR reset" t_tty
+
+# A command that leaves the terminal concealed (\e[8m), in red, in the
+# line-drawing set, without a final newline: kinbox's own line still
+# starts at column 0 after a full reset, and holds no raw control byte
+# even for a path with ESC in it (kinbox prints the path escaped).
+t_tty_hostile() {
+	require script
+	d=$(newdir ttyhostile)
+	mkdir "$d/ws" "$d/outside"
+	cd "$d/ws"
+	XDG_STATE_HOME=$(state ttyhostile)
+	bad=$(printf 'a\033[2Jb')
+	mkdir "$d/outside/$bad"
+	cat >"$KB_T/ttyh.sh" <<'EOF2'
+printf 'sh: 1: cannot create %s/f: Read-only file system\n' "$1" >&2
+printf '\033[31m\033(0\033[8mhidden' >&2
+exit 2
+EOF2
+	rc=0
+	script -qec "$KINBOX -- sh $KB_T/ttyh.sh '$d/outside/$bad'" /dev/null </dev/null >"$KB_T/ttyh.out" 2>"$KB_T/ttyh.err" || rc=$?
+	assert_streq "$rc" 2 "exit status under a terminal"
+	tr -d '\r' <"$KB_T/ttyh.out" >"$KB_T/ttyh.raw"
+	reset=$(printf '\033[0m\033(B\017')
+	# the reset, then a newline (the command's last line was unfinished),
+	# then kinbox's line
+	grep -qF -- "hidden$reset" "$KB_T/ttyh.raw" || {
+		od -c "$KB_T/ttyh.raw" >&2
+		fail "no reset right after the command's unfinished line"
+	}
+	grep -q '^kinbox: denied write' "$KB_T/ttyh.raw" || {
+		od -c "$KB_T/ttyh.raw" >&2
+		fail "kinbox's line does not start a line of its own"
+	}
+	grep '^kinbox: ' "$KB_T/ttyh.raw" >"$KB_T/ttyh.kb"
+	if LC_ALL=C grep -q "$(printf '[\001-\037\177]')" "$KB_T/ttyh.kb"; then
+		od -c "$KB_T/ttyh.kb" >&2
+		fail "a raw control byte in kinbox's line"
+	fi
+	assert_file_has_content "$KB_T/ttyh.kb" \
+		"^kinbox: denied write '$d/outside/a\\\\x1b\\[2Jb/f' \\(Read-only file system, read from the command's stderr\\); retry with --write $d/outside/a\\\\x1b\\[2Jb  \\[sbx_[0-9a-f]{16}\\]$"
+}
+run_test "terminal: after \\e[8m, colour and \\e(0 without a newline the kinbox line starts fresh after a reset; a path with ESC in it is printed escaped" t_tty_hostile
 
 # ============================================================================
 # 10. kinpolicy fingerprint agrees with kinbox
@@ -1011,5 +1099,47 @@ run_test "ordinary: writing a chmod 000 file in the workspace fails (uid $(id -u
 run_test "ordinary: touch .git/hooks/x in a git workspace (the git guard), no denial" t_ordinary githook
 run_test "ordinary: curl to a closed 127.0.0.1 port WITH --net, no denial" t_ordinary curl-local
 run_test "ordinary: a successful command that prints a denial-like message, no denial" t_ordinary success
+
+# ============================================================================
+# 12. kinbox's own lines are kinbox's
+# ============================================================================
+
+# no_raw_control FILE: no byte below 0x20 but the newline, no DEL
+no_raw_control() {
+	if LC_ALL=C grep -q "$(printf '[\001-\011\013-\037\177]')" "$1"; then
+		od -c "$1" | sed -n 1,40p >&2
+		fail "$1 holds a raw control byte"
+	fi
+}
+
+t_own_lines() {
+	d=$(newdir ownlines)
+	mkdir "$d/ws" "$d/outside"
+	cd "$d/ws"
+	XDG_STATE_HOME=$(state ownlines)
+	# a path with ESC, DEL and a C1 CSI (as UTF-8) in a denial line, no tty
+	bad=$(printf 'a\033[2J\177\302\233b')
+	mkdir "$d/outside/$bad"
+	kb_expect 2 -- sh -c 'printf "sh: 1: cannot create %s/f: Read-only file system\n" "$1" >&2; printf "no newline" >&2; exit 2' sh "$d/outside/$bad"
+	grep '^kinbox: ' "$KB_ERR" >"$d/kb.lines"
+	no_raw_control "$d/kb.lines"
+	assert_denial "$KB_ERR" \
+		"kinbox: denied write '$d/outside/a\\x1b[2J\\x7f\\xc2\\x9bb/f' (Read-only file system, read from the command's stderr); retry with --write $d/outside/a\\x1b[2J\\x7f\\xc2\\x9bb"
+	assert_streq "$(tail -n 2 "$KB_ERR" | head -n 1)" "no newline" "the command's unfinished line ends before kinbox's"
+	# an argv[0] with a newline and ESC: the exec error is one line
+	zero=$(printf 'no\nkinbox: SECURITY: forged\033[8m')
+	kb_expect 127 -- "$zero"
+	assert_one_kinbox_line "$KB_ERR" '^kinbox: no\\nkinbox: SECURITY: forged\\x1b\[8m: command not found$'
+	# a hook named with a newline: the audit's line stays one line
+	require git
+	mkdir "$d/newrepo-ws"
+	cd "$d/newrepo-ws"
+	kb -- sh -c 'git init -q . && h=".git/hooks/$(printf "pre-commit\nkinbox: SECURITY: forged \033[8m")" && printf "#!/bin/sh\n" >"$h" && chmod +x "$h"'
+	grep '^kinbox: ' "$KB_ERR" >"$d/kb.lines" || true
+	no_raw_control "$KB_ERR"
+	assert_streq "$(grep -c '^kinbox: SECURITY: forged' "$KB_ERR" || true)" 0 "forged kinbox lines"
+	assert_file_has_content "$KB_ERR" '^kinbox: SECURITY: .*pre-commit\\nkinbox: SECURITY: forged \\x1b\[8m'
+}
+run_test "kinbox's lines escape what the command chose: a path with ESC/DEL/C1 in a denial line, argv[0] with a newline in the exec error, a hook name with a newline in the audit; no raw control byte, no forged line" t_own_lines
 
 done_testing

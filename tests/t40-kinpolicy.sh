@@ -805,6 +805,76 @@ t_project_error() {
 }
 run_test "project: a bad value in .kinbox.ini is an error too (125, FILE:2:, not run)" t_project_error
 
+# The project file is the command's (earlier runs wrote the workspace): it
+# is opened without following a symlink and without blocking, judged on
+# the descriptor (a regular file, at most 64 KiB) before it is read.
+t_project_not_regular() {
+	setup projtype
+	mkfifo "$ws/.kinbox.ini"
+	rc=0
+	timeout 20 "$KINBOX" -- touch "$ws/ran" >"$KB_OUT" 2>"$KB_ERR" || rc=$?
+	assert_streq "$rc" 125 "exit status with a FIFO .kinbox.ini (124: kinbox hung)"
+	assert_not_exists "$ws/ran"
+	assert_file_is "$KB_ERR" "kinbox: $ws/.kinbox.ini: a FIFO; a config file must be a regular file; remove it or replace it with one"
+	rm "$ws/.kinbox.ini"
+	# a symlink, even to a harmless file
+	printf '[sandbox]\nnetwork = off\n' >"$d/elsewhere.ini"
+	ln -s "$d/elsewhere.ini" "$ws/.kinbox.ini"
+	kb_expect 125 -- touch "$ws/ran"
+	assert_not_exists "$ws/ran"
+	assert_file_is "$KB_ERR" "kinbox: $ws/.kinbox.ini: a symlink; a project file must be a regular file in the workspace (a link could point kinbox anywhere); replace it with the file itself"
+	rm "$ws/.kinbox.ini"
+	# a dangling symlink too (it would otherwise be "absent")
+	ln -s "$d/nowhere.ini" "$ws/.kinbox.ini"
+	kb_expect 125 -- touch "$ws/ran"
+	assert_one_kinbox_line "$KB_ERR" 'a symlink; a project file must be a regular file'
+	rm "$ws/.kinbox.ini"
+	# a directory
+	mkdir "$ws/.kinbox.ini"
+	kb_expect 125 -- touch "$ws/ran"
+	assert_file_is "$KB_ERR" "kinbox: $ws/.kinbox.ini: a directory; a config file must be a regular file; remove it or replace it with one"
+	rmdir "$ws/.kinbox.ini"
+	# larger than 64 KiB
+	{ printf '[sandbox]\n'; head -c 70000 /dev/zero | tr '\0' '#'; printf '\n'; } >"$ws/.kinbox.ini"
+	kb_expect 125 -- touch "$ws/ran"
+	assert_one_kinbox_line "$KB_ERR" "^kinbox: $ws/\\.kinbox\\.ini: [0-9]+ bytes, more than the 64 KiB a project file may hold; shorten it$"
+	assert_not_exists "$ws/ran"
+	# control: a regular file of the same content as the link's target
+	cp "$d/elsewhere.ini" "$ws/.kinbox.ini"
+	kb_expect 0 -- touch "$ws/ran"
+	assert_exists "$ws/ran"
+	assert_empty "$KB_ERR"
+}
+run_test "project: a FIFO .kinbox.ini returns at once (125, not a hang), a symlink (also dangling), a directory, > 64 KiB: 125 with one line, not run; a regular file works" t_project_not_regular
+
+t_global_not_regular() {
+	setup globtype
+	mkdir -p "$XDG_CONFIG_HOME/kinbox"
+	mkfifo "$CFG"
+	rc=0
+	timeout 20 "$KINBOX" -- touch "$ws/ran" >"$KB_OUT" 2>"$KB_ERR" || rc=$?
+	assert_streq "$rc" 125 "exit status with a FIFO config.ini (124: kinbox hung)"
+	assert_not_exists "$ws/ran"
+	assert_file_is "$KB_ERR" "kinbox: $CFG: a FIFO; a config file must be a regular file; remove it or replace it with one"
+	rm "$CFG"
+	# the user's own config may be a symlink (a dotfiles checkout)
+	printf '[sandbox]\nwrite_paths = %s\n' "$out" >"$d/dotfiles.ini"
+	ln -s "$d/dotfiles.ini" "$CFG"
+	kb_expect 0 -- touch "$out/f"
+	assert_exists "$out/f"
+}
+run_test "global: a FIFO config.ini returns at once (125); a symlinked config.ini is followed (its write root applies)" t_global_not_regular
+
+# A key the project file chose, with control bytes in it, is quoted
+# escaped in the warning: one line, no raw ESC
+t_project_warning_escaped() {
+	setup projesc
+	printf '[sandbox]\n\033[8mhidden\033]0;title\007 = 1\n' >"$ws/.kinbox.ini"
+	kb_expect 0 -- true
+	assert_file_is "$KB_ERR" "kinbox: $ws/.kinbox.ini:2: '\\x1b[8mhidden\\x1b]0;title\\x07' ignored: a project file may only tighten (network = off, mask, scrub_env)"
+}
+run_test "project: a key with ESC and BEL in it is printed escaped in the warning (one line, no raw control byte)" t_project_warning_escaped
+
 # ============================================================================
 # 5. The global (and system) config
 # ============================================================================
@@ -940,7 +1010,7 @@ t_cache() {
 		# a denial that names the cache
 		kb_expect 2 -- sh -c 'echo new >~/.npm/new'
 		assert_streq "$(tail -n 1 "$KB_ERR" | sed 's/  \[sbx_[0-9a-f]*\]$//')" \
-			"kinbox: denied write '$HOME/.npm/new' (Read-only file system); retry with --write $HOME/.npm" \
+			"kinbox: denied write '$HOME/.npm/new' (Read-only file system, read from the command's stderr); retry with --write $HOME/.npm" \
 			"the denial line"
 		;;
 	esac
@@ -1057,17 +1127,22 @@ t_no_self_grant_written_parent() {
 	global_config '[sandbox]\n'
 	cp "$CFG" "$d/cfg.before"
 	denial "$out/f"
-	# the parents of the stores granted writable: the kinbox dirs stay
-	# hidden and read-only
-	kb --write "$XDG_CONFIG_HOME" --write "$XDG_STATE_HOME" -- sh -c '
+	# the parents of the stores granted writable: refused before anything
+	# runs (a mask over the store would not hold: the command could rename
+	# the parent away and plant a config.ini the next run obeys)
+	planter='
 		printf "[sandbox]\nwrite_paths = %s\n" "$1" >>"$XDG_CONFIG_HOME/kinbox/config.ini"
 		printf "{}" >"$XDG_STATE_HOME/kinbox/denials/$2.decision.json"
 		rm -rf "$XDG_CONFIG_HOME/kinbox" "$XDG_STATE_HOME/kinbox"
 		mv "$XDG_CONFIG_HOME/kinbox" "$XDG_CONFIG_HOME/kinbox.old"
 		mv "$XDG_STATE_HOME/kinbox" "$XDG_STATE_HOME/kinbox.old"
 		touch "$XDG_CONFIG_HOME/other-ok"
-		true' sh "$out" "$ID"
-	assert_exists "$XDG_CONFIG_HOME/other-ok"
+		true'
+	kb_expect 125 --write "$XDG_CONFIG_HOME" --write "$XDG_STATE_HOME" -- sh -c "$planter" sh "$out" "$ID"
+	assert_file_is "$KB_ERR" "kinbox: \$XDG_CONFIG_HOME/kinbox ($XDG_CONFIG_HOME/kinbox) lies inside the write root $XDG_CONFIG_HOME (flag): a command could write its own grants; move XDG_CONFIG_HOME out of that write root"
+	kb_expect 125 --write "$XDG_STATE_HOME" -- sh -c "$planter" sh "$out" "$ID"
+	assert_file_is "$KB_ERR" "kinbox: \$XDG_STATE_HOME/kinbox ($XDG_STATE_HOME/kinbox) lies inside the write root $XDG_STATE_HOME (flag): a command could forge the denial journal and the decisions kinpolicy retry obeys; move XDG_STATE_HOME out of that write root"
+	assert_not_exists "$XDG_CONFIG_HOME/other-ok"
 	assert_files_equal "$d/cfg.before" "$CFG"
 	assert_not_exists "$XDG_CONFIG_HOME/kinbox.old"
 	assert_not_exists "$XDG_STATE_HOME/kinbox.old"
@@ -1076,13 +1151,13 @@ t_no_self_grant_written_parent() {
 	kb_expect 1 -- touch "$out/f"
 	assert_not_exists "$out/f"
 }
-run_test "with --write \$XDG_CONFIG_HOME and \$XDG_STATE_HOME: the existing kinbox dirs stay hidden (config.ini unchanged, no decision, not removed or renamed)" t_no_self_grant_written_parent
+run_test "with --write \$XDG_CONFIG_HOME or \$XDG_STATE_HOME: 125, nothing runs (config.ini unchanged, no decision, not removed or renamed)" t_no_self_grant_written_parent
 
 t_no_self_grant_absent_store() {
 	setup selfgrant3
 	# no kinbox directory in XDG_CONFIG_HOME yet (a first use)
 	assert_not_exists "$XDG_CONFIG_HOME/kinbox"
-	kb --write "$XDG_CONFIG_HOME" -- sh -c '
+	kb_expect 125 --write "$XDG_CONFIG_HOME" -- sh -c '
 		mkdir -p "$XDG_CONFIG_HOME/kinbox" &&
 		printf "[sandbox]\nnetwork = on\nwrite_paths = %s\n" "$1" >"$XDG_CONFIG_HOME/kinbox/config.ini"
 		true' sh "$out"
@@ -1093,6 +1168,169 @@ t_no_self_grant_absent_store() {
 	assert_not_exists "$CFG"
 }
 run_test "with --write \$XDG_CONFIG_HOME and no kinbox dir there yet: the command cannot create kinbox/config.ini and grant the next run anything" t_no_self_grant_absent_store
+
+# kinbox's stores inside a writable root of this run: refused (125) before
+# anything runs, with one line naming the store, where it lies and the
+# fix; the same command runs once the store is elsewhere.
+# store_refused VAR DIR GAIN [KINBOX-ARG...]: VAR=DIR (inside a root) → 125
+store_refused() {
+	_var=$1 _dir=$2 _gain=$3
+	shift 3
+	rm -f "$ws/ran"
+	kb_expect 125 "$@" -- touch "$ws/ran"
+	assert_not_exists "$ws/ran"
+	assert_one_kinbox_line "$KB_ERR"
+	assert_file_has_content "$KB_ERR" "^kinbox: \\\$$_var/kinbox \\($_dir/kinbox\\) lies inside .*: a command could $_gain; move $_var out of "
+}
+
+t_store_in_root() {
+	setup storeroot
+	good_cfg=$XDG_CONFIG_HOME good_run=$XDG_RUNTIME_DIR good_state=$XDG_STATE_HOME
+	# the global config in the workspace: the exact line
+	XDG_CONFIG_HOME=$ws/xdg-config
+	kb_expect 125 -- touch "$ws/ran"
+	assert_file_is "$KB_ERR" "kinbox: \$XDG_CONFIG_HOME/kinbox ($ws/xdg-config/kinbox) lies inside the writable workspace $ws: a command could write its own grants; move XDG_CONFIG_HOME out of the workspace"
+	assert_not_exists "$ws/ran"
+	assert_not_exists "$ws/xdg-config"
+	# ... in a --write root, through a symlink, not yet existing
+	XDG_CONFIG_HOME=$out/cfg
+	store_refused XDG_CONFIG_HOME "$out/cfg" "write its own grants" --write "$out"
+	assert_file_has_content "$KB_ERR" "inside the write root $out \\(flag\\): .*; move XDG_CONFIG_HOME out of that write root$"
+	mkdir -p "$ws/real-cfg"
+	ln -s "$ws/real-cfg" "$d/cfg-link"
+	XDG_CONFIG_HOME=$d/cfg-link
+	store_refused XDG_CONFIG_HOME "$ws/real-cfg" "write its own grants"
+	XDG_CONFIG_HOME=$good_cfg
+	# the session store and the journal
+	XDG_RUNTIME_DIR=$ws/run
+	store_refused XDG_RUNTIME_DIR "$ws/run" "write its own session grants"
+	XDG_RUNTIME_DIR=$good_run
+	XDG_STATE_HOME=$ws/not/yet/state
+	store_refused XDG_STATE_HOME "$ws/not/yet/state" "forge the denial journal and the decisions kinpolicy retry obeys"
+	assert_not_exists "$ws/not"
+	XDG_STATE_HOME=$good_state
+	# a root inside a store: the session store granted writable
+	mkdir -p "$XDG_RUNTIME_DIR/kinbox/sessions"
+	kb_expect 125 --write "$XDG_RUNTIME_DIR/kinbox/sessions" -- touch "$ws/ran"
+	assert_file_is "$KB_ERR" "kinbox: the write root $XDG_RUNTIME_DIR/kinbox/sessions (flag) lies inside kinbox's store \$XDG_RUNTIME_DIR/kinbox ($XDG_RUNTIME_DIR/kinbox): a command could write its own session grants; grant a directory outside it"
+	assert_not_exists "$ws/ran"
+	# --dry-run is refused alike
+	XDG_CONFIG_HOME=$ws/xdg-config
+	kb_expect 125 --dry-run -- true
+	assert_empty "$KB_OUT"
+	XDG_CONFIG_HOME=$good_cfg
+	# positive control: the stores elsewhere, the same command runs
+	kb_expect 0 -- touch "$ws/ran"
+	assert_exists "$ws/ran"
+	kb_expect 0 --write "$out" -- touch "$out/ran"
+	assert_exists "$out/ran"
+}
+run_test "a store in a writable root (\$XDG_CONFIG_HOME, \$XDG_RUNTIME_DIR, \$XDG_STATE_HOME in the workspace, a --write root, through a symlink, not yet made; a write root inside a store): 125, one line, nothing run; elsewhere it runs" t_store_in_root
+
+# The attack itself: a session file with unconfined = on, a config.ini
+# with write_paths, both planted where an earlier run could write them.
+t_store_planted() {
+	setup storeplant
+	good_run=$XDG_RUNTIME_DIR
+	KINBOX_SESSION=ses_0123456789abcdef
+	export KINBOX_SESSION
+	for run in "$ws/run" "$d/run-elsewhere"; do
+		mkdir -p "$run/kinbox/sessions"
+		chmod 700 "$run"
+		printf '[grant]\nunconfined = on\n' >"$run/kinbox/sessions/$KINBOX_SESSION.ini"
+	done
+	XDG_RUNTIME_DIR=$ws/run
+	kb_expect 125 -- touch "$out/pwned"
+	assert_not_exists "$out/pwned"
+	assert_one_kinbox_line "$KB_ERR" 'XDG_RUNTIME_DIR/kinbox .* lies inside the writable workspace'
+	# control: the same file where no run could have written it is
+	# obeyed (a session grant a human made)
+	XDG_RUNTIME_DIR=$d/run-elsewhere
+	kb_expect 0 -q -- touch "$out/pwned"
+	assert_exists "$out/pwned"
+	rm "$out/pwned"
+	unset KINBOX_SESSION
+	XDG_RUNTIME_DIR=$good_run
+	# a planted config.ini with write_paths and network
+	XDG_CONFIG_HOME=$ws/cfg
+	mkdir -p "$XDG_CONFIG_HOME/kinbox"
+	printf '[sandbox]\nwrite_paths = %s\nnetwork = on\n' "$out" >"$XDG_CONFIG_HOME/kinbox/config.ini"
+	kb_expect 125 -- touch "$out/pwned"
+	assert_not_exists "$out/pwned"
+	assert_one_kinbox_line "$KB_ERR" 'XDG_CONFIG_HOME/kinbox .* lies inside the writable workspace'
+}
+run_test "planted stores are not obeyed: a session file (unconfined = on) and a config.ini (write_paths) under the workspace → 125, nothing written outside; the same session file elsewhere is obeyed" t_store_planted
+
+# kinpolicy writes grants and decisions, and obeys them in retry and
+# decide: it refuses a store that lies in the denial's workspace
+t_kp_store_in_workspace() {
+	setup kpstore
+	good_cfg=$XDG_CONFIG_HOME good_run=$XDG_RUNTIME_DIR
+	denial "$out/f"
+	# a grant of a root that holds a store: every run with it would be
+	# refused, so it is not stored (nor decided)
+	kp_refused "^kinpolicy: \\\$XDG_STATE_HOME/kinbox \\($XDG_STATE_HOME/kinbox\\) lies inside the write root $XDG_STATE_HOME \\(flag\\)" grant "$ID" --write "$XDG_STATE_HOME" --once
+	assert_not_exists "$(decision_file "$ID")"
+	XDG_CONFIG_HOME=$ws/cfg
+	kp_refused 'XDG_CONFIG_HOME/kinbox .* lies inside the writable workspace' grant "$ID" --write "$out" --workspace
+	assert_not_exists "$(decision_file "$ID")"
+	assert_not_exists "$ws/cfg"
+	XDG_CONFIG_HOME=$good_cfg
+	kp_expect 0 grant "$ID" --write "$out" --once
+	XDG_RUNTIME_DIR=$ws/run
+	mkdir -p "$XDG_RUNTIME_DIR"
+	chmod 700 "$XDG_RUNTIME_DIR"
+	kp_refused 'XDG_RUNTIME_DIR/kinbox .* lies inside the writable workspace' retry "$ID"
+	assert_not_exists "$out/f"
+	assert_not_exists "$XDG_STATE_HOME/kinbox/denials/$ID.retried"
+	# decide with a session whose "always" answers lie in the workspace
+	kp_expect 0 session new
+	S=$(cat "$KP_OUT")
+	kp_refused 'XDG_RUNTIME_DIR/kinbox .* lies inside the writable workspace' decide --mode auto --kind shell --command "rm -rf x" --session "$S"
+	# control: the same with the stores elsewhere
+	XDG_RUNTIME_DIR=$good_run
+	kp_expect 0 retry "$ID"
+	assert_exists "$out/f"
+}
+run_test "kinpolicy grant, retry and decide --session refuse a store that lies in the denial's workspace (125, nothing stored or run); elsewhere they work" t_kp_store_in_workspace
+
+# no_raw_control FILE: no byte below 0x20 but the newline, no DEL
+no_raw_control() {
+	if LC_ALL=C grep -q "$(printf '[\001-\011\013-\037\177]')" "$1"; then
+		od -c "$1" | sed -n 1,40p >&2
+		fail "$1 holds a raw control byte"
+	fi
+}
+
+# A denial whose path has ESC in it and whose argv has ESC and a newline
+# (dash prints both raw): kinbox's line, kinpolicy show and pending print
+# them escaped, one line per field
+t_kp_show_escaped() {
+	setup kpesc
+	bad=$(printf 'a\033[2Jb')
+	mkdir "$out/$bad"
+	zero=$(printf 'name\n\033[8m')
+	kb_expect 2 -- sh -c 'echo x > "$1"' "$zero" "$out/$bad/f"
+	assert_not_exists "$out/$bad/f"
+	grep '^kinbox: ' "$KB_ERR" >"$d/kb.lines"
+	no_raw_control "$d/kb.lines"
+	assert_one_line "$d/kb.lines" "^kinbox: denied write '$out/a\\\\x1b\\[2Jb/f' "
+	ID=$(sed -n 's/.*\[\(sbx_[0-9a-f]*\)\]$/\1/p' "$d/kb.lines")
+	kp_expect 0 show "$ID"
+	no_raw_control "$KP_OUT"
+	assert_has_line "$KP_OUT" "command:   sh -c 'echo x > \"\$1\"' \$'name\\n\\x1b[8m' \$'$out/a\\x1b[2Jb/f'"
+	assert_has_line "$KP_OUT" "path:      $out/a\\x1b[2Jb/f"
+	assert_has_line "$KP_OUT" "suggested: --write \$'$out/a\\x1b[2Jb'"
+	assert_has_line "$KP_OUT" "source:    the command's stderr: the path, the evidence and so the suggestion are what it printed"
+	assert_streq "$(grep -c '' "$KP_OUT")" 9 "show: one line per field"
+	kp_expect 0 pending
+	no_raw_control "$KP_OUT"
+	assert_has_line "$KP_OUT" "$ID  write   $out/a\\x1b[2Jb/f  sh -c 'echo x > \"\$1\"' \$'name\\n\\x1b[8m' \$'$out/a\\x1b[2Jb/f'"
+	# the JSON keeps the exact bytes (jansson escapes them as JSON does)
+	kp_expect 0 show "$ID" --json
+	assert_streq "$(jget 'd["path"]' "$KP_OUT")" "$out/$bad/f" "the path in the JSON"
+}
+run_test "a path with ESC and an argv with ESC and a newline: the denial line, kinpolicy show and pending print them escaped (\\x1b, \\n, \$'...'), one line per field; --json keeps the bytes" t_kp_show_escaped
 
 t_default_locations() {
 	setup w8

@@ -157,6 +157,120 @@ test_policy(void)
 	kb_policy_free(&p);
 }
 
+/* kinbox's stores outside the roots the command may write */
+static void
+test_stores(void)
+{
+	struct kb_policy p;
+	struct kb_err e;
+	char *ws = mk("sws"), *other = mk("sother"), *root = mk("sroot");
+	char *lnk = xasprintf("%s/slink", base);
+	char *v;
+	int rc;
+
+	kb_policy_init(&p);
+	p.home = mk("shome");
+	p.workspace = xstrdup(ws);
+	unsetenv("XDG_CONFIG_HOME");
+	unsetenv("XDG_RUNTIME_DIR");
+	unsetenv("XDG_STATE_HOME");
+	rc = kb_config_check_stores(&p, "/nonexistent-etc-kinbox", &e);
+	assert_cmpint(rc, 0, "stores: the defaults under a home outside the "
+	    "workspace pass");
+
+	v = xasprintf("%s/cfg", ws);
+	setenv("XDG_CONFIG_HOME", v, 1);
+	rc = kb_config_check_stores(&p, "/nonexistent-etc-kinbox", &e);
+	free(v);
+	v = xasprintf("$XDG_CONFIG_HOME/kinbox (%s/cfg/kinbox) lies inside the "
+	    "writable workspace %s: a command could write its own grants; "
+	    "move XDG_CONFIG_HOME out of the workspace", ws, ws);
+	ok(rc == -1, "stores: XDG_CONFIG_HOME in the workspace is refused");
+	assert_cmpstr(e.msg, v, "... with the line naming store, root and fix");
+	free(v);
+
+	v = xasprintf("%s/x/../cfg", other);
+	setenv("XDG_CONFIG_HOME", v, 1);
+	free(v);
+	rc = kb_config_check_stores(&p, "/nonexistent-etc-kinbox", &e);
+	assert_cmpint(rc, 0, "stores: elsewhere (with a '..') it passes");
+
+	ok(symlink(ws, lnk) == 0, "fixture: a symlink to the workspace");
+	v = xasprintf("%s/not/yet", lnk);
+	setenv("XDG_STATE_HOME", v, 1);
+	free(v);
+	rc = kb_config_check_stores(&p, "/nonexistent-etc-kinbox", &e);
+	ok(rc == -1 && strstr(e.msg, "$XDG_STATE_HOME/kinbox") == e.msg &&
+		strstr(e.msg, "/sws/not/yet/kinbox)") != NULL,
+	    "stores: through a symlink, not yet existing: judged at its real "
+	    "location");
+	unsetenv("XDG_STATE_HOME");
+
+	v = xasprintf("%s/run", root);
+	setenv("XDG_RUNTIME_DIR", v, 1);
+	free(v);
+	rc = kb_config_check_stores(&p, "/nonexistent-etc-kinbox", &e);
+	assert_cmpint(rc, 0, "stores: XDG_RUNTIME_DIR outside every root");
+	p.write[0].path = xstrdup(root);
+	p.write[0].origin = KB_ORIGIN_SESSION;
+	p.nwrite = 1;
+	rc = kb_config_check_stores(&p, "/nonexistent-etc-kinbox", &e);
+	ok(rc == -1 && strstr(e.msg, "lies inside the write root") != NULL &&
+		strstr(e.msg, "(session grant): a command could write its own "
+			      "session grants; move XDG_RUNTIME_DIR out of that "
+			      "write root") != NULL,
+	    "stores: in a write root of a session grant");
+	unsetenv("XDG_RUNTIME_DIR");
+
+	free(p.write[0].path);
+	p.write[0].path = xasprintf("%s/.config/kinbox/sub", p.home);
+	unsetenv("XDG_CONFIG_HOME");
+	rc = kb_config_check_stores(&p, "/nonexistent-etc-kinbox", &e);
+	ok(rc == -1 && strstr(e.msg, "the write root ") == e.msg &&
+		strstr(e.msg, "lies inside kinbox's store ~/.config/kinbox") !=
+		    NULL,
+	    "stores: a write root inside ~/.config/kinbox is refused");
+	free(p.write[0].path);
+	p.write[0].path = xasprintf("%s/.config", p.home);
+	rc = kb_config_check_stores(&p, "/nonexistent-etc-kinbox", &e);
+	ok(rc == -1 && strstr(e.msg, "~/.config/kinbox (") == e.msg &&
+		strstr(e.msg, "; grant a narrower write root than ") != NULL,
+	    "stores: a write root holding ~/.config/kinbox is refused");
+	p.nwrite = 0;
+	free(p.write[0].path);
+	p.write[0].path = NULL;
+
+	p.cache[0] = KB_CACHE_PERSISTED; /* "cache": ~/.cache */
+	v = xasprintf("%s/.cache/xdg", p.home);
+	setenv("XDG_CONFIG_HOME", v, 1);
+	free(v);
+	rc = kb_config_check_stores(&p, "/nonexistent-etc-kinbox", &e);
+	ok(rc == -1 && strstr(e.msg, "the persisted cache ") != NULL &&
+		strstr(e.msg, "([caches] cache)") != NULL,
+	    "stores: inside a persisted cache");
+	p.cache[0] = KB_CACHE_EPHEMERAL;
+	rc = kb_config_check_stores(&p, "/nonexistent-etc-kinbox", &e);
+	assert_cmpint(rc, 0, "stores: an ephemeral cache is discarded: no "
+	    "refusal");
+	unsetenv("XDG_CONFIG_HOME");
+
+	p.tmpdir = xstrdup(other);
+	v = xasprintf("%s/state", other);
+	setenv("XDG_STATE_HOME", v, 1);
+	free(v);
+	rc = kb_config_check_stores(&p, "/nonexistent-etc-kinbox", &e);
+	ok(rc == -1 && strstr(e.msg, "the writable TMPDIR ") != NULL &&
+		strstr(e.msg, "move XDG_STATE_HOME out of TMPDIR") != NULL,
+	    "stores: inside the writable TMPDIR");
+	unsetenv("XDG_STATE_HOME");
+
+	kb_policy_free(&p);
+	free(ws);
+	free(other);
+	free(root);
+	free(lnk);
+}
+
 int
 main(void)
 {
@@ -168,6 +282,7 @@ main(void)
 		return 1;
 	test_rules();
 	test_policy();
+	test_stores();
 	{
 		char *cmd = xasprintf("rm -rf '%s'", base);
 		if (system(cmd) != 0)
