@@ -426,10 +426,8 @@ check_stores(struct kb_policy *p)
 {
 	struct kb_err e;
 
-	if (kb_config_check_stores(p, NULL, &e) == -1) {
-		kb_policy_remove_created(p);
+	if (kb_config_check_stores(p, NULL, &e) == -1)
 		die("%s", e.msg);
-	}
 }
 
 int
@@ -512,7 +510,6 @@ main(int argc, char **argv)
 	    run.tail[run.tail_len - 1] != '\n');
 	if (run.broken[0] != '\0') {
 		kb_gitguard_audit(&pol, report_guard);
-		kb_policy_remove_created(&pol);
 		die("SECURITY: %s was replaced on the host during the run, which "
 		    "drops the sandbox's mount over it; the command was stopped "
 		    "(run it again)", run.broken);
@@ -521,7 +518,6 @@ main(int argc, char **argv)
 		_cleanup_free_ char *why = NULL;
 
 		kb_gitguard_audit(&pol, report_guard);
-		kb_policy_remove_created(&pol);
 		if (WIFSIGNALED(run.wstatus))
 			return run.exit_code; /* killed before it started */
 		why = kb_bwrap_explain_failure(run.setup_err);
@@ -542,7 +538,6 @@ main(int argc, char **argv)
 		size_t i = (size_t)run.check_failed - 1;
 
 		kb_gitguard_audit(&pol, report_guard);
-		kb_policy_remove_created(&pol);
 		die("SECURITY: %s was not where kinbox mounted it (a concurrent "
 		    "process swapped a directory on its path while the sandbox "
 		    "was set up); nothing was run — run it again",
@@ -560,7 +555,6 @@ main(int argc, char **argv)
 		    "the lines above");
 	if (run.exec_errno == 0 && run.exit_code != 0)
 		report_denial(&pol, &o, &run);
-	kb_policy_remove_created(&pol);
 	kb_plan_free(&plan);
 	kb_policy_free(&pol);
 	return run.exit_code;

@@ -427,24 +427,23 @@ kb_path_within(const char *path, const char *dir)
 }
 
 char *
-kb_read_small_file(const char *path, size_t max)
+kb_read_fd(int fd, size_t max, size_t *len)
 {
 	struct kb_buf b = { 0 };
+	struct stat st;
 	char chunk[4096];
 	ssize_t n;
-	struct stat st;
-	int fd, errsv;
+	int errsv;
 
-	/* a FIFO or a device must not block or feed kinbox: the type is
-	 * checked on the descriptor, before the first read */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd == -1)
-		return NULL;
 	if (fstat(fd, &st) == -1)
-		goto fail;
+		return NULL;
 	if (!S_ISREG(st.st_mode)) {
 		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-		goto fail;
+		return NULL;
+	}
+	if ((size_t)st.st_size > max) {
+		errno = EFBIG;
+		return NULL;
 	}
 	kb_buf_add(&b, "", 0);
 	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
@@ -453,20 +452,39 @@ kb_read_small_file(const char *path, size_t max)
 				continue;
 			goto fail;
 		}
+		/* the file may grow after fstat: the bound holds anyway */
 		if (b.len + (size_t)n > max) {
 			errno = EFBIG;
 			goto fail;
 		}
 		kb_buf_add(&b, chunk, (size_t)n);
 	}
-	close(fd);
+	if (len != NULL)
+		*len = b.len;
 	return b.s;
 fail:
 	errsv = errno;
-	close(fd);
 	kb_buf_free(&b);
 	errno = errsv;
 	return NULL;
+}
+
+char *
+kb_read_small_file(const char *path, size_t max)
+{
+	/* a FIFO or a device must not block or feed kinbox: the type is
+	 * checked on the descriptor, before the first read */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int errsv;
+	char *s;
+
+	if (fd == -1)
+		return NULL;
+	s = kb_read_fd(fd, max, NULL);
+	errsv = errno;
+	close(fd);
+	errno = errsv;
+	return s;
 }
 
 void

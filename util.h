@@ -120,6 +120,12 @@ bool kb_path_within(const char *path, const char *dir);
  * terminated; returns NULL with errno set on failure. Caller frees. */
 char *kb_read_small_file(const char *path, size_t max);
 
+/* fstat()s `fd`, requires a regular file of at most `max` bytes and reads
+ * it whole, NUL-terminated (*len, when not NULL, gets its length). NULL
+ * with errno (EINVAL: not a regular file, EISDIR: a directory, EFBIG:
+ * larger than max). Does not close fd. */
+char *kb_read_fd(int fd, size_t max, size_t *len);
+
 /* mkdir -p with `mode` for what it creates; the created directories are
  * appended to `created` (when not NULL), outermost first. 0, or -1 with
  * errno set. */

@@ -138,49 +138,6 @@ kb_open_parent_beneath(int dirfd, const char *rel, const char **base)
 }
 
 char *
-kb_read_fd(int fd, size_t max, size_t *len)
-{
-	struct kb_buf b = { 0 };
-	struct stat st;
-	char chunk[4096];
-	ssize_t n;
-	int errsv;
-
-	if (fstat(fd, &st) == -1)
-		return NULL;
-	if (!S_ISREG(st.st_mode)) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if ((size_t)st.st_size > max) {
-		errno = EFBIG;
-		return NULL;
-	}
-	kb_buf_add(&b, "", 0);
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n == -1) {
-			if (errno == EINTR)
-				continue;
-			goto fail;
-		}
-		/* the file may grow after fstat: the bound holds anyway */
-		if (b.len + (size_t)n > max) {
-			errno = EFBIG;
-			goto fail;
-		}
-		kb_buf_add(&b, chunk, (size_t)n);
-	}
-	if (len != NULL)
-		*len = b.len;
-	return b.s;
-fail:
-	errsv = errno;
-	kb_buf_free(&b);
-	errno = errsv;
-	return NULL;
-}
-
-char *
 kb_read_beneath(int dirfd, const char *rel, size_t max)
 {
 	int fd = kb_openat_beneath(dirfd, rel, O_RDONLY);

@@ -34,11 +34,6 @@ int kb_open_dir_nofollow(const char *abs);
  */
 int kb_open_parent_beneath(int dirfd, const char *rel, const char **base);
 
-/* fstat()s `fd`, requires a regular file of at most `max` bytes and reads
- * it whole, NUL-terminated. NULL with errno (EINVAL: not a regular file,
- * EFBIG: larger than max). Does not close fd. */
-char *kb_read_fd(int fd, size_t max, size_t *len);
-
 /* kb_openat_beneath(O_RDONLY) + kb_read_fd: a small regular file below
  * dirfd. NULL with errno (ELOOP for a symlink, EINVAL for a FIFO...). */
 char *kb_read_beneath(int dirfd, const char *rel, size_t max);

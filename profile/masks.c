@@ -308,13 +308,8 @@ kb_masks_compute(struct kb_policy *p, struct kb_err *e)
 				d = xasprintf("%s/%s/kinbox", p->home, dflt[i]);
 			if (d == NULL)
 				continue;
-			/* where the command could create it (its parent is
-			 * writable), it is made now, empty and 0700, so that
-			 * the mask holds: a config the command wrote there
-			 * would be obeyed by the next run (kinbox removes it
-			 * again when still empty) */
-			if (access(d, F_OK) == -1 && kb_policy_writable(p, d))
-				(void)kb_mkdirs(d, 0700, &p->created);
+			/* a store the command could write is refused before
+			 * this (kb_config_check_stores): masked where it is */
 			if (mask_existing(p, d, false, e) == -1)
 				return -1;
 		}

@@ -22,6 +22,8 @@ kb_policy_init(struct kb_policy *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->workspace_fd = p->tmpdir_fd = -1;
+	for (size_t i = 0; i < KB_MAX_WRITE; i++)
+		p->write[i].fd = -1;
 	p->net_origin = KB_ORIGIN_DEFAULT;
 	p->backend = KB_BACKEND_AUTO;
 }
@@ -60,7 +62,6 @@ kb_policy_free(struct kb_policy *p)
 	kb_strv_free(&p->scrub_env);
 	kb_strv_free(&p->extra_mask);
 	kb_strv_free(&p->notes);
-	kb_strv_free(&p->created);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -321,26 +322,4 @@ kb_policy_writable(const struct kb_policy *p, const char *path)
 		*slash = '\0';
 	}
 	return kb_policy_within_roots(p, real);
-}
-
-void
-kb_policy_remove_created(struct kb_policy *p)
-{
-	/* Only when still empty, and never through a symlink: the command
-	 * may have swapped a directory on the way for one that leads
-	 * elsewhere. */
-	for (size_t i = p->created.n; i > 0; i--) {
-		_cleanup_free_ char *dir = xstrdup(p->created.v[i - 1]);
-		char *slash = strrchr(dir, '/');
-		int fd;
-
-		if (slash == NULL || slash == dir || slash[1] == '\0')
-			continue;
-		*slash = '\0';
-		if ((fd = kb_open_dir_nofollow(dir)) == -1)
-			continue;
-		unlinkat(fd, slash + 1, AT_REMOVEDIR);
-		close(fd);
-	}
-	kb_strv_free(&p->created);
 }

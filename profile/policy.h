@@ -132,8 +132,6 @@ struct kb_policy {
 	struct kb_strv extra_mask; /* extra paths to hide (config) */
 	enum kb_cache_mode cache[8]; /* by index in kb_cache_table */
 	struct kb_strv notes;     /* config warnings and origins, for -v/--dry-run */
-	struct kb_strv created;   /* store dirs kinbox made to mask them; removed
-				     after the run when still empty */
 	enum kb_backend_kind backend;
 	struct kb_guard *guard;
 	size_t nguard, capguard;
@@ -174,8 +172,6 @@ bool kb_policy_within_roots(const struct kb_policy *, const char *canonical);
  * at its real location, lies in the workspace, a root or $TMPDIR) */
 bool kb_policy_writable(const struct kb_policy *, const char *path);
 
-/* rmdir()s, deepest first, the store dirs kinbox made, when empty */
-void kb_policy_remove_created(struct kb_policy *);
 
 /* Fills defaults (workspace = cwd), resolves $TMPDIR, scans the git
  * metadata of the workspace and every write root. Call once, after all
