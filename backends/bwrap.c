@@ -492,20 +492,6 @@ max_fd(const struct kb_policy *p, const struct kb_plan *pl)
 	return m;
 }
 
-/* under a writable root or a writable cache (lexically) */
-static bool
-writable_place(const struct kb_policy *p, const char *path)
-{
-	if (kb_policy_within_roots(p, path) || kb_path_within(path, "/tmp"))
-		return true;
-	for (size_t i = 0; i < p->nmask; i++)
-		if ((p->mask[i].kind == KB_CACHE_TMPFS ||
-			p->mask[i].kind == KB_CACHE_BIND) &&
-		    kb_path_within(path, p->mask[i].path))
-			return true;
-	return false;
-}
-
 /*
  * The kernel drops a mask's mount when the host replaces the file or
  * directory under it (write tmp + rename), so a mount alone cannot keep a
@@ -532,7 +518,7 @@ plan_deny_read(const struct kb_policy *p, const struct kb_host *h,
 		if ((slash = strrchr(dir, '/')) == NULL || slash == dir)
 			continue;
 		*slash = '\0';
-		if (writable_place(p, dir))
+		if (kb_policy_within_writable(p, dir))
 			continue;
 		kb_strv_push(args, "--deny-read");
 		kb_strv_push(args, m->path);

@@ -354,15 +354,8 @@ entering(const struct line *l, char *base, size_t baselen)
 static bool
 writable(const struct kb_policy *p, const char *path)
 {
-	if (kb_policy_within_roots(p, path) || kb_path_within(path, "/tmp") ||
-	    kb_path_within(path, "/dev"))
-		return true;
-	for (size_t i = 0; i < p->nmask; i++)
-		if ((p->mask[i].kind == KB_CACHE_TMPFS ||
-			p->mask[i].kind == KB_CACHE_BIND) &&
-		    kb_path_within(path, p->mask[i].path))
-			return true;
-	return false;
+	return kb_policy_within_writable(p, path) ||
+	    kb_path_within(path, "/dev");
 }
 
 static bool

@@ -137,6 +137,19 @@ kb_open_parent_beneath(int dirfd, const char *rel, const char **base)
 	    O_PATH | O_DIRECTORY);
 }
 
+DIR *
+kb_opendir_beneath(int dirfd, const char *rel)
+{
+	int fd = kb_openat_beneath(dirfd, rel, O_RDONLY | O_DIRECTORY);
+	DIR *d;
+
+	if (fd == -1)
+		return NULL;
+	if ((d = fdopendir(fd)) == NULL)
+		close(fd);
+	return d;
+}
+
 char *
 kb_read_beneath(int dirfd, const char *rel, size_t max)
 {

@@ -8,6 +8,7 @@
 #ifndef KB_FSAT_H
 #define KB_FSAT_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
@@ -33,6 +34,10 @@ int kb_open_dir_nofollow(const char *abs);
  * component. -1 with errno; EINVAL when rel has no last component.
  */
 int kb_open_parent_beneath(int dirfd, const char *rel, const char **base);
+
+/* The directory `rel` below dirfd (as kb_openat_beneath), for readdir();
+ * NULL with errno. dirfd(3) of it is an O_RDONLY descriptor of it. */
+DIR *kb_opendir_beneath(int dirfd, const char *rel);
 
 /* kb_openat_beneath(O_RDONLY) + kb_read_fd: a small regular file below
  * dirfd. NULL with errno (ELOOP for a symlink, EINVAL for a FIFO...). */

@@ -61,16 +61,12 @@ move_aside(int dirfd, const char *name, report_fn report, const char *what)
 static bool
 dir_is_empty_at(int dirfd, const char *name)
 {
-	int fd = kb_openat_beneath(dirfd, name, O_RDONLY | O_DIRECTORY);
+	DIR *d = kb_opendir_beneath(dirfd, name);
 	struct dirent *de;
 	bool empty = true;
-	DIR *d;
 
-	if (fd == -1 || (d = fdopendir(fd)) == NULL) {
-		if (fd != -1)
-			close(fd);
+	if (d == NULL)
 		return false;
-	}
 	while ((de = readdir(d)) != NULL)
 		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
 			empty = false;
@@ -140,12 +136,9 @@ disarm_hooks(int gitfd, report_fn report)
 	if (!S_ISDIR(st.st_mode))
 		return move_aside(gitfd, "hooks", report,
 		    "the command made a hooks entry that is no directory:");
-	if ((hfd = kb_openat_beneath(gitfd, "hooks", O_RDONLY | O_DIRECTORY)) ==
-	    -1 || (d = fdopendir(hfd)) == NULL) {
-		if (hfd != -1)
-			close(hfd);
+	if ((d = kb_opendir_beneath(gitfd, "hooks")) == NULL)
 		return 0;
-	}
+	hfd = dirfd(d);
 	while ((de = readdir(d)) != NULL) {
 		size_t n = strlen(de->d_name);
 		_cleanup_free_ char *path = NULL;
@@ -184,18 +177,15 @@ static int audit_newrepo(int gitfd, report_fn report, int depth);
 
 /* submodule git dirs the command made inside a new repository */
 static int
-audit_modules(int dirfd, report_fn report, int depth)
+audit_modules(int modfd, report_fn report, int depth)
 {
-	int fd = kb_openat_beneath(dirfd, ".", O_RDONLY | O_DIRECTORY);
+	DIR *d = kb_opendir_beneath(modfd, ".");
 	struct dirent *de;
-	int found = 0;
-	DIR *d;
+	int found = 0, fd;
 
-	if (fd == -1 || (d = fdopendir(fd)) == NULL) {
-		if (fd != -1)
-			close(fd);
+	if (d == NULL)
 		return 0;
-	}
+	fd = dirfd(d);
 	while ((de = readdir(d)) != NULL && depth < NEST_MAX) {
 		int child;
 		struct stat st;
@@ -438,7 +428,7 @@ audit_index(const struct kb_policy *p, const struct kb_guard *g, int rootfd,
  * only, no stat unless an entry is named .git); what lies past the bound is
  * named, not silently skipped.
  */
-#define WALK_DIRS_MAX 50000
+#define WALK_DIRS_MAX 20000
 #define WALK_DEPTH_MAX 64
 
 struct walk {
@@ -450,17 +440,15 @@ struct walk {
 };
 
 static void
-walk_tree(struct walk *w, int dirfd, int depth)
+walk_tree(struct walk *w, int top, int depth)
 {
-	int fd = kb_openat_beneath(dirfd, ".", O_RDONLY | O_DIRECTORY);
+	DIR *d = kb_opendir_beneath(top, ".");
 	struct dirent *de;
-	DIR *d;
+	int fd;
 
-	if (fd == -1 || (d = fdopendir(fd)) == NULL) {
-		if (fd != -1)
-			close(fd);
+	if (d == NULL)
 		return;
-	}
+	fd = dirfd(d);
 	while ((de = readdir(d)) != NULL) {
 		int child;
 

@@ -254,16 +254,12 @@ static void
 each_entry(struct scan *s, const char *rel,
     void (*fn)(struct scan *, const char *child, void *), void *ctx)
 {
-	int fd = kb_openat_beneath(s->rootfd, rel, O_RDONLY | O_DIRECTORY);
+	DIR *d = kb_opendir_beneath(s->rootfd, rel);
 	struct dirent *de;
 	unsigned n = 0;
-	DIR *d;
 
-	if (fd == -1 || (d = fdopendir(fd)) == NULL) {
-		if (fd != -1)
-			close(fd);
+	if (d == NULL)
 		return;
-	}
 	while ((de = readdir(d)) != NULL) {
 		_cleanup_free_ char *child = NULL;
 

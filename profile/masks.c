@@ -166,7 +166,8 @@ public_file(const char *real)
 			named = true;
 	if (!named)
 		return false;
-	if ((fd = open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+	if ((fd = open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
+	    O_NOCTTY)) == -1)
 		return false;
 	n = read(fd, head, sizeof(head) - 1);
 	close(fd);

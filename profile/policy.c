@@ -309,6 +309,20 @@ kb_policy_within_roots(const struct kb_policy *p, const char *canonical)
 }
 
 bool
+kb_policy_within_writable(const struct kb_policy *p, const char *canonical)
+{
+	if (kb_policy_within_roots(p, canonical) ||
+	    kb_path_within(canonical, "/tmp"))
+		return true;
+	for (size_t i = 0; i < p->nmask; i++)
+		if ((p->mask[i].kind == KB_CACHE_TMPFS ||
+			p->mask[i].kind == KB_CACHE_BIND) &&
+		    kb_path_within(canonical, p->mask[i].path))
+			return true;
+	return false;
+}
+
+bool
 kb_policy_writable(const struct kb_policy *p, const char *path)
 {
 	_cleanup_free_ char *dir = xstrdup(path);

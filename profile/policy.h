@@ -168,6 +168,10 @@ int kb_policy_resolve_workspace(struct kb_policy *, struct kb_err *e);
  * writable $TMPDIR (lexical: no I/O) */
 bool kb_policy_within_roots(const struct kb_policy *, const char *canonical);
 
+/* ... or in the private /tmp or a writable cache: everything the command
+ * can write in the sandbox (lexical: no I/O) */
+bool kb_policy_within_writable(const struct kb_policy *, const char *canonical);
+
 /* true when the command may write `path` (its nearest existing ancestor,
  * at its real location, lies in the workspace, a root or $TMPDIR) */
 bool kb_policy_writable(const struct kb_policy *, const char *path);
