@@ -289,6 +289,10 @@ pointed_gitdir(const struct kb_policy *p, int dirfd, const char *name)
 	joined = v[0] == '/' ? xstrdup(v + 1) : xasprintf("%s/%s", dir + 1, v);
 	if ((lex = kb_rel_join(".", joined)) == NULL)
 		return -1;
+	/* only where git itself puts them (submodule add, worktree add) */
+	if (strstr(lex, "/.git/modules/") == NULL &&
+	    strstr(lex, "/.git/worktrees/") == NULL)
+		return -1;
 	roots[n++] = p->workspace;
 	if (p->tmpdir != NULL)
 		roots[n++] = p->tmpdir;
