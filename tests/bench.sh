@@ -64,13 +64,21 @@ def problem(msg):
     print("bench: " + msg, file=sys.stderr)
 
 
+PASSED = {}  # bind sources passed as descriptors: fd -> path
+
+
 def parse_plan(text):
-    """The --dry-run plan: '# ' notes, then one shell-quoted word a line."""
+    """The --dry-run plan: '# ' notes, then one shell-quoted word a line
+    (a bind source passed as a descriptor: '/proc/self/fd/N  # path')."""
     notes, argv = [], []
     for line in text.splitlines():
         if line.startswith("# "):
             notes.append(line[2:])
             continue
+        m = re.match(r"^/proc/self/fd/(\d+)  # (/.*)$", line)
+        if m:
+            PASSED[int(m.group(1))] = m.group(2)
+            line = "/proc/self/fd/" + m.group(1)
         words = shlex.split(line)
         if len(words) != 1:
             raise ValueError("plan line is not one word: %r" % line)
@@ -122,7 +130,10 @@ def shell_line(row):
 
 def time_hyperfine(rows, ws, tmp):
     out = os.path.join(tmp, "hyperfine.json")
-    cmd = ["hyperfine", "--style", "none", "--warmup", str(WARMUP),
+    # bash: the bind-source descriptors may have two digits (dash takes
+    # one in a redirection)
+    cmd = ["hyperfine", "--shell", "bash", "--style", "none", "--warmup",
+           str(WARMUP),
            "--runs", str(RUNS), "--export-json", out]
     for row in rows:
         cmd += ["-n", row["key"], shell_line(row)]
@@ -268,10 +279,14 @@ def main(tmp):
                        if argv[i] in ("--file", "--bind-data",
                                       "--ro-bind-data")})
     helper_fds += [(fd, "read", "/dev/null") for fd in data_fds]
+    # the checked bind sources: the same directories, opened by path
+    helper_fds += [(fd, "read", path) for fd, path in sorted(PASSED.items())]
     supplied = ", ".join(["%d (status pipe: /dev/null)" % status_fd,
                           "%d (stderr: a copy of fd 2)" % stderr_fd] +
                          ["%d (data for empty files: /dev/null)" % fd
-                          for fd in data_fds])
+                          for fd in data_fds] +
+                         ["%d (bind source %s)" % (fd, path)
+                          for fd, path in sorted(PASSED.items())])
 
     if not os.path.exists(BPF):
         problem("%s is missing: run make first" % BPF)
@@ -403,14 +418,14 @@ def throughput(ws, argv, raw_fds):
 
     cases = [
         ("stderr", "raw bwrap ... 2>&1 >/dev/null | cat >/dev/null",
-         ["sh", "-c", raw(writer + ["of=/dev/stderr"], "2>&1 >/dev/null")
+         ["bash", "-c", raw(writer + ["of=/dev/stderr"], "2>&1 >/dev/null")
           + " | cat >/dev/null"]),
         ("stderr", "kinbox -- dd ... of=/dev/stderr 2>/dev/null",
          [KINBOX, "--"] + writer + ["of=/dev/stderr"]),
         # to /dev/null a GiB takes ~50 ms, close to the start-up cost:
         # 8 GiB keeps the comparison about the stream
         ("stdout", "raw bwrap ... >/dev/null (8 GiB)",
-         ["sh", "-c", raw(writer8, ">/dev/null")]),
+         ["bash", "-c", raw(writer8, ">/dev/null")]),
         ("stdout", "kinbox -- dd ... >/dev/null (8 GiB)",
          [KINBOX, "--"] + writer8),
     ]
