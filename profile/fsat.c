@@ -48,8 +48,22 @@ openat2_walk(int dirfd, const char *rel, int flags)
 		fd = openat(cur == -1 ? dirfd : cur, comp,
 		    next == NULL ? flags | O_NOFOLLOW :
 				   O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (cur != -1)
+		if (fd == -1 && errno == ENOTDIR) {
+			/* as openat2 says it: a symlink on the way */
+			struct stat st;
+
+			if (fstatat(cur == -1 ? dirfd : cur, comp, &st,
+				AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+				errno = ELOOP;
+			else
+				errno = ENOTDIR;
+		}
+		if (cur != -1) {
+			int errsv = errno;
+
 			close(cur);
+			errno = errsv;
+		}
 		if (fd == -1)
 			return -1;
 		if (next == NULL)
