@@ -581,6 +581,10 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 	plan_guards(p, pl, &checks);
 	plan_masks(p, pl, false);
 	plan_exposes(p, pl);
+	/* a build tree under /tmp (a clone there): the helper is hidden by
+	 * the private /tmp, so it is shown again, read-only, at its path */
+	if (kb_path_within(helper, "/tmp"))
+		add3(pl, "--ro-bind", helper, helper);
 	add2(pl, "--chdir", p->cwd);
 	add2(pl, "--seccomp", num[0]);
 	add(pl, "--");

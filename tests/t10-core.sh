@@ -225,6 +225,25 @@ t_inside_write() {
 }
 run_test "writes inside the workspace land on the host" t_inside_write
 
+# A clone under /tmp (the README's quick start works from one): the helper
+# kinbox-exec sits in a directory the private /tmp hides.
+t_build_under_tmp() {
+	bin=$(mktemp -d /tmp/kinbox-bin.XXXXXX)
+	cleanup_add "rm -rf '$bin'"
+	cp "$KINBOX" "$bin/kinbox"
+	cp "$(dirname "$KINBOX")/kinbox-exec" "$bin/kinbox-exec"
+	chmod 755 "$bin"
+	ws=$(newdir fs-tmpbin)
+	cd "$ws"
+	KB_RC=0
+	"$bin/kinbox" -- sh -c 'echo from-tmp > f; echo x > /tmp/inner' \
+		>"$KB_OUT" 2>"$KB_ERR" || KB_RC=$?
+	assert_streq "$KB_RC" 0 "kinbox from /tmp runs the command"
+	assert_streq "$(cat "$ws/f")" from-tmp
+	assert_not_exists /tmp/inner
+}
+run_test "kinbox and kinbox-exec installed under /tmp still run (the helper is shown again inside the private /tmp)" t_build_under_tmp
+
 t_write_root() {
 	d=$(newdir fs-w)
 	mkdir "$d/ws" "$d/granted" "$d/sibling"
