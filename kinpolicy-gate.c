@@ -58,6 +58,10 @@ cmd_classify(int argc, char **argv)
 		if (o == NULL) /* not UTF-8: the signature is the raw text */
 			o = json_pack("{s:b,s:s}", "safe", v.safe, "reason",
 			    v.safe ? "" : v.reason);
+		/* valid UTF-8 when the input was: the input plus ASCII */
+		if (o != NULL && v.rewritten != NULL)
+			json_object_set_new(
+			    o, "rewritten", json_string(v.rewritten));
 		dump_json(o);
 		json_decref(o);
 	} else {
@@ -65,6 +69,8 @@ cmd_classify(int argc, char **argv)
 			printf("safe\n");
 		else
 			printf("unsafe: %s\n", v.reason);
+		if (v.rewritten != NULL)
+			printf("rewritten: %s\n", v.rewritten);
 		printf("signature: %s\n", v.signature ? v.signature : "");
 	}
 	kb_ro_verdict_free(&v);
@@ -73,8 +79,8 @@ cmd_classify(int argc, char **argv)
 }
 
 static bool
-classify_cb(const char *command, char **signature, char *reason,
-    size_t reasonlen, void *ctx)
+classify_cb(const char *command, char **signature, char **rewritten,
+    char *reason, size_t reasonlen, void *ctx)
 {
 	struct kb_ro_verdict v;
 	bool safe;
@@ -85,6 +91,7 @@ classify_cb(const char *command, char **signature, char *reason,
 	snprintf(reason, reasonlen, "%s", v.safe ? "provably read-only" :
 						   v.reason);
 	*signature = steal_pointer(&v.signature);
+	*rewritten = steal_pointer(&v.rewritten);
 	kb_ro_verdict_free(&v);
 	return safe;
 }
@@ -235,12 +242,17 @@ cmd_decide(int argc, char **argv)
 		if (o != NULL && out.signature != NULL)
 			json_object_set_new(o, "signature",
 			    json_string(out.signature));
+		if (o != NULL && out.rewritten != NULL)
+			json_object_set_new(
+			    o, "rewritten", json_string(out.rewritten));
 		if (o != NULL)
 			dump_json(o);
 		json_decref(o);
 	} else {
 		printf("%s\nstep: %s\nreason: %s\n",
 		    kb_verdict_name(out.verdict), out.step, out.reason);
+		if (out.rewritten != NULL)
+			printf("rewritten: %s\n", out.rewritten);
 		if (out.signature != NULL)
 			printf("signature: %s\n", out.signature);
 	}
