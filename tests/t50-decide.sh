@@ -131,6 +131,7 @@ hostile_repo() {
 		{
 			printf '#!/bin/sh\n'
 			printf 'echo %s >>"%s"\n' "$_p" "$marks"
+			# shellcheck disable=SC2016 # the script's own $1
 			case $_p in
 			textconv) printf 'cat "$1"\n' ;;
 			clean | smudge | pager) printf 'cat\n' ;;
