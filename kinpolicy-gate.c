@@ -58,6 +58,10 @@ cmd_classify(int argc, char **argv)
 		if (o == NULL) /* not UTF-8: the signature is the raw text */
 			o = json_pack("{s:b,s:s}", "safe", v.safe, "reason",
 			    v.safe ? "" : v.reason);
+		/* valid UTF-8 when the input was: the input plus ASCII */
+		if (o != NULL && v.rewritten != NULL)
+			json_object_set_new(
+			    o, "rewritten", json_string(v.rewritten));
 		dump_json(o);
 		json_decref(o);
 	} else {
@@ -66,6 +70,8 @@ cmd_classify(int argc, char **argv)
 			printf("safe\n");
 		else
 			print_esc("unsafe: ", v.reason);
+		if (v.rewritten != NULL)
+			print_esc("rewritten: ", v.rewritten);
 		print_esc("signature: ", v.signature);
 	}
 	kb_ro_verdict_free(&v);
@@ -74,8 +80,8 @@ cmd_classify(int argc, char **argv)
 }
 
 static bool
-classify_cb(const char *command, char **signature, char *reason,
-    size_t reasonlen, void *ctx)
+classify_cb(const char *command, char **signature, char **rewritten,
+    char *reason, size_t reasonlen, void *ctx)
 {
 	struct kb_ro_verdict v;
 	bool safe;
@@ -86,6 +92,7 @@ classify_cb(const char *command, char **signature, char *reason,
 	snprintf(reason, reasonlen, "%s", v.safe ? "provably read-only" :
 						   v.reason);
 	*signature = steal_pointer(&v.signature);
+	*rewritten = steal_pointer(&v.rewritten);
 	kb_ro_verdict_free(&v);
 	return safe;
 }
@@ -248,6 +255,9 @@ cmd_decide(int argc, char **argv)
 		if (o != NULL && out.signature != NULL)
 			json_object_set_new(o, "signature",
 			    json_string(out.signature));
+		if (o != NULL && out.rewritten != NULL)
+			json_object_set_new(
+			    o, "rewritten", json_string(out.rewritten));
 		if (o != NULL)
 			dump_json(o);
 		json_decref(o);
@@ -255,6 +265,8 @@ cmd_decide(int argc, char **argv)
 		printf("%s\n", kb_verdict_name(out.verdict));
 		print_esc("step: ", out.step);
 		print_esc("reason: ", out.reason);
+		if (out.rewritten != NULL)
+			print_esc("rewritten: ", out.rewritten);
 		if (out.signature != NULL)
 			print_esc("signature: ", out.signature);
 	}

@@ -4,7 +4,11 @@
  * name against kb_ro_tool_table (readonly-rules.c), then its arguments by
  * the tool's option table and, for sed, find, git, printf, date and tail,
  * a small predicate. Every check answers "proven read-only" or gives the
- * reason it is not; there is no third answer.
+ * reason it is not; there is no third answer. For git, a line that is
+ * read-only but for the programs a repository's configuration can make
+ * git run is unsafe, and comes with the same line rewritten to turn them
+ * off (readonly-rules.c has the table), which this file proves safe
+ * before offering it.
  */
 #include "readonly.h"
 
@@ -29,12 +33,37 @@ struct seen {
 struct parsed {
 	const struct kb_sh_word **operands;
 	size_t noperands;
+	size_t nbefore; /* operands before "--" (when dashdash) */
+	bool dashdash;
 	struct seen *seen;
 	size_t nseen, seencap;
 };
 
+/* a rewrite of the input: texts inserted at byte offsets */
+struct insertion {
+	size_t at;
+	const char *text; /* static */
+};
+
+struct rewrite {
+	struct insertion *ins;
+	size_t n, cap;
+	char reason[256]; /* the first command's reason to be rewritten */
+};
+
+/* what check_git needs of the command around it */
+struct gitctx {
+	const struct kb_sh_cmd *cmd;
+	size_t head;               /* the index of the word "git" */
+	bool lazy_env;             /* GIT_NO_LAZY_FETCH=1 before it */
+	const struct kb_ro_git *g; /* the subcommand's row */
+	bool dashdash;             /* git diff: "--" must be appended */
+	struct rewrite *rw;
+};
+
 static int check_tool(const struct kb_ro_tool *, const char *,
-    const struct kb_sh_word *, size_t, char **, struct kb_err *);
+    const struct kb_sh_word *, size_t, char **, struct gitctx *,
+    struct kb_err *);
 
 static char
 shown(char c)
@@ -72,6 +101,17 @@ in_list(const char *const *list, size_t n, const char *s)
 	return false;
 }
 
+/* the entries of a NULL-terminated list */
+static size_t
+list_len(const char *const *list)
+{
+	size_t n = 0;
+
+	while (list[n] != NULL)
+		n++;
+	return n;
+}
+
 static bool
 at_end(const struct kb_ro_opt *o)
 {
@@ -98,15 +138,31 @@ opt_long(const struct kb_ro_opt *t, const char *name, size_t n)
 }
 
 /* getopt_long and git's parse-options accept any unambiguous prefix of a
- * long option: `sort --out=x` is `sort --output=x` */
+ * long option: `sort --out=x` is `sort --output=x`. An option whose value
+ * is checked is refused abbreviated too. */
 static bool
 opt_long_denied(const struct kb_ro_opt *t, const char *name, size_t n)
 {
 	for (; t != NULL && !at_end(t); t++)
-		if ((t->flags & KB_RO_DENY) && t->lname != NULL &&
-		    strncmp(t->lname, name, n) == 0)
+		if ((t->flags & (KB_RO_DENY | KB_RO_SUBMOD)) &&
+		    t->lname != NULL && strncmp(t->lname, name, n) == 0)
 			return true;
 	return false;
+}
+
+/* git --submodule[=log|short]: "diff" runs `git diff` in the submodule,
+ * with its own configuration and without our --no-ext-diff */
+static int
+check_submod(const struct kb_ro_opt *o, const char *eq, const char *label,
+    struct kb_err *e)
+{
+	if (!(o->flags & KB_RO_SUBMOD) || eq == NULL ||
+	    strcmp(eq, "=log") == 0 || strcmp(eq, "=short") == 0)
+		return 0;
+	return kb_err_set(e,
+	    "%s --submodule%.*s runs the submodule's own "
+	    "diff programs",
+	    label, shown_len(eq, strlen(eq)), eq);
 }
 
 static void
@@ -135,7 +191,7 @@ parse_long(const struct kb_ro_tool *t, const char *label,
 
 	if (t->mode == KB_RO_DENYLIST) {
 		if (o != NULL && !(o->flags & KB_RO_DENY))
-			return 0;
+			return check_submod(o, eq, label, e);
 		if (nl == 0 || opt_long_denied(t->opts, name, nl))
 			return kb_err_set(
 			    e, "%s --%.*s", label, shown_len(name, nl), name);
@@ -146,6 +202,8 @@ parse_long(const struct kb_ro_tool *t, const char *label,
 		    shown_len(name, nl), name);
 	if (o->flags & KB_RO_DENY)
 		return kb_err_set(e, "%s --%s", label, o->lname);
+	if (check_submod(o, eq, label, e) == -1)
+		return -1;
 	switch (o->arg) {
 	case KB_RO_NOARG:
 		if (eq != NULL)
@@ -262,9 +320,11 @@ parse_opts(const struct kb_ro_tool *t, const char *label,
 		if ((t->flags & KB_RO_T_OPTS_FIRST) && p->noperands > 0)
 			return kb_err_set(
 			    e, "%s: option after an operand", label);
-		if (strcmp(s, "--") == 0)
+		if (strcmp(s, "--") == 0) {
 			endopts = true;
-		else if (s[1] == '-') {
+			p->dashdash = true;
+			p->nbefore = p->noperands;
+		} else if (s[1] == '-') {
 			if (parse_long(t, label, a, n, &i, p, e) == -1)
 				return -1;
 		} else if (parse_short(t, label, a, n, &i, p, e) == -1)
@@ -807,55 +867,233 @@ check_tail(const struct kb_ro_tool *t, const struct kb_sh_word *a, size_t n,
 	return 0;
 }
 
+/* --- git ------------------------------------------------------------------ */
+
+/* the neutral table's entry for word s where it stands; the alternatives
+ * (-P, --no-lazy-fetch) are all global options */
+static const struct kb_ro_neutral *
+neutral_word(const char *s, enum kb_ro_nwhere where)
+{
+	const struct kb_ro_neutral *nt;
+	size_t k;
+
+	for (k = 0; k < kb_ro_git_neutral_count; k++) {
+		nt = &kb_ro_git_neutral_table[k];
+		if ((nt->where == where && strcmp(nt->word, s) == 0) ||
+		    (where == KB_RO_NW_GLOBAL && nt->alt != NULL &&
+			strcmp(nt->alt, s) == 0))
+			return nt;
+	}
+	return NULL;
+}
+
+static void
+insert(struct rewrite *rw, size_t at, const char *text)
+{
+	size_t k;
+
+	if (rw->n == rw->cap) {
+		rw->cap = rw->cap ? rw->cap * 2 : 8;
+		rw->ins = xreallocarray(rw->ins, rw->cap, sizeof(*rw->ins));
+	}
+	/* stable: after every insertion at the same offset */
+	for (k = rw->n; k > 0 && rw->ins[k - 1].at > at; k--)
+		rw->ins[k] = rw->ins[k - 1];
+	rw->ins[k].at = at;
+	rw->ins[k].text = text;
+	rw->n++;
+}
+
 /*
- * git [allowed global options] SUBCOMMAND [VERB] ARGS. The subcommand must
- * be a kb_ro_git_table row; its arguments then go through check_tool().
- * %G placeholders and %(signature) in a format run gpg.
+ * The words the command lacks, inserted where git reads them: the
+ * assignment before "git", global options after it, subcommand options
+ * right after the subcommand (and verb), where no option before them can
+ * take them as its value; "--" after the last word. The reason names what
+ * could run.
+ */
+static void
+plan_rewrite(struct gitctx *gc, const char *label, unsigned missing,
+    const struct kb_sh_word *subword)
+{
+	const struct kb_sh_word *git = &gc->cmd->words[gc->head];
+	const struct kb_ro_neutral *nt;
+	struct kb_buf b = {0};
+	size_t k;
+
+	for (k = 0; k < kb_ro_git_neutral_count; k++) {
+		nt = &kb_ro_git_neutral_table[k];
+		if (!(missing & nt->bit))
+			continue;
+		switch (nt->where) {
+		case KB_RO_NW_ENV:
+			insert(gc->rw, git->start, nt->insert);
+			break;
+		case KB_RO_NW_GLOBAL:
+		case KB_RO_NW_CONFIG:
+			insert(gc->rw, git->end, nt->insert);
+			break;
+		case KB_RO_NW_SUB:
+			insert(gc->rw, subword->end, nt->insert);
+			break;
+		}
+	}
+	if (gc->dashdash)
+		insert(gc->rw, gc->cmd->words[gc->cmd->nwords - 1].end, " --");
+	if (gc->rw->reason[0] != '\0')
+		return;
+	if (missing == 0) {
+		snprintf(gc->rw->reason, sizeof(gc->rw->reason),
+		    "%s with revisions but no \"--\" may name work tree "
+		    "files, read through the repository's clean filters "
+		    "(the rewritten form adds \"--\")",
+		    label);
+		return;
+	}
+	kb_buf_printf(&b,
+	    "%s can run programs the repository's config "
+	    "names:",
+	    label);
+	for (k = 0; k < kb_ro_git_neutral_count; k++) {
+		nt = &kb_ro_git_neutral_table[k];
+		if ((missing & nt->bit) && nt->what != NULL)
+			kb_buf_printf(&b, "%s %s",
+			    b.s[b.len - 1] == ':' ? "" : ",", nt->what);
+	}
+	kb_buf_puts(&b, " (the rewritten form turns them off)");
+	snprintf(gc->rw->reason, sizeof(gc->rw->reason), "%s", b.s);
+	kb_buf_free(&b);
+}
+
+/* git diff: --no-index and the work tree forms read files through the
+ * clean filters; --cached, two revisions (trees or blobs) and a range do
+ * not. Without "--" a revision may be a path: the rewrite adds "--", and
+ * git then refuses a path as a bad revision. */
+static int
+check_git_diff(const struct parsed *p, struct gitctx *gc, struct kb_err *e)
+{
+	size_t k, nrevs;
+
+	for (k = 0; k < p->nseen; k++)
+		if (p->seen[k].opt->flags & KB_RO_NOINDEX)
+			return kb_err_set(e, "git diff --no-index runs the "
+					     "repository's clean and process "
+					     "filters (filter.*), which no "
+					     "option turns off");
+	for (k = 0; k < p->nseen; k++)
+		if (p->seen[k].opt->flags & KB_RO_CACHED)
+			return 0;
+	nrevs = p->dashdash ? p->nbefore : p->noperands;
+	if (nrevs >= 2 ||
+	    (nrevs == 1 && strstr(p->operands[0]->s, "..") != NULL)) {
+		gc->dashdash = !p->dashdash;
+		return 0;
+	}
+	return kb_err_set(e, "%s", gc->g->never);
+}
+
+/* git blame: `REV -- FILE`, `-- FILE REV` or `REV FILE` / `FILE REV`
+ * (git takes the second as the revision when it is one). A revision
+ * starting with ^ is negative: there is then no commit to start from and
+ * git blames the work tree. */
+static int
+check_git_blame(const struct parsed *p, struct gitctx *gc, struct kb_err *e)
+{
+	size_t k;
+
+	if (p->noperands != 2 || (p->dashdash && p->nbefore > 1))
+		goto worktree;
+	for (k = 0; k < p->noperands; k++)
+		if (p->operands[k]->s[0] == '^')
+			goto worktree;
+	return 0;
+worktree:
+	return kb_err_set(e, "%s", gc->g->never);
+}
+
+/*
+ * git [global options] SUBCOMMAND [VERB] [neutral options] ARGS. The
+ * global options are the harmless ones and -c with a neutral value; the
+ * subcommand a kb_ro_git_table row, whose arguments then go through
+ * check_tool(). %G placeholders and %(signature) in a format run gpg.
+ * What the row's `neutral` asks for and the command lacks is planned as a
+ * rewrite (gc->rw): the command then counts as read-only here, and the
+ * line as unsafe with that rewrite.
  */
 static int
-check_git(const struct kb_sh_word *a, size_t n, char **sig, struct kb_err *e)
+check_git(const struct kb_sh_word *a, size_t n, char **sig, struct gitctx *gc,
+    struct kb_err *e)
 {
-	const struct kb_ro_tool *sub = NULL;
-	const char *verb = NULL;
+	const struct kb_ro_neutral *nt;
+	const struct kb_ro_git *g = NULL;
+	const char *verb = NULL, *const * verbs;
+	unsigned have = gc->lazy_env ? KB_RO_N_LAZY : 0;
+	bool named = false;
 	char *label;
-	size_t i, k;
+	size_t i, k, sub;
 	int rc;
 
-	for (i = 0; i < n && a[i].s[0] == '-'; i++)
+	for (i = 0; i < n && a[i].s[0] == '-'; i++) {
+		if (strcmp(a[i].s, "-c") == 0) {
+			if (i + 1 == n || (nt = neutral_word(a[i + 1].s,
+					       KB_RO_NW_CONFIG)) == NULL)
+				return kb_err_set(e, "git -c");
+			have |= nt->bit;
+			i++;
+			continue;
+		}
 		if (!in_list(
 			kb_ro_git_global_table, kb_ro_git_global_count, a[i].s))
 			return kb_err_set(e, "git %.*s",
 			    shown_len(a[i].s, strcspn(a[i].s, "=")), a[i].s);
+		if ((nt = neutral_word(a[i].s, KB_RO_NW_GLOBAL)) != NULL)
+			have |= nt->bit;
+	}
 	if (i == n)
 		return kb_err_set(e, "git without a subcommand");
-	for (k = 0; k < kb_ro_git_count; k++)
-		if (strcmp(kb_ro_git_table[k].name, a[i].s) == 0) {
-			sub = &kb_ro_git_table[k];
-			break;
+	for (k = 0; k < kb_ro_git_count && g == NULL; k++) {
+		if (strcmp(kb_ro_git_table[k].tool.name, a[i].s) != 0)
+			continue;
+		named = true;
+		verbs = kb_ro_git_table[k].tool.verbs;
+		if (verbs == NULL)
+			g = &kb_ro_git_table[k];
+		else if (i + 1 < n &&
+			 in_list(verbs, list_len(verbs), a[i + 1].s)) {
+			g = &kb_ro_git_table[k];
+			verb = a[i + 1].s;
 		}
-	if (sub == NULL)
+	}
+	if (!named)
 		return kb_err_set(e, "git %.*s: not a read-only subcommand",
 		    shown_len(a[i].s, strlen(a[i].s)), a[i].s);
-	i++;
-	if (sub->verbs != NULL) {
-		for (k = 0; sub->verbs[k] != NULL; k++)
-			if (i < n && strcmp(sub->verbs[k], a[i].s) == 0)
-				verb = sub->verbs[k];
-		if (verb == NULL)
-			return kb_err_set(e, "git %s %.*s", sub->name,
-			    i < n ? shown_len(a[i].s, strlen(a[i].s)) : 0,
-			    i < n ? a[i].s : "");
-		i++;
-	}
+	if (g == NULL)
+		return kb_err_set(e, "git %s %.*s", a[i].s,
+		    i + 1 < n ? shown_len(a[i + 1].s, strlen(a[i + 1].s)) : 0,
+		    i + 1 < n ? a[i + 1].s : "");
+	sub = verb != NULL ? i + 1 : i;
+	for (i = sub + 1;
+	     i < n && (nt = neutral_word(a[i].s, KB_RO_NW_SUB)) != NULL; i++)
+		have |= nt->bit;
 	for (k = i; k < n; k++)
 		if (strstr(a[k].s, "%G") != NULL ||
 		    strstr(a[k].s, "%(signature") != NULL)
 			return kb_err_set(e, "git signature check runs gpg");
 	if (verb != NULL)
-		label = xasprintf("git %s %s", sub->name, verb);
+		label = xasprintf("git %s %s", g->tool.name, verb);
 	else
-		label = xasprintf("git %s", sub->name);
-	rc = check_tool(sub, label, a + i, n - i, NULL, e);
+		label = xasprintf("git %s", g->tool.name);
+	for (k = i; k < n && strcmp(a[k].s, "--") != 0; k++)
+		if (g->deny_words != NULL &&
+		    in_list(g->deny_words, list_len(g->deny_words), a[k].s)) {
+			rc = kb_err_set(e, "%s %s", label, a[k].s);
+			free(label);
+			return rc;
+		}
+	gc->g = g;
+	gc->dashdash = false;
+	rc = check_tool(&g->tool, label, a + i, n - i, NULL, gc, e);
+	if (rc == 0 && ((g->neutral & ~have) != 0 || gc->dashdash))
+		plan_rewrite(gc, label, g->neutral & ~have, &a[sub]);
 	if (rc == 0 && sig != NULL)
 		*sig = label;
 	else
@@ -863,10 +1101,12 @@ check_git(const struct kb_sh_word *a, size_t n, char **sig, struct kb_err *e)
 	return rc;
 }
 
-/* the arguments `a` of tool `t`; label names it in reasons ("git log") */
+/* the arguments `a` of tool `t`; label names it in reasons ("git log");
+ * gc is given for git only */
 static int
 check_tool(const struct kb_ro_tool *t, const char *label,
-    const struct kb_sh_word *a, size_t n, char **sig, struct kb_err *e)
+    const struct kb_sh_word *a, size_t n, char **sig, struct gitctx *gc,
+    struct kb_err *e)
 {
 	struct parsed p;
 	size_t k;
@@ -884,12 +1124,16 @@ check_tool(const struct kb_ro_tool *t, const char *label,
 	case KB_RO_CHECK_PRINTF:
 		return check_printf(a, n, e);
 	case KB_RO_CHECK_GIT:
-		return check_git(a, n, sig, e);
+		return check_git(a, n, sig, gc, e);
+	case KB_RO_CHECK_GIT_NEVER:
+		return kb_err_set(e, "%s", gc->g->never);
 	case KB_RO_CHECK_NONE:
 	case KB_RO_CHECK_SED:
 	case KB_RO_CHECK_DATE:
 	case KB_RO_CHECK_GIT_LIST:
 	case KB_RO_CHECK_TAIL:
+	case KB_RO_CHECK_GIT_DIFF:
+	case KB_RO_CHECK_GIT_BLAME:
 		break;
 	}
 	memset(&p, 0, sizeof(p));
@@ -909,11 +1153,18 @@ check_tool(const struct kb_ro_tool *t, const char *label,
 		case KB_RO_CHECK_GIT_LIST:
 			rc = check_git_list(&p, label, e);
 			break;
+		case KB_RO_CHECK_GIT_DIFF:
+			rc = check_git_diff(&p, gc, e);
+			break;
+		case KB_RO_CHECK_GIT_BLAME:
+			rc = check_git_blame(&p, gc, e);
+			break;
 		case KB_RO_CHECK_NONE:
 		case KB_RO_CHECK_TAIL:
 		case KB_RO_CHECK_FIND:
 		case KB_RO_CHECK_PRINTF:
 		case KB_RO_CHECK_GIT:
+		case KB_RO_CHECK_GIT_NEVER:
 			break;
 		}
 	}
@@ -1006,19 +1257,31 @@ check_redirs(const struct kb_sh_cmd *c, struct kb_err *e)
 	return 0;
 }
 
-/* one simple command; *sig (when sig is not NULL) gets its head */
+/* one simple command; *sig (when sig is not NULL) gets its head; a git
+ * command that needs rewriting adds to *rw */
 static int
-check_cmd(const struct kb_sh_cmd *c, char **sig, struct kb_err *e)
+check_cmd(
+    const struct kb_sh_cmd *c, char **sig, struct rewrite *rw, struct kb_err *e)
 {
 	const struct kb_sh_word *h;
 	const struct kb_ro_tool *t = NULL;
-	size_t k;
+	struct gitctx gc;
+	size_t k, h0 = 0;
 
 	if (check_redirs(c, e) == -1)
 		return -1;
 	if (c->nwords == 0)
 		return kb_err_set(e, "redirection without a command");
-	h = &c->words[0];
+	memset(&gc, 0, sizeof(gc));
+	/* the one assignment allowed: it turns git's lazy fetch off (an
+	 * unquoted word, so that the shell reads it as an assignment) */
+	if (c->nwords >= 2 && c->words[0].flags == 0 &&
+	    strcmp(c->words[0].s, "GIT_NO_LAZY_FETCH=1") == 0 &&
+	    strcmp(c->words[1].s, "git") == 0) {
+		h0 = 1;
+		gc.lazy_env = true;
+	}
+	h = &c->words[h0];
 	if (h->flags & KB_SH_W_GLOB)
 		return kb_err_set(e, "glob in the command name");
 	if (h->flags & KB_SH_W_TILDE)
@@ -1038,7 +1301,11 @@ check_cmd(const struct kb_sh_cmd *c, char **sig, struct kb_err *e)
 		}
 	if (t == NULL)
 		return kb_err_set(e, "not a known read-only command");
-	if (check_tool(t, t->name, c->words + 1, c->nwords - 1, sig, e) == -1)
+	gc.cmd = c;
+	gc.head = h0;
+	gc.rw = rw;
+	if (check_tool(t, t->name, c->words + h0 + 1, c->nwords - h0 - 1, sig,
+		&gc, e) == -1)
 		return -1;
 	if (sig != NULL && *sig == NULL)
 		*sig = xstrdup(t->name);
@@ -1063,22 +1330,40 @@ exact(const char *s, size_t len)
 	return r;
 }
 
-int
-kb_readonly_classify(const char *cmd, size_t len, struct kb_ro_verdict *out)
+/* the input with the rewrite's insertions (the input holds no NUL: the
+ * lexer refused it) */
+static char *
+apply(const char *s, size_t len, const struct rewrite *rw)
+{
+	struct kb_buf b = {0};
+	size_t k, at = 0;
+
+	kb_buf_add(&b, "", 0);
+	for (k = 0; k < rw->n; k++) {
+		kb_buf_add(&b, s + at, rw->ins[k].at - at);
+		kb_buf_puts(&b, rw->ins[k].text);
+		at = rw->ins[k].at;
+	}
+	kb_buf_add(&b, s + at, len - at);
+	return b.s;
+}
+
+/* kb_readonly_classify(); a line that needs a rewrite gets one only when
+ * the rewritten line classifies as safe, with no rewrite of its own
+ * (`rewrite` is false for that second look) */
+static int
+classify(const char *cmd, size_t len, struct kb_ro_verdict *out, bool rewrite)
 {
 	struct kb_sh_line line;
+	struct rewrite rw;
+	struct kb_ro_verdict again;
 	struct kb_err e;
-	char *sig = NULL;
+	char *sig = NULL, *rewritten;
 	size_t k;
 
-	if (out == NULL || (cmd == NULL && len != 0)) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (cmd == NULL)
-		cmd = "";
 	memset(out, 0, sizeof(*out));
 	memset(&line, 0, sizeof(line));
+	memset(&rw, 0, sizeof(rw));
 	memset(&e, 0, sizeof(e));
 	if (kb_shlex_parse(cmd, len, &line, &e) == -1)
 		goto unsafe;
@@ -1093,9 +1378,22 @@ kb_readonly_classify(const char *cmd, size_t len, struct kb_ro_verdict *out)
 			kb_err_set(&e, "background job");
 			goto unsafe;
 		}
-		if (check_cmd(
-			&line.cmds[k], line.ncmds == 1 ? &sig : NULL, &e) == -1)
+		if (check_cmd(&line.cmds[k], line.ncmds == 1 ? &sig : NULL, &rw,
+			&e) == -1)
 			goto unsafe;
+	}
+	if (rw.n > 0) {
+		kb_err_set(&e, "%s", rw.reason);
+		if (rewrite) {
+			rewritten = apply(cmd, len, &rw);
+			if (classify(rewritten, strlen(rewritten), &again,
+				false) == 0 &&
+			    again.safe)
+				out->rewritten = steal_pointer(&rewritten);
+			free(rewritten);
+			kb_ro_verdict_free(&again);
+		}
+		goto unsafe;
 	}
 	out->safe = true;
 	out->signature =
@@ -1110,8 +1408,19 @@ unsafe:
 	out->reason[k] = '\0';
 	out->signature = exact(cmd, len);
 	free(sig);
+	free(rw.ins);
 	kb_shlex_free(&line);
 	return 0;
+}
+
+int
+kb_readonly_classify(const char *cmd, size_t len, struct kb_ro_verdict *out)
+{
+	if (out == NULL || (cmd == NULL && len != 0)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return classify(cmd == NULL ? "" : cmd, len, out, true);
 }
 
 void
@@ -1121,4 +1430,6 @@ kb_ro_verdict_free(struct kb_ro_verdict *v)
 		return;
 	free(v->signature);
 	v->signature = NULL;
+	free(v->rewritten);
+	v->rewritten = NULL;
 }

@@ -24,6 +24,14 @@ struct kb_ro_verdict {
 			   * the input are written as the two bytes C0 80
 			   * (modified UTF-8), so that the signature stays one C
 			   * string that no NUL-free input can equal. */
+	char *rewritten;  /* new string or NULL (kb_ro_verdict_free): when
+			   * the line is unsafe only because git may run
+			   * programs the repository's configuration names
+			   * (core.fsmonitor, textconv, the pager, ...), the
+			   * same line with the words that turn them off
+			   * inserted (GIT_NO_LAZY_FETCH=1, --no-pager,
+			   * -c core.fsmonitor=false, --no-textconv, ...),
+			   * which classifies as safe; NULL otherwise */
 };
 
 /*
@@ -37,7 +45,8 @@ struct kb_ro_verdict {
 int kb_readonly_classify(
     const char *cmd, size_t len, struct kb_ro_verdict *out);
 
-/* Frees out->signature and sets it to NULL; NULL is a no-op. */
+/* Frees out->signature and out->rewritten and sets them to NULL; NULL is
+ * a no-op. */
 void kb_ro_verdict_free(struct kb_ro_verdict *);
 
 #endif

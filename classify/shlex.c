@@ -301,7 +301,10 @@ lex_word(struct lexer *lx, struct kb_sh_word *w)
 	kb_buf_add(&b, "", 0);
 	w->flags = 0;
 	w->s = NULL;
+	peek(lx, 0);
+	w->start = lx->i;
 	for (;;) {
+		w->end = lx->i;
 		c = peek(lx, 0);
 		if (is_meta(c))
 			break;

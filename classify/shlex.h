@@ -25,6 +25,8 @@
 struct kb_sh_word {
 	char *s; /* quotes removed, NUL-terminated (the input holds no NUL) */
 	unsigned flags;
+	size_t start, end; /* its bytes in the input: [start, end), quotes
+			    * and line continuations inside it included */
 };
 
 enum kb_sh_redir_op {

@@ -145,8 +145,8 @@ classify(const struct kb_decide_in *in, struct kb_decide_out *out)
 		set(out, KB_ASK, "classifier", "no read-only classifier");
 		return;
 	}
-	safe = in->classify(in->command, &out->signature, reason,
-	    sizeof(reason), in->ctx);
+	safe = in->classify(in->command, &out->signature, &out->rewritten,
+	    reason, sizeof(reason), in->ctx);
 	reason[sizeof(reason) - 1] = '\0';
 	if (safe)
 		set(out, KB_ALLOW, "classifier", "%s",
@@ -292,9 +292,13 @@ kb_decide(const struct kb_decide_in *in, struct kb_decide_out *out)
 	/* 6. A human's "always" lifts an ASK, never a DENY. */
 	if (out->verdict == KB_ASK && liftable && out->signature != NULL &&
 	    in->session_allows != NULL &&
-	    in->session_allows(kb_kind_name(kind), out->signature, in->ctx))
+	    in->session_allows(kb_kind_name(kind), out->signature, in->ctx)) {
 		set(out, KB_ALLOW, "session-always",
 		    "a session \"always\" grant covers %s", out->signature);
+		/* the human allowed the command as given */
+		free(out->rewritten);
+		out->rewritten = NULL;
+	}
 	return 0;
 }
 
@@ -305,4 +309,6 @@ kb_decide_out_free(struct kb_decide_out *out)
 		return;
 	free(out->signature);
 	out->signature = NULL;
+	free(out->rewritten);
+	out->rewritten = NULL;
 }

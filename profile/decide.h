@@ -44,11 +44,12 @@ struct kb_decide_in {
 	bool read_only_hint;  /* mcp: the tool is adapted as read-only */
 	bool sandbox_available; /* kinbox's backend probe succeeded */
 	/* The read-only command classifier: true when `command` is provably
-	 * read-only. Sets *signature to the "always" signature (a new
-	 * string the caller frees, or NULL) whatever it returns, and a
+	 * read-only. Sets *signature to the "always" signature and
+	 * *rewritten to the command rewritten so that it is read-only, or
+	 * NULL (new strings the caller frees) whatever it returns, and a
 	 * NUL-terminated reason. May be NULL: every AUTO shell call asks. */
-	bool (*classify)(const char *command, char **signature, char *reason,
-	    size_t reasonlen, void *ctx);
+	bool (*classify)(const char *command, char **signature,
+	    char **rewritten, char *reason, size_t reasonlen, void *ctx);
 	/* A human's session "always" grants: true when `signature` is
 	 * granted for `kind`. May be NULL: no grants. */
 	bool (*session_allows)(const char *kind, const char *signature,
@@ -69,6 +70,11 @@ struct kb_decide_out {
 	char *signature; /* shell: the classifier's; others: kind or
 			    kind:tool; NULL when none. Owned by `out`:
 			    free with kb_decide_out_free() */
+	char *rewritten; /* shell, ASK by the classifier: the command
+			    rewritten to be read-only (git with the options
+			    that keep the repository's configured programs
+			    from running), which the classifier allows;
+			    NULL when none. Owned by `out` */
 };
 
 /*

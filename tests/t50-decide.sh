@@ -59,8 +59,10 @@ t_decide_shell() {
 		assert_streq "$(decision --mode auto --kind shell --command 'rm -rf build')" ASK
 	fi
 	# strict: only a provably read-only command runs without asking
-	assert_streq "$(decision --mode strict --kind shell --command 'git status -s')" ALLOW
-	assert_file_has_content "$KP_OUT" '^signature: git status$'
+	assert_streq "$(decision --mode strict --kind shell --command 'ls -la src')" ALLOW
+	assert_file_has_content "$KP_OUT" '^signature: ls$'
+	# git status reads the work tree through the repository's filters
+	assert_streq "$(decision --mode strict --kind shell --command 'git status -s')" ASK
 	assert_streq "$(decision --mode strict --kind shell --command 'git -c core.pager=sh status')" ASK
 	assert_streq "$(decision --mode strict --kind shell --command 'ls; rm -rf x')" ASK
 	assert_file_has_content "$KP_OUT" '^signature: ls; rm -rf x$'
@@ -90,8 +92,17 @@ t_allow_session() {
 run_test "allow: a session's always answer turns ASK into ALLOW for that exact signature, never a DENY" t_allow_session
 
 t_classify() {
-	kp classify -- git log --oneline
+	kp classify -- git version
 	assert_streq "$(head -n 1 "$KP_OUT")" safe
+	assert_not_file_has_content "$KP_OUT" '^rewritten: '
+	# git log may run what the repository configures: the rewritten
+	# form, on its own line and in the JSON record
+	kp classify -- git log --oneline
+	assert_file_has_content "$KP_OUT" '^unsafe: git log can run programs'
+	assert_file_has_content "$KP_OUT" '^rewritten: GIT_NO_LAZY_FETCH=1 git --no-pager .* log --no-textconv --oneline$'
+	assert_file_has_content "$KP_OUT" '^signature: git log --oneline$'
+	kp classify --command 'git log --oneline' --json
+	assert_file_has_content "$KP_OUT" '"rewritten":"GIT_NO_LAZY_FETCH=1 git --no-pager '
 	kp classify -- sh -c 'ls'
 	assert_streq "$(head -n 1 "$KP_OUT")" "unsafe: $(sed -n 's/^unsafe: //p' "$KP_OUT")"
 	kp classify --command 'cat a > b'
@@ -103,6 +114,213 @@ t_classify() {
 	assert_file_has_content "$KP_OUT" '"signature":"grep"'
 }
 run_test "classify: safe and unsafe, the argv and --command forms, --json" t_classify
+
+# A repository whose config names a program for everything git can be
+# made to run, each leaving a mark in $marks: core.fsmonitor, diff.external,
+# diff.<drv>.command, a textconv driver and a clean/smudge filter picked by
+# .gitattributes, core.pager and pager.<cmd>, gpg.program with
+# log.showSignature and a signed commit, a post-index-change hook. It is
+# checked from outside: the mark file.
+hostile_repo() {
+	_r=$1
+	_bin=$KB_T/hostile-bin
+	marks=$KB_T/marks
+	mkdir -p "$_bin" "$_r"
+	for _p in fsmonitor external diffcmd textconv clean smudge pager \
+		gpg hook; do
+		{
+			printf '#!/bin/sh\n'
+			printf 'echo %s >>"%s"\n' "$_p" "$marks"
+			# shellcheck disable=SC2016 # the script's own $1
+			case $_p in
+			textconv) printf 'cat "$1"\n' ;;
+			clean | smudge | pager) printf 'cat\n' ;;
+			fsmonitor | gpg) printf 'exit 1\n' ;;
+			esac
+		} >"$_bin/$_p"
+		chmod +x "$_bin/$_p"
+	done
+	git init -q "$_r"
+	(
+		cd "$_r"
+		printf '*.tc diff=tc\n*.drv diff=drv\n*.flt filter=flt\n' \
+			>.gitattributes
+		for _f in t.tc d.drv c.flt plain; do echo one >"$_f"; done
+		git add -A
+		git commit -qm one
+		for _f in t.tc d.drv c.flt plain; do echo two >"$_f"; done
+		git commit -qam two
+		# a signed commit on top (the signature need not verify: gpg
+		# runs to find out), same tree
+		_t=$(git rev-parse 'HEAD^{tree}')
+		_c=$(printf 'tree %s\nparent %s\nauthor t <t@t> 1 +0000\ncommitter t <t@t> 1 +0000\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n AAAA\n -----END PGP SIGNATURE-----\n\nsigned\n' \
+			"$_t" "$(git rev-parse HEAD)" |
+			git hash-object -t commit -w --stdin)
+		git update-ref HEAD "$_c"
+		git tag v1 HEAD~1
+		echo three >plain
+		git add plain
+		# same size, older mtime: git must read it, through the filter
+		echo TWO >c.flt
+		touch -d '2001-01-01' c.flt
+		mkdir hooks
+		cp "$_bin/hook" hooks/post-index-change
+		git config core.fsmonitor "$_bin/fsmonitor"
+		git config diff.external "$_bin/external"
+		git config diff.drv.command "$_bin/diffcmd"
+		git config diff.tc.textconv "$_bin/textconv"
+		git config filter.flt.clean "$_bin/clean"
+		git config filter.flt.smudge "$_bin/smudge"
+		git config core.pager "$_bin/pager"
+		for _c in status diff log show blame grep; do
+			git config "pager.$_c" "$_bin/pager"
+		done
+		git config gpg.program "$_bin/gpg"
+		git config log.showSignature true
+		git config core.hooksPath "$_r/hooks"
+	)
+	rm -f "$marks"
+}
+
+# in_repo CMD: runs the shell line CMD in $repo, output in $KB_T/git.out
+in_repo() {
+	(cd "$repo" && sh -c "$1") </dev/null >"$KB_T/git.out" 2>&1 || true
+}
+
+# on_tty CMD: the same on a terminal (util-linux script), so that git pages
+on_tty() {
+	(cd "$repo" && TERM=dumb script -qec "$1" /dev/null) </dev/null \
+		>"$KB_T/git.out" 2>&1 || true
+}
+
+t_git_hostile() {
+	repo=$KB_T/hostile
+	hostile_repo "$repo"
+	# positive controls: the bare commands do run what the config names
+	in_repo 'git status --short'
+	assert_file_has_content "$marks" '^fsmonitor$'
+	assert_file_has_content "$marks" '^clean$'
+	assert_file_has_content "$marks" '^hook$'
+	rm -f "$marks"
+	in_repo 'git diff --cached'
+	assert_file_has_content "$marks" '^external$'
+	rm -f "$marks"
+	in_repo 'git log -p'
+	assert_file_has_content "$marks" '^textconv$'
+	assert_file_has_content "$marks" '^gpg$'
+	rm -f "$marks"
+	in_repo 'git diff HEAD~2 HEAD~1'
+	assert_file_has_content "$marks" '^diffcmd$'
+	rm -f "$marks"
+	in_repo 'git blame HEAD -- t.tc'
+	assert_file_has_content "$marks" '^textconv$'
+	rm -f "$marks"
+	if have script; then
+		on_tty 'git log -1 --oneline'
+		assert_file_has_content "$marks" '^pager$'
+		rm -f "$marks"
+	fi
+
+	# what reads the work tree through the filters: ASK, no rewrite
+	for c in 'git status' 'git status --short' 'git diff' 'git diff HEAD' \
+		'git blame t.tc' 'git diff --no-index plain c.flt'; do
+		kp classify --command "$c"
+		assert_file_has_content "$KP_OUT" '^unsafe: .*clean and process filters'
+		assert_not_file_has_content "$KP_OUT" '^rewritten: '
+		assert_streq "$(decision --mode strict --kind shell --command "$c")" ASK "$c"
+		assert_not_file_has_content "$KP_OUT" '^rewritten: '
+	done
+	# the user's -c and --exec-path are never trusted
+	for c in 'git -c core.fsmonitor=evil status' "git -c alias.x='!sh' x" \
+		'git --exec-path=/tmp/x status' 'git -c core.fsmonitor=evil log'; do
+		kp classify --command "$c"
+		assert_file_has_content "$KP_OUT" '^unsafe: '
+		assert_not_file_has_content "$KP_OUT" '^rewritten: '
+	done
+
+	# the rest: ASK with a rewritten form, which decide allows, and
+	# which runs nothing in the hostile repository (run twice: a pipe,
+	# and a terminal where git pages); CMD|PATTERN its output must show
+	n=0
+	while IFS='|' read -r c want; do
+		kp classify --command "$c"
+		assert_file_has_content "$KP_OUT" '^unsafe: .*can run programs'
+		rw=$(sed -n 's/^rewritten: //p' "$KP_OUT")
+		[ -n "$rw" ] || fail "no rewritten form for: $c"
+		kp classify --command "$rw"
+		assert_streq "$(head -n 1 "$KP_OUT")" safe "$rw"
+		assert_streq "$(decision --mode strict --kind shell --command "$c")" ASK "$c"
+		assert_file_has_content "$KP_OUT" '^rewritten: '
+		assert_streq "$(decision --mode strict --kind shell --command "$rw")" ALLOW "$rw"
+		kp decide --mode strict --kind shell --command "$c" --json
+		assert_file_has_content "$KP_OUT" '"rewritten":"GIT_NO_LAZY_FETCH=1 git '
+		in_repo "$rw"
+		assert_not_exists "$marks"
+		assert_file_has_content "$KB_T/git.out" "$want"
+		if have script; then
+			on_tty "$rw"
+			assert_not_exists "$marks"
+			assert_file_has_content "$KB_T/git.out" "$want"
+		fi
+		n=$((n + 1))
+	done <<'LIST'
+git log -p|^\+two
+git log -1 --stat|signed
+git show HEAD~1|^\+two
+git show HEAD~1 -- t.tc|^\+two
+git diff --cached|^\+three
+git diff HEAD~2 HEAD~1|^-one
+git diff HEAD~2..HEAD~1 -- d.drv|^\+two
+git blame HEAD -- t.tc|two
+git blame HEAD -- c.flt|two
+git grep -n TWO|c.flt:1:TWO
+git ls-files -s|c.flt
+git cat-file -p HEAD~1:t.tc|^two
+git rev-parse :plain|^[0-9a-f]{40}
+git branch -v|signed
+git tag -l|^v1
+git shortlog HEAD|signed
+LIST
+	assert_streq "$n" 16
+}
+run_test "git: a hostile repository's configured programs; what reads the work tree asks, the rest is allowed rewritten and runs nothing" t_git_hostile
+
+# A partial clone whose promisor remote is reached through an alias
+# (alias.remote-<name>): any object it lacks makes git fetch, and the
+# alias runs. protocol.*.allow cannot stop an alias; GIT_NO_LAZY_FETCH can.
+t_git_lazy_fetch() {
+	repo=$KB_T/partial
+	marks=$KB_T/marks
+	rm -f "$marks"
+	mkrepo "$repo"
+	(
+		cd "$repo"
+		echo hello >f
+		git add f
+		git commit -qm f
+		_b=$(git rev-parse HEAD:f)
+		rm -f ".git/objects/$(echo "$_b" | cut -c1-2)/$(echo "$_b" | cut -c3-)"
+		git config core.repositoryformatversion 1
+		git config extensions.partialClone origin
+		git config remote.origin.url evil::x
+		git config remote.origin.promisor true
+		git config protocol.evil.allow always
+		git config alias.remote-evil "!echo lazy >>'$marks'; false"
+	)
+	in_repo 'git show HEAD:f'
+	assert_file_has_content "$marks" '^lazy$'
+	rm -f "$marks"
+	kp classify --command 'git show HEAD:f'
+	assert_file_has_content "$KP_OUT" '^unsafe: .*lazy fetch'
+	rw=$(sed -n 's/^rewritten: //p' "$KP_OUT")
+	assert_streq "$(decision --mode strict --kind shell --command "$rw")" ALLOW
+	in_repo "$rw"
+	if [ -e "$marks" ]; then
+		fail "$(git --version) ignores GIT_NO_LAZY_FETCH (it needs 2.39.4, 2.40.2, 2.41.1, 2.42.2, 2.43.4, 2.44.1 or 2.45)"
+	fi
+	assert_file_has_content "$KB_T/git.out" 'lazy fetching disabled'
+}
+run_test "git: a partial clone's lazy fetch does not run in the rewritten form" t_git_lazy_fetch
 
 t_check_write() {
 	ws=$(newdir ws)

@@ -8,7 +8,9 @@
  *     as signature;
  *   - a safe verdict never comes from input holding a NUL byte;
  *   - a safe line followed by "\nrm -rf x" is unsafe (nothing after a
- *     safe line is swallowed as a comment, quote or here-document).
+ *     safe line is swallowed as a comment, quote or here-document);
+ *   - a rewritten line comes only with an unsafe verdict, is the input
+ *     with text inserted (every input byte kept, in order), and is safe.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -46,6 +48,34 @@ valid_utf8(const char *s)
 	return true;
 }
 
+/* the n bytes at s appear in r in order (r is s with insertions) */
+static bool
+subsequence(const char *s, size_t n, const char *r)
+{
+	size_t i = 0;
+
+	for (; *r != '\0' && i < n; r++)
+		if (*r == s[i])
+			i++;
+	return i == n;
+}
+
+static void
+check_rewrite(const char *s, size_t n, const struct kb_ro_verdict *v)
+{
+	struct kb_ro_verdict w;
+
+	if (v->rewritten == NULL)
+		return;
+	if (v->safe || !subsequence(s, n, v->rewritten))
+		abort();
+	if (kb_readonly_classify(v->rewritten, strlen(v->rewritten), &w) != 0)
+		abort();
+	if (!w.safe || w.rewritten != NULL)
+		abort();
+	kb_ro_verdict_free(&w);
+}
+
 static void
 check_verdict(const char *s, size_t n, const struct kb_ro_verdict *v)
 {
@@ -53,6 +83,7 @@ check_verdict(const char *s, size_t n, const struct kb_ro_verdict *v)
 
 	if (v->signature == NULL)
 		abort();
+	check_rewrite(s, n, v);
 	if (v->safe) {
 		if (v->reason[0] != '\0' || memchr(s, '\0', n) != NULL)
 			abort();

@@ -22,14 +22,17 @@ static char dotenv[320], loop[320];
 /* Read-only when it starts with "ls" or "git status"; the signature is
  * the command itself, whatever the answer. */
 static bool
-fake_classify(const char *cmd, char **sig, char *reason, size_t len,
-    void *ctx)
+fake_classify(const char *cmd, char **sig, char **rewritten, char *reason,
+    size_t len, void *ctx)
 {
 	bool safe = strncmp(cmd, "ls", 2) == 0 ||
 	    strncmp(cmd, "git status", 10) == 0;
 
 	(void)ctx;
 	*sig = strdup(cmd);
+	/* "git log" is read-only once rewritten */
+	*rewritten = strcmp(cmd, "git log") == 0 ? strdup("git --no-pager log")
+						  : NULL;
 	snprintf(reason, len, "fake says %s", safe ? "read-only" : "writes");
 	return safe;
 }
@@ -264,6 +267,35 @@ test_shell(void)
 	in.sandbox_available = false;
 	expect(&in, KB_ASK, "classifier",
 	    "strict: the sandbox does not matter");
+
+	/* the classifier's rewritten form goes out with its ASK; a human's
+	 * "always" for the command as given drops it */
+	in.command = "ls";
+	kb_decide(&in, &out);
+	ok(out.rewritten == NULL, "strict: ALLOW has no rewritten form");
+	kb_decide_out_free(&out);
+	in.command = "git log";
+	kb_decide(&in, &out);
+	ok(out.verdict == KB_ASK && out.rewritten != NULL &&
+	    strcmp(out.rewritten, "git --no-pager log") == 0,
+	    "strict: the ASK carries the classifier's rewritten form");
+	kb_decide_out_free(&out);
+	ok(out.rewritten == NULL && out.signature == NULL,
+	    "kb_decide_out_free frees the rewritten form");
+	{
+		static const char *const grants[] = { "shell=git log", NULL };
+		struct session ss = { grants, false, 0 };
+
+		in.session_allows = fake_session;
+		in.ctx = &ss;
+		kb_decide(&in, &out);
+		ok(out.verdict == KB_ALLOW &&
+		    strcmp(out.step, "session-always") == 0 &&
+		    out.rewritten == NULL,
+		    "strict: an always grant allows the command as given, "
+		    "without the rewritten form");
+		kb_decide_out_free(&out);
+	}
 }
 
 static void
