@@ -1196,8 +1196,12 @@ run_test "fail closed: bwrap cannot set up (uid map refused) -> 125, one 'no san
 
 t_nested() {
 	ws=$(newdir fc-nested)
+	# the inner kinbox from a place the sandbox shows (a build under /tmp
+	# is hidden by the private /tmp)
+	nbin=$(newdir fc-nested-bin)
+	cp "$KINBOX" "$(dirname "$KINBOX")/kinbox-exec" "$nbin/"
 	cd "$ws"
-	kb -- sh -c '"$KINBOX" -- touch ran; echo "inner-rc=$?"'
+	KINBOX_INNER=$nbin/kinbox kb -- sh -c '"$KINBOX_INNER" -- touch ran; echo "inner-rc=$?"'
 	assert_file_has_content "$KB_OUT" '^inner-rc=125$'
 	assert_file_has_content "$KB_ERR" '^kinbox: .*already inside a kinbox sandbox'
 	assert_not_exists "$ws/ran"
