@@ -276,8 +276,8 @@ pointed_gitdir(const struct kb_policy *p, int dirfd, const char *name)
 	_cleanup_free_ char *dir = kb_fd_path(dirfd);
 	_cleanup_free_ char *joined = NULL;
 	_cleanup_free_ char *lex = NULL;
-	const char *roots[KB_MAX_WRITE + 2];
-	size_t n = 0;
+	const char *roots[KB_MAX_ROOTS];
+	size_t n;
 	char *v;
 
 	if (text == NULL || strncmp(text, "gitdir:", 7) != 0)
@@ -293,11 +293,7 @@ pointed_gitdir(const struct kb_policy *p, int dirfd, const char *name)
 	if (strstr(lex, "/.git/modules/") == NULL &&
 	    strstr(lex, "/.git/worktrees/") == NULL)
 		return -1;
-	roots[n++] = p->workspace;
-	if (p->tmpdir != NULL)
-		roots[n++] = p->tmpdir;
-	for (size_t i = 0; i < p->nwrite; i++)
-		roots[n++] = p->write[i].path;
+	n = kb_policy_roots(p, roots);
 	for (size_t i = 0; i < n; i++) {
 		size_t rl = strlen(roots[i]) - 1; /* without the leading / */
 		int rootfd, fd;
@@ -616,17 +612,11 @@ audit_one(const struct kb_policy *p, const struct kb_guard *g, int rootfd,
 int
 kb_gitguard_audit(const struct kb_policy *p, report_fn report)
 {
-	const char *roots[KB_MAX_WRITE + 2];
-	int fds[KB_MAX_WRITE + 2];
-	size_t n = 0;
+	const char *roots[KB_MAX_ROOTS];
+	int fds[KB_MAX_ROOTS];
+	size_t n = kb_policy_roots(p, roots);
 	int findings = 0;
 
-	if (p->workspace != NULL)
-		roots[n++] = p->workspace;
-	if (p->tmpdir != NULL)
-		roots[n++] = p->tmpdir;
-	for (size_t i = 0; i < p->nwrite; i++)
-		roots[n++] = p->write[i].path;
 	/* a root's own path is outside the command's reach (its parent is
 	 * read-only, the root a mount point), so it is opened by name */
 	for (size_t i = 0; i < n; i++)

@@ -559,8 +559,8 @@ scan_in_roots(struct kb_policy *p, const char *abs, enum target what,
     const char *global_hooks)
 {
 	static int hops; /* pointers to pointers: cycles end here */
-	const char *roots[KB_MAX_WRITE + 2];
-	size_t n = 0;
+	const char *roots[KB_MAX_ROOTS];
+	size_t n = kb_policy_roots(p, roots);
 
 	if (hops >= 8) {
 		unguarded(p, abs, "too many git pointers in a row");
@@ -576,12 +576,6 @@ static void
 scan_target(struct kb_policy *p, const char *abs, enum target what,
     const char *global_hooks, const char **roots, size_t n)
 {
-	if (p->workspace != NULL)
-		roots[n++] = p->workspace;
-	if (p->tmpdir != NULL)
-		roots[n++] = p->tmpdir;
-	for (size_t i = 0; i < p->nwrite; i++)
-		roots[n++] = p->write[i].path;
 	for (size_t i = 0; i < n; i++) {
 		struct scan s = { .p = p, .root = roots[i],
 			.global_hooks = global_hooks };

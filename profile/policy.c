@@ -297,6 +297,20 @@ kb_policy_finalize(struct kb_policy *p, struct kb_err *e)
 	return 0;
 }
 
+size_t
+kb_policy_roots(const struct kb_policy *p, const char **out)
+{
+	size_t n = 0;
+
+	if (p->workspace != NULL)
+		out[n++] = p->workspace;
+	if (p->tmpdir != NULL)
+		out[n++] = p->tmpdir;
+	for (size_t i = 0; i < p->nwrite; i++)
+		out[n++] = p->write[i].path;
+	return n;
+}
+
 bool
 kb_policy_within_roots(const struct kb_policy *p, const char *canonical)
 {

@@ -164,6 +164,11 @@ int kb_policy_add_keep_env(struct kb_policy *, const char *name,
  * needs the workspace. Idempotent; kb_policy_finalize() calls it too. */
 int kb_policy_resolve_workspace(struct kb_policy *, struct kb_err *e);
 
+/* The writable roots (workspace, $TMPDIR, --write roots) into `out`, which
+ * holds KB_MAX_ROOTS; returns how many. */
+#define KB_MAX_ROOTS (KB_MAX_WRITE + 2)
+size_t kb_policy_roots(const struct kb_policy *, const char **out);
+
 /* true when a canonical path lies in the workspace, a write root or the
  * writable $TMPDIR (lexical: no I/O) */
 bool kb_policy_within_roots(const struct kb_policy *, const char *canonical);
