@@ -32,9 +32,10 @@ LIBS_STATIC_EXTRA = -lmd
 CORE_SRCS = util.c profile/policy.c profile/paths.c profile/gitguard.c \
             profile/gitaudit.c profile/gitconfig.c profile/fsat.c \
             profile/tables.c profile/env.c profile/masks.c profile/gitindex.c \
-            profile/config.c profile/grants.c \
+            profile/config.c profile/stores.c profile/grants.c \
             profile/protected.c profile/checkwrite.c profile/decide.c \
             classify/shlex.c classify/readonly.c classify/readonly-rules.c \
+            classify/readonly-sed.c \
             backends/plan.c backends/bwrap.c backends/seccomp-blob.c backends/run.c \
             backends/landlock.c profile/journal.c \
             classify/denial.c classify/patterns.c classify/oracle.c classify/report.c
@@ -43,11 +44,11 @@ HDRS = util.h profile/policy.h profile/tables.h backends/backend.h \
        profile/fsat.h profile/gitconfig.h \
        classify/denial.h classify/report.h profile/grants.h \
        profile/checkwrite.h profile/decide.h classify/shlex.h classify/readonly.h \
-       classify/readonly-rules.h
+       classify/readonly-rules.h classify/readonly-sed.h
 
 UNIT_TESTS = tests/unit/test-util tests/unit/test-paths tests/unit/test-bwrap tests/unit/test-env tests/unit/test-classify tests/unit/test-seccomp tests/unit/test-gitindex \
              tests/unit/test-decide tests/unit/test-checkwrite tests/unit/test-readonly \
-             tests/unit/test-fsat
+             tests/unit/test-fsat tests/unit/test-readonly-git
 
 .PHONY: all check unit unit-san unit-valgrind integration man-check bench deps \
         demo install uninstall clean fuzz fuzz-short
@@ -81,10 +82,10 @@ kinbox-exec: backends/kinbox-exec.c
 	$(CC) $(CSTD) $(WARN) -O2 -static -o $@ $<
 
 # --- tests ---------------------------------------------------------------
-tests/unit/test-%: tests/unit/test-%.c $(CORE_OBJS) backends/seccomp.o tests/unit/tap.h
+tests/unit/test-%: tests/unit/test-%.c $(CORE_OBJS) backends/seccomp.o tests/unit/tap.h tests/unit/ro-check.h
 	$(CC) $(ALLCFLAGS) $(ALLLDFLAGS) -o $@ $< $(CORE_OBJS) backends/seccomp.o $(LIBS_KINBOX) -lseccomp
 
-tests/unit/san-%: tests/unit/test-%.c $(CORE_SRCS) backends/seccomp.c $(HDRS) backends/seccomp-bpf.h tests/unit/tap.h
+tests/unit/san-%: tests/unit/test-%.c $(CORE_SRCS) backends/seccomp.c $(HDRS) backends/seccomp-bpf.h tests/unit/tap.h tests/unit/ro-check.h
 	$(CC) $(CSTD) $(WARN) $(SAN) $(DEFS) -o $@ $< $(CORE_SRCS) backends/seccomp.c $(LIBS_KINBOX) -lseccomp
 
 unit: $(UNIT_TESTS)

@@ -474,7 +474,13 @@ kb_read_small_file(const char *path, size_t max)
 {
 	/* a FIFO or a device must not block or feed kinbox: the type is
 	 * checked on the descriptor, before the first read */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	return kb_read_fd_close(open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
+	    O_NONBLOCK), max);
+}
+
+char *
+kb_read_fd_close(int fd, size_t max)
+{
 	int errsv;
 	char *s;
 

@@ -126,6 +126,10 @@ char *kb_read_small_file(const char *path, size_t max);
  * larger than max). Does not close fd. */
 char *kb_read_fd(int fd, size_t max, size_t *len);
 
+/* kb_read_fd, then closes fd (errno kept); NULL for fd -1, errno as the
+ * open left it. */
+char *kb_read_fd_close(int fd, size_t max);
+
 /* mkdir -p with `mode` for what it creates; the created directories are
  * appended to `created` (when not NULL), outermost first. 0, or -1 with
  * errno set. */

@@ -167,17 +167,7 @@ kb_opendir_beneath(int dirfd, const char *rel)
 char *
 kb_read_beneath(int dirfd, const char *rel, size_t max)
 {
-	int fd = kb_openat_beneath(dirfd, rel, O_RDONLY);
-	char *s;
-	int errsv;
-
-	if (fd == -1)
-		return NULL;
-	s = kb_read_fd(fd, max, NULL);
-	errsv = errno;
-	close(fd);
-	errno = errsv;
-	return s;
+	return kb_read_fd_close(kb_openat_beneath(dirfd, rel, O_RDONLY), max);
 }
 
 char *

@@ -1,0 +1,268 @@
+/*
+ * profile/stores.c — kinbox's own stores (the global config, the session
+ * grants, the journal, /etc/kinbox) lie outside what the command can
+ * write: a store under a writable root, the writable TMPDIR or a persisted
+ * cache (or one that holds such a root) would let a command grant itself
+ * write roots, the network or an unconfined run on the next start. Judged
+ * by name and at the real location of the nearest existing ancestor.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "policy.h"
+#include "tables.h"
+
+struct store {
+	const char *label; /* as the user names it: "$XDG_CONFIG_HOME/kinbox" */
+	const char *env;   /* the variable that places it, or NULL */
+	const char *gain;  /* what a command that could write it would gain */
+	char *path;        /* absolute, as configured */
+};
+
+enum root_kind {
+	ROOT_WORKSPACE,
+	ROOT_WRITE,
+	ROOT_TMPDIR,
+	ROOT_CACHE,
+};
+
+struct wroot {
+	enum root_kind kind;
+	const char *path; /* canonical, or lexical for a cache not there */
+	const char *tag;  /* the write root's origin, the cache's name */
+};
+
+/* Lexical normal form of an absolute path: no "//", ".", "..", no
+ * trailing slash. */
+static void
+normalize(const char *in, char *out, size_t outlen)
+{
+	size_t len = 0;
+
+	out[0] = '\0';
+	for (const char *s = in; *s != '\0';) {
+		const char *t;
+		size_t n;
+
+		while (*s == '/')
+			s++;
+		for (t = s; *t != '\0' && *t != '/'; t++)
+			;
+		n = (size_t)(t - s);
+		if (n == 0 || (n == 1 && s[0] == '.')) {
+			/* nothing */
+		} else if (n == 2 && s[0] == '.' && s[1] == '.') {
+			while (len > 0 && out[len - 1] != '/')
+				len--;
+			if (len > 0)
+				len--;
+			out[len] = '\0';
+		} else if (len + 1 + n < outlen) {
+			out[len++] = '/';
+			memcpy(out + len, s, n);
+			len += n;
+			out[len] = '\0';
+		}
+		s = t;
+	}
+	if (len == 0)
+		snprintf(out, outlen, "/");
+}
+
+/* A normal path at its real location: the nearest existing ancestor
+ * resolved with realpath, the rest appended. New string. */
+static char *
+real_location(const char *norm)
+{
+	char buf[PATH_MAX];
+	size_t n;
+
+	snprintf(buf, sizeof(buf), "%s", norm);
+	n = strlen(buf);
+	for (;;) {
+		char *r = realpath(buf, NULL), *out, *slash;
+		const char *tail = norm + n;
+
+		if (r != NULL) {
+			if (strcmp(r, "/") == 0)
+				out = xstrdup(*tail != '\0' ? tail : "/");
+			else
+				out = xasprintf("%s%s", r, tail);
+			free(r);
+			return out;
+		}
+		if ((slash = strrchr(buf, '/')) == NULL || n <= 1)
+			return xstrdup(norm);
+		if (slash == buf) {
+			snprintf(buf, sizeof(buf), "/");
+			n = 0; /* the whole path is the tail of "/" */
+		} else {
+			*slash = '\0';
+			n = (size_t)(slash - buf);
+		}
+	}
+}
+
+static void
+describe(const struct wroot *r, char *out, size_t outlen)
+{
+	switch (r->kind) {
+	case ROOT_WORKSPACE:
+		snprintf(out, outlen, "the writable workspace %s", r->path);
+		return;
+	case ROOT_WRITE:
+		snprintf(out, outlen, "the write root %s (%s)", r->path, r->tag);
+		return;
+	case ROOT_TMPDIR:
+		snprintf(out, outlen, "the writable TMPDIR %s", r->path);
+		return;
+	case ROOT_CACHE:
+		snprintf(out, outlen, "the persisted cache %s ([caches] %s)",
+		    r->path, r->tag);
+		return;
+	}
+}
+
+/* the way out: move the store when a variable placed it, else narrow
+ * what the command may write */
+static void
+fix(const struct wroot *r, const struct store *st, char *out, size_t outlen)
+{
+	const char *what = r->kind == ROOT_WORKSPACE ? "the workspace" :
+	    r->kind == ROOT_WRITE			 ? "that write root" :
+	    r->kind == ROOT_TMPDIR			 ? "TMPDIR" :
+							   "that cache";
+
+	if (st->env != NULL) {
+		snprintf(out, outlen, "move %s out of %s", st->env, what);
+		return;
+	}
+	switch (r->kind) {
+	case ROOT_WORKSPACE:
+		snprintf(out, outlen, "run kinbox in a workspace that does not "
+		    "hold it");
+		return;
+	case ROOT_WRITE:
+		snprintf(out, outlen, "grant a narrower write root than %s",
+		    r->path);
+		return;
+	case ROOT_TMPDIR:
+		snprintf(out, outlen, "set TMPDIR elsewhere");
+		return;
+	case ROOT_CACHE:
+		snprintf(out, outlen, "set [caches] %s = off or ephemeral",
+		    r->tag);
+		return;
+	}
+}
+
+static int
+check_store(const struct store *st, const struct wroot *roots, size_t nroots,
+    struct kb_err *e)
+{
+	char norm[PATH_MAX], what[PATH_MAX + 64], how[PATH_MAX + 64];
+	_cleanup_free_ char *real = NULL;
+
+	normalize(st->path, norm, sizeof(norm));
+	real = real_location(norm);
+	for (size_t i = 0; i < nroots; i++) {
+		const char *r = roots[i].path;
+
+		if (kb_path_within(norm, r) || kb_path_within(real, r)) {
+			describe(&roots[i], what, sizeof(what));
+			fix(&roots[i], st, how, sizeof(how));
+			return kb_err_set(e, "%s (%s) lies inside %s: a command "
+			    "could %s; %s", st->label, real, what, st->gain,
+			    how);
+		}
+		if (kb_path_within(r, norm) || kb_path_within(r, real)) {
+			describe(&roots[i], what, sizeof(what));
+			return kb_err_set(e, "%s lies inside kinbox's store %s "
+			    "(%s): a command could %s; %s", what,
+			    st->label, real, st->gain, roots[i].kind ==
+				ROOT_WORKSPACE ? "run kinbox in a workspace "
+				"outside it" : roots[i].kind == ROOT_TMPDIR ?
+				"set TMPDIR elsewhere" : roots[i].kind ==
+				ROOT_CACHE ? "set that cache off" :
+				"grant a directory outside it");
+		}
+	}
+	return 0;
+}
+
+int
+kb_config_check_stores(const struct kb_policy *p, const char *etc,
+    struct kb_err *e)
+{
+	const char *cfg = getenv("XDG_CONFIG_HOME");
+	const char *run = getenv("XDG_RUNTIME_DIR");
+	const char *state = getenv("XDG_STATE_HOME");
+	struct store st[4] = { { 0 } };
+	struct wroot roots[2 + KB_MAX_WRITE + nitems(p->cache)];
+	char *cache_paths[nitems(p->cache)] = { 0 };
+	size_t nst = 0, nroots = 0;
+	int rc = 0;
+
+	if (cfg != NULL && cfg[0] == '/')
+		st[nst++] = (struct store){ "$XDG_CONFIG_HOME/kinbox",
+			"XDG_CONFIG_HOME", "write its own grants",
+			xasprintf("%s/kinbox", cfg) };
+	else if (p->home != NULL)
+		st[nst++] = (struct store){ "~/.config/kinbox", NULL,
+			"write its own grants",
+			xasprintf("%s/.config/kinbox", p->home) };
+	if (run != NULL && run[0] == '/')
+		st[nst++] = (struct store){ "$XDG_RUNTIME_DIR/kinbox",
+			"XDG_RUNTIME_DIR", "write its own session grants",
+			xasprintf("%s/kinbox", run) };
+	if (state != NULL && state[0] == '/')
+		st[nst++] = (struct store){ "$XDG_STATE_HOME/kinbox",
+			"XDG_STATE_HOME", "forge the denial journal and the "
+			"decisions kinpolicy retry obeys",
+			xasprintf("%s/kinbox", state) };
+	else if (p->home != NULL)
+		st[nst++] = (struct store){ "~/.local/state/kinbox", NULL,
+			"forge the denial journal and the decisions kinpolicy "
+			"retry obeys", xasprintf("%s/.local/state/kinbox",
+					   p->home) };
+	st[nst] = (struct store){ etc != NULL ? etc : "/etc/kinbox", NULL,
+		"write the system config",
+		xstrdup(etc != NULL ? etc : "/etc/kinbox") };
+	nst++;
+
+	if (p->workspace != NULL)
+		roots[nroots++] = (struct wroot){ ROOT_WORKSPACE, p->workspace,
+			NULL };
+	for (size_t i = 0; i < p->nwrite; i++)
+		roots[nroots++] = (struct wroot){ ROOT_WRITE, p->write[i].path,
+			kb_origin_name(p->write[i].origin) };
+	if (p->tmpdir != NULL)
+		roots[nroots++] = (struct wroot){ ROOT_TMPDIR, p->tmpdir, NULL };
+	for (size_t i = 0; i < kb_cache_count && i < nitems(p->cache) &&
+	     p->home != NULL; i++) {
+		_cleanup_free_ char *d = NULL;
+
+		if (p->cache[i] != KB_CACHE_PERSISTED)
+			continue;
+		d = xasprintf("%s/%s", p->home, kb_cache_table[i].path);
+		cache_paths[i] = realpath(d, NULL);
+		if (cache_paths[i] == NULL)
+			cache_paths[i] = steal_pointer(&d);
+		roots[nroots++] = (struct wroot){ ROOT_CACHE, cache_paths[i],
+			kb_cache_table[i].name };
+	}
+
+	for (size_t i = 0; i < nst && rc == 0; i++)
+		rc = check_store(&st[i], roots, nroots, e);
+	for (size_t i = 0; i < nst; i++)
+		free(st[i].path);
+	for (size_t i = 0; i < nitems(cache_paths); i++)
+		free(cache_paths[i]);
+	return rc;
+}
