@@ -35,7 +35,7 @@ CORE_SRCS = util.c profile/policy.c profile/paths.c profile/gitguard.c \
             profile/config.c profile/stores.c profile/grants.c \
             profile/protected.c profile/checkwrite.c profile/decide.c \
             classify/shlex.c classify/readonly.c classify/readonly-rules.c \
-            classify/readonly-sed.c \
+            classify/readonly-rules-git.c classify/readonly-sed.c \
             backends/plan.c backends/bwrap.c backends/seccomp-blob.c backends/run.c \
             backends/landlock.c profile/journal.c \
             classify/denial.c classify/patterns.c classify/oracle.c classify/report.c
