@@ -29,22 +29,53 @@ LIBS_KINBOX = -linih -ljansson -lbsd
 STATICLDFLAGS = -static-pie -Wl,-z,relro,-z,now $(LDFLAGS)
 LIBS_STATIC_EXTRA = -lmd
 
-CORE_SRCS = util.c profile/policy.c profile/paths.c profile/gitguard.c \
-            profile/gitaudit.c profile/gitconfig.c profile/fsat.c \
-            profile/tables.c profile/env.c profile/masks.c profile/gitindex.c \
-            profile/config.c profile/stores.c profile/grants.c \
-            profile/protected.c profile/checkwrite.c profile/decide.c \
-            classify/shlex.c classify/readonly.c classify/readonly-rules.c \
-            classify/readonly-rules-git.c classify/readonly-sed.c \
-            backends/plan.c backends/bwrap.c backends/seccomp-blob.c backends/run.c \
-            backends/landlock.c profile/journal.c \
-            classify/denial.c classify/patterns.c classify/oracle.c classify/report.c
+# One static library per stage; each program links the stages it uses
+# and the linker takes only the objects it needs from each. The layers,
+# lowest first (a stage includes only the headers of the stages below it):
+#   lib/       util, fsat                  (libc, libbsd)
+#   policy/    the policy model and config (lib)
+#   gitguard/  the git scan and audit      (policy, lib)
+#   backends/  policy -> plan -> run       (gitguard, policy, lib)
+#   denial/    classifier, report, journal (policy, lib)
+#   gate/      kinpolicy's gate and grants (policy, lib)
+# kinbox links denial, backends, gitguard, policy, lib; never gate/
+# (`make check-layers` verifies both).
+LIB_SRCS      = lib/util.c lib/fsat.c
+POLICY_SRCS   = policy/policy.c policy/finalize.c policy/paths.c policy/tables.c \
+                policy/env.c policy/masks.c policy/config.c policy/stores.c
+GITGUARD_SRCS = gitguard/scan.c gitguard/audit.c gitguard/gitconfig.c \
+                gitguard/gitindex.c
+BACKEND_SRCS  = backends/plan.c backends/bwrap.c backends/seccomp-blob.c \
+                backends/run.c backends/landlock.c
+DENIAL_SRCS   = denial/denial.c denial/patterns.c denial/oracle.c \
+                denial/report.c denial/journal.c
+GATE_SRCS     = gate/shlex.c gate/readonly.c gate/readonly-rules.c \
+                gate/readonly-rules-git.c gate/readonly-sed.c gate/decide.c \
+                gate/checkwrite.c gate/protected.c gate/grants.c
+STAGES = lib policy gitguard backends denial gate
+lib_SRCS = $(LIB_SRCS)
+policy_SRCS = $(POLICY_SRCS)
+gitguard_SRCS = $(GITGUARD_SRCS)
+backends_SRCS = $(BACKEND_SRCS)
+denial_SRCS = $(DENIAL_SRCS)
+gate_SRCS = $(GATE_SRCS)
+STAGE_LIBS = $(foreach s,$(STAGES),$(s)/libkb-$(s).a)
+define stage_lib
+$(1)/libkb-$(1).a: $$($(1)_SRCS:.c=.o)
+	rm -f $$@ && ar rcs $$@ $$^
+endef
+$(foreach s,$(STAGES),$(eval $(call stage_lib,$(s))))
+
+CORE_SRCS = $(LIB_SRCS) $(POLICY_SRCS) $(GITGUARD_SRCS) $(BACKEND_SRCS) \
+            $(DENIAL_SRCS) $(GATE_SRCS)
 CORE_OBJS = $(CORE_SRCS:.c=.o)
-HDRS = util.h profile/policy.h profile/tables.h backends/backend.h \
-       profile/fsat.h profile/gitconfig.h \
-       classify/denial.h classify/report.h profile/grants.h \
-       profile/checkwrite.h profile/decide.h classify/shlex.h classify/readonly.h \
-       classify/readonly-rules.h classify/readonly-sed.h
+# link order: a library before the ones it uses
+KINBOX_LIBS    = denial/libkb-denial.a backends/libkb-backends.a \
+                 gitguard/libkb-gitguard.a policy/libkb-policy.a lib/libkb-lib.a
+KINPOLICY_LIBS = gate/libkb-gate.a denial/libkb-denial.a \
+                 backends/libkb-backends.a gitguard/libkb-gitguard.a \
+                 policy/libkb-policy.a lib/libkb-lib.a
+HDRS = $(filter-out backends/seccomp-bpf.h,$(wildcard lib/*.h policy/*.h gitguard/*.h backends/*.h denial/*.h gate/*.h))
 
 UNIT_TESTS = tests/unit/test-util tests/unit/test-paths tests/unit/test-bwrap tests/unit/test-env tests/unit/test-classify tests/unit/test-seccomp tests/unit/test-gitindex \
              tests/unit/test-decide tests/unit/test-checkwrite tests/unit/test-readonly \
@@ -58,18 +89,18 @@ all: kinbox kinbox-exec kinpolicy
 %.o: %.c $(HDRS)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 
-kinbox: kinbox.o $(CORE_OBJS)
-	$(CC) $(ALLCFLAGS) $(STATICLDFLAGS) -o $@ kinbox.o $(CORE_OBJS) $(LIBS_KINBOX) $(LIBS_STATIC_EXTRA)
+kinbox: kinbox.o $(KINBOX_LIBS)
+	$(CC) $(ALLCFLAGS) $(STATICLDFLAGS) -o $@ kinbox.o $(KINBOX_LIBS) $(LIBS_KINBOX) $(LIBS_STATIC_EXTRA)
 
 KINPOLICY_OBJS = kinpolicy.o kinpolicy-grants.o kinpolicy-gate.o
 $(KINPOLICY_OBJS): kinpolicy.h
-kinpolicy: $(KINPOLICY_OBJS) $(CORE_OBJS)
-	$(CC) $(ALLCFLAGS) $(STATICLDFLAGS) -o $@ $(KINPOLICY_OBJS) $(CORE_OBJS) $(LIBS_KINBOX) $(LIBS_STATIC_EXTRA)
+kinpolicy: $(KINPOLICY_OBJS) $(KINPOLICY_LIBS)
+	$(CC) $(ALLCFLAGS) $(STATICLDFLAGS) -o $@ $(KINPOLICY_OBJS) $(KINPOLICY_LIBS) $(LIBS_KINBOX) $(LIBS_STATIC_EXTRA)
 
 # The seccomp filter is constant: compiled once at build time with
 # libseccomp (seccomp.c), embedded in kinbox (seccomp-blob.c).
-backends/seccomp-gen: backends/seccomp-gen.c backends/seccomp.c util.c $(HDRS)
-	$(CC) $(ALLCFLAGS) -o $@ backends/seccomp-gen.c backends/seccomp.c util.c -lseccomp
+backends/seccomp-gen: backends/seccomp-gen.c backends/seccomp.c lib/util.c $(HDRS)
+	$(CC) $(ALLCFLAGS) -o $@ backends/seccomp-gen.c backends/seccomp.c lib/util.c -lseccomp
 
 backends/seccomp-bpf.h backends/seccomp.bpf: backends/seccomp-gen
 	./backends/seccomp-gen backends/seccomp-bpf.h backends/seccomp.bpf
@@ -178,4 +209,4 @@ uninstall:
 clean:
 	rm -f backends/seccomp-gen backends/seccomp-bpf.h backends/seccomp.bpf
 	rm -rf $(FUZZ_TARGETS) tests/fuzz/*.corpus
-	rm -f kinbox kinbox-exec kinpolicy *.o */*.o $(UNIT_TESTS) tests/unit/san-*
+	rm -f kinbox kinbox-exec kinpolicy *.o */*.o */*.a $(UNIT_TESTS) tests/unit/san-*

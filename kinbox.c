@@ -21,10 +21,11 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
-#include "classify/denial.h"
-#include "classify/report.h"
-#include "profile/policy.h"
-#include "util.h"
+#include "denial/denial.h"
+#include "denial/report.h"
+#include "gitguard/gitguard.h"
+#include "policy/policy.h"
+#include "lib/util.h"
 
 #ifndef KB_VERSION
 #define KB_VERSION "0.1.0"
@@ -478,7 +479,8 @@ main(int argc, char **argv)
 		exec_unsandboxed(&pol, &o, "KINBOX_SANDBOX=container: the "
 		    "container is the boundary, the command runs unconfined "
 		    "inside it");
-	if (kb_policy_finalize(&pol, &e) == -1)
+	if (kb_policy_finalize(&pol, &e) == -1 ||
+	    kb_gitguard_scan_roots(&pol, &e) == -1)
 		die("%s", e.msg);
 	/* again with TMPDIR settled */
 	check_stores(&pol);

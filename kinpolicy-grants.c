@@ -18,14 +18,14 @@
 #include <jansson.h>
 
 #include "backends/backend.h"
-#include "classify/denial.h"
-#include "classify/readonly.h"
-#include "classify/report.h"
+#include "denial/denial.h"
+#include "gate/readonly.h"
+#include "denial/report.h"
 #include "kinpolicy.h"
-#include "profile/decide.h"
-#include "profile/grants.h"
-#include "profile/policy.h"
-#include "util.h"
+#include "gate/decide.h"
+#include "gate/grants.h"
+#include "policy/policy.h"
+#include "lib/util.h"
 
 /* --- verbs --------------------------------------------------------------- */
 

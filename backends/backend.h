@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "../profile/policy.h"
-#include "../util.h"
+#include "../policy/policy.h"
+#include "../lib/util.h"
 
 struct kb_plan {
 	enum kb_backend_kind backend;

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../profile/gitconfig.h"
+#include "../../gitguard/gitconfig.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "../../profile/policy.h"
+#include "../../gitguard/gitguard.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../classify/readonly.h"
-#include "../../classify/shlex.h"
+#include "../../gate/readonly.h"
+#include "../../gate/shlex.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

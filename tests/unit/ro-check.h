@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../classify/readonly.h"
+#include "../../gate/readonly.h"
 #include "tap.h"
 
 #define SAFE   1

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../../backends/backend.h"
+#include "../../gitguard/gitguard.h"
 #include "tap.h"
 
 static char base[PATH_MAX];
@@ -112,6 +113,8 @@ plan_for(const char *ws_rel, struct kb_policy *p, struct kb_plan *pl,
 	if (chdir(ws) == -1)
 		return -1;
 	rc = kb_policy_finalize(p, &e);
+	if (rc == 0)
+		rc = kb_gitguard_scan_roots(p, &e);
 	if (rc == 0)
 		rc = kb_bwrap_plan(p, &test_host, "/usr/bin/bwrap", "/usr/libexec/kinbox/"
 		    "kinbox-exec", test_env, pl, &e);
@@ -290,6 +293,7 @@ test_worktree(void)
 		}
 		ok(kb_policy_add_write(&p, mainrepo, KB_ORIGIN_FLAG, &e) == 0 &&
 		    kb_policy_finalize(&p, &e) == 0 &&
+		    kb_gitguard_scan_roots(&p, &e) == 0 &&
 		    kb_bwrap_plan(&p, &test_host, "/usr/bin/bwrap", "/x/kinbox-exec",
 			test_env, &pl, &e) == 0, "plan with --write main");
 		free(mainrepo);
@@ -435,6 +439,7 @@ test_keep_fds(void)
 		kb_policy_add_keep_fd(&p, "4", &e);
 		if (chdir(base) == 0 && chdir("plain") == 0 &&
 		    kb_policy_finalize(&p, &e) == 0 &&
+		    kb_gitguard_scan_roots(&p, &e) == 0 &&
 		    kb_bwrap_plan(&p, &test_host, "/usr/bin/bwrap", "/h",
 			test_env, &pl,
 			&e) == 0) {

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../profile/checkwrite.h"
+#include "../../gate/checkwrite.h"
 #include "tap.h"
 
 /* short, so that base/rel always fits PATH_MAX */

@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../classify/denial.h"
+#include "../../denial/denial.h"
 #include "tap.h"
 
 #define CAPROOT "/var/tmp/kbfix"

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../profile/decide.h"
+#include "../../gate/decide.h"
 #include "tap.h"
 
 static char base[256], ws[300], inside[320], outside[320], lockfile[320];

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../profile/policy.h"
+#include "../../policy/policy.h"
 #include "tap.h"
 
 static const struct {

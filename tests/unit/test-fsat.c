@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../profile/fsat.h"
-#include "../../profile/gitconfig.h"
+#include "../../lib/fsat.h"
+#include "../../gitguard/gitconfig.h"
 #include "tap.h"
 
 static char base[] = "/tmp/kb-test-fsat.XXXXXX";

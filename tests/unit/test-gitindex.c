@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../profile/policy.h"
+#include "../../gitguard/gitguard.h"
 #include "tap.h"
 
 static char base[PATH_MAX];

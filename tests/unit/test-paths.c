@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../profile/policy.h"
+#include "../../policy/policy.h"
 #include "tap.h"
 
 static char base[PATH_MAX];

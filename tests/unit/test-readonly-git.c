@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../classify/readonly.h"
-#include "../../util.h"
+#include "../../gate/readonly.h"
+#include "../../lib/util.h"
 #include "tap.h"
 #include "ro-check.h"
 

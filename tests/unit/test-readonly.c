@@ -11,8 +11,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../classify/readonly.h"
-#include "../../classify/shlex.h"
+#include "../../gate/readonly.h"
+#include "../../gate/shlex.h"
 #include "tap.h"
 #include "ro-check.h"
 

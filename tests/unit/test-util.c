@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../classify/report.h"
-#include "../../util.h"
+#include "../../denial/report.h"
+#include "../../lib/util.h"
 #include "tap.h"
 
 /* clang-format off */

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../profile/policy.h"
+#include "../policy/policy.h"
 
 
 

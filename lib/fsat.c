@@ -16,7 +16,7 @@
 
 #include <linux/openat2.h>
 
-#include "../util.h"
+#include "util.h"
 #include "fsat.h"
 
 #ifndef SYS_openat2

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util.h"
+#include "../lib/util.h"
 #include "readonly-sed.h"
 
 static bool

@@ -4,7 +4,7 @@
  * and no directory is scanned (startup cost is a benchmark figure).
  */
 #include "tables.h"
-#include "../util.h"
+#include "../lib/util.h"
 
 /* clang-format off */
 const struct kb_env_pattern kb_secret_env_table[] = {

@@ -5,7 +5,7 @@
 #ifndef KB_READONLY_SED_H
 #define KB_READONLY_SED_H
 
-#include "../util.h"
+#include "../lib/util.h"
 
 /* 0 when the GNU sed script `script` can neither write a file nor run a
  * program (no w, W, e, s///w, s///e), else -1 with the reason in `e`

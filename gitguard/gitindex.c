@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "policy.h"
+#include "gitguard.h"
 
 #define ENTRY_FIXED 62 /* stat data, mode, sha-1, flags */
 #define GITLINK 0160000

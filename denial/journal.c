@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "policy.h"
+#include "../policy/policy.h"
 
 char *
 kb_journal_dir(const char *home)

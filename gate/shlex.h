@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "../util.h"
+#include "../lib/util.h"
 
 #define KB_SH_MAX_INPUT    (64 * 1024) /* longer lines are refused unread */
 #define KB_SH_MAX_HEREDOCS 16          /* pending here-documents on one line */

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util.h"
+#include "../lib/util.h"
 #include "readonly-rules.h"
 #include "readonly-sed.h"
 #include "shlex.h"

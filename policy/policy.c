@@ -14,7 +14,7 @@
 
 #include <bsd/stdlib.h>
 
-#include "fsat.h"
+#include "../lib/fsat.h"
 #include "policy.h"
 
 void
@@ -192,108 +192,6 @@ kb_policy_add_keep_env(struct kb_policy *p, const char *name, struct kb_err *e)
 		return kb_err_set(e, "--keep-env '%s': not a variable name; "
 		    "give the name only, e.g. --keep-env NPM_TOKEN", name);
 	kb_strv_push(&p->keep_env, name);
-	return 0;
-}
-
-/*
- * $TMPDIR: under /tmp it is recreated inside the private /tmp; elsewhere it
- * is writable when it passes the write-root rules (outside $HOME); otherwise
- * the command gets TMPDIR=/tmp so tools still find a writable temp dir.
- */
-static void
-resolve_tmpdir(struct kb_policy *p)
-{
-	const char *t = getenv("TMPDIR");
-	_cleanup_free_ char *real = NULL;
-	struct kb_err ignored;
-
-	if (t == NULL || t[0] == '\0')
-		return;
-	real = realpath(t, NULL);
-	if (real == NULL) {
-		p->tmpdir_reset = true;
-		return;
-	}
-	if (strcmp(real, "/tmp") == 0)
-		return;
-	if (kb_path_within(real, "/tmp")) {
-		p->tmpdir_private = steal_pointer(&real);
-		return;
-	}
-	/* inside home it would be a write path next to ~/.bashrc */
-	if (p->home != NULL && kb_path_within(real, p->home)) {
-		p->tmpdir_reset = true;
-		return;
-	}
-	p->tmpdir = kb_paths_accept_root(real, p->home, "TMPDIR", &ignored);
-	if (p->tmpdir == NULL)
-		p->tmpdir_reset = true;
-}
-
-int
-kb_policy_resolve_workspace(struct kb_policy *p, struct kb_err *e)
-{
-	char cwd[PATH_MAX];
-
-	ensure_home(p);
-	if (p->cwd == NULL) {
-		if (getcwd(cwd, sizeof(cwd)) == NULL)
-			return kb_err_set(e, "cannot determine the current "
-			    "directory: %s; cd into the workspace first",
-			    strerror(errno));
-		p->cwd = realpath(cwd, NULL);
-		if (p->cwd == NULL)
-			return kb_err_set(e, "cannot resolve the current "
-			    "directory: %s", strerror(errno));
-	}
-	if (p->workspace == NULL &&
-	    kb_policy_set_workspace(p, p->cwd, e) == -1)
-		return -1;
-	return 0;
-}
-
-static int
-open_root(const char *path, int *fd, struct kb_err *e)
-{
-	struct stat st;
-
-	if (*fd != -1)
-		return 0;
-	*fd = kb_open_dir_nofollow(path);
-	if (*fd == -1 || fstat(*fd, &st) == -1 || !S_ISDIR(st.st_mode))
-		return kb_err_set(e, "%s: %s while kinbox resolved it (a "
-		    "symlink now on its path?); check it and run again", path,
-		    *fd == -1 ? strerror(errno) : "not a directory");
-	return 0;
-}
-
-int
-kb_policy_finalize(struct kb_policy *p, struct kb_err *e)
-{
-	clock_gettime(CLOCK_REALTIME_COARSE, &p->started);
-	if (kb_policy_resolve_workspace(p, e) == -1)
-		return -1;
-	if (p->ssh_agent && !p->net)
-		return kb_err_set(e, "--ssh-agent needs --net: the agent is "
-		    "only useful to reach a remote host; add --net");
-	resolve_tmpdir(p);
-	/* The bind sources, opened once: a concurrent run that swaps a path
-	 * component for a symlink after this cannot change what is mounted. */
-	if (open_root(p->workspace, &p->workspace_fd, e) == -1 ||
-	    (p->tmpdir != NULL && open_root(p->tmpdir, &p->tmpdir_fd, e) == -1))
-		return -1;
-	for (size_t i = 0; i < p->nwrite; i++)
-		if (open_root(p->write[i].path, &p->write[i].fd, e) == -1)
-			return -1;
-	if (kb_masks_compute(p, e) == -1)
-		return -1;
-	if (kb_gitguard_scan(p, p->workspace, e) == -1)
-		return -1;
-	if (p->tmpdir != NULL && kb_gitguard_scan(p, p->tmpdir, e) == -1)
-		return -1;
-	for (size_t i = 0; i < p->nwrite; i++)
-		if (kb_gitguard_scan(p, p->write[i].path, e) == -1)
-			return -1;
 	return 0;
 }
 

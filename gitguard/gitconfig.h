@@ -4,7 +4,7 @@
 #ifndef KB_GITCONFIG_H
 #define KB_GITCONFIG_H
 
-#include "../util.h"
+#include "../lib/util.h"
 
 /* Called for each "key = value" with the section and key lowercased, the
  * subsection as written ("" when none) and the value unquoted. A non-zero

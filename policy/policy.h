@@ -12,7 +12,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "../util.h"
+#include "../lib/util.h"
 
 #define KB_MAX_WRITE 16   /* extra write roots (--write) */
 #define KB_MAX_KEEP_FD 16 /* --keep-fd */
@@ -189,7 +189,7 @@ int kb_policy_finalize(struct kb_policy *, struct kb_err *e);
 
 const char *kb_origin_name(enum kb_origin);
 
-/* profile/config.c */
+/* policy/config.c */
 
 /* Calls `warn` with one line for each config key that was ignored. */
 typedef void (*kb_warn_fn)(const char *line);
@@ -226,7 +226,7 @@ int kb_config_check_stores(const struct kb_policy *, const char *etc,
 char *kb_config_global_path(const char *home);
 char *kb_config_session_path(const char *session);
 
-/* profile/env.c */
+/* policy/env.c */
 
 /* true when the variable name (len bytes) is a secret by the table */
 bool kb_env_is_secret(const char *name, size_t len);
@@ -237,22 +237,13 @@ bool kb_env_is_secret(const char *name, size_t len);
 void kb_env_scrub(const struct kb_policy *, char *const *envp,
     struct kb_strv *out, struct kb_strv *removed);
 
-/* profile/masks.c */
+/* policy/masks.c */
 
 /* Fills p->mask from the tables: only paths that exist are masked. Returns
  * -1 with `e` set on a bad --ssh-agent setup or a full table. */
 int kb_masks_compute(struct kb_policy *p, struct kb_err *e);
 
-/* profile/gitindex.c */
-
-/* Appends the paths of the gitlinks (submodules, embedded repositories)
- * in the git index file `index` to `out`. 0, or -1 when it cannot be read
- * or is not an index of version 2 to 4. */
-int kb_git_index_gitlinks(const char *index, struct kb_strv *out);
-/* The same from an open descriptor (not closed). */
-int kb_git_index_gitlinks_fd(int fd, struct kb_strv *out);
-
-/* profile/journal.c */
+/* denial/journal.c */
 
 /* The journal directory for `home` ($XDG_STATE_HOME/kinbox/denials, else
  * ~/.local/state/kinbox/denials); new string or NULL. */
@@ -265,7 +256,7 @@ char *kb_journal_dir(const char *home);
 int kb_journal_write(const struct kb_policy *, const char *id,
     const char *json, char **where, struct kb_err *e);
 
-/* profile/paths.c */
+/* policy/paths.c */
 
 /* Canonicalises `in` (realpath) and applies the write-root acceptance rules:
  * exists, is a directory, writable by the caller, not "/", not the home
@@ -284,20 +275,5 @@ char *kb_paths_passwd_home(void);
 /* The caller's canonical home directory ($HOME, else passwd), new string or
  * NULL. */
 char *kb_paths_home(void);
-
-/* profile/gitguard.c */
-
-/* Adds the guards for the git checkout at `root` (a no-op when it has no
- * .git). Returns -1 with `e` set when the table is full. */
-int kb_gitguard_scan(struct kb_policy *, const char *root, struct kb_err *e);
-
-/*
- * After the sandbox is gone: undoes what the command planted or what the
- * backend left (mount-point placeholders) and reports each finding through
- * `report` (one line each). Returns the number of security findings (a
- * guard that was tampered with), 0 when all is as before.
- */
-int kb_gitguard_audit(const struct kb_policy *,
-    void (*report)(const char *line, bool security));
 
 #endif

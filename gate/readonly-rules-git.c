@@ -7,7 +7,7 @@
  */
 #include "readonly-rules.h"
 
-#include "../util.h"
+#include "../lib/util.h"
 
 /* clang-format off */
 

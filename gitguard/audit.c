@@ -21,9 +21,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fsat.h"
+#include "../lib/fsat.h"
 #include "gitconfig.h"
-#include "policy.h"
+#include "gitguard.h"
 
 #define NEST_MAX 16
 

@@ -10,7 +10,7 @@
 #ifndef KB_GRANTS_H
 #define KB_GRANTS_H
 
-#include "policy.h"
+#include "../policy/policy.h"
 
 enum kb_lifetime {
 	KB_LIFE_ONCE,

@@ -36,9 +36,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fsat.h"
+#include "../lib/fsat.h"
 #include "gitconfig.h"
-#include "policy.h"
+#include "gitguard.h"
 
 #define NEST_MAX 16        /* gitlinks in gitlinks, modules in modules */
 #define DIR_ENTRIES_MAX 4096 /* entries read from one directory */
@@ -642,5 +642,17 @@ kb_gitguard_scan(struct kb_policy *p, const char *root, struct kb_err *e)
 		each_entry(&s, ".", child_entry, NULL);
 	}
 	close(s.rootfd);
+	return 0;
+}
+
+int
+kb_gitguard_scan_roots(struct kb_policy *p, struct kb_err *e)
+{
+	const char *roots[KB_MAX_ROOTS];
+	size_t n = kb_policy_roots(p, roots);
+
+	for (size_t i = 0; i < n; i++)
+		if (kb_gitguard_scan(p, roots[i], e) == -1)
+			return -1;
 	return 0;
 }

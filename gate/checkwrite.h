@@ -11,7 +11,7 @@
 #include <limits.h>
 #include <stddef.h>
 
-#include "../util.h"
+#include "../lib/util.h"
 
 /* Ordered by severity: a combination of judgements keeps the highest. */
 enum kb_verdict {
