@@ -130,8 +130,12 @@ unit-valgrind: $(UNIT_TESTS)
 	@for t in $(UNIT_TESTS); do echo "# $$t (valgrind)"; \
 	  valgrind -q --error-exitcode=1 --leak-check=full ./$$t >/dev/null || exit 1; done
 
-integration: kinbox kinbox-exec
-	@sh tests/run-integration.sh
+# make integration KINBOX=/path/to/kinbox KINPOLICY=/path/to/kinpolicy runs
+# the suites against another build or an installed copy
+integration: kinbox kinbox-exec kinpolicy
+	@KINBOX="$(if $(KINBOX),$(KINBOX),$(CURDIR)/kinbox)" \
+	 KINPOLICY="$(if $(KINPOLICY),$(KINPOLICY),$(if $(KINBOX),$(dir $(KINBOX))kinpolicy,$(CURDIR)/kinpolicy))" \
+	 sh tests/run-integration.sh
 
 MANPAGES = man/kinbox.1 man/kinpolicy.1 man/kinbox.conf.5
 man-check:

@@ -18,6 +18,7 @@
 #
 # Environment:
 #   KINBOX            the kinbox binary (default: ../kinbox from this file)
+#   KINPOLICY         the kinpolicy binary (default: beside $KINBOX)
 #   KINBOX_MUST_WORK  1: a skip counts as a failure (CI that must sandbox)
 #   KB_VERBOSE        1: show every test body's output
 #
@@ -35,6 +36,15 @@ case $KINBOX in
 *) KINBOX=$(pwd)/$KINBOX ;;
 esac
 export KINBOX
+# kinpolicy: KINPOLICY, else the one beside kinbox
+if [ -z "${KINPOLICY:-}" ]; then
+	KINPOLICY=$(dirname "$KINBOX")/kinpolicy
+fi
+case $KINPOLICY in
+/*) ;;
+*) KINPOLICY=$(pwd)/$KINPOLICY ;;
+esac
+export KINPOLICY
 KINBOX_MUST_WORK=${KINBOX_MUST_WORK:-}
 KB_VERBOSE=${KB_VERBOSE:-}
 

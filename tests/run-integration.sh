@@ -9,6 +9,7 @@
 # that this user can read.
 #
 # Environment: KINBOX (binary for the first pass; default ./kinbox),
+# KINPOLICY (default: beside KINBOX),
 # KINBOX_MUST_WORK=1 (skips fail), KB_VERBOSE=1, KB_TEST_USER (default
 # kinbox-test), KB_NO_UNPRIVILEGED=1 (root: skip the second pass).
 
@@ -75,7 +76,8 @@ run_suites() {
 
 # --- pass 1: the caller (root or not) ---------------------------------------
 : "${KINBOX:=$top/kinbox}"
-export KINBOX
+: "${KINPOLICY:=$(dirname "$KINBOX")/kinpolicy}"
+export KINBOX KINPOLICY
 if [ "$(id -u)" -eq 0 ]; then
 	label=root
 else
@@ -111,7 +113,8 @@ if [ "$(id -u)" -eq 0 ] && [ "${KB_NO_UNPRIVILEGED:-}" != 1 ]; then
 		stage=$work/stage
 		mkdir -p "$stage/tests"
 		cp "$KINBOX" "$stage/kinbox"
-		for b in kinbox-exec kinpolicy; do
+		[ -x "$KINPOLICY" ] && cp "$KINPOLICY" "$stage/kinpolicy"
+		for b in kinbox-exec; do
 			if [ -x "$(dirname "$KINBOX")/$b" ]; then
 				cp "$(dirname "$KINBOX")/$b" "$stage/"
 			fi
@@ -128,7 +131,7 @@ if [ "$(id -u)" -eq 0 ] && [ "${KB_NO_UNPRIVILEGED:-}" != 1 ]; then
 			setpriv --reuid="$user" --regid="$user" --init-groups \
 			env -i HOME="$uhome" USER="$user" LOGNAME="$user" \
 			PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
-			KINBOX="$stage/kinbox" \
+			KINBOX="$stage/kinbox" KINPOLICY="$stage/kinpolicy" \
 			KINBOX_MUST_WORK="${KINBOX_MUST_WORK:-}" \
 			KB_VERBOSE="${KB_VERBOSE:-}"
 	fi

@@ -26,7 +26,7 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-KP=$(dirname "$KINBOX")/kinpolicy
+KP=$KINPOLICY
 B=$KB_T/bin
 mkdir "$B"
 # every test sets its own; never the caller's real journal

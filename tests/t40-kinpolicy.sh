@@ -28,7 +28,7 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-KP=$(dirname "$KINBOX")/kinpolicy
+KP=$KINPOLICY
 B=$KB_T/bin
 mkdir "$B"
 

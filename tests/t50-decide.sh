@@ -11,7 +11,7 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-KP=$(dirname "$KINBOX")/kinpolicy
+KP=$KINPOLICY
 KP_OUT=$KB_T/kp.out
 KP_ERR=$KB_T/kp.err
 XDG_RUNTIME_DIR=$KB_T/run

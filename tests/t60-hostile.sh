@@ -27,7 +27,7 @@
 
 B=$KB_T/bin
 mkdir "$B"
-KP=$(dirname "$KINBOX")/kinpolicy
+KP=$KINPOLICY
 PY=python3
 if [ -x /usr/bin/python3 ]; then
 	PY=/usr/bin/python3
