@@ -41,7 +41,7 @@ LIBS_STATIC_EXTRA = -lmd
 # kinbox links denial, backends, gitguard, policy, lib; never gate/
 # (`make check-layers` verifies both).
 LIB_SRCS      = lib/util.c lib/fsat.c
-POLICY_SRCS   = policy/policy.c policy/finalize.c policy/paths.c policy/tables.c \
+POLICY_SRCS   = policy/policy.c policy/options.c policy/finalize.c policy/paths.c policy/tables.c \
                 policy/env.c policy/masks.c policy/config.c policy/stores.c
 GITGUARD_SRCS = gitguard/scan.c gitguard/audit.c gitguard/gitconfig.c \
                 gitguard/gitindex.c

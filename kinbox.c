@@ -43,79 +43,64 @@ struct kb_opts {
 	bool dry_run;
 	int json_fd; /* -1: none */
 	int verbosity; /* -1 quiet, 0 normal, 1 verbose */
-	bool workspace_set, backend_set;
 };
 
-enum {
-	OPT_NET = 256,
-	OPT_NO_NET,
-	OPT_BACKEND,
-	OPT_DRY_RUN,
-	OPT_KEEP_FD,
-	OPT_KEEP_ENV,
-	OPT_SSH_AGENT,
-	OPT_UNCONFINED,
-	OPT_JSON_FD,
-	OPT_STATUS,
-	OPT_VERSION,
-};
+/*
+ * The option parser is built from the option table (policy/options.c):
+ * getopt_long's array and short-option string, and --help. A long option
+ * returns OPT_ON + its row (OPT_OFF + row for a switch's negation).
+ */
+#define OPT_ON 256
+#define OPT_OFF 512
 
-/* sorted by long name */
-static const struct option longopts[] = {
-	{ "backend", required_argument, NULL, OPT_BACKEND },
-	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-	{ "help", no_argument, NULL, 'h' },
-	{ "json-fd", required_argument, NULL, OPT_JSON_FD },
-	{ "keep-env", required_argument, NULL, OPT_KEEP_ENV },
-	{ "keep-fd", required_argument, NULL, OPT_KEEP_FD },
-	{ "net", no_argument, NULL, OPT_NET },
-	{ "no-net", no_argument, NULL, OPT_NO_NET },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "ssh-agent", no_argument, NULL, OPT_SSH_AGENT },
-	{ "status", no_argument, NULL, OPT_STATUS },
-	{ "unconfined", no_argument, NULL, OPT_UNCONFINED },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ "workspace", required_argument, NULL, 'C' },
-	{ "write", required_argument, NULL, 'w' },
-	{ NULL, 0, NULL, 0 },
-};
+static struct option longopts[2 * KB_OPT__N + 1];
+
+static const char *
+build_getopt(void)
+{
+	static char shorts[2 * KB_OPT__N + 4] = "+:";
+	size_t n = 0, k = 2;
+
+	for (size_t i = 0; i < KB_OPT__N; i++) {
+		const struct kb_option *o = &kb_options[i];
+
+		if (o->flag == NULL)
+			continue;
+		longopts[n++] = (struct option){ o->flag,
+			o->metavar ? required_argument : no_argument, NULL,
+			OPT_ON + (int)i };
+		if (o->negflag != NULL)
+			longopts[n++] = (struct option){ o->negflag, no_argument,
+				NULL, OPT_OFF + (int)i };
+		if (o->shortopt != 0) {
+			shorts[k++] = o->shortopt;
+			if (o->metavar != NULL)
+				shorts[k++] = ':';
+		}
+	}
+	longopts[n] = (struct option){ NULL, 0, NULL, 0 };
+	shorts[k] = '\0';
+	return shorts;
+}
 
 static void
 usage(FILE *f)
 {
-	fputs("usage: kinbox [OPTIONS] [--] COMMAND [ARG...]\n"
-	      "\n"
-	      "Runs COMMAND with writes confined to the workspace (the current\n"
-	      "directory), a private /tmp and the roots granted with --write,\n"
-	      "and with the network off. Refuses to run when no sandbox can be\n"
-	      "set up.\n"
-	      "\n"
-	      "  -w, --write DIR       also make DIR writable (repeatable, at most 16)\n"
-	      "  -C, --workspace DIR   the workspace (default: the current directory)\n"
-	      "      --net             give the command the host network\n"
-	      "      --no-net          no network, loopback only (the default)\n"
-	      "      --backend NAME    auto (default) or bwrap\n"
-	      "      --ssh-agent       expose the SSH agent socket and public ~/.ssh\n"
-	      "                        files (needs --net); private keys stay hidden\n"
-	      "      --keep-env NAME   keep variable NAME despite the secret scrub\n"
-	      "      --keep-fd N       keep descriptor N open in the command\n"
-	      "      --unconfined      no sandbox (the escape hatch); secrets are\n"
-	      "                        still scrubbed and descriptors closed\n"
-	      "      --json-fd N       write a denial's JSON record to descriptor N\n"
-	      "                        (also KINBOX_JSON_FD)\n"
-	      "      --dry-run         print the plan and run nothing\n"
-	      "  -q, --quiet           no posture line when running unsandboxed\n"
-	      "  -v, --verbose         print the plan's summary before running\n"
-	      "      --status          say whether a sandbox can be set up here\n"
-	      "                        (exit 0) or why not (exit 125), run nothing\n"
-	      "  -h, --help            this text\n"
-	      "      --version         print the version\n"
-	      "\n"
-	      "Exit status: the command's own; 128+N when it died of signal N;\n"
-	      "125 kinbox's error (nothing was run); 126 not executable;\n"
-	      "127 not found. See kinbox(1).\n",
-	    f);
+	_cleanup_free_ char *opts = kb_options_help();
+
+	fprintf(f, "usage: kinbox [OPTIONS] [--] COMMAND [ARG...]\n"
+	    "\n"
+	    "Runs COMMAND with writes confined to the workspace (the current\n"
+	    "directory), a private /tmp and the roots granted with --write,\n"
+	    "and with the network off. Refuses to run when no sandbox can be\n"
+	    "set up.\n"
+	    "\n"
+	    "%s"
+	    "\n"
+	    "Exit status: the command's own; 128+N when it died of signal N;\n"
+	    "125 kinbox's error (nothing was run); 126 not executable;\n"
+	    "127 not found. See kinbox(1).\n",
+	    opts);
 }
 
 /* kinbox --status: the backend probe kinpolicy decide uses too */
@@ -208,91 +193,93 @@ check_json_fd(const struct kb_policy *p, const struct kb_opts *o)
 			    fd, p->keep_fd[i]);
 }
 
+/* A policy flag as typed, applied after the config layers below it
+ * (kb_config_load_layers) and before the project file. */
+struct pending {
+	enum kb_opt id;
+	const char *value;
+	const char *where; /* "--net", "--no-net", "--write" */
+};
+
 static void
-parse_args(int argc, char **argv, struct kb_policy *p, struct kb_opts *o)
+parse_args(int argc, char **argv, struct kb_opts *o, struct pending *pend,
+    size_t *npend)
 {
-	struct kb_err e;
+	const char *shorts = build_getopt();
+	bool given[KB_OPT__N] = { false };
+	const struct kb_option *opt;
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:C:hqvw:", longopts, NULL)) !=
-	    -1) {
-		switch (c) {
-		case 'w':
-			if (kb_policy_add_write(p, optarg, KB_ORIGIN_FLAG, &e))
-				die("%s", e.msg);
-			break;
-		case 'C':
-			if (o->workspace_set)
-				die("--workspace given twice; give one "
-				    "workspace");
-			o->workspace_set = true;
-			if (kb_policy_set_workspace(p, optarg, &e) == -1)
-				die("%s", e.msg);
-			break;
-		case OPT_NET:
-			p->net = true;
-			p->net_origin = KB_ORIGIN_FLAG;
-			break;
-		case OPT_NO_NET:
-			p->net = false;
-			p->net_origin = KB_ORIGIN_FLAG;
-			break;
-		case OPT_BACKEND:
-			if (o->backend_set)
-				die("--backend given twice; give one backend");
-			o->backend_set = true;
-			if (kb_policy_set_backend(p, optarg, &e) == -1)
-				die("%s", e.msg);
-			p->backend_origin = KB_ORIGIN_FLAG;
-			break;
-		case OPT_DRY_RUN:
-			o->dry_run = true;
-			break;
-		case OPT_KEEP_FD:
-			if (kb_policy_add_keep_fd(p, optarg, &e) == -1)
-				die("%s", e.msg);
-			break;
-		case OPT_KEEP_ENV:
-			if (kb_policy_add_keep_env(p, optarg, &e) == -1)
-				die("%s", e.msg);
-			break;
-		case OPT_SSH_AGENT:
-			p->ssh_agent = true;
-			p->ssh_origin = KB_ORIGIN_FLAG;
-			break;
-		case OPT_UNCONFINED:
-			p->unconfined = true;
-			p->unconfined_origin = KB_ORIGIN_FLAG;
-			break;
-		case OPT_JSON_FD:
-			o->json_fd = parse_json_fd(optarg, "--json-fd");
-			break;
-		case 'q':
-			o->verbosity = -1;
-			break;
-		case 'v':
-			o->verbosity = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case OPT_VERSION:
-			printf("kinbox %s\n", KB_VERSION);
-			exit(0);
-		case OPT_STATUS:
-			status_and_exit();
-		case ':':
+	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
+		bool off = false;
+
+		if (c >= OPT_OFF && c < OPT_OFF + KB_OPT__N) {
+			opt = &kb_options[c - OPT_OFF];
+			off = true;
+		} else if (c >= OPT_ON && c < OPT_ON + KB_OPT__N) {
+			opt = &kb_options[c - OPT_ON];
+		} else if (c == ':') {
 			die("option %s needs a value; see kinbox --help",
 			    argv[optind - 1]);
-		case '?':
-		default:
-			if (optopt != 0)
-				die("unknown option '-%c'; see kinbox --help",
-				    optopt);
-			die("unknown option '%s'; see kinbox --help",
-			    argv[optind - 1]);
+		} else {
+			opt = NULL;
+			for (size_t i = 0; i < KB_OPT__N && c != '?'; i++)
+				if (kb_options[i].shortopt == c)
+					opt = &kb_options[i];
+			if (opt == NULL) {
+				if (optopt != 0)
+					die("unknown option '-%c'; see kinbox "
+					    "--help", optopt);
+				die("unknown option '%s'; see kinbox --help",
+				    argv[optind - 1]);
+			}
 		}
+		if (opt->type == KB_T_VALUE && given[opt->id])
+			die("--%s given twice; give one %s", opt->flag,
+			    opt->flag);
+		given[opt->id] = true;
+		switch (opt->id) {
+		case KB_OPT_JSON_FD:
+			o->json_fd = parse_json_fd(optarg, "--json-fd");
+			continue;
+		case KB_OPT_DRY_RUN:
+			o->dry_run = true;
+			continue;
+		case KB_OPT_QUIET:
+			o->verbosity = -1;
+			continue;
+		case KB_OPT_VERBOSE:
+			o->verbosity = 1;
+			continue;
+		case KB_OPT_HELP:
+			usage(stdout);
+			exit(0);
+		case KB_OPT_VERSION:
+			printf("kinbox %s\n", KB_VERSION);
+			exit(0);
+		case KB_OPT_STATUS:
+			status_and_exit();
+		case KB_OPT_WRITE:
+		case KB_OPT_WORKSPACE:
+		case KB_OPT_NET:
+		case KB_OPT_BACKEND:
+		case KB_OPT_SSH_AGENT:
+		case KB_OPT_KEEP_ENV:
+		case KB_OPT_KEEP_FD:
+		case KB_OPT_UNCONFINED:
+		case KB_OPT_SCRUB_ENV:
+		case KB_OPT_MASK:
+		case KB_OPT_CACHE:
+		case KB_OPT__N:
+			break;
+		}
+		pend[*npend].id = opt->id;
+		pend[*npend].value = opt->type == KB_T_SWITCH ?
+		    (off ? "off" : "on") : optarg;
+		pend[*npend].where = xasprintf("--%s", off ? opt->negflag :
+							    opt->flag);
+		(*npend)++;
 	}
 	if (o->json_fd == -1 && getenv("KINBOX_JSON_FD") != NULL &&
 	    *getenv("KINBOX_JSON_FD") != '\0')
@@ -301,8 +288,23 @@ parse_args(int argc, char **argv, struct kb_policy *p, struct kb_opts *o)
 	if (optind >= argc)
 		die("no command given; usage: kinbox [OPTIONS] -- COMMAND "
 		    "[ARG...]");
-	p->argv = argv + optind;
-	check_json_fd(p, o);
+}
+
+/* the flags, in the order typed, through the table's one setter */
+static void
+apply_flags(struct kb_policy *p, const struct pending *pend, size_t n,
+    bool with_workspace)
+{
+	struct kb_err e;
+
+	for (size_t i = 0; i < n; i++) {
+		struct kb_src src = { KB_ORIGIN_FLAG, pend[i].where };
+
+		if ((pend[i].id == KB_OPT_WORKSPACE) != with_workspace)
+			continue;
+		if (kb_option_set(p, pend[i].id, pend[i].value, &src, &e) == -1)
+			die("%s", e.msg);
+	}
 }
 
 /* kinbox-exec sits beside kinbox in a build tree, else in LIBEXECDIR. */
@@ -444,19 +446,43 @@ main(int argc, char **argv)
 	_cleanup_free_ char *helper = NULL;
 	const char *mode = getenv("KINBOX_SANDBOX");
 
+	struct pending *pend = xreallocarray(NULL, (size_t)argc + 1,
+	    sizeof(*pend));
+	size_t npend = 0;
+	bool unconfined_flag = false, with_config;
+
 	kb_progname = "kinbox";
 	kb_policy_init(&pol);
-	parse_args(argc, argv, &pol, &o);
-	/* flags first (they win), then the config layers around them */
-	if (!pol.unconfined && (mode == NULL || strcmp(mode, "container") != 0)) {
+	parse_args(argc, argv, &o, pend, &npend);
+	pol.argv = argv + optind;
+	for (size_t i = 0; i < npend; i++)
+		if (pend[i].id == KB_OPT_UNCONFINED &&
+		    strcmp(pend[i].value, "on") == 0)
+			unconfined_flag = true;
+	/* the sources in rank order: the workspace (which the config
+	 * layers need), the config files and grants, the flags, the
+	 * project's tightening; validated once, in kb_policy_finalize */
+	apply_flags(&pol, pend, npend, true);
+	with_config = !unconfined_flag &&
+	    (mode == NULL || strcmp(mode, "container") != 0);
+	if (with_config) {
 		if (kb_policy_resolve_workspace(&pol, &e) == -1)
 			die("%s", e.msg);
-		if (kb_config_load_all(&pol, NULL, config_warning, &e) == -1)
+		if (kb_config_load_layers(&pol, NULL, config_warning, &e) == -1)
+			die("%s", e.msg);
+	}
+	apply_flags(&pol, pend, npend, false);
+	if (with_config) {
+		if (kb_config_load_project(&pol, config_warning, &e) == -1)
 			die("%s", e.msg);
 		/* before anything runs, also before a session's unconfined
 		 * grant is obeyed: the roots known so far */
 		check_stores(&pol);
 	}
+	check_json_fd(&pol, &o);
+	for (size_t i = 0; i < npend; i++)
+		free((char *)pend[i].where);
+	free(pend);
 
 	if (mode != NULL && *mode != '\0') {
 		if (strcmp(mode, "off") == 0 && !pol.unconfined)
@@ -470,7 +496,7 @@ main(int argc, char **argv)
 	/* No sandbox, no workspace to judge: the escape hatch works from
 	 * anywhere, still without secrets and stray descriptors. */
 	if (pol.unconfined)
-		exec_unsandboxed(&pol, &o, pol.unconfined_origin ==
+		exec_unsandboxed(&pol, &o, pol.origin[KB_OPT_UNCONFINED] ==
 			KB_ORIGIN_SESSION ? "unconfined by a session grant: the "
 		    "command runs with the sandbox lifted (secrets still "
 		    "scrubbed)" : "--unconfined: the command runs with the "

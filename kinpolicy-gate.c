@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <bsd/stdlib.h>
+#include <sha2.h>
 #include <jansson.h>
 
 #include "backends/backend.h"
@@ -24,6 +25,7 @@
 #include "kinpolicy.h"
 #include "gate/decide.h"
 #include "gate/grants.h"
+#include "policy/config.h"
 #include "policy/policy.h"
 #include "lib/util.h"
 
@@ -97,40 +99,79 @@ classify_cb(const char *command, char **signature, char **rewritten,
 	return safe;
 }
 
-/* the session's [always] answers: kind and signature, exactly */
+/*
+ * The session's [always] answers, read by the one INI reader: a block
+ * allows when its kind and its signature both match exactly. A signature
+ * that the reader could not give back exactly (too long for a line, a
+ * comment character, surrounding blanks) is stored as its SHA-256
+ * (signature_sha256), which kinpolicy allow writes instead.
+ */
+struct always {
+	const char *kind, *signature;
+	char sha[SHA256_DIGEST_STRING_LENGTH];
+	bool in, kind_ok, sig_ok, hit;
+};
+
+static void
+always_close(struct always *a)
+{
+	if (a->in && a->kind_ok && a->sig_ok)
+		a->hit = true;
+	a->in = a->kind_ok = a->sig_ok = false;
+}
+
+static int
+always_section(void *ctx, const char *name, int line, struct kb_err *e)
+{
+	struct always *a = ctx;
+
+	(void)line;
+	(void)e;
+	always_close(a);
+	a->in = strcmp(name, "always") == 0;
+	return 0;
+}
+
+static int
+always_entry(void *ctx, const char *section, const char *key, const char *v,
+    int line, struct kb_err *e)
+{
+	struct always *a = ctx;
+
+	(void)section;
+	(void)line;
+	(void)e;
+	if (!a->in)
+		return 0;
+	if (strcmp(key, "kind") == 0)
+		a->kind_ok = strcmp(v, a->kind) == 0;
+	else if (strcmp(key, "signature") == 0)
+		a->sig_ok = strcmp(v, a->signature) == 0;
+	else if (strcmp(key, "signature_sha256") == 0)
+		a->sig_ok = strcmp(v, a->sha) == 0;
+	return 0;
+}
+
 static bool
 session_allows_cb(const char *kind, const char *signature, void *ctx)
 {
+	static const struct kb_ini_visitor v = { always_section, always_entry };
 	const char *session = ctx;
 	_cleanup_free_ char *file = NULL;
-	_cleanup_free_ char *text = NULL;
-	char *line, *save = NULL;
-	bool in = false, kind_ok = false, sig_ok = false, hit = false;
+	struct always a = { .kind = kind, .signature = signature };
+	struct kb_err e;
 
 	if (session == NULL || signature == NULL)
 		return false;
 	file = kb_config_session_path(session);
-	if (file == NULL || (text = kb_read_small_file(file, 1 << 20)) == NULL)
+	if (file == NULL)
 		return false;
-	for (line = strtok_r(text, "\n", &save); ; line = strtok_r(NULL, "\n",
-						       &save)) {
-		if (line == NULL || line[0] == '[') {
-			if (in && kind_ok && sig_ok)
-				hit = true;
-			if (line == NULL)
-				break;
-			in = strcmp(line, "[always]") == 0;
-			kind_ok = sig_ok = false;
-			continue;
-		}
-		if (!in)
-			continue;
-		if (strncmp(line, "kind = ", 7) == 0)
-			kind_ok = strcmp(line + 7, kind) == 0;
-		else if (strncmp(line, "signature = ", 12) == 0)
-			sig_ok = strcmp(line + 12, signature) == 0;
-	}
-	return hit;
+	SHA256Data((const uint8_t *)signature, strlen(signature), a.sha);
+	/* a store that cannot be read whole allows nothing */
+	if (kb_ini_read(file, false, &v, &a, &e) != 0)
+		return false;
+	always_close(&a);
+	return a.hit;
 }
 
 int
@@ -394,7 +435,17 @@ cmd_allow(int argc, char **argv)
 	if (file == NULL || access(file, W_OK) == -1)
 		die("--session %s: no such session; create one with kinpolicy "
 		    "session new", session);
-	kb_buf_printf(&b, "\n[always]\nkind = %s\nsignature = %s\n", kind, sig);
+	/* what the one INI reader reads back exactly, else its digest */
+	if (kb_ini_value_ok(sig, strlen("signature")))
+		kb_buf_printf(&b, "\n[always]\nkind = %s\nsignature = %s\n",
+		    kind, sig);
+	else {
+		char sha[SHA256_DIGEST_STRING_LENGTH];
+
+		SHA256Data((const uint8_t *)sig, strlen(sig), sha);
+		kb_buf_printf(&b, "\n[always]\nkind = %s\nsignature_sha256 = "
+		    "%s\n", kind, sha);
+	}
 	fd = open(file, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
 	if (fd == -1 || write(fd, b.s, b.len) != (ssize_t)b.len ||
 	    close(fd) == -1)

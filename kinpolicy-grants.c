@@ -177,18 +177,20 @@ interactive(json_t *rec, struct kb_grant *g, char **note)
 		if (yes(q))
 			kb_strv_push(&g->write_paths, json_string_value(w));
 	}
-	if (json_is_true(json_object_get(s, "network")))
-		g->net = yes("grant --net? [y/N] ");
-	if (json_is_true(json_object_get(s, "ssh_agent")))
-		g->ssh_agent = yes("grant --ssh-agent? [y/N] ");
-	if (json_is_true(json_object_get(s, "unconfined")))
-		g->unconfined = yes("grant --unconfined (no sandbox at all; "
-				    "only the command's stderr asks for it)? "
-				    "[y/N] ");
+	for (size_t k = 0; k < KB_OPT__N; k++) {
+		const struct kb_option *o = &kb_options[k];
+		_cleanup_free_ char *q = NULL;
+
+		if (o->max_life == KB_LIFE_NEVER || o->type != KB_T_SWITCH ||
+		    !json_is_true(json_object_get(s, o->json)))
+			continue;
+		q = xasprintf("grant --%s%s? [y/N] ", o->flag,
+		    o->id == KB_OPT_UNCONFINED ? " (no sandbox at all; only "
+		    "the command's stderr asks for it)" : "");
+		g->on[k] = yes(q);
+	}
 	a = ask("lifetime: [o]nce, [s]ession, [w]orkspace, or [d]ecline? ");
-	if (a == NULL || a[0] == 'd' || a[0] == '\0' ||
-	    (g->write_paths.n == 0 && !g->net && !g->ssh_agent &&
-		!g->unconfined)) {
+	if (a == NULL || a[0] == 'd' || a[0] == '\0' || kb_grant_empty(g)) {
 		a = ask("note for the agent (why not): ");
 		*note = xstrdup(a != NULL ? a : "");
 		return false;
@@ -209,26 +211,39 @@ grant_json(const struct kb_grant *g)
 	json_object_set_new(o, "decision", json_string("granted"));
 	json_object_set_new(o, "lifetime",
 	    json_string(kb_lifetime_name(g->life)));
-	json_object_set_new(o, "write_paths", w);
-	json_object_set_new(o, "network", json_boolean(g->net));
-	json_object_set_new(o, "ssh_agent", json_boolean(g->ssh_agent));
-	json_object_set_new(o, "unconfined", json_boolean(g->unconfined));
+	/* the grantable rows of the option table, by their JSON keys */
+	for (size_t k = 0; k < KB_OPT__N; k++) {
+		const struct kb_option *r = &kb_options[k];
+
+		if (r->max_life == KB_LIFE_NEVER || r->json == NULL)
+			continue;
+		if (r->id == KB_OPT_WRITE)
+			json_object_set(o, r->json, w);
+		else
+			json_object_set_new(o, r->json, json_boolean(g->on[k]));
+	}
+	json_decref(w);
 	return o;
 }
 
 int
 cmd_grant(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "net", no_argument, NULL, 'n' },
-		{ "once", no_argument, NULL, 'o' },
-		{ "session", no_argument, NULL, 's' },
-		{ "ssh-agent", no_argument, NULL, 'a' },
-		{ "unconfined", no_argument, NULL, 'u' },
-		{ "workspace", no_argument, NULL, 'W' },
-		{ "write", required_argument, NULL, 'w' },
-		{ NULL, 0, NULL, 0 },
-	};
+	/* the capabilities are the grantable rows of the option table
+	 * (returned as 256 + row); the lifetimes are this verb's */
+	struct option opts[KB_OPT__N + 4];
+	size_t nopt = 0;
+
+	for (size_t k = 0; k < KB_OPT__N; k++)
+		if (kb_options[k].max_life != KB_LIFE_NEVER)
+			opts[nopt++] = (struct option){ kb_options[k].flag,
+				kb_options[k].metavar ? required_argument :
+							no_argument,
+				NULL, 256 + (int)k };
+	opts[nopt++] = (struct option){ "once", no_argument, NULL, 'o' };
+	opts[nopt++] = (struct option){ "session", no_argument, NULL, 's' };
+	opts[nopt++] = (struct option){ "workspace", no_argument, NULL, 'W' };
+	opts[nopt] = (struct option){ NULL, 0, NULL, 0 };
 	bool json = want_json(&argc, argv);
 	_cleanup_free_ char *home = home_dir();
 	struct kb_grant g = { .life = KB_LIFE_ONCE };
@@ -248,19 +263,16 @@ cmd_grant(int argc, char **argv)
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+:w:", opts, NULL)) != -1) {
+		if (c == 'w')
+			c = 256 + KB_OPT_WRITE;
+		if (c >= 256 && c < 256 + KB_OPT__N) {
+			if (kb_options[c - 256].type == KB_T_LIST)
+				kb_strv_push(&g.write_paths, optarg);
+			else
+				g.on[c - 256] = true;
+			continue;
+		}
 		switch (c) {
-		case 'w':
-			kb_strv_push(&g.write_paths, optarg);
-			break;
-		case 'n':
-			g.net = true;
-			break;
-		case 'a':
-			g.ssh_agent = true;
-			break;
-		case 'u':
-			g.unconfined = true;
-			break;
 		case 'o':
 		case 's':
 		case 'W':
@@ -284,7 +296,7 @@ cmd_grant(int argc, char **argv)
 	check_stores_for(rec, home);
 	if (lifetimes > 1)
 		die("give one lifetime: --once, --session or --workspace");
-	if (g.write_paths.n == 0 && !g.net && !g.ssh_agent && !g.unconfined) {
+	if (kb_grant_empty(&g)) {
 		if (!isatty(0) || !isatty(1))
 			die("grant %s: name the capabilities (--write DIR, --net, "
 			    "--ssh-agent, --unconfined) and a lifetime; a "
@@ -378,6 +390,38 @@ find_kinbox(void)
 	return xstrdup("kinbox");
 }
 
+/* kinbox flags for the knobs of `o` that have a flag and a JSON key:
+ * --write X for each list item, --net for a true switch (unless `already`
+ * has it too) */
+static void
+push_flags(struct kb_strv *av, json_t *o, json_t *already)
+{
+	json_t *v;
+	size_t i;
+
+	for (size_t k = 0; k < KB_OPT__N; k++) {
+		const struct kb_option *r = &kb_options[k];
+		_cleanup_free_ char *flag = NULL;
+
+		if (r->flag == NULL || r->json == NULL ||
+		    r->id == KB_OPT_WORKSPACE)
+			continue;
+		flag = xasprintf("--%s", r->flag);
+		if (r->type == KB_T_LIST) {
+			json_array_foreach(json_object_get(o, r->json), i, v) {
+				if (json_string_value(v) == NULL)
+					continue;
+				kb_strv_push(av, flag);
+				kb_strv_push(av, json_string_value(v));
+			}
+		} else if (r->type == KB_T_SWITCH &&
+		    json_is_true(json_object_get(o, r->json)) &&
+		    !json_is_true(json_object_get(already, r->json))) {
+			kb_strv_push(av, flag);
+		}
+	}
+}
+
 int
 cmd_retry(int argc, char **argv)
 {
@@ -416,34 +460,13 @@ cmd_retry(int argc, char **argv)
 	kb_strv_push(&av, "kinbox");
 	kb_strv_push(&av, "-C");
 	kb_strv_push(&av, jstr(json_object_get(rec, "policy"), "workspace"));
-	json_array_foreach(json_object_get(pol, "write_paths"), i, v) {
-		kb_strv_push(&av, "--write");
-		kb_strv_push(&av, json_string_value(v));
-	}
-	json_array_foreach(json_object_get(pol, "keep_env"), i, v) {
-		kb_strv_push(&av, "--keep-env");
-		kb_strv_push(&av, json_string_value(v));
-	}
-	if (json_is_true(json_object_get(pol, "network")))
-		kb_strv_push(&av, "--net");
-	if (json_is_true(json_object_get(pol, "ssh_agent")))
-		kb_strv_push(&av, "--ssh-agent");
-	/* a once grant rides on this call only; session and workspace
-	 * grants are in their stores, where kinbox finds them */
-	if (strcmp(jstr(dec, "lifetime"), "once") == 0) {
-		json_array_foreach(json_object_get(dec, "write_paths"), i, v) {
-			kb_strv_push(&av, "--write");
-			kb_strv_push(&av, json_string_value(v));
-		}
-		if (json_is_true(json_object_get(dec, "network")) &&
-		    !json_is_true(json_object_get(pol, "network")))
-			kb_strv_push(&av, "--net");
-		if (json_is_true(json_object_get(dec, "ssh_agent")) &&
-		    !json_is_true(json_object_get(pol, "ssh_agent")))
-			kb_strv_push(&av, "--ssh-agent");
-		if (json_is_true(json_object_get(dec, "unconfined")))
-			kb_strv_push(&av, "--unconfined");
-	}
+	/* the flags as the record keeps them, then (a once grant rides on
+	 * this call only) the decision's capabilities; session and
+	 * workspace grants are in their stores, where kinbox finds them.
+	 * Both are keyed by the option table's JSON keys. */
+	push_flags(&av, pol, NULL);
+	if (strcmp(jstr(dec, "lifetime"), "once") == 0)
+		push_flags(&av, dec, pol);
 	kb_strv_push(&av, "--");
 	json_array_foreach(json_object_get(rec, "argv"), i, v)
 		kb_strv_push(&av, json_string_value(v));

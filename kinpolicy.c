@@ -93,13 +93,15 @@ read_tail(char *tail)
 static int
 cmd_fingerprint(int argc, char **argv)
 {
+	/* the policy knobs of the judged run are kinbox's own flags (the
+	 * option table); the rest are this verb's */
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
-		{ "net", no_argument, NULL, 'n' },
-		{ "ssh-agent", no_argument, NULL, 's' },
+		{ "net", no_argument, NULL, 256 + KB_OPT_NET },
+		{ "ssh-agent", no_argument, NULL, 256 + KB_OPT_SSH_AGENT },
 		{ "status", required_argument, NULL, 'x' },
-		{ "workspace", required_argument, NULL, 'C' },
-		{ "write", required_argument, NULL, 'w' },
+		{ "workspace", required_argument, NULL, 256 + KB_OPT_WORKSPACE },
+		{ "write", required_argument, NULL, 256 + KB_OPT_WRITE },
 		{ NULL, 0, NULL, 0 },
 	};
 	static char tail[KB_TAIL];
@@ -118,39 +120,48 @@ cmd_fingerprint(int argc, char **argv)
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+:C:w:", opts, NULL)) != -1) {
+		enum kb_opt id;
+
 		switch (c) {
 		case 'j':
 			json = true;
-			break;
-		case 'n':
-			p.net = true;
-			p.net_origin = KB_ORIGIN_FLAG;
-			break;
-		case 's':
-			ssh = true;
-			break;
+			continue;
 		case 'x':
 			status = strtonum(optarg, 0, 255, &errstr);
 			if (errstr != NULL)
 				die("--status %s: %s; give the exit status, "
 				    "0-255", optarg, errstr);
 			have_status = true;
-			break;
-		case 'C':
-			if (kb_policy_set_workspace(&p, optarg, &e) == -1)
-				die("%s", e.msg);
-			break;
-		case 'w':
-			if (kb_policy_add_write(&p, optarg, KB_ORIGIN_FLAG,
-				&e) == -1)
-				die("%s", e.msg);
-			break;
+			continue;
 		case ':':
 			die("option %s needs a value; see kinpolicy --help",
 			    argv[optind - 1]);
+		case 'C':
+			c = 256 + KB_OPT_WORKSPACE;
+			break;
+		case 'w':
+			c = 256 + KB_OPT_WRITE;
+			break;
 		default:
-			die("fingerprint: unknown option '%s'; see kinpolicy "
-			    "--help", argv[optind - 1]);
+			if (c < 256 || c >= 256 + KB_OPT__N)
+				die("fingerprint: unknown option '%s'; see "
+				    "kinpolicy --help", argv[optind - 1]);
+			break;
+		}
+		id = (enum kb_opt)(c - 256);
+		if (id == KB_OPT_SSH_AGENT) {
+			/* judged as granted, without this shell's agent */
+			ssh = true;
+			continue;
+		}
+		{
+			_cleanup_free_ char *where = xasprintf("--%s",
+			    kb_options[id].flag);
+			struct kb_src src = { KB_ORIGIN_FLAG, where };
+
+			if (kb_option_set(&p, id, kb_options[id].metavar ?
+				optarg : "on", &src, &e) == -1)
+				die("%s", e.msg);
 		}
 	}
 	if (!have_status)
@@ -339,22 +350,32 @@ print_suggest(json_t *rec)
 	json_t *s = json_object_get(rec, "suggest"), *w;
 	size_t i;
 
+	/* the grantable rows of the option table, by their JSON keys */
 	printf("suggested:");
-	json_array_foreach(json_object_get(s, "write_paths"), i, w) {
-		struct kb_buf b = { 0 };
+	for (size_t k = 0; k < KB_OPT__N; k++) {
+		const struct kb_option *o = &kb_options[k];
+		json_t *v;
 
-		kb_buf_shquote_visible(&b, json_string_value(w) ?
-			json_string_value(w) : "");
-		printf(" --write %s", b.s);
-		kb_buf_free(&b);
+		if (o->max_life == KB_LIFE_NEVER || o->json == NULL)
+			continue;
+		v = json_object_get(s, o->json);
+		if (o->type == KB_T_LIST) {
+			json_array_foreach(v, i, w) {
+				struct kb_buf b = { 0 };
+
+				kb_buf_shquote_visible(&b, json_string_value(w) ?
+					json_string_value(w) : "");
+				printf(" --%s %s", o->flag, b.s);
+				kb_buf_free(&b);
+			}
+		} else if (json_is_true(v)) {
+			printf(" --%s", o->flag);
+			if (o->id == KB_OPT_UNCONFINED)
+				printf(" (no narrower grant exists; nothing but "
+				       "the command's stderr says that it is "
+				       "needed)");
+		}
 	}
-	if (json_is_true(json_object_get(s, "ssh_agent")))
-		printf(" --ssh-agent");
-	if (json_is_true(json_object_get(s, "network")))
-		printf(" --net");
-	if (json_is_true(json_object_get(s, "unconfined")))
-		printf(" --unconfined (no narrower grant exists; nothing but "
-		       "the command's stderr says that it is needed)");
 	printf("\n");
 }
 
@@ -369,11 +390,27 @@ dump_json(json_t *o)
 	free(t);
 }
 
+/* Options of the verbs that take a value: the word after one is that value,
+ * never kinpolicy's own --json. */
+static const char *const value_options[] = {
+	"--command", "--kind", "--mode", "--note", "--path", "--session",
+	"--signature", "--status", "--tool", "--workspace", "--write", "-C",
+	"-w",
+};
+
 bool
 want_json(int *argc, char **argv)
 {
 	for (int i = 1; i < *argc; i++) {
-		if (strcmp(argv[i], "--json") == 0) {
+		/* after "--" come the judged command's own words */
+		if (strcmp(argv[i], "--") == 0)
+			return false;
+		for (size_t k = 0; k < nitems(value_options); k++)
+			if (strcmp(argv[i], value_options[k]) == 0) {
+				i++;
+				break;
+			}
+		if (i < *argc && strcmp(argv[i], "--json") == 0) {
 			memmove(argv + i, argv + i + 1,
 			    (size_t)(*argc - i) * sizeof(char *));
 			(*argc)--;

@@ -691,7 +691,19 @@ kb_classify(int status, const char *tail, size_t len,
 	if (!hit)
 		hit = argv_names_hidden(lines, nlines, p, d);
 	free(lines);
-	if (!hit)
+	if (!hit) {
 		memset(d, 0, sizeof(*d));
-	return hit;
+		return false;
+	}
+	/* a network the project file turned off: --net would be refused
+	 * (a flag does not lift a project's tightening), so suggesting it
+	 * would send the agent round in a loop */
+	if ((d->cls == KB_CLASS_NETWORK || d->cls == KB_CLASS_SSH) &&
+	    !p->net && p->origin[KB_OPT_NET] == KB_ORIGIN_PROJECT) {
+		d->suggest_net = d->suggest_ssh_agent = false;
+		snprintf(d->net_blocked_by, sizeof(d->net_blocked_by), "%s",
+		    p->where[KB_OPT_NET] != NULL ? p->where[KB_OPT_NET] :
+						   ".kinbox.ini");
+	}
+	return true;
 }

@@ -35,6 +35,9 @@ struct kb_denial {
 	/* the smallest grant that would help */
 	char suggest_write[PATH_MAX]; /* "" when no --write root fits */
 	bool suggest_net, suggest_ssh_agent, suggest_unconfined;
+	/* the network is off by a project file's tightening, which no grant
+	 * lifts: its file:line, and nothing is suggested */
+	char net_blocked_by[PATH_MAX + 16];
 };
 
 struct kb_oracle {

@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "../policy/options.h"
 #include "report.h"
 
 int
@@ -38,6 +39,10 @@ kb_denial_id(char out[KB_ID_LEN + 1])
 	"only --unconfined would allow it, and nothing but the command's "  \
 	"stderr says that it is needed"
 
+#define NET_BLOCKED                                                       \
+	"the network is off by %s (network = off in the project file), "   \
+	"which no flag or grant lifts"
+
 char *
 kb_report_line(const struct kb_denial *d, const char *id)
 {
@@ -48,6 +53,7 @@ kb_report_line(const struct kb_denial *d, const char *id)
 	_cleanup_free_ char *host = kb_escape(d->host);
 	_cleanup_free_ char *root = kb_escape(d->suggest_write);
 	_cleanup_free_ char *eid = kb_escape(id);
+	_cleanup_free_ char *blocked = kb_escape(d->net_blocked_by);
 
 	switch (d->cls) {
 	case KB_CLASS_WRITE:
@@ -59,10 +65,17 @@ kb_report_line(const struct kb_denial *d, const char *id)
 		    "--write root fits (a hidden credential store, /, or your "
 		    "home); " ONLY_UNCONFINED "  [%s]", path, reason, eid);
 	case KB_CLASS_NETWORK:
+		if (d->net_blocked_by[0] != '\0')
+			return xasprintf("denied network%s%s (%s, " FROM_STDERR
+			    "); " NET_BLOCKED "  [%s]", d->host[0] ? " to " : "",
+			    host, reason, blocked, eid);
 		return xasprintf("denied network%s%s (%s, " FROM_STDERR "); "
 		    "retry with --net  [%s]", d->host[0] ? " to " : "", host,
 		    reason, eid);
 	case KB_CLASS_SSH:
+		if (d->net_blocked_by[0] != '\0')
+			return xasprintf("denied ssh (%s, " FROM_STDERR "); "
+			    NET_BLOCKED "  [%s]", reason, blocked, eid);
 		return xasprintf("denied ssh (%s, " FROM_STDERR "); retry with "
 		    "--ssh-agent --net  [%s]", reason, eid);
 	case KB_CLASS_OTHER:
@@ -130,12 +143,28 @@ fingerprint(const struct kb_denial *d, const char *id)
 		set(o, "path", jstr(d->path));
 	if (d->cls == KB_CLASS_NETWORK && d->host[0] != '\0')
 		set(o, "host", jstr(d->host));
-	if (d->suggest_write[0] != '\0')
-		json_array_append_new(wp, jstr(d->suggest_write));
-	set(sug, "write_paths", wp);
-	set(sug, "network", json_boolean(d->suggest_net));
-	set(sug, "ssh_agent", json_boolean(d->suggest_ssh_agent));
-	set(sug, "unconfined", json_boolean(d->suggest_unconfined));
+	if (d->net_blocked_by[0] != '\0')
+		set(o, "network_off_by", jstr(d->net_blocked_by));
+	/* the smallest grant that helps, keyed as the option table keys
+	 * grants (kinpolicy grant takes the same names) */
+	for (size_t i = 0; i < KB_OPT__N; i++) {
+		const struct kb_option *r = &kb_options[i];
+
+		if (r->max_life == KB_LIFE_NEVER || r->json == NULL)
+			continue;
+		if (r->type == KB_T_LIST) {
+			if (r->id == KB_OPT_WRITE && d->suggest_write[0] != '\0')
+				json_array_append_new(wp, jstr(d->suggest_write));
+			set(sug, r->json, r->id == KB_OPT_WRITE ?
+				json_incref(wp) : json_array());
+			continue;
+		}
+		set(sug, r->json, json_boolean(
+		    r->id == KB_OPT_NET ? d->suggest_net :
+		    r->id == KB_OPT_SSH_AGENT ? d->suggest_ssh_agent :
+		    r->id == KB_OPT_UNCONFINED ? d->suggest_unconfined : false));
+	}
+	json_decref(wp);
 	set(o, "suggest", sug);
 	return o;
 }
@@ -157,17 +186,63 @@ kb_report_fingerprint_json(const struct kb_denial *d)
 	return dump(fingerprint(d, NULL));
 }
 
+/* A knob's value in force (typed: only what the command line said) */
+static json_t *
+policy_value(const struct kb_policy *p, const struct kb_option *r, bool typed)
+{
+	json_t *a;
+
+	switch (r->id) {
+	case KB_OPT_WORKSPACE:
+		return jstr(p->workspace ? p->workspace : "");
+	case KB_OPT_WRITE:
+		a = json_array();
+		for (size_t i = 0; a != NULL && i < p->nwrite; i++)
+			if (!typed || p->write[i].origin == KB_ORIGIN_FLAG)
+				json_array_append_new(a, jstr(p->write[i].path));
+		return a;
+	case KB_OPT_KEEP_ENV:
+		a = json_array();
+		for (size_t i = 0; a != NULL && i < p->keep_env.n; i++)
+			json_array_append_new(a, jstr(p->keep_env.v[i]));
+		return a;
+	case KB_OPT_NET:
+		return json_boolean(typed ? p->typed[r->id] == 1 : p->net);
+	case KB_OPT_SSH_AGENT:
+		return json_boolean(typed ? p->typed[r->id] == 1 :
+					    p->ssh_agent);
+	case KB_OPT_UNCONFINED:
+		return json_boolean(typed ? p->typed[r->id] == 1 :
+					    p->unconfined);
+	case KB_OPT_BACKEND:
+	case KB_OPT_KEEP_FD:
+	case KB_OPT_SCRUB_ENV:
+	case KB_OPT_MASK:
+	case KB_OPT_CACHE:
+	case KB_OPT_JSON_FD:
+	case KB_OPT_DRY_RUN:
+	case KB_OPT_QUIET:
+	case KB_OPT_VERBOSE:
+	case KB_OPT_STATUS:
+	case KB_OPT_HELP:
+	case KB_OPT_VERSION:
+	case KB_OPT__N:
+		break;
+	}
+	return json_null();
+}
+
 char *
 kb_report_json(const struct kb_denial *d, const char *id,
     const struct kb_policy *p, int exit_status)
 {
 	json_t *o = fingerprint(d, id), *pol = json_object();
-	json_t *argv = json_array(), *roots = json_array(), *keep = json_array();
+	json_t *fl = json_object(), *argv = json_array();
 	char when[32];
 	time_t now = time(NULL);
 	struct tm tm;
 
-	if (pol == NULL || argv == NULL || roots == NULL || keep == NULL)
+	if (pol == NULL || argv == NULL || fl == NULL)
 		die("out of memory");
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ",
 	    gmtime_r(&now, &tm));
@@ -180,34 +255,18 @@ kb_report_json(const struct kb_denial *d, const char *id,
 	/* the command ran until it failed: some of it may have happened */
 	set(o, "partial", json_true());
 	set(o, "time", json_string(when));
-	set(pol, "workspace", jstr(p->workspace ? p->workspace : ""));
-	for (size_t i = 0; i < p->nwrite; i++)
-		json_array_append_new(roots, jstr(p->write[i].path));
-	set(pol, "write_paths", roots);
-	set(pol, "network", json_boolean(p->net));
-	set(pol, "ssh_agent", json_boolean(p->ssh_agent));
-	for (size_t i = 0; i < p->keep_env.n; i++)
-		json_array_append_new(keep, jstr(p->keep_env.v[i]));
-	set(pol, "keep_env", keep);
 	set(o, "policy", pol);
 	/* what the caller asked for on the command line: kinpolicy retry
 	 * replays these and lets config and grants apply anew */
-	{
-		json_t *fl = json_object(), *fw = json_array();
+	set(o, "flags", fl);
+	for (size_t i = 0; i < KB_OPT__N; i++) {
+		const struct kb_option *r = &kb_options[i];
 
-		if (fl == NULL || fw == NULL)
-			die("out of memory");
-		for (size_t i = 0; i < p->nwrite; i++)
-			if (p->write[i].origin == KB_ORIGIN_FLAG)
-				json_array_append_new(fw,
-				    jstr(p->write[i].path));
-		set(fl, "write_paths", fw);
-		set(fl, "network", json_boolean(p->net &&
-					p->net_origin == KB_ORIGIN_FLAG));
-		set(fl, "ssh_agent", json_boolean(p->ssh_agent &&
-					  p->ssh_origin == KB_ORIGIN_FLAG));
-		set(fl, "keep_env", json_deep_copy(keep));
-		set(o, "flags", fl);
+		if (r->json == NULL)
+			continue;
+		set(pol, r->json, policy_value(p, r, false));
+		if (r->flag != NULL && r->id != KB_OPT_WORKSPACE)
+			set(fl, r->json, policy_value(p, r, true));
 	}
 	return dump(o);
 }

@@ -16,20 +16,6 @@
 
 #include "grants.h"
 
-const char *
-kb_lifetime_name(enum kb_lifetime l)
-{
-	switch (l) {
-	case KB_LIFE_ONCE:
-		return "once";
-	case KB_LIFE_SESSION:
-		return "session";
-	case KB_LIFE_WORKSPACE:
-		return "workspace";
-	}
-	return "?";
-}
-
 /* Roots a grant may open for a session at most: the system's own trees
  * and the places that hold credentials or kinbox's policy. */
 static const char *const sensitive_system[] = {
@@ -60,25 +46,45 @@ sensitive(const char *path, const char *home)
 	return false;
 }
 
-/* A value inih reads back exactly: no inline comment (';' after a blank),
- * no line break, no blanks it would strip, and short enough for its
- * line buffer. */
 bool
-kb_ini_safe(const char *v)
+kb_grant_empty(const struct kb_grant *g)
 {
-	size_t n = strlen(v);
+	for (size_t i = 0; i < KB_OPT__N; i++)
+		if (g->on[i])
+			return false;
+	return g->write_paths.n == 0;
+}
 
-	return n > 0 && n <= KB_INI_PATH_MAX && strpbrk(v, ";#\n\r") == NULL &&
-	    v[0] != ' ' && v[0] != '\t' && v[n - 1] != ' ' && v[n - 1] != '\t';
+/* "--write DIR, --net, --ssh-agent or --unconfined", from the table */
+static char *
+grantable_list(void)
+{
+	struct kb_buf b = { 0 };
+	size_t n = 0, k = 0;
+
+	for (size_t i = 0; i < KB_OPT__N; i++)
+		n += kb_options[i].max_life != KB_LIFE_NEVER;
+	for (size_t i = 0; i < KB_OPT__N; i++) {
+		const struct kb_option *o = &kb_options[i];
+
+		if (o->max_life == KB_LIFE_NEVER)
+			continue;
+		k++;
+		kb_buf_printf(&b, "%s--%s%s%s", k == 1 ? "" : k == n ? " or " :
+		    ", ", o->flag, o->metavar ? " " : "",
+		    o->metavar ? o->metavar : "");
+	}
+	return b.s;
 }
 
 int
 kb_grant_check(struct kb_grant *g, const char *home, struct kb_err *e)
 {
-	if (g->write_paths.n == 0 && !g->net && !g->ssh_agent &&
-	    !g->unconfined)
-		return kb_err_set(e, "nothing to grant; give --write DIR, --net, "
-		    "--ssh-agent or --unconfined");
+	if (kb_grant_empty(g)) {
+		_cleanup_free_ char *what = grantable_list();
+
+		return kb_err_set(e, "nothing to grant; give %s", what);
+	}
 	if (g->write_paths.n > KB_MAX_WRITE)
 		return kb_err_set(e, "too many write roots (at most %d)",
 		    KB_MAX_WRITE);
@@ -121,22 +127,26 @@ kb_grant_check(struct kb_grant *g, const char *home, struct kb_err *e)
 				return -1;
 			}
 		}
-		if (g->life != KB_LIFE_ONCE && !kb_ini_safe(real)) {
+		if (g->life != KB_LIFE_ONCE &&
+		    !kb_ini_value_ok(real, strlen(kb_options[KB_OPT_WRITE].key))) {
 			kb_err_set(e, "--write %s: a path with ';', '#', a line "
-			    "break or surrounding blanks, or longer than %d "
+			    "break or surrounding blanks, or longer than %zu "
 			    "bytes, cannot be stored; use --once", real,
-			    KB_INI_PATH_MAX);
+			    KB_INI_LINE_MAX - 3 -
+				strlen(kb_options[KB_OPT_WRITE].key));
 			free(real);
 			return -1;
 		}
 		free(g->write_paths.v[i]);
 		g->write_paths.v[i] = real;
 	}
-	if (g->ssh_agent)
-		g->net = true; /* the agent is only useful with the network */
-	if (g->unconfined && g->life == KB_LIFE_WORKSPACE)
-		return kb_err_set(e, "--unconfined can be granted at most for a "
-		    "session; use --once or --session");
+	if (g->on[KB_OPT_SSH_AGENT])
+		g->on[KB_OPT_NET] = true; /* the agent needs the network */
+	for (size_t i = 0; i < KB_OPT__N; i++)
+		if (g->on[i] && g->life > kb_options[i].max_life)
+			return kb_err_set(e, "--%s can be granted at most for a "
+			    "%s; use --once or --session", kb_options[i].flag,
+			    kb_lifetime_name(kb_options[i].max_life));
 	return 0;
 }
 
@@ -224,11 +234,12 @@ kb_grant_store(const struct kb_grant *g, const char *home,
 			    "create one with kinpolicy session new", session);
 		kb_buf_puts(&b, "\n[grant]\n");
 	} else if (g->life == KB_LIFE_WORKSPACE) {
-		if (workspace == NULL || !kb_ini_safe(workspace))
+		if (workspace == NULL || !kb_ini_value_ok(workspace, 4))
 			return kb_err_set(e, "workspace %s: a path with ';', '#', "
 			    "a line break or surrounding blanks, or longer than "
 			    "%d bytes, cannot be stored in the config",
-			    workspace ? workspace : "(none)", KB_INI_PATH_MAX);
+			    workspace ? workspace : "(none)",
+			    KB_INI_LINE_MAX - 7);
 		file = kb_config_global_path(home);
 		if (file == NULL)
 			return kb_err_set(e, "no home directory for the config");
@@ -237,14 +248,13 @@ kb_grant_store(const struct kb_grant *g, const char *home,
 		return kb_err_set(e, "a once grant is not stored");
 	}
 	kb_buf_printf(&b, "from = %s\ngranted = %s\n", from ? from : "-", when);
+	/* the keys of the option table, which kinbox's reader looks up */
 	for (size_t i = 0; i < g->write_paths.n; i++)
-		kb_buf_printf(&b, "write_paths = %s\n", g->write_paths.v[i]);
-	if (g->net)
-		kb_buf_puts(&b, "network = on\n");
-	if (g->ssh_agent)
-		kb_buf_puts(&b, "ssh_agent = on\n");
-	if (g->unconfined)
-		kb_buf_puts(&b, "unconfined = on\n");
+		kb_buf_printf(&b, "%s = %s\n", kb_options[KB_OPT_WRITE].key,
+		    g->write_paths.v[i]);
+	for (size_t i = 0; i < KB_OPT__N; i++)
+		if (g->on[i])
+			kb_buf_printf(&b, "%s = on\n", kb_options[i].key);
 	rc = append(file, b.s, e);
 	kb_buf_free(&b);
 	return rc;
@@ -253,46 +263,73 @@ kb_grant_store(const struct kb_grant *g, const char *home,
 /* --- listing and revoking -------------------------------------------- */
 
 static bool
-is_grant_header(const char *line)
+is_grant_section(const char *name)
 {
-	return strncmp(line, "[grant]", 7) == 0 ||
-	    strncmp(line, "[workspace", 10) == 0;
+	return strcmp(name, "grant") == 0 || strcmp(name, "workspace") == 0;
 }
 
-/* Splits a store into lines; calls `each` for each grant block. */
+/* The grant blocks of a store, read by the one INI reader (config.c). */
+struct block_ctx {
+	const char *file, *lifetime;
+	void (*each)(const char *file, const char *lifetime, const char *header,
+	    const char *body, void *ctx);
+	void *ctx;
+	char *header; /* the open grant block, or NULL */
+	struct kb_buf body;
+};
+
+static void
+block_flush(struct block_ctx *b)
+{
+	if (b->header != NULL)
+		b->each(b->file, b->lifetime, b->header, b->body.s ? b->body.s :
+		    "", b->ctx);
+	free(b->header);
+	b->header = NULL;
+	kb_buf_free(&b->body);
+}
+
+static int
+block_section(void *ctx, const char *name, int line, struct kb_err *e)
+{
+	struct block_ctx *b = ctx;
+
+	(void)line;
+	(void)e;
+	block_flush(b);
+	if (is_grant_section(name))
+		b->header = xasprintf("[%s]", name);
+	return 0;
+}
+
+static int
+block_entry(void *ctx, const char *section, const char *key, const char *v,
+    int line, struct kb_err *e)
+{
+	struct block_ctx *b = ctx;
+
+	(void)section;
+	(void)line;
+	(void)e;
+	if (b->header != NULL)
+		kb_buf_printf(&b->body, "%s = %s\n", key, v);
+	return 0;
+}
+
+/* Calls `each` for each grant block of `file`; a store that cannot be
+ * read lists what was read before the fault. */
 static void
 blocks(const char *file, const char *lifetime,
     void (*each)(const char *file, const char *lifetime, const char *header,
 	const char *body, void *ctx),
     void *ctx)
 {
-	_cleanup_free_ char *s = kb_read_small_file(file, 1 << 20);
-	char *line, *save = NULL;
-	struct kb_buf body = { 0 };
-	char *header = NULL;
+	static const struct kb_ini_visitor v = { block_section, block_entry };
+	struct block_ctx b = { file, lifetime, each, ctx, NULL, { 0 } };
+	struct kb_err e;
 
-	if (s == NULL)
-		return;
-	for (line = strtok_r(s, "\n", &save); line != NULL;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (line[0] == '[') {
-			if (header != NULL)
-				each(file, lifetime, header, body.s ? body.s : "",
-				    ctx);
-			free(header);
-			header = is_grant_header(line) ? xstrdup(line) : NULL;
-			kb_buf_free(&body);
-			continue;
-		}
-		if (header != NULL) {
-			kb_buf_puts(&body, line);
-			kb_buf_puts(&body, "\n");
-		}
-	}
-	if (header != NULL)
-		each(file, lifetime, header, body.s ? body.s : "", ctx);
-	free(header);
-	kb_buf_free(&body);
+	kb_ini_read(file, false, &v, &b, &e);
+	block_flush(&b);
 }
 
 struct list_ctx {
@@ -344,30 +381,77 @@ kb_stored_free(struct kb_stored_grant *v, size_t n)
 	free(v);
 }
 
+/* the line numbers of a store's section headers, and whether each opens
+ * a grant block */
+struct heads {
+	int line[256];
+	bool grant[256];
+	size_t n;
+	bool full;
+};
+
+static int
+head_section(void *ctx, const char *name, int line, struct kb_err *e)
+{
+	struct heads *h = ctx;
+
+	if (h->n == nitems(h->line)) {
+		h->full = true;
+		return kb_err_set(e, "more than %zu sections", nitems(h->line));
+	}
+	h->line[h->n] = line;
+	h->grant[h->n++] = is_grant_section(name);
+	return 0;
+}
+
+static int
+head_entry(void *ctx, const char *section, const char *key, const char *v,
+    int line, struct kb_err *e)
+{
+	(void)ctx;
+	(void)section;
+	(void)key;
+	(void)v;
+	(void)line;
+	(void)e;
+	return 0;
+}
+
 /* Rewrites `file` without the grant blocks whose global index (counted
- * from *seen) is `index` (or all, index < 0). */
+ * from *seen) is `index` (or all, index < 0). The blocks are where the
+ * reader found their headers; the text in between is kept as it was. */
 static int
 rewrite(const char *file, long index, long *seen, struct kb_err *e)
 {
-	_cleanup_free_ char *s = kb_read_small_file(file, 1 << 20);
+	static const struct kb_ini_visitor v = { head_section, head_entry };
+	_cleanup_free_ char *s = NULL;
 	_cleanup_free_ char *tmp = NULL;
+	struct heads h = { .n = 0 };
 	struct kb_buf out = { 0 };
 	bool skipping = false;
+	size_t next = 0;
 	char *p, *nl;
-	int fd, rc = 0;
+	int fd, rc = 0, line = 0;
 
-	if (s == NULL)
+	rc = kb_ini_read(file, false, &v, &h, e);
+	if (rc == 1)
+		return 0;
+	if (rc == -1)
+		return -1;
+	if ((s = kb_read_small_file(file, 1 << 20)) == NULL)
 		return 0;
 	kb_buf_puts(&out, "");
 	for (p = s; *p != '\0'; p = nl) {
 		nl = strchr(p, '\n');
 		nl = nl != NULL ? nl + 1 : p + strlen(p);
-		if (*p == '[') {
+		line++;
+		if (next < h.n && h.line[next] == line) {
 			skipping = false;
-			if (is_grant_header(p)) {
+			if (h.grant[next]) {
 				skipping = index < 0 || *seen == index;
 				(*seen)++;
 			}
+			next++;
 		}
 		if (!skipping)
 			kb_buf_add(&out, p, (size_t)(nl - p));
@@ -375,6 +459,7 @@ rewrite(const char *file, long index, long *seen, struct kb_err *e)
 	tmp = xasprintf("%s.kinpolicy.%ld", file, (long)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 	    0600);
+	rc = 0;
 	if (fd == -1 || write(fd, out.s, out.len) != (ssize_t)out.len ||
 	    close(fd) == -1 || rename(tmp, file) == -1) {
 		rc = kb_err_set(e, "%s: %s", file, strerror(errno));

@@ -10,26 +10,20 @@
 #ifndef KB_GRANTS_H
 #define KB_GRANTS_H
 
+#include "../policy/config.h"
 #include "../policy/policy.h"
 
-enum kb_lifetime {
-	KB_LIFE_ONCE,
-	KB_LIFE_SESSION,
-	KB_LIFE_WORKSPACE,
-};
-
+/* A grant: the grantable rows of the option table (policy/options.h,
+ * max_life above KB_LIFE_NEVER) with their values, and a lifetime. */
 struct kb_grant {
 	struct kb_strv write_paths; /* canonical */
-	bool net, ssh_agent, unconfined;
+	bool on[KB_OPT__N];         /* the switches granted: net, ssh_agent,
+				       unconfined */
 	enum kb_lifetime life;
 };
 
-const char *kb_lifetime_name(enum kb_lifetime);
-
-/* the longest path a grant store line can hold ("write_paths = " + path
- * within inih's 200-byte line) */
-#define KB_INI_PATH_MAX 180
-bool kb_ini_safe(const char *);
+/* true when the grant names nothing */
+bool kb_grant_empty(const struct kb_grant *);
 
 /* Checks a grant against the caps: write roots pass the write-root rules
  * (canonicalised in place) and hold none of kinbox's stores (nor lie in

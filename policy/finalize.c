@@ -95,9 +95,8 @@ kb_policy_finalize(struct kb_policy *p, struct kb_err *e)
 	clock_gettime(CLOCK_REALTIME_COARSE, &p->started);
 	if (kb_policy_resolve_workspace(p, e) == -1)
 		return -1;
-	if (p->ssh_agent && !p->net)
-		return kb_err_set(e, "--ssh-agent needs --net: the agent is "
-		    "only useful to reach a remote host; add --net");
+	if (kb_options_validate(p, e) == -1)
+		return -1;
 	resolve_tmpdir(p);
 	/* The bind sources, opened once: a concurrent run that swaps a path
 	 * component for a symlink after this cannot change what is mounted. */

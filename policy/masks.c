@@ -190,14 +190,35 @@ expose_ssh(struct kb_policy *p, struct kb_err *e)
 	DIR *d;
 	int rc = 0;
 
-	if (sock == NULL || *sock == '\0')
+	bool typed = p->origin[KB_OPT_SSH_AGENT] == KB_ORIGIN_FLAG;
+
+	/* The user's --ssh-agent asks for the agent: without one it is an
+	 * error. A grant only permits it: without an agent nothing is
+	 * exposed, and --dry-run says why. */
+	if (sock == NULL || *sock == '\0') {
+		if (!typed) {
+			kb_strv_pushf(&p->notes, "ssh agent: the grant of %s is "
+			    "not used: SSH_AUTH_SOCK is not set",
+			    p->where[KB_OPT_SSH_AGENT]);
+			p->ssh_agent = false;
+			return 0;
+		}
 		return kb_err_set(e, "--ssh-agent: SSH_AUTH_SOCK is not set; "
 		    "start an agent and add a key (eval \"$(ssh-agent)\"; "
 		    "ssh-add)");
+	}
 	if ((real = realpath(sock, NULL)) == NULL || stat(real, &st) == -1 ||
-	    !S_ISSOCK(st.st_mode))
+	    !S_ISSOCK(st.st_mode)) {
+		if (!typed) {
+			kb_strv_pushf(&p->notes, "ssh agent: the grant of %s is "
+			    "not used: SSH_AUTH_SOCK is not a socket",
+			    p->where[KB_OPT_SSH_AGENT]);
+			p->ssh_agent = false;
+			return 0;
+		}
 		return kb_err_set(e, "--ssh-agent: SSH_AUTH_SOCK=%s is not a "
 		    "socket; restart the agent", sock);
+	}
 	if (add_mask(p, real, real, KB_EXPOSE_SOCKET, e) == -1)
 		return -1;
 	if (p->home == NULL)

@@ -24,8 +24,11 @@ kb_policy_init(struct kb_policy *p)
 	p->workspace_fd = p->tmpdir_fd = -1;
 	for (size_t i = 0; i < KB_MAX_WRITE; i++)
 		p->write[i].fd = -1;
-	p->net_origin = KB_ORIGIN_DEFAULT;
 	p->backend = KB_BACKEND_AUTO;
+	for (size_t i = 0; i < KB_OPT__N; i++) {
+		p->origin[i] = KB_ORIGIN_DEFAULT;
+		p->typed[i] = -1;
+	}
 }
 
 void
@@ -62,6 +65,8 @@ kb_policy_free(struct kb_policy *p)
 	kb_strv_free(&p->scrub_env);
 	kb_strv_free(&p->extra_mask);
 	kb_strv_free(&p->notes);
+	for (size_t i = 0; i < KB_OPT__N; i++)
+		free(p->where[i]);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -116,17 +121,24 @@ int
 kb_policy_add_write(struct kb_policy *p, const char *dir, enum kb_origin o,
     struct kb_err *e)
 {
+	return kb_policy_add_write_as(p, dir, o, "--write", e);
+}
+
+int
+kb_policy_add_write_as(struct kb_policy *p, const char *dir, enum kb_origin o,
+    const char *what, struct kb_err *e)
+{
 	char *real;
 
 	ensure_home(p);
-	real = kb_paths_accept_root(dir, p->home, "--write", e);
+	real = kb_paths_accept_root(dir, p->home, what, e);
 	if (real == NULL)
 		return -1;
 	/* .git/hooks, .git/config: code git runs later, outside */
 	if (kb_paths_in_git_metadata(real)) {
-		kb_err_set(e, "--write %s: %s is git metadata, whose hooks and "
+		kb_err_set(e, "%s %s: %s is git metadata, whose hooks and "
 		    "config run outside the sandbox; grant the checkout "
-		    "instead", dir, real);
+		    "instead", what, dir, real);
 		free(real);
 		return -1;
 	}
@@ -138,8 +150,8 @@ kb_policy_add_write(struct kb_policy *p, const char *dir, enum kb_origin o,
 	}
 	if (p->nwrite == KB_MAX_WRITE) {
 		free(real);
-		return kb_err_set(e, "--write %s: too many write roots (at most "
-		    "%d); grant a common parent directory instead", dir,
+		return kb_err_set(e, "%s %s: too many write roots (at most "
+		    "%d); grant a common parent directory instead", what, dir,
 		    KB_MAX_WRITE);
 	}
 	p->write[p->nwrite].path = real;
@@ -169,19 +181,6 @@ kb_policy_add_keep_fd(struct kb_policy *p, const char *arg, struct kb_err *e)
 		return kb_err_set(e, "--keep-fd %s: too many kept descriptors "
 		    "(at most %d)", arg, KB_MAX_KEEP_FD);
 	p->keep_fd[p->nkeep++] = (int)fd;
-	return 0;
-}
-
-int
-kb_policy_set_backend(struct kb_policy *p, const char *name, struct kb_err *e)
-{
-	if (strcmp(name, "auto") == 0)
-		p->backend = KB_BACKEND_AUTO;
-	else if (strcmp(name, "bwrap") == 0)
-		p->backend = KB_BACKEND_BWRAP;
-	else
-		return kb_err_set(e, "--backend %s: unknown backend; use auto "
-		    "or bwrap", name);
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "../lib/util.h"
+#include "options.h"
 
 #define KB_MAX_WRITE 16   /* extra write roots (--write) */
 #define KB_MAX_KEEP_FD 16 /* --keep-fd */
@@ -115,7 +116,6 @@ struct kb_policy {
 	struct kb_root write[KB_MAX_WRITE];
 	size_t nwrite;
 	bool net;
-	enum kb_origin net_origin;
 	int workspace_fd, tmpdir_fd; /* O_PATH bind sources, as kb_root.fd */
 	char *tmpdir;         /* canonical writable $TMPDIR outside /tmp, or NULL */
 	char *tmpdir_private; /* $TMPDIR under /tmp: made in the private /tmp */
@@ -123,10 +123,13 @@ struct kb_policy {
 	int keep_fd[KB_MAX_KEEP_FD];
 	size_t nkeep;
 	bool ssh_agent;   /* expose SSH_AUTH_SOCK and public ~/.ssh files */
-	enum kb_origin ssh_origin;
 	bool unconfined;  /* the escape hatch: no sandbox, still scrubbed */
-	enum kb_origin unconfined_origin;
-	enum kb_origin backend_origin;
+	/* per knob of the option table (policy/options.h): who set the
+	 * scalar last and where ("--net", "file:line"); what a switch's flag
+	 * said (-1: not typed) */
+	enum kb_origin origin[KB_OPT__N];
+	char *where[KB_OPT__N];
+	signed char typed[KB_OPT__N];
 	struct kb_strv keep_env; /* names kept despite the secret table */
 	struct kb_strv scrub_env; /* extra names or fnmatch patterns scrubbed */
 	struct kb_strv extra_mask; /* extra paths to hide (config) */
@@ -153,9 +156,10 @@ int kb_policy_set_workspace(struct kb_policy *, const char *dir,
     struct kb_err *e);
 int kb_policy_add_write(struct kb_policy *, const char *dir, enum kb_origin,
     struct kb_err *e);
+/* ... with `what` naming the source in messages ("--write", "write_paths =") */
+int kb_policy_add_write_as(struct kb_policy *, const char *dir,
+    enum kb_origin, const char *what, struct kb_err *e);
 int kb_policy_add_keep_fd(struct kb_policy *, const char *fd,
-    struct kb_err *e);
-int kb_policy_set_backend(struct kb_policy *, const char *name,
     struct kb_err *e);
 int kb_policy_add_keep_env(struct kb_policy *, const char *name,
     struct kb_err *e);
@@ -195,14 +199,20 @@ const char *kb_origin_name(enum kb_origin);
 typedef void (*kb_warn_fn)(const char *line);
 
 /*
- * The configuration layers, in order: /etc/kinbox/config.ini, the global
- * config ($XDG_CONFIG_HOME/kinbox/config.ini) with its grant section for
- * this workspace, the session grants of KINBOX_SESSION, then (after the
- * flags, which the caller has applied already and which win over config)
- * the project's .kinbox.ini, which may only tighten. Returns -1 with
- * "file:line: reason; fix" in `e` on a bad file. `etc` overrides
- * /etc/kinbox (tests); NULL for the default.
+ * The configuration layers in rank order: /etc/kinbox/config.ini, the
+ * global config ($XDG_CONFIG_HOME/kinbox/config.ini) with its grant block
+ * for this workspace, the session grants of KINBOX_SESSION
+ * (kb_config_load_layers); the caller then applies its flags (which so
+ * win over these); then the project's .kinbox.ini, which may only tighten
+ * (kb_config_load_project). kb_config_load_all is both, for callers
+ * without flags. Returns -1 with "file:line: reason; fix" in `e` on a bad
+ * file. `etc` overrides /etc/kinbox (tests); NULL for the default. Needs
+ * the workspace resolved (kb_policy_resolve_workspace).
  */
+int kb_config_load_layers(struct kb_policy *, const char *etc,
+    kb_warn_fn warn, struct kb_err *e);
+int kb_config_load_project(struct kb_policy *, kb_warn_fn warn,
+    struct kb_err *e);
 int kb_config_load_all(struct kb_policy *, const char *etc, kb_warn_fn warn,
     struct kb_err *e);
 
