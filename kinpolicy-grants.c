@@ -318,6 +318,14 @@ cmd_grant(int argc, char **argv)
 	}
 	if (retried(home, id))
 		die("%s was already retried; a new denial needs a new grant", id);
+	/* a network the project file turned off: a grant cannot lift it
+	 * (kinbox refuses --net there), so granting it would only loop */
+	if ((g.on[KB_OPT_NET] || g.on[KB_OPT_SSH_AGENT]) &&
+	    *jstr(rec, "network_off_by") != '\0')
+		die("grant %s: the network of that run is off by %s (network = "
+		    "off in the project file), which no grant lifts; remove that "
+		    "line from the project file instead", id,
+		    jstr(rec, "network_off_by"));
 	if (kb_grant_check(&g, home, &e) == -1)
 		die("%s", e.msg);
 	pol = json_object_get(rec, "policy");

@@ -149,9 +149,14 @@ test_policy(void)
 	    "--keep-fd of an open descriptor is kept");
 	close(fd);
 	free(arg);
-	rc = kb_policy_set_backend(&p, "seatbelt", &e);
-	ok(rc == -1 && strstr(e.msg, "unknown backend") != NULL,
-	    "an unknown backend is refused");
+	{
+		struct kb_src src = { KB_ORIGIN_FLAG, "--backend" };
+
+		rc = kb_option_set(&p, KB_OPT_BACKEND, "seatbelt", &src, &e);
+		ok(rc == -1 && strcmp(e.msg, "--backend seatbelt: unknown "
+		    "backend; use auto or bwrap") == 0,
+		    "an unknown backend is refused");
+	}
 	for (int i = 0; i <= KB_MAX_WRITE; i++)
 		free(dirs[i]);
 	kb_policy_free(&p);
