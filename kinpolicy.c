@@ -405,12 +405,16 @@ want_json(int *argc, char **argv)
 		/* after "--" come the judged command's own words */
 		if (strcmp(argv[i], "--") == 0)
 			return false;
+		bool value = false;
+
 		for (size_t k = 0; k < nitems(value_options); k++)
-			if (strcmp(argv[i], value_options[k]) == 0) {
-				i++;
-				break;
-			}
-		if (i < *argc && strcmp(argv[i], "--json") == 0) {
+			if (strcmp(argv[i], value_options[k]) == 0)
+				value = true;
+		if (value) {
+			i++; /* the option's value */
+			continue;
+		}
+		if (strcmp(argv[i], "--json") == 0) {
 			memmove(argv + i, argv + i + 1,
 			    (size_t)(*argc - i) * sizeof(char *));
 			(*argc)--;

@@ -324,11 +324,12 @@ plan_notes(const struct kb_policy *p, const struct kb_host *h,
 	if (p->tmpdir_reset)
 		kb_strv_push(&pl->notes, "TMPDIR: not writable here; the "
 		    "command gets TMPDIR=/tmp");
-	kb_strv_pushf(&pl->notes, "network: %s (%s%s%s)",
+	kb_strv_pushf(&pl->notes, "network: %s (%s)",
 	    p->net ? "on, host network" : "off, loopback only",
-	    kb_origin_name(p->origin[KB_OPT_NET]),
-	    p->where[KB_OPT_NET] != NULL ? ": " : "",
-	    p->where[KB_OPT_NET] != NULL ? p->where[KB_OPT_NET] : "");
+	    kb_origin_name(p->origin[KB_OPT_NET]));
+	if (p->where[KB_OPT_NET] != NULL)
+		kb_strv_pushf(&pl->notes, "network set by: %s",
+		    p->where[KB_OPT_NET]);
 	kb_strv_push(&pl->notes, "namespaces: user, pid, ipc, uts, cgroup, "
 	    "mount; nested user namespaces disabled");
 	kb_strv_pushf(&pl->notes, "capabilities: none%s",
@@ -346,10 +347,11 @@ plan_notes(const struct kb_policy *p, const struct kb_host *h,
 	kb_strv_pushf(&pl->notes, "ssh agent: %s", p->ssh_agent ?
 	    "granted (socket and public ~/.ssh files only)" : "not granted");
 	if (p->ssh_agent)
-		kb_strv_pushf(&pl->notes, "ssh agent granted by: %s (%s)",
-		    kb_origin_name(p->origin[KB_OPT_SSH_AGENT]),
-		    p->where[KB_OPT_SSH_AGENT] != NULL ?
-			p->where[KB_OPT_SSH_AGENT] : "");
+		kb_strv_pushf(&pl->notes, "ssh agent granted by: %s",
+		    kb_origin_name(p->origin[KB_OPT_SSH_AGENT]));
+	if (p->ssh_agent && p->where[KB_OPT_SSH_AGENT] != NULL)
+		kb_strv_pushf(&pl->notes, "ssh agent set by: %s",
+		    p->where[KB_OPT_SSH_AGENT]);
 	for (size_t i = 0; i < p->notes.n; i++)
 		kb_strv_pushf(&pl->notes, "config: %s", p->notes.v[i]);
 	if (h->landlock_abi >= KB_LANDLOCK_ABI_SCOPE)

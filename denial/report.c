@@ -262,7 +262,8 @@ kb_report_json(const struct kb_denial *d, const char *id,
 	for (size_t i = 0; i < KB_OPT__N; i++) {
 		const struct kb_option *r = &kb_options[i];
 
-		if (r->json == NULL)
+		/* an unconfined run is never judged, so never recorded */
+		if (r->json == NULL || r->id == KB_OPT_UNCONFINED)
 			continue;
 		set(pol, r->json, policy_value(p, r, false));
 		if (r->flag != NULL && r->id != KB_OPT_WORKSPACE)

@@ -122,6 +122,7 @@ struct stream {
 	void *ctx;
 	struct kb_err *e;
 	bool failed;       /* e holds the first error */
+	int fail_line;     /* ... found on this line */
 };
 
 static void
@@ -141,6 +142,7 @@ stream_fail(struct stream *s, const char *fmt, ...)
 	va_end(ap);
 	kb_err_set(s->e, "%s:%d: %s", s->file, s->line, msg);
 	s->failed = true;
+	s->fail_line = s->line;
 }
 
 /* inih's buffer holds INI_MAX_LINE bytes: a longer line would be split
@@ -178,9 +180,9 @@ line_reader(char *str, int num, void *vs)
 		struct kb_err e;
 
 		if (s->v->section(s->ctx, name, s->line, &e) == -1) {
-			if (!s->failed)
-				kb_err_set(s->e, "%s", e.msg);
+			kb_err_set(s->e, "%s", e.msg);
 			s->failed = true;
+			s->fail_line = s->line;
 			return NULL;
 		}
 	}
@@ -198,6 +200,7 @@ entry_handler(void *vs, const char *section, const char *key, const char *v)
 	if (s->v->entry(s->ctx, section, key, v, s->line, &e) == -1) {
 		kb_err_set(s->e, "%s", e.msg);
 		s->failed = true;
+		s->fail_line = s->line;
 		return 0;
 	}
 	return 1;
@@ -216,7 +219,8 @@ kb_ini_read(const char *file, bool project, const struct kb_ini_visitor *v,
 		return errno == ENOENT ? 1 : -1;
 	rc = ini_parse_stream(line_reader, &s, entry_handler, &s);
 	fclose(s.f);
-	if (s.failed)
+	/* the first error wins: inih's (a broken line) or ours */
+	if (s.failed && (rc <= 0 || s.fail_line <= rc))
 		return -1;
 	if (rc > 0)
 		return kb_err_set(e, "%s:%d: not an INI line (want [section] "

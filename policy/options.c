@@ -366,18 +366,14 @@ kb_options_validate(struct kb_policy *p, struct kb_err *e)
 	const char *sshw = p->where[KB_OPT_SSH_AGENT] ?
 	    p->where[KB_OPT_SSH_AGENT] : "";
 
-	/* the user typed --net, the project file says network = off: the
-	 * project may only tighten, and a flag does not lift it */
-	if (p->typed[KB_OPT_NET] == 1 &&
-	    p->origin[KB_OPT_NET] == KB_ORIGIN_PROJECT)
-		return kb_err_set(e, "--net: %s turns the network off (network "
-		    "= off), and no flag lifts a project file's tightening; "
-		    "drop --net, or remove that line from the project file",
-		    netw);
-	/* a grant of the network that the project file made moot */
+	/* the project file may only tighten: its network = off wins over a
+	 * typed --net and over any grant (the denial line and the record
+	 * then say so instead of suggesting --net) */
 	if (!p->net && p->origin[KB_OPT_NET] == KB_ORIGIN_PROJECT)
 		kb_strv_pushf(&p->notes, "network: off by %s (network = off); "
-		    "grants of the network do not apply here", netw);
+		    "%s", netw, p->typed[KB_OPT_NET] == 1 ? "--net does not "
+		    "lift a project file's tightening" : "grants of the "
+		    "network do not apply here");
 	if (p->ssh_agent && !p->net) {
 		if (p->origin[KB_OPT_SSH_AGENT] != KB_ORIGIN_FLAG) {
 			/* a grant permits, it does not demand: the user's
@@ -432,7 +428,7 @@ kb_options_help(void)
 			kb_buf_printf(&b, "%.*s\n%24s", (int)(nl - h), h, "");
 		kb_buf_printf(&b, "%s\n", h);
 		if (o->negflag != NULL)
-			kb_buf_printf(&b, "      --%-16s  %s\n", o->negflag,
+			kb_buf_printf(&b, "      --%-14s  %s\n", o->negflag,
 			    o->neghelp != NULL ? o->neghelp : "");
 	}
 	return b.s;
