@@ -144,6 +144,10 @@ kb_policy_add_write_as(struct kb_policy *p, const char *dir, enum kb_origin o,
 	}
 	for (size_t i = 0; i < p->nwrite; i++) {
 		if (strcmp(p->write[i].path, real) == 0) {
+			/* named again by a later source in rank order (a flag
+			 * after the config): that one is its origin */
+			if (o > p->write[i].origin)
+				p->write[i].origin = o;
 			free(real);
 			return 0;
 		}

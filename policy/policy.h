@@ -23,6 +23,7 @@
 #define KB_MAX_MASK 96    /* masked and re-exposed paths */
 
 /* Where a grant came from; printed by --dry-run. */
+/* In rank order: a later source wins a scalar (policy/options.h). */
 enum kb_origin {
 	KB_ORIGIN_DEFAULT,
 	KB_ORIGIN_SYSTEM,    /* /etc/kinbox/config.ini */

@@ -1,0 +1,335 @@
+/*
+ * tests/unit/test-options.c — the option table (policy/options.c): the man
+ * pages list exactly its flags and keys, --help is made from it, the one
+ * setter records origins, validation names what was typed or which
+ * file:line, and the one INI reader (policy/config.c) keeps its limits
+ * and tells each section header to its visitor.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../policy/config.h"
+#include "../../policy/options.h"
+#include "../../policy/policy.h"
+#include "tap.h"
+
+static char *
+slurp(const char *path)
+{
+	char *s = kb_read_small_file(path, 1 << 20);
+
+	if (s == NULL)
+		printf("# cannot read %s: %s\n", path, strerror(errno));
+	return s;
+}
+
+/* the flags tagged in kinbox(1)'s OPTIONS: every "\-\-name" on the line
+ * after a .TP */
+static void
+man_flags(const char *man, struct kb_strv *out)
+{
+	const char *opt = strstr(man, "\n.SH OPTIONS"), *end;
+	const char *p;
+
+	if (opt == NULL)
+		return;
+	end = strstr(opt + 1, "\n.SH ");
+	if (end == NULL)
+		end = opt + strlen(opt);
+	for (p = opt; (p = strstr(p, "\n.TP\n")) != NULL && p < end; p += 4) {
+		const char *line = p + 5, *nl = strchr(line, '\n');
+		const char *q;
+
+		for (q = line; q != NULL && q < nl &&
+		     (q = strstr(q, "\\-\\-")) != NULL && q < nl; q += 4) {
+			struct kb_buf b = { 0 };
+			const char *c = q + 4;
+
+			kb_buf_puts(&b, "");
+			while (c < nl && ((*c >= 'a' && *c <= 'z') ||
+					     (c[0] == '\\' && c[1] == '-'))) {
+				if (*c == '\\') {
+					kb_buf_puts(&b, "-");
+					c += 2;
+				} else {
+					kb_buf_add(&b, c, 1);
+					c++;
+				}
+			}
+			kb_strv_push(out, b.s);
+			kb_buf_free(&b);
+		}
+	}
+}
+
+static bool
+in_strv(const struct kb_strv *v, const char *s)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (strcmp(v->v[i], s) == 0)
+			return true;
+	return false;
+}
+
+static void
+test_table(void)
+{
+	for (size_t i = 0; i < KB_OPT__N; i++) {
+		const struct kb_option *o = &kb_options[i];
+
+		ok(o->id == (enum kb_opt)i, "row %zu is its own id", i);
+		if (o->max_life != KB_LIFE_NEVER)
+			ok(o->flag != NULL && o->key != NULL && o->json != NULL &&
+			    (o->sections & KB_IN_GRANT),
+			    "grantable %s: a flag, an INI key in [grant], a JSON "
+			    "key", o->flag ? o->flag : "?");
+		if (o->project != KB_PROJECT_NO)
+			ok(o->sections & KB_IN_SANDBOX,
+			    "%s: a project may set it, so it is a [sandbox] key",
+			    o->key ? o->key : "?");
+		if (o->type != KB_T_CLI)
+			ok(o->set != NULL, "row %zu has a setter", i);
+	}
+}
+
+static void
+test_man(void)
+{
+	char *man = slurp("man/kinbox.1");
+	char *conf = slurp("man/kinbox.conf.5");
+	char *help = kb_options_help();
+	struct kb_strv flags = { 0 };
+
+	if (man == NULL || conf == NULL) {
+		ok(0, "man pages readable (run from the top of the tree)");
+		return;
+	}
+	man_flags(man, &flags);
+	ok(flags.n > 10, "kinbox(1) OPTIONS tags %zu flags", flags.n);
+	for (size_t i = 0; i < KB_OPT__N; i++) {
+		const struct kb_option *o = &kb_options[i];
+		_cleanup_free_ char *dd = NULL;
+
+		if (o->flag != NULL) {
+			ok(in_strv(&flags, o->flag),
+			    "kinbox(1) OPTIONS documents --%s", o->flag);
+			dd = xasprintf("--%s", o->flag);
+			ok(strstr(help, dd) != NULL, "--help lists --%s",
+			    o->flag);
+		}
+		if (o->negflag != NULL)
+			ok(in_strv(&flags, o->negflag),
+			    "kinbox(1) OPTIONS documents --%s", o->negflag);
+		if (o->key != NULL) {
+			_cleanup_free_ char *b = xasprintf("\n.B %s\n", o->key);
+			_cleanup_free_ char *bi = xasprintf("\n.BI %s ", o->key);
+
+			ok(strstr(conf, b) != NULL || strstr(conf, bi) != NULL,
+			    "kinbox.conf(5) documents the key %s", o->key);
+		}
+	}
+	for (size_t i = 0; i < flags.n; i++)
+		ok(kb_option_by_flag(flags.v[i]) != NULL,
+		    "--%s of kinbox(1) is a row of the table", flags.v[i]);
+	kb_strv_free(&flags);
+	free(help);
+	free(man);
+	free(conf);
+}
+
+static void
+set_ok(struct kb_policy *p, enum kb_opt id, const char *v, int origin,
+    const char *where)
+{
+	struct kb_src s = { origin, where };
+	struct kb_err e;
+
+	if (kb_option_set(p, id, v, &s, &e) == -1)
+		printf("# %s\n", e.msg);
+}
+
+static void
+test_setter_and_validate(void)
+{
+	struct kb_policy p;
+	struct kb_err e;
+	struct kb_src s;
+
+	kb_policy_init(&p);
+	set_ok(&p, KB_OPT_NET, "on", KB_ORIGIN_SYSTEM, "/etc/kinbox/config.ini:2");
+	ok(p.net && p.origin[KB_OPT_NET] == KB_ORIGIN_SYSTEM &&
+	    strcmp(p.where[KB_OPT_NET], "/etc/kinbox/config.ini:2") == 0 &&
+	    p.typed[KB_OPT_NET] == -1, "a config line sets, with origin and "
+	    "file:line, and was not typed");
+	set_ok(&p, KB_OPT_NET, "off", KB_ORIGIN_FLAG, "--no-net");
+	ok(!p.net && p.origin[KB_OPT_NET] == KB_ORIGIN_FLAG &&
+	    p.typed[KB_OPT_NET] == 0, "a later flag wins, typed off");
+	s = (struct kb_src){ KB_ORIGIN_GLOBAL, "/c/config.ini:7" };
+	ok(kb_option_set(&p, KB_OPT_NET, "maybe", &s, &e) == -1 &&
+	    strcmp(e.msg, "/c/config.ini:7: network = maybe: not on or off; "
+	    "write on or off") == 0, "a bad value names file:line and the "
+	    "key: %s", e.msg);
+	s = (struct kb_src){ KB_ORIGIN_FLAG, "--backend" };
+	ok(kb_option_set(&p, KB_OPT_BACKEND, "x", &s, &e) == -1 &&
+	    strcmp(e.msg, "--backend x: unknown backend; use auto or bwrap") ==
+	    0, "a bad flag value names the flag: %s", e.msg);
+	s = (struct kb_src){ KB_ORIGIN_SYSTEM, "/etc/kinbox/config.ini:3" };
+	ok(kb_option_set(&p, KB_OPT_BACKEND, "x", &s, &e) == -1 &&
+	    strcmp(e.msg, "/etc/kinbox/config.ini:3: backend = x: unknown "
+	    "backend; use auto or bwrap") == 0,
+	    "the same value in a file names the key, not the flag: %s", e.msg);
+	kb_policy_free(&p);
+
+	/* a grant permits: the user's --no-net wins, no error */
+	kb_policy_init(&p);
+	set_ok(&p, KB_OPT_SSH_AGENT, "on", KB_ORIGIN_SESSION, "/r/s.ini:3");
+	ok(p.net && p.origin[KB_OPT_NET] == KB_ORIGIN_SESSION,
+	    "a session's ssh_agent grant brings the network it needs");
+	set_ok(&p, KB_OPT_NET, "off", KB_ORIGIN_FLAG, "--no-net");
+	ok(kb_options_validate(&p, &e) == 0 && !p.ssh_agent && p.notes.n == 1 &&
+	    strcmp(p.notes.v[0], "ssh agent: the grant of /r/s.ini:3 is not "
+	    "used: the network is off (--no-net)") == 0,
+	    "ssh_agent grant + --no-net: dropped with a note, no error");
+	kb_policy_free(&p);
+
+	kb_policy_init(&p);
+	set_ok(&p, KB_OPT_SSH_AGENT, "on", KB_ORIGIN_FLAG, "--ssh-agent");
+	set_ok(&p, KB_OPT_NET, "off", KB_ORIGIN_FLAG, "--no-net");
+	ok(kb_options_validate(&p, &e) == -1 && strcmp(e.msg, "--ssh-agent "
+	    "needs the network, and --no-net turns it off; drop one of the "
+	    "two") == 0, "--ssh-agent --no-net: both named: %s", e.msg);
+	kb_policy_free(&p);
+
+	kb_policy_init(&p);
+	set_ok(&p, KB_OPT_SSH_AGENT, "on", KB_ORIGIN_FLAG, "--ssh-agent");
+	set_ok(&p, KB_OPT_NET, "on", KB_ORIGIN_FLAG, "--net");
+	set_ok(&p, KB_OPT_NET, "off", KB_ORIGIN_PROJECT, "/w/.kinbox.ini:2");
+	ok(kb_options_validate(&p, &e) == -1 && strstr(e.msg,
+	    "which /w/.kinbox.ini:2 turns off") != NULL,
+	    "--ssh-agent with a project's network = off names the file:line");
+	ok(p.typed[KB_OPT_NET] == 1, "--net stays recorded as typed");
+	kb_policy_free(&p);
+
+	kb_policy_init(&p);
+	set_ok(&p, KB_OPT_SSH_AGENT, "on", KB_ORIGIN_FLAG, "--ssh-agent");
+	ok(kb_options_validate(&p, &e) == -1 && strcmp(e.msg, "--ssh-agent "
+	    "needs --net: the agent is only useful to reach a remote host; add "
+	    "--net") == 0, "--ssh-agent alone: add --net");
+	kb_policy_free(&p);
+}
+
+struct count {
+	int sections, grants, entries;
+	char last[64];
+};
+
+static int
+count_section(void *ctx, const char *name, int line, struct kb_err *e)
+{
+	struct count *c = ctx;
+
+	(void)line;
+	(void)e;
+	c->sections++;
+	c->grants += strcmp(name, "grant") == 0;
+	return 0;
+}
+
+static int
+count_entry(void *ctx, const char *section, const char *key, const char *v,
+    int line, struct kb_err *e)
+{
+	struct count *c = ctx;
+
+	(void)section;
+	(void)key;
+	(void)line;
+	(void)e;
+	c->entries++;
+	snprintf(c->last, sizeof(c->last), "%s", v);
+	return 0;
+}
+
+static void
+write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	if (fd == -1 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		printf("# write %s: %s\n", path, strerror(errno));
+	if (fd != -1)
+		close(fd);
+}
+
+static void
+test_reader(void)
+{
+	static const struct kb_ini_visitor v = { count_section, count_entry };
+	char dir[] = "/tmp/kb-options.XXXXXX";
+	_cleanup_free_ char *f = NULL;
+	struct count c;
+	struct kb_buf b = { 0 };
+	struct kb_err e;
+	char val[200];
+
+	if (mkdtemp(dir) == NULL) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	f = xasprintf("%s/s.ini", dir);
+	write_file(f, "[grant]\nnetwork = on\n\n[grant]\nssh_agent = on\n"
+		      "[always]\nkind = shell\n");
+	memset(&c, 0, sizeof(c));
+	ok(kb_ini_read(f, false, &v, &c, &e) == 0 && c.sections == 3 &&
+	    c.grants == 2 && c.entries == 3,
+	    "the visitor hears each [grant] header, also a repeated one");
+	/* the longest line the reader takes, and one byte more */
+	memset(val, 'x', sizeof(val));
+	val[KB_INI_LINE_MAX - 4] = '\0'; /* "k = " + value = 198 bytes */
+	kb_buf_printf(&b, "[s]\nk = %s\n", val);
+	write_file(f, b.s);
+	memset(&c, 0, sizeof(c));
+	ok(kb_ini_read(f, false, &v, &c, &e) == 0 && strlen(c.last) == 63,
+	    "a line of %d bytes reads", KB_INI_LINE_MAX);
+	kb_buf_free(&b);
+	val[KB_INI_LINE_MAX - 3] = '\0';
+	val[KB_INI_LINE_MAX - 4] = 'x';
+	kb_buf_printf(&b, "[s]\nk = %s\n", val);
+	write_file(f, b.s);
+	kb_buf_free(&b);
+	{
+		_cleanup_free_ char *want = xasprintf("%s:2: line longer than "
+		    "%d bytes; shorten it", f, KB_INI_LINE_MAX);
+
+		ok(kb_ini_read(f, false, &v, &c, &e) == -1 &&
+		    strcmp(e.msg, want) == 0, "a line of %d bytes is an error "
+		    "naming file:line: %s", KB_INI_LINE_MAX + 1, e.msg);
+	}
+	memset(val, 'y', sizeof(val));
+	val[KB_INI_LINE_MAX - 12] = '\0'; /* "signature = " is 12 bytes */
+	ok(kb_ini_value_ok(val, 9), "a value that fills the line exactly "
+	    "is storable");
+	val[KB_INI_LINE_MAX - 12] = 'y';
+	val[KB_INI_LINE_MAX - 11] = '\0';
+	ok(!kb_ini_value_ok(val, 9), "one byte more is not");
+	ok(!kb_ini_value_ok("ls ; pwd", 9) && !kb_ini_value_ok("a#b", 9) &&
+	    !kb_ini_value_ok(" ls", 9) && !kb_ini_value_ok("ls ", 9) &&
+	    !kb_ini_value_ok("", 9) && kb_ini_value_ok("ls -l", 9),
+	    "comment characters, blanks at the ends, empty: not storable");
+	unlink(f);
+	rmdir(dir);
+}
+
+int
+main(void)
+{
+	test_table();
+	test_man();
+	test_setter_and_validate();
+	test_reader();
+	return tap_done();
+}
