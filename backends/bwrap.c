@@ -308,7 +308,13 @@ static void
 plan_notes(const struct kb_policy *p, const struct kb_host *h,
     struct kb_plan *pl)
 {
-	kb_strv_pushf(&pl->notes, "backend: bwrap (%s)", pl->exe);
+	kb_strv_pushf(&pl->notes, "backend: bwrap (%s), %s", pl->exe,
+	    p->backend == KB_BACKEND_BWRAP ? "as asked (backend = bwrap: "
+	    "never another)" : "chosen by auto (the only backend on Linux "
+	    "so far; it fails closed when bubblewrap cannot run)");
+	if (p->where[KB_OPT_BACKEND] != NULL)
+		kb_strv_pushf(&pl->notes, "backend set by: %s",
+		    p->where[KB_OPT_BACKEND]);
 	kb_strv_pushf(&pl->notes, "workspace: %s (writable)", p->workspace);
 	kb_strv_pushf(&pl->notes, "cwd: %s", p->cwd);
 	for (size_t i = 0; i < p->nwrite; i++)
