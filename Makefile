@@ -42,7 +42,8 @@ LIBS_STATIC_EXTRA = -lmd
 # (`make check-layers` verifies both).
 LIB_SRCS      = lib/util.c lib/fsat.c
 POLICY_SRCS   = policy/policy.c policy/finalize.c policy/paths.c policy/tables.c \
-                policy/env.c policy/masks.c policy/config.c policy/stores.c
+                policy/env.c policy/masks.c policy/config.c policy/stores.c \
+                policy/resolve.c
 GITGUARD_SRCS = gitguard/scan.c gitguard/audit.c gitguard/gitconfig.c \
                 gitguard/gitindex.c
 BACKEND_SRCS  = backends/plan.c backends/bwrap.c backends/seccomp-blob.c \
@@ -79,7 +80,7 @@ HDRS = $(filter-out backends/seccomp-bpf.h,$(wildcard lib/*.h policy/*.h gitguar
 
 UNIT_TESTS = tests/unit/test-util tests/unit/test-paths tests/unit/test-bwrap tests/unit/test-env tests/unit/test-classify tests/unit/test-seccomp tests/unit/test-gitindex \
              tests/unit/test-decide tests/unit/test-checkwrite tests/unit/test-readonly \
-             tests/unit/test-fsat tests/unit/test-readonly-git
+             tests/unit/test-fsat tests/unit/test-readonly-git tests/unit/test-resolve
 
 .PHONY: all check unit unit-san unit-valgrind integration man-check bench deps \
         demo install uninstall clean fuzz fuzz-short

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../policy/policy.h"
+#include "../policy/resolve.h"
 
 char *
 kb_journal_dir(const char *home)

@@ -177,10 +177,7 @@ bool kb_policy_within_roots(const struct kb_policy *, const char *canonical);
  * can write in the sandbox (lexical: no I/O) */
 bool kb_policy_within_writable(const struct kb_policy *, const char *canonical);
 
-/* true when the command may write `path` (its nearest existing ancestor,
- * at its real location, lies in the workspace, a root or $TMPDIR) */
-bool kb_policy_writable(const struct kb_policy *, const char *path);
-
+/* kb_policy_writable(), kb_policy_root_of(): policy/resolve.h */
 
 /* Fills defaults (workspace = cwd), resolves $TMPDIR, scans the git
  * metadata of the workspace and every write root. Call once, after all
