@@ -51,7 +51,8 @@ BACKEND_SRCS  = backends/plan.c backends/bwrap.c backends/seccomp-blob.c \
 DENIAL_SRCS   = denial/denial.c denial/patterns.c denial/oracle.c \
                 denial/report.c denial/journal.c
 GATE_SRCS     = gate/shlex.c gate/readonly.c gate/readonly-rules.c \
-                gate/readonly-rules-git.c gate/readonly-sed.c gate/decide.c \
+                gate/readonly-rules-git.c gate/readonly-sed.c gate/readonly-getopt.c \
+                gate/readonly-tools.c gate/decide.c \
                 gate/checkwrite.c gate/protected.c gate/grants.c
 STAGES = lib policy gitguard backends denial gate
 lib_SRCS = $(LIB_SRCS)
