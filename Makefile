@@ -83,8 +83,8 @@ UNIT_TESTS = tests/unit/test-util tests/unit/test-paths tests/unit/test-bwrap te
              tests/unit/test-decide tests/unit/test-checkwrite tests/unit/test-readonly \
              tests/unit/test-fsat tests/unit/test-readonly-git tests/unit/test-resolve
 
-.PHONY: all check unit unit-san unit-valgrind integration man-check bench deps \
-        demo install uninstall clean fuzz fuzz-short
+.PHONY: all check check-layers unit unit-san unit-valgrind integration man-check \
+        bench deps demo install uninstall clean fuzz fuzz-short
 
 all: kinbox kinbox-exec kinpolicy
 
@@ -139,6 +139,14 @@ integration: kinbox kinbox-exec kinpolicy
 	 KINPOLICY="$(if $(KINPOLICY),$(KINPOLICY),$(if $(KINBOX),$(dir $(KINBOX))kinpolicy,$(CURDIR)/kinpolicy))" \
 	 sh tests/run-integration.sh
 
+# The layers (the stages at the top of this file): includes, the symbols
+# each library takes from the others, no gate/ symbol in kinbox, and the
+# programs' link lists (tests/check-layers.sh)
+check-layers: all
+	@KINBOX_OBJS="kinbox.o" KINBOX_LIBS="$(KINBOX_LIBS)" \
+	 KINPOLICY_OBJS="$(KINPOLICY_OBJS)" KINPOLICY_LIBS="$(KINPOLICY_LIBS)" \
+	 sh tests/check-layers.sh
+
 MANPAGES = man/kinbox.1 man/kinpolicy.1 man/kinbox.conf.5
 man-check:
 	@for m in $(MANPAGES); do \
@@ -172,7 +180,7 @@ fuzz-short: $(FUZZ_TARGETS)
 	  echo "ok $$t: $$(grep -o 'Done [0-9]* runs' $$d.log) in $(FUZZ_CHECK_SECONDS) s, no crash"; \
 	  rm -rf $$d $$d.log; done
 
-check: all unit unit-san unit-valgrind man-check fuzz-short integration
+check: all check-layers unit unit-san unit-valgrind man-check fuzz-short integration
 
 bench: kinbox kinbox-exec
 	@sh tests/bench.sh

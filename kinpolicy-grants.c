@@ -19,6 +19,7 @@
 
 #include "backends/backend.h"
 #include "denial/denial.h"
+#include "denial/journal.h"
 #include "gate/readonly.h"
 #include "denial/report.h"
 #include "kinpolicy-journal.h"

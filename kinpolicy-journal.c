@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "denial/journal.h"
 #include "denial/report.h"
 #include "lib/util.h"
 #include "policy/policy.h"

@@ -14,6 +14,7 @@
 
 #include "../policy/policy.h"
 #include "../policy/resolve.h"
+#include "journal.h"
 
 char *
 kb_journal_dir(const char *home)

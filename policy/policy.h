@@ -240,19 +240,6 @@ void kb_env_scrub(const struct kb_policy *, char *const *envp,
  * -1 with `e` set on a bad --ssh-agent setup or a full table. */
 int kb_masks_compute(struct kb_policy *p, struct kb_err *e);
 
-/* denial/journal.c */
-
-/* The journal directory for `home` ($XDG_STATE_HOME/kinbox/denials, else
- * ~/.local/state/kinbox/denials); new string or NULL. */
-char *kb_journal_dir(const char *home);
-
-/* Writes <dir>/<id>.json (0600, created exclusively, never through a
- * symlink in the directories kinbox owns; refused when the journal lies in
- * a directory the policy let the command write). `where` (optional)
- * receives the path. 0, or -1 with `e`. */
-int kb_journal_write(const struct kb_policy *, const char *id,
-    const char *json, char **where, struct kb_err *e);
-
 /* policy/paths.c */
 
 /* Canonicalises `in` (realpath) and applies the write-root acceptance rules:
