@@ -41,8 +41,9 @@ LIBS_STATIC_EXTRA = -lmd
 # kinbox links denial, backends, gitguard, policy, lib; never gate/
 # (`make check-layers` verifies both).
 LIB_SRCS      = lib/util.c lib/fsat.c
-POLICY_SRCS   = policy/policy.c policy/options.c policy/finalize.c policy/paths.c policy/tables.c \
-                policy/env.c policy/masks.c policy/config.c policy/stores.c
+POLICY_SRCS   = policy/policy.c policy/options.c policy/finalize.c policy/paths.c \
+                policy/tables.c policy/env.c policy/masks.c policy/config.c \
+                policy/stores.c policy/resolve.c
 GITGUARD_SRCS = gitguard/scan.c gitguard/audit.c gitguard/gitconfig.c \
                 gitguard/gitindex.c
 BACKEND_SRCS  = backends/plan.c backends/bwrap.c backends/seccomp-blob.c \
@@ -50,7 +51,8 @@ BACKEND_SRCS  = backends/plan.c backends/bwrap.c backends/seccomp-blob.c \
 DENIAL_SRCS   = denial/denial.c denial/patterns.c denial/oracle.c \
                 denial/report.c denial/journal.c
 GATE_SRCS     = gate/shlex.c gate/readonly.c gate/readonly-rules.c \
-                gate/readonly-rules-git.c gate/readonly-sed.c gate/decide.c \
+                gate/readonly-rules-git.c gate/readonly-sed.c gate/readonly-getopt.c \
+                gate/readonly-tools.c gate/decide.c \
                 gate/checkwrite.c gate/protected.c gate/grants.c
 STAGES = lib policy gitguard backends denial gate
 lib_SRCS = $(LIB_SRCS)
@@ -79,10 +81,11 @@ HDRS = $(filter-out backends/seccomp-bpf.h,$(wildcard lib/*.h policy/*.h gitguar
 
 UNIT_TESTS = tests/unit/test-util tests/unit/test-paths tests/unit/test-bwrap tests/unit/test-env tests/unit/test-classify tests/unit/test-seccomp tests/unit/test-gitindex \
              tests/unit/test-decide tests/unit/test-checkwrite tests/unit/test-readonly \
-             tests/unit/test-fsat tests/unit/test-readonly-git tests/unit/test-options
+             tests/unit/test-fsat tests/unit/test-readonly-git tests/unit/test-options \
+             tests/unit/test-resolve
 
-.PHONY: all check unit unit-san unit-valgrind integration man-check bench deps \
-        demo install uninstall clean fuzz fuzz-short
+.PHONY: all check check-layers unit unit-san unit-valgrind integration man-check \
+        bench deps demo install uninstall clean fuzz fuzz-short
 
 all: kinbox kinbox-exec kinpolicy
 
@@ -92,8 +95,8 @@ all: kinbox kinbox-exec kinpolicy
 kinbox: kinbox.o $(KINBOX_LIBS)
 	$(CC) $(ALLCFLAGS) $(STATICLDFLAGS) -o $@ kinbox.o $(KINBOX_LIBS) $(LIBS_KINBOX) $(LIBS_STATIC_EXTRA)
 
-KINPOLICY_OBJS = kinpolicy.o kinpolicy-grants.o kinpolicy-gate.o
-$(KINPOLICY_OBJS): kinpolicy.h
+KINPOLICY_OBJS = kinpolicy.o kinpolicy-grants.o kinpolicy-gate.o kinpolicy-journal.o
+$(KINPOLICY_OBJS): kinpolicy.h kinpolicy-journal.h
 kinpolicy: $(KINPOLICY_OBJS) $(KINPOLICY_LIBS)
 	$(CC) $(ALLCFLAGS) $(STATICLDFLAGS) -o $@ $(KINPOLICY_OBJS) $(KINPOLICY_LIBS) $(LIBS_KINBOX) $(LIBS_STATIC_EXTRA)
 
@@ -137,6 +140,14 @@ integration: kinbox kinbox-exec kinpolicy
 	 KINPOLICY="$(if $(KINPOLICY),$(KINPOLICY),$(if $(KINBOX),$(dir $(KINBOX))kinpolicy,$(CURDIR)/kinpolicy))" \
 	 sh tests/run-integration.sh
 
+# The layers (the stages at the top of this file): includes, the symbols
+# each library takes from the others, no gate/ symbol in kinbox, and the
+# programs' link lists (tests/check-layers.sh)
+check-layers: all
+	@KINBOX_OBJS="kinbox.o" KINBOX_LIBS="$(KINBOX_LIBS)" \
+	 KINPOLICY_OBJS="$(KINPOLICY_OBJS)" KINPOLICY_LIBS="$(KINPOLICY_LIBS)" \
+	 sh tests/check-layers.sh
+
 MANPAGES = man/kinbox.1 man/kinpolicy.1 man/kinbox.conf.5
 man-check:
 	@for m in $(MANPAGES); do \
@@ -170,7 +181,7 @@ fuzz-short: $(FUZZ_TARGETS)
 	  echo "ok $$t: $$(grep -o 'Done [0-9]* runs' $$d.log) in $(FUZZ_CHECK_SECONDS) s, no crash"; \
 	  rm -rf $$d $$d.log; done
 
-check: all unit unit-san unit-valgrind man-check fuzz-short integration
+check: all check-layers unit unit-san unit-valgrind man-check fuzz-short integration
 
 bench: kinbox kinbox-exec
 	@sh tests/bench.sh

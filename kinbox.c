@@ -22,6 +22,7 @@
 
 #include "backends/backend.h"
 #include "denial/denial.h"
+#include "denial/journal.h"
 #include "denial/report.h"
 #include "gitguard/gitguard.h"
 #include "policy/policy.h"

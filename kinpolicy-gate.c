@@ -22,6 +22,7 @@
 #include "denial/denial.h"
 #include "gate/readonly.h"
 #include "denial/report.h"
+#include "kinpolicy-journal.h"
 #include "kinpolicy.h"
 #include "gate/decide.h"
 #include "gate/grants.h"

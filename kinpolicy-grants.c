@@ -19,8 +19,10 @@
 
 #include "backends/backend.h"
 #include "denial/denial.h"
+#include "denial/journal.h"
 #include "gate/readonly.h"
 #include "denial/report.h"
+#include "kinpolicy-journal.h"
 #include "kinpolicy.h"
 #include "gate/decide.h"
 #include "gate/grants.h"

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../policy/resolve.h"
 #include "denial.h"
 
 #define LOOKBACK 4 /* lines searched above a message that names no path */
@@ -236,44 +237,15 @@ extract_path(const struct line *l, size_t limit, char *out, size_t outlen)
 	return true;
 }
 
-/* Lexical normalisation: drops "." and resolves ".." in place. */
+/* Lexical normalisation (kb_resolve_lexical): drops "." and resolves ".."
+ * in place, in a buffer of PATH_MAX bytes. */
 static void
 normalize(char *path)
 {
-	char *segs[PATH_MAX / 2];
-	size_t n = 0;
-	char buf[PATH_MAX], *save = NULL, *tok;
+	char buf[PATH_MAX];
 
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (tok = strtok_r(buf, "/", &save); tok != NULL;
-	     tok = strtok_r(NULL, "/", &save)) {
-		if (strcmp(tok, ".") == 0)
-			continue;
-		if (strcmp(tok, "..") == 0) {
-			if (n > 0)
-				n--;
-			continue;
-		}
-		if (n < nitems(segs))
-			segs[n++] = tok;
-	}
-	path[0] = '\0';
-	if (n == 0) {
-		strcpy(path, "/");
-		return;
-	}
-	{
-		size_t len = 0;
-
-		for (size_t i = 0; i < n; i++) {
-			int w = snprintf(path + len, PATH_MAX - len, "/%s",
-			    segs[i]);
-
-			if (w < 0 || (size_t)w >= PATH_MAX - len)
-				break;
-			len += (size_t)w;
-		}
-	}
+	if (kb_resolve_lexical(path, buf, sizeof(buf)) == 0)
+		strcpy(path, buf);
 }
 
 /* Absolute form of a path a tool printed: ~ is the home directory,
@@ -403,17 +375,26 @@ judge_write(const struct line *lines, size_t nlines, size_t i, size_t at,
 		    sizeof(raw));
 	if (!found)
 		return false;
-	char real[PATH_MAX];
+	char real[PATH_MAX], ent[PATH_MAX];
+	bool hidden_link;
 
 	if (!absolute(p, base, raw, abs, sizeof(abs)))
 		return false;
-	normalize(abs);
-	/* judged at its real location (a symlinked ~/.ssh is the mask's
-	 * target); reported as the tool named it */
+	/* judged where the write landed: symlinks first, then ".." (a
+	 * symlinked ~/.ssh is the mask's target, ws/link/../x is beside the
+	 * link's target); reported as the tool named it */
 	if (o->canonical == NULL || !o->canonical(abs, real, sizeof(real),
-					o->ctx))
+					o->ctx)) {
 		snprintf(real, sizeof(real), "%s", abs);
-	if (writable(p, real))
+		normalize(real);
+	}
+	if (o->entry == NULL || !o->entry(abs, ent, sizeof(ent), o->ctx))
+		snprintf(ent, sizeof(ent), "%s", real);
+	normalize(abs);
+	/* a link in a credential store is hidden with it: the write never
+	 * reached the link's target */
+	hidden_link = masked(p, ent) && !writable(p, ent);
+	if (writable(p, real) && !hidden_link)
 		return false; /* the command's own failure, or a git guard */
 	/* It could not write there without the sandbox either: an ordinary
 	 * failure (inside, a read-only mount answers EROFS before the
@@ -424,7 +405,7 @@ judge_write(const struct line *lines, size_t nlines, size_t i, size_t at,
 		return false;
 	d->cls = KB_CLASS_WRITE;
 	snprintf(d->path, sizeof(d->path), "%s", abs);
-	if (masked(p, real)) {
+	if (masked(p, real) || hidden_link) {
 		/* a credential store: no --write lifts a mask */
 		d->suggest_unconfined = true;
 		return true;

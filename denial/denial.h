@@ -50,11 +50,15 @@ struct kb_oracle {
 	    void *ctx);
 	/* true when `path` exists on the host (no symlink followed last) */
 	bool (*exists)(const char *path, void *ctx);
-	/* `path` at its real location: the nearest existing ancestor
-	 * resolved with realpath, the rest appended; false to keep it as is.
-	 * May be NULL. */
+	/* where a write to `path` lands (kb_resolve_write(): symlinks,
+	 * the last one too, then ".."); false to keep it as is. May be
+	 * NULL. */
 	bool (*canonical)(const char *path, char *out, size_t outlen,
 	    void *ctx);
+	/* where the directory entry `path` is: as canonical, but a symlink
+	 * as the last component is not followed (a mask over its directory
+	 * hides the link inside the sandbox). May be NULL. */
+	bool (*entry)(const char *path, char *out, size_t outlen, void *ctx);
 	void *ctx;
 };
 

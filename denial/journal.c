@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "../policy/policy.h"
+#include "../policy/resolve.h"
+#include "journal.h"
 
 char *
 kb_journal_dir(const char *home)

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../policy/resolve.h"
 #include "denial.h"
 
 /* nearest existing ancestor directory of path (path itself if a dir) */
@@ -100,27 +101,26 @@ exists(const char *path, void *vctx)
 	return lstat(path, &st) == 0;
 }
 
+/* where a write to `path` lands (policy/resolve.h) */
 static bool
 canonical(const char *path, char *out, size_t outlen, void *vctx)
 {
-	char dir[PATH_MAX];
-	char *real;
-	size_t dl;
-	int n;
-
 	(void)vctx;
-	if (!nearest_dir(path, dir, sizeof(dir)) ||
-	    (real = realpath(dir, NULL)) == NULL)
-		return false;
-	dl = strlen(dir);
-	n = snprintf(out, outlen, "%s%s", strcmp(real, "/") == 0 &&
-		path[dl] == '/' ? "" : real, path + dl);
-	free(real);
-	return n > 0 && (size_t)n < outlen;
+	return kb_resolve_write(path, NULL, 0, out, outlen) == 0;
+}
+
+/* ... and where its directory entry is: a last symlink not followed */
+static bool
+entry(const char *path, char *out, size_t outlen, void *vctx)
+{
+	(void)vctx;
+	return kb_resolve_write(path, NULL, KB_RESOLVE_NOFOLLOW, out,
+	    outlen) == 0;
 }
 
 const struct kb_oracle kb_host_oracle_template = {
 	.canonical = canonical,
+	.entry = entry,
 	.host_writable = host_writable,
 	.suggest_root = suggest_root,
 	.exists = exists,

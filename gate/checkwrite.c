@@ -3,8 +3,9 @@
  * edit tools run in the agent's process, outside any sandbox kinbox builds,
  * so their writes are judged here before they happen: the path is resolved
  * the way the kernel will resolve it (symlinks, "..", a file not created
- * yet), then held against the workspace, the write roots and the tables of
- * profile/protected.c. No output, no exit: the verdict goes to the caller.
+ * yet: kb_resolve_write(), policy/resolve.c), then held against the
+ * workspace, the write roots and the tables of profile/protected.c. No
+ * output, no exit: the verdict goes to the caller.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -15,15 +16,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../policy/resolve.h"
 #include "checkwrite.h"
-
-/* Dangling symlinks followed in one walk; the kernel gives up at 40. */
-#define MAX_HOPS 40
 
 struct cw_ctx {
 	const char *ws; /* canonical, or NULL */
 	char ws_buf[PATH_MAX];
-	char *const *roots;
+	const char **croots; /* canonical; NULL when not absolute */
+	char (*croot_buf)[PATH_MAX];
 	size_t nroots;
 	const char *home;  /* as given, or NULL */
 	const char *chome; /* canonical, or NULL */
@@ -87,36 +87,6 @@ oneline(char *s)
 			*s = '?';
 }
 
-/* Appends "/name" to the absolute path `p` (PATH_MAX bytes). */
-static int
-push(char *p, const char *name, size_t len)
-{
-	size_t n = strlen(p);
-
-	if (n == 1)
-		n = 0; /* "/" */
-	if (n + 1 + len >= PATH_MAX) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	p[n] = '/';
-	memcpy(p + n + 1, name, len);
-	p[n + 1 + len] = '\0';
-	return 0;
-}
-
-/* Drops the last component of the absolute path `p`; "/" stays "/". */
-static void
-pop(char *p)
-{
-	char *s = strrchr(p, '/');
-
-	if (s == p)
-		p[1] = '\0';
-	else if (s != NULL)
-		*s = '\0';
-}
-
 /* The next component of a path at or after `p`: its start, with `*end`
  * just past it; NULL at the end. */
 static const char *
@@ -130,122 +100,6 @@ component(const char *p, const char **end)
 	return p;
 }
 
-static bool
-is_dot(const char *p, size_t len)
-{
-	return len == 1 && p[0] == '.';
-}
-
-static bool
-is_dotdot(const char *p, size_t len)
-{
-	return len == 2 && p[0] == '.' && p[1] == '.';
-}
-
-/* `abs` with "." and ".." applied to the text, as path.resolve() in a
- * tool would do it; no file system access. */
-static int
-normalise(const char *abs, char out[PATH_MAX])
-{
-	const char *p, *end = abs;
-	size_t len;
-
-	strcpy(out, "/");
-	while ((p = component(end, &end)) != NULL) {
-		len = (size_t)(end - p);
-		if (is_dot(p, len))
-			continue;
-		if (is_dotdot(p, len)) {
-			pop(out);
-			continue;
-		}
-		if (push(out, p, len) == -1)
-			return -1;
-	}
-	return 0;
-}
-
-/*
- * Resolves the absolute path `abs` the way open(O_CREAT) will: component by
- * component, each existing prefix through realpath(3), so that a symlink
- * and a ".." after it are judged where they really lead. A dangling
- * symlink is followed, since creating through it creates its target.
- * From the first missing component on, the rest is appended as text, and
- * a ".." there only takes back what the text added. The kernel would stop
- * at the missing directory (ENOENT), but a tool that cleans the text
- * first would not, so once the walk is back on existing ground realpath(3)
- * resumes and the symlinks there count. -1 with errno set.
- */
-static int
-walk(const char *abs, char out[PATH_MAX])
-{
-	char pending[PATH_MAX], next[PATH_MAX], real[PATH_MAX];
-	char target[PATH_MAX];
-	const char *p, *end;
-	size_t len, nmissing = 0;
-	ssize_t n;
-	int hops = 0;
-
-	if (strlen(abs) >= sizeof(pending)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	strcpy(pending, abs);
-	strcpy(out, "/");
-	end = pending;
-	while ((p = component(end, &end)) != NULL) {
-		len = (size_t)(end - p);
-		if (is_dot(p, len))
-			continue;
-		if (is_dotdot(p, len)) {
-			/* the existing part is canonical (no symlinks left
-			 * in it), so its parent is the text's parent too */
-			if (nmissing > 0)
-				nmissing--;
-			pop(out);
-			continue;
-		}
-		if (push(out, p, len) == -1)
-			return -1;
-		if (nmissing > 0) {
-			nmissing++;
-			continue;
-		}
-		if (realpath(out, real) != NULL) {
-			strcpy(out, real);
-			continue;
-		}
-		if (errno != ENOENT && errno != ENOTDIR)
-			return -1;
-		n = readlink(out, target, sizeof(target));
-		if (n == -1) {
-			nmissing = 1; /* really missing: text from here on */
-			continue;
-		}
-		if ((size_t)n >= sizeof(target)) {
-			errno = ENAMETOOLONG;
-			return -1;
-		}
-		target[n] = '\0';
-		if (++hops > MAX_HOPS) {
-			errno = ELOOP;
-			return -1;
-		}
-		/* walk the target from the link's directory, then the rest */
-		pop(out);
-		if (target[0] == '/')
-			strcpy(out, "/");
-		if ((size_t)snprintf(next, sizeof(next), "%s%s", target, end) >=
-		    sizeof(next)) {
-			errno = ENAMETOOLONG;
-			return -1;
-		}
-		strcpy(pending, next);
-		end = pending;
-	}
-	return 0;
-}
-
 /* `in` canonical when it can be walked, else as given; NULL for a path
  * that is not absolute. */
 static const char *
@@ -253,7 +107,7 @@ canon(const char *in, char buf[PATH_MAX])
 {
 	if (in == NULL || in[0] != '/')
 		return NULL;
-	if (walk(in, buf) == 0)
+	if (kb_resolve_write(in, NULL, 0, buf, PATH_MAX) == 0)
 		return buf;
 	if (strlen(in) >= PATH_MAX)
 		return NULL;
@@ -272,9 +126,11 @@ under(const char *path, const char *base, const char *rest)
 	if ((size_t)snprintf(joined, sizeof(joined), "%s/%s", base, rest) >=
 	    sizeof(joined))
 		return false;
-	if (normalise(joined, lex) == 0 && kb_path_within(path, lex))
+	if (kb_resolve_lexical(joined, lex, sizeof(lex)) == 0 &&
+	    kb_path_within(path, lex))
 		return true;
-	return walk(joined, real) == 0 && kb_path_within(path, real);
+	return kb_resolve_write(joined, NULL, 0, real, sizeof(real)) == 0 &&
+	    kb_path_within(path, real);
 }
 
 static bool
@@ -339,20 +195,6 @@ table_match(const struct kb_protected *t, size_t n, const char *path,
 	return NULL;
 }
 
-/* The write root that holds `path` (canonical, in buf), or NULL. */
-static const char *
-inside_root(const char *path, const struct cw_ctx *c, char buf[PATH_MAX])
-{
-	const char *r;
-
-	for (size_t i = 0; i < c->nroots; i++) {
-		r = canon(c->roots[i], buf);
-		if (r != NULL && kb_path_within(path, r))
-			return r;
-	}
-	return NULL;
-}
-
 static void
 verdict(struct judgement *j, enum kb_verdict v, const char *rule,
     const char *view, const char *fmt, ...)
@@ -398,11 +240,11 @@ judge(const char *path, bool contained, const char *view,
 {
 	const struct kb_protected *hit;
 	const char *root = NULL;
-	char buf[PATH_MAX];
 	bool in_ws = c->ws != NULL && kb_path_within(path, c->ws);
 
 	j->path = path;
-	if (contained && !in_ws && (root = inside_root(path, c, buf)) == NULL) {
+	if (contained && !in_ws &&
+	    (root = kb_resolve_root(path, c->croots, c->nroots)) == NULL) {
 		verdict(j, KB_DENY, "outside-workspace", view,
 		    "outside the workspace%s: %s (workspace %s)",
 		    c->nroots > 0 ? " and every write root" : "", path,
@@ -466,13 +308,17 @@ kb_check_write(const char *path, const char *cwd, const char *workspace,
 		errno = ENAMETOOLONG;
 		goto fail;
 	}
-	if (normalise(abs, norm) == -1 || walk(abs, real) == -1 ||
-	    walk(norm, lexreal) == -1)
+	if (kb_resolve_lexical(abs, norm, sizeof(norm)) == -1 ||
+	    kb_resolve_write(path, cwd, 0, real, sizeof(real)) == -1 ||
+	    kb_resolve_write(norm, NULL, 0, lexreal, sizeof(lexreal)) == -1)
 		goto fail;
 
 	c.ws = canon(workspace, c.ws_buf);
-	c.roots = roots;
 	c.nroots = roots != NULL ? nroots : 0;
+	c.croots = xcalloc(c.nroots + 1, sizeof(*c.croots));
+	c.croot_buf = xcalloc(c.nroots + 1, sizeof(*c.croot_buf));
+	for (size_t i = 0; i < c.nroots; i++)
+		c.croots[i] = canon(roots[i], c.croot_buf[i]);
 	c.home = home != NULL && home[0] == '/' ? home : NULL;
 	c.chome = canon(c.home, c.home_buf);
 	c.mode = mode;
@@ -496,6 +342,8 @@ kb_check_write(const char *path, const char *cwd, const char *workspace,
 	snprintf(out->resolved, sizeof(out->resolved), "%s", j[best].path);
 	snprintf(out->reason, sizeof(out->reason), "%s", j[best].reason);
 	snprintf(out->rule, sizeof(out->rule), "%s", j[best].rule);
+	free(c.croots);
+	free(c.croot_buf);
 	return 0;
 
 fail:

@@ -75,9 +75,9 @@ struct kb_cw {
  * `roots[i]` → DENY; a secret file → DENY; a protected path → ASK; else
  * ALLOW in auto mode, ASK in strict mode.
  *
- * The path is resolved as open(O_CREAT) would: existing components through
- * realpath(3), a dangling symlink through its target, a missing tail
- * lexically. It is also judged with ".." taken lexically first (a tool may
+ * The path is resolved as open(O_CREAT) would (kb_resolve_write(),
+ * policy/resolve.h): existing components through realpath(3), a dangling
+ * symlink through its target, a missing tail lexically. It is also judged with ".." taken lexically first (a tool may
  * normalise before it opens), and its components as written are checked
  * against the secret and protected tables (a symlink named .git or .env);
  * the most severe judgement wins.

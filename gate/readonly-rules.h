@@ -1,7 +1,8 @@
 /*
  * classify/readonly-rules.h — the shape of the read-only rule tables
- * (data in classify/readonly-rules.c, read by classify/readonly.c). Not a
- * public interface: only those two files include it.
+ * (data in classify/readonly-rules.c, read by classify/readonly.c and its
+ * readonly-getopt.c, readonly-tools.c). Not a public interface: only the
+ * classifier's files include it.
  */
 #ifndef KB_READONLY_RULES_H
 #define KB_READONLY_RULES_H

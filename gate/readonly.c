@@ -2,8 +2,9 @@
  * classify/readonly.c — see readonly.h. shlex.c turns the line into simple
  * commands; here each one is checked: redirections first, then the command
  * name against kb_ro_tool_table (readonly-rules.c), then its arguments by
- * the tool's option table and, for sed, find, git, printf, date and tail,
- * a small predicate. Every check answers "proven read-only" or gives the
+ * the tool's option table (readonly-getopt.c) and, for sed, find, git,
+ * printf, date and tail, a small predicate (readonly-tools.c; git's are
+ * here). Every check answers "proven read-only" or gives the
  * reason it is not; there is no third answer. For git, a line that is
  * read-only but for the programs a repository's configuration can make
  * git run is unsafe, and comes with the same line rewritten to turn them
@@ -18,27 +19,10 @@
 #include <string.h>
 
 #include "../lib/util.h"
+#include "readonly-getopt.h"
 #include "readonly-rules.h"
-#include "readonly-sed.h"
+#include "readonly-tools.h"
 #include "shlex.h"
-
-#define SHOWN 40 /* at most this much of a user's word goes in a reason */
-
-struct seen {
-	const struct kb_ro_opt *opt;
-	const char *val;                /* its value, NULL when none */
-	const struct kb_sh_word *vword; /* the word the value was read from */
-};
-
-/* what parse_opts() found in a command's arguments */
-struct parsed {
-	const struct kb_sh_word **operands;
-	size_t noperands;
-	size_t nbefore; /* operands before "--" (when dashdash) */
-	bool dashdash;
-	struct seen *seen;
-	size_t nseen, seencap;
-};
 
 /* a rewrite of the input: texts inserted at byte offsets */
 struct insertion {
@@ -66,31 +50,6 @@ static int check_tool(const struct kb_ro_tool *, const char *,
     const struct kb_sh_word *, size_t, char **, struct gitctx *,
     struct kb_err *);
 
-static char
-shown(char c)
-{
-	return c > ' ' && c < 0x7f ? c : '?';
-}
-
-/* how much of the n bytes at s a reason quotes: at most SHOWN, and never
- * half a UTF-8 character (reasons may end up in JSON) */
-static int
-shown_len(const char *s, size_t n)
-{
-	if (n > SHOWN) {
-		n = SHOWN;
-		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
-			n--;
-	}
-	return (int)n;
-}
-
-static bool
-is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
 static bool
 in_list(const char *const *list, size_t n, const char *s)
 {
@@ -111,436 +70,6 @@ list_len(const char *const *list)
 	while (list[n] != NULL)
 		n++;
 	return n;
-}
-
-static bool
-at_end(const struct kb_ro_opt *o)
-{
-	return o->sname == 0 && o->lname == NULL;
-}
-
-static const struct kb_ro_opt *
-opt_short(const struct kb_ro_opt *t, char c)
-{
-	for (; t != NULL && !at_end(t); t++)
-		if (t->sname == c)
-			return t;
-	return NULL;
-}
-
-static const struct kb_ro_opt *
-opt_long(const struct kb_ro_opt *t, const char *name, size_t n)
-{
-	for (; t != NULL && !at_end(t); t++)
-		if (t->lname != NULL && strlen(t->lname) == n &&
-		    memcmp(t->lname, name, n) == 0)
-			return t;
-	return NULL;
-}
-
-/* getopt_long and git's parse-options accept any unambiguous prefix of a
- * long option: `sort --out=x` is `sort --output=x`. An option whose value
- * is checked is refused abbreviated too. */
-static bool
-opt_long_denied(const struct kb_ro_opt *t, const char *name, size_t n)
-{
-	for (; t != NULL && !at_end(t); t++)
-		if ((t->flags & (KB_RO_DENY | KB_RO_SUBMOD)) &&
-		    t->lname != NULL && strncmp(t->lname, name, n) == 0)
-			return true;
-	return false;
-}
-
-/* git --submodule[=log|short]: "diff" runs `git diff` in the submodule,
- * with its own configuration and without our --no-ext-diff */
-static int
-check_submod(const struct kb_ro_opt *o, const char *eq, const char *label,
-    struct kb_err *e)
-{
-	if (!(o->flags & KB_RO_SUBMOD) || eq == NULL ||
-	    strcmp(eq, "=log") == 0 || strcmp(eq, "=short") == 0)
-		return 0;
-	return kb_err_set(e,
-	    "%s --submodule%.*s runs the submodule's own "
-	    "diff programs",
-	    label, shown_len(eq, strlen(eq)), eq);
-}
-
-static void
-see(struct parsed *p, const struct kb_ro_opt *o, const char *val,
-    const struct kb_sh_word *vword)
-{
-	if (p->nseen == p->seencap) {
-		p->seencap = p->seencap ? p->seencap * 2 : 8;
-		p->seen = xreallocarray(p->seen, p->seencap, sizeof(*p->seen));
-	}
-	p->seen[p->nseen].opt = o;
-	p->seen[p->nseen].val = val;
-	p->seen[p->nseen].vword = vword;
-	p->nseen++;
-}
-
-static int
-parse_long(const struct kb_ro_tool *t, const char *label,
-    const struct kb_sh_word *a, size_t n, size_t *i, struct parsed *p,
-    struct kb_err *e)
-{
-	const char *name = a[*i].s + 2, *eq = strchr(name, '='), *val = NULL;
-	size_t nl = eq != NULL ? (size_t)(eq - name) : strlen(name);
-	const struct kb_ro_opt *o = opt_long(t->opts, name, nl);
-	const struct kb_sh_word *vw = &a[*i];
-
-	if (t->mode == KB_RO_DENYLIST) {
-		if (o != NULL && !(o->flags & KB_RO_DENY))
-			return check_submod(o, eq, label, e);
-		if (nl == 0 || opt_long_denied(t->opts, name, nl))
-			return kb_err_set(
-			    e, "%s --%.*s", label, shown_len(name, nl), name);
-		return 0;
-	}
-	if (o == NULL)
-		return kb_err_set(e, "%s --%.*s: unknown option", label,
-		    shown_len(name, nl), name);
-	if (o->flags & KB_RO_DENY)
-		return kb_err_set(e, "%s --%s", label, o->lname);
-	if (check_submod(o, eq, label, e) == -1)
-		return -1;
-	switch (o->arg) {
-	case KB_RO_NOARG:
-		if (eq != NULL)
-			return kb_err_set(
-			    e, "%s --%s: unexpected value", label, o->lname);
-		break;
-	case KB_RO_REQARG:
-		if (eq != NULL)
-			val = eq + 1;
-		else if (*i + 1 < n) {
-			vw = &a[++*i];
-			val = vw->s;
-		} else
-			return kb_err_set(
-			    e, "%s --%s: missing value", label, o->lname);
-		break;
-	case KB_RO_OPTARG:
-		if (eq != NULL)
-			val = eq + 1;
-		break;
-	case KB_RO_LASTARG:
-		/* git takes the next word even when it starts with -; we
-		 * then check it as an option, which can only refuse more */
-		if (eq != NULL)
-			val = eq + 1;
-		else if (*i + 1 < n && a[*i + 1].s[0] != '-') {
-			vw = &a[++*i];
-			val = vw->s;
-		}
-		break;
-	}
-	see(p, o, val, vw);
-	return 0;
-}
-
-static int
-parse_short(const struct kb_ro_tool *t, const char *label,
-    const struct kb_sh_word *a, size_t n, size_t *i, struct parsed *p,
-    struct kb_err *e)
-{
-	const char *s = a[*i].s, *val;
-	const struct kb_sh_word *vw;
-	const struct kb_ro_opt *o;
-	size_t j;
-
-	for (j = 1; s[j] != '\0'; j++) {
-		o = opt_short(t->opts, s[j]);
-		if (t->mode == KB_RO_DENYLIST) {
-			/* values are not told apart from flags: a denied
-			 * letter anywhere in the cluster refuses */
-			if (o != NULL && (o->flags & KB_RO_DENY))
-				return kb_err_set(
-				    e, "%s -%c", label, shown(s[j]));
-			continue;
-		}
-		if (o == NULL)
-			return kb_err_set(
-			    e, "%s -%c: unknown option", label, shown(s[j]));
-		if (o->flags & KB_RO_DENY)
-			return kb_err_set(e, "%s -%c", label, shown(s[j]));
-		val = NULL;
-		vw = &a[*i];
-		switch (o->arg) {
-		case KB_RO_NOARG:
-			see(p, o, NULL, vw);
-			continue;
-		case KB_RO_REQARG:
-			if (s[j + 1] != '\0') {
-				if (t->flags & KB_RO_T_STRICT)
-					return kb_err_set(e,
-					    "%s -%c: attached value", label,
-					    shown(s[j]));
-				val = s + j + 1;
-			} else if (*i + 1 < n) {
-				vw = &a[++*i];
-				val = vw->s;
-			} else
-				return kb_err_set(e, "%s -%c: missing value",
-				    label, shown(s[j]));
-			break;
-		case KB_RO_OPTARG:
-		case KB_RO_LASTARG:
-			if (s[j + 1] != '\0')
-				val = s + j + 1;
-			break;
-		}
-		see(p, o, val, vw);
-		return 0;
-	}
-	return 0;
-}
-
-/*
- * Splits arguments into options and operands the way GNU getopt_long
- * does (options may follow operands; "--" ends them; "-" is an operand).
- * KB_RO_T_OPTS_FIRST refuses options after an operand: with
- * POSIXLY_CORRECT set those become operands (`uniq in -c` would write a
- * file named -c).
- */
-static int
-parse_opts(const struct kb_ro_tool *t, const char *label,
-    const struct kb_sh_word *a, size_t n, struct parsed *p, struct kb_err *e)
-{
-	bool endopts = false;
-	const char *s;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		s = a[i].s;
-		if (endopts || s[0] != '-' || s[1] == '\0') {
-			p->operands[p->noperands++] = &a[i];
-			continue;
-		}
-		if ((t->flags & KB_RO_T_OPTS_FIRST) && p->noperands > 0)
-			return kb_err_set(
-			    e, "%s: option after an operand", label);
-		if (strcmp(s, "--") == 0) {
-			endopts = true;
-			p->dashdash = true;
-			p->nbefore = p->noperands;
-		} else if (s[1] == '-') {
-			if (parse_long(t, label, a, n, &i, p, e) == -1)
-				return -1;
-		} else if (parse_short(t, label, a, n, &i, p, e) == -1)
-			return -1;
-	}
-	if (t->max_operands >= 0 && p->noperands > (size_t)t->max_operands)
-		return kb_err_set(e,
-		    t->max_operands == 0 ? "%s with an operand"
-					 : "%s: too many operands",
-		    label);
-	return 0;
-}
-
-static int
-check_sed(const struct parsed *p, struct kb_err *e)
-{
-	struct kb_buf b = {0};
-	bool have = false;
-	size_t k;
-	int rc;
-
-	kb_buf_add(&b, "", 0);
-	/* several -e scripts are read one after the other; joining them
-	 * with newlines lets a/i/c text run on exactly as sed lets it */
-	for (k = 0; k < p->nseen; k++) {
-		if (!(p->seen[k].opt->flags & KB_RO_SCRIPT))
-			continue;
-		if (p->seen[k].vword->flags & KB_SH_W_TILDE) {
-			kb_buf_free(&b);
-			return kb_err_set(e, "sed script the shell may expand");
-		}
-		if (have)
-			kb_buf_add(&b, "\n", 1);
-		kb_buf_puts(&b, p->seen[k].val);
-		have = true;
-	}
-	if (!have) {
-		if (p->noperands == 0) {
-			kb_buf_free(&b);
-			return kb_err_set(e, "sed without a script");
-		}
-		if (p->operands[0]->flags & KB_SH_W_TILDE) {
-			kb_buf_free(&b);
-			return kb_err_set(e, "sed script the shell may expand");
-		}
-		kb_buf_puts(&b, p->operands[0]->s);
-	}
-	rc = kb_ro_sed_script(b.s, e);
-	kb_buf_free(&b);
-	return rc;
-}
-
-/* --- the other predicates ----------------------------------------------- */
-
-/* GNU find: leading -H -L -P -O<n>, then paths, then the expression, which
- * starts at the first word that is "-x", "(", "!", ")" or ",". Every word
- * of the expression must be known, and each takes a fixed number of words
- * (a -name pattern "-delete" is a pattern). */
-static bool
-find_newer_xy(const char *s)
-{
-	return strncmp(s, "-newer", 6) == 0 && s[6] != '\0' &&
-	       strchr("aBcm", s[6]) != NULL && s[7] != '\0' &&
-	       strchr("aBcmt", s[7]) != NULL && s[8] == '\0';
-}
-
-static bool
-find_expr_start(const char *s)
-{
-	return (s[0] == '-' && s[1] != '\0') || strcmp(s, "(") == 0 ||
-	       strcmp(s, "!") == 0 || strcmp(s, ")") == 0 ||
-	       strcmp(s, ",") == 0;
-}
-
-static int
-check_find(const struct kb_sh_word *a, size_t n, struct kb_err *e)
-{
-	const struct kb_ro_find *f;
-	const char *s;
-	size_t i = 0, k;
-	int nargs;
-
-	while (i < n &&
-	       (strcmp(a[i].s, "-H") == 0 || strcmp(a[i].s, "-L") == 0 ||
-		   strcmp(a[i].s, "-P") == 0 ||
-		   (strncmp(a[i].s, "-O", 2) == 0 && a[i].s[2] != '\0' &&
-		       strspn(a[i].s + 2, "0123456789") == strlen(a[i].s + 2))))
-		i++;
-	while (i < n && !find_expr_start(a[i].s))
-		i++;
-	for (; i < n; i += 1 + (size_t)nargs) {
-		s = a[i].s;
-		for (f = NULL, k = 0; k < kb_ro_find_count; k++)
-			if (strcmp(kb_ro_find_table[k].name, s) == 0) {
-				f = &kb_ro_find_table[k];
-				break;
-			}
-		if (f == NULL && find_newer_xy(s))
-			nargs = 1;
-		else if (f == NULL)
-			return kb_err_set(e, "find %.*s: unknown predicate",
-			    shown_len(s, strlen(s)), s);
-		else if (f->deny)
-			return kb_err_set(e, "find %s", f->name);
-		else
-			nargs = f->nargs;
-		if (n - i - 1 < (size_t)nargs)
-			return kb_err_set(e, "find %.*s: missing argument",
-			    shown_len(s, strlen(s)), s);
-	}
-	return 0;
-}
-
-/* printf: bash's -v assigns a variable; the format's conversions must be
- * ones that only print (no %n, nothing unknown) */
-static int
-check_printf(const struct kb_sh_word *a, size_t n, struct kb_err *e)
-{
-	const char *p, *q;
-	size_t i = 0;
-
-	if (n > 0 && strcmp(a[0].s, "--") == 0)
-		i = 1;
-	else if (n > 0 && a[0].s[0] == '-' && a[0].s[1] != '\0')
-		return kb_err_set(e, "printf %.*s",
-		    shown_len(a[0].s, strlen(a[0].s)), a[0].s);
-	if (i == n)
-		return 0;
-	if (a[i].flags & KB_SH_W_TILDE)
-		return kb_err_set(e, "tilde in the printf format");
-	for (p = a[i].s; *p != '\0'; p++) {
-		if (*p != '%')
-			continue;
-		if (*++p == '%')
-			continue;
-		while (*p != '\0' && strchr("-+ #0'", *p) != NULL)
-			p++;
-		if (*p == '*')
-			p++;
-		else
-			while (is_digit(*p))
-				p++;
-		if (*p == '.') {
-			if (*++p == '*')
-				p++;
-			else
-				while (is_digit(*p))
-					p++;
-		}
-		if (*p == '(') { /* bash %(strftime)T */
-			if ((q = strchr(p, ')')) == NULL || q[1] != 'T')
-				return kb_err_set(e, "printf format");
-			p = q + 1;
-			continue;
-		}
-		if (*p == '\0' || strchr("diouxXfFeEgGaAcsbq", *p) == NULL)
-			return kb_err_set(e, "printf format %%%c", shown(*p));
-	}
-	return 0;
-}
-
-/* date: one operand at most, and it must be a +FORMAT: a bare
- * [MMDDhhmm[[CC]YY][.ss]] sets the clock */
-static int
-check_date(const struct parsed *p, struct kb_err *e)
-{
-	if (p->noperands == 1 && p->operands[0]->s[0] != '+')
-		return kb_err_set(e, "date with a time sets the clock");
-	return 0;
-}
-
-/* git branch/tag: a name creates a branch or a tag, unless an option put
- * the command in list mode, where names are patterns */
-static int
-check_git_list(const struct parsed *p, const char *label, struct kb_err *e)
-{
-	size_t k;
-
-	if (p->noperands == 0)
-		return 0;
-	for (k = 0; k < p->nseen; k++)
-		if (p->seen[k].opt->flags & KB_RO_LIST)
-			return 0;
-	return kb_err_set(e, "%s with a name", label);
-}
-
-/* tail: the obsolete forms -N[bcl] (first argument only) are counts;
- * with an f (-5f) or a + (+5f), they follow or cannot be told apart */
-static int
-check_tail(const struct kb_ro_tool *t, const struct kb_sh_word *a, size_t n,
-    struct parsed *p, struct kb_err *e)
-{
-	const char *s;
-	size_t k;
-
-	if (n > 0 && a[0].s[0] == '-' && is_digit(a[0].s[1])) {
-		s = a[0].s + 1;
-		while (is_digit(*s))
-			s++;
-		if (*s == 'b' || *s == 'c' || *s == 'l')
-			s++;
-		if (*s == '\0') {
-			a++;
-			n--;
-		}
-	}
-	if (parse_opts(t, "tail", a, n, p, e) == -1)
-		return -1;
-	for (k = 0; k < p->noperands; k++) {
-		s = p->operands[k]->s;
-		if (s[0] == '+')
-			return kb_err_set(
-			    e, "tail %.*s", shown_len(s, strlen(s)), s);
-	}
-	return 0;
 }
 
 /* --- git ------------------------------------------------------------------ */
@@ -645,7 +174,8 @@ plan_rewrite(struct gitctx *gc, const char *label, unsigned missing,
  * not. Without "--" a revision may be a path: the rewrite adds "--", and
  * git then refuses a path as a bad revision. */
 static int
-check_git_diff(const struct parsed *p, struct gitctx *gc, struct kb_err *e)
+check_git_diff(const struct kb_ro_parsed *p, struct gitctx *gc,
+    struct kb_err *e)
 {
 	size_t k, nrevs;
 
@@ -672,7 +202,8 @@ check_git_diff(const struct parsed *p, struct gitctx *gc, struct kb_err *e)
  * starting with ^ is negative: there is then no commit to start from and
  * git blames the work tree. */
 static int
-check_git_blame(const struct parsed *p, struct gitctx *gc, struct kb_err *e)
+check_git_blame(const struct kb_ro_parsed *p, struct gitctx *gc,
+    struct kb_err *e)
 {
 	size_t k;
 
@@ -720,7 +251,8 @@ check_git(const struct kb_sh_word *a, size_t n, char **sig, struct gitctx *gc,
 		if (!in_list(
 			kb_ro_git_global_table, kb_ro_git_global_count, a[i].s))
 			return kb_err_set(e, "git %.*s",
-			    shown_len(a[i].s, strcspn(a[i].s, "=")), a[i].s);
+			    kb_ro_shown_len(a[i].s, strcspn(a[i].s, "=")),
+			    a[i].s);
 		if ((nt = neutral_word(a[i].s, KB_RO_NW_GLOBAL)) != NULL)
 			have |= nt->bit;
 	}
@@ -741,10 +273,11 @@ check_git(const struct kb_sh_word *a, size_t n, char **sig, struct gitctx *gc,
 	}
 	if (!named)
 		return kb_err_set(e, "git %.*s: not a read-only subcommand",
-		    shown_len(a[i].s, strlen(a[i].s)), a[i].s);
+		    kb_ro_shown_len(a[i].s, strlen(a[i].s)), a[i].s);
 	if (g == NULL)
 		return kb_err_set(e, "git %s %.*s", a[i].s,
-		    i + 1 < n ? shown_len(a[i + 1].s, strlen(a[i + 1].s)) : 0,
+		    i + 1 < n ?
+			kb_ro_shown_len(a[i + 1].s, strlen(a[i + 1].s)) : 0,
 		    i + 1 < n ? a[i + 1].s : "");
 	sub = verb != NULL ? i + 1 : i;
 	for (i = sub + 1;
@@ -784,7 +317,7 @@ check_tool(const struct kb_ro_tool *t, const char *label,
     const struct kb_sh_word *a, size_t n, char **sig, struct gitctx *gc,
     struct kb_err *e)
 {
-	struct parsed p;
+	struct kb_ro_parsed p;
 	size_t k;
 	int rc;
 
@@ -796,9 +329,9 @@ check_tool(const struct kb_ro_tool *t, const char *label,
 			    e, "glob in the arguments of %s", label);
 	switch (t->check) {
 	case KB_RO_CHECK_FIND:
-		return check_find(a, n, e);
+		return kb_ro_check_find(a, n, e);
 	case KB_RO_CHECK_PRINTF:
-		return check_printf(a, n, e);
+		return kb_ro_check_printf(a, n, e);
 	case KB_RO_CHECK_GIT:
 		return check_git(a, n, sig, gc, e);
 	case KB_RO_CHECK_GIT_NEVER:
@@ -815,19 +348,19 @@ check_tool(const struct kb_ro_tool *t, const char *label,
 	memset(&p, 0, sizeof(p));
 	p.operands = xcalloc(n, sizeof(*p.operands));
 	if (t->check == KB_RO_CHECK_TAIL)
-		rc = check_tail(t, a, n, &p, e);
+		rc = kb_ro_check_tail(t, a, n, &p, e);
 	else
-		rc = parse_opts(t, label, a, n, &p, e);
+		rc = kb_ro_parse_opts(t, label, a, n, &p, e);
 	if (rc == 0) {
 		switch (t->check) {
 		case KB_RO_CHECK_SED:
-			rc = check_sed(&p, e);
+			rc = kb_ro_check_sed(&p, e);
 			break;
 		case KB_RO_CHECK_DATE:
-			rc = check_date(&p, e);
+			rc = kb_ro_check_date(&p, e);
 			break;
 		case KB_RO_CHECK_GIT_LIST:
-			rc = check_git_list(&p, label, e);
+			rc = kb_ro_check_git_list(&p, label, e);
 			break;
 		case KB_RO_CHECK_GIT_DIFF:
 			rc = check_git_diff(&p, gc, e);
@@ -1078,7 +611,7 @@ classify(const char *cmd, size_t len, struct kb_ro_verdict *out, bool rewrite)
 	return 0;
 unsafe:
 	out->safe = false;
-	/* reasons quote at most SHOWN bytes of input: they fit */
+	/* reasons quote at most KB_RO_SHOWN bytes of input: they fit */
 	k = strnlen(e.msg, sizeof(out->reason) - 1);
 	memcpy(out->reason, e.msg, k);
 	out->reason[k] = '\0';

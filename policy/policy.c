@@ -16,6 +16,7 @@
 
 #include "../lib/fsat.h"
 #include "policy.h"
+#include "resolve.h"
 
 void
 kb_policy_init(struct kb_policy *p)
@@ -215,12 +216,7 @@ kb_policy_roots(const struct kb_policy *p, const char **out)
 bool
 kb_policy_within_roots(const struct kb_policy *p, const char *canonical)
 {
-	if (p->workspace != NULL && kb_path_within(canonical, p->workspace))
-		return true;
-	for (size_t i = 0; i < p->nwrite; i++)
-		if (kb_path_within(canonical, p->write[i].path))
-			return true;
-	return p->tmpdir != NULL && kb_path_within(canonical, p->tmpdir);
+	return kb_policy_root_of(p, canonical) != NULL;
 }
 
 bool
@@ -235,20 +231,4 @@ kb_policy_within_writable(const struct kb_policy *p, const char *canonical)
 		    kb_path_within(canonical, p->mask[i].path))
 			return true;
 	return false;
-}
-
-bool
-kb_policy_writable(const struct kb_policy *p, const char *path)
-{
-	_cleanup_free_ char *dir = xstrdup(path);
-	_cleanup_free_ char *real = NULL;
-	char *slash;
-
-	/* the nearest existing ancestor, at its real location */
-	while ((real = realpath(dir, NULL)) == NULL) {
-		if ((slash = strrchr(dir, '/')) == NULL || slash == dir)
-			return false;
-		*slash = '\0';
-	}
-	return kb_policy_within_roots(p, real);
 }

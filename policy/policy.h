@@ -182,10 +182,7 @@ bool kb_policy_within_roots(const struct kb_policy *, const char *canonical);
  * can write in the sandbox (lexical: no I/O) */
 bool kb_policy_within_writable(const struct kb_policy *, const char *canonical);
 
-/* true when the command may write `path` (its nearest existing ancestor,
- * at its real location, lies in the workspace, a root or $TMPDIR) */
-bool kb_policy_writable(const struct kb_policy *, const char *path);
-
+/* kb_policy_writable(), kb_policy_root_of(): policy/resolve.h */
 
 /* Fills defaults (workspace = cwd), resolves $TMPDIR, scans the git
  * metadata of the workspace and every write root. Call once, after all
@@ -253,19 +250,6 @@ void kb_env_scrub(const struct kb_policy *, char *const *envp,
 /* Fills p->mask from the tables: only paths that exist are masked. Returns
  * -1 with `e` set on a bad --ssh-agent setup or a full table. */
 int kb_masks_compute(struct kb_policy *p, struct kb_err *e);
-
-/* denial/journal.c */
-
-/* The journal directory for `home` ($XDG_STATE_HOME/kinbox/denials, else
- * ~/.local/state/kinbox/denials); new string or NULL. */
-char *kb_journal_dir(const char *home);
-
-/* Writes <dir>/<id>.json (0600, created exclusively, never through a
- * symlink in the directories kinbox owns; refused when the journal lies in
- * a directory the policy let the command write). `where` (optional)
- * receives the path. 0, or -1 with `e`. */
-int kb_journal_write(const struct kb_policy *, const char *id,
-    const char *json, char **where, struct kb_err *e);
 
 /* policy/paths.c */
 

@@ -4,7 +4,7 @@
  * write: a store under a writable root, the writable TMPDIR or a persisted
  * cache (or one that holds such a root) would let a command grant itself
  * write roots, the network or an unconfined run on the next start. Judged
- * by name and at the real location of the nearest existing ancestor.
+ * by name and where a write to it lands (policy/resolve.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "policy.h"
+#include "resolve.h"
 #include "tables.h"
 
 struct store {
@@ -38,75 +39,16 @@ struct wroot {
 	const char *tag;  /* the write root's origin, the cache's name */
 };
 
-/* Lexical normal form of an absolute path: no "//", ".", "..", no
- * trailing slash. */
-static void
-normalize(const char *in, char *out, size_t outlen)
-{
-	size_t len = 0;
-
-	out[0] = '\0';
-	for (const char *s = in; *s != '\0';) {
-		const char *t;
-		size_t n;
-
-		while (*s == '/')
-			s++;
-		for (t = s; *t != '\0' && *t != '/'; t++)
-			;
-		n = (size_t)(t - s);
-		if (n == 0 || (n == 1 && s[0] == '.')) {
-			/* nothing */
-		} else if (n == 2 && s[0] == '.' && s[1] == '.') {
-			while (len > 0 && out[len - 1] != '/')
-				len--;
-			if (len > 0)
-				len--;
-			out[len] = '\0';
-		} else if (len + 1 + n < outlen) {
-			out[len++] = '/';
-			memcpy(out + len, s, n);
-			len += n;
-			out[len] = '\0';
-		}
-		s = t;
-	}
-	if (len == 0)
-		snprintf(out, outlen, "/");
-}
-
-/* A normal path at its real location: the nearest existing ancestor
- * resolved with realpath, the rest appended. New string. */
+/* Where a write to the absolute `path` lands (policy/resolve.h), or its
+ * lexical normal form when it cannot be resolved. New string. */
 static char *
-real_location(const char *norm)
+real_location(const char *path, const char *norm)
 {
 	char buf[PATH_MAX];
-	size_t n;
 
-	snprintf(buf, sizeof(buf), "%s", norm);
-	n = strlen(buf);
-	for (;;) {
-		char *r = realpath(buf, NULL), *out, *slash;
-		const char *tail = norm + n;
-
-		if (r != NULL) {
-			if (strcmp(r, "/") == 0)
-				out = xstrdup(*tail != '\0' ? tail : "/");
-			else
-				out = xasprintf("%s%s", r, tail);
-			free(r);
-			return out;
-		}
-		if ((slash = strrchr(buf, '/')) == NULL || n <= 1)
-			return xstrdup(norm);
-		if (slash == buf) {
-			snprintf(buf, sizeof(buf), "/");
-			n = 0; /* the whole path is the tail of "/" */
-		} else {
-			*slash = '\0';
-			n = (size_t)(slash - buf);
-		}
-	}
+	if (kb_resolve_write(path, NULL, 0, buf, sizeof(buf)) == 0)
+		return xstrdup(buf);
+	return xstrdup(norm);
 }
 
 static void
@@ -169,8 +111,9 @@ check_store(const struct store *st, const struct wroot *roots, size_t nroots,
 	char norm[PATH_MAX], what[PATH_MAX + 64], how[PATH_MAX + 64];
 	_cleanup_free_ char *real = NULL;
 
-	normalize(st->path, norm, sizeof(norm));
-	real = real_location(norm);
+	if (kb_resolve_lexical(st->path, norm, sizeof(norm)) == -1)
+		snprintf(norm, sizeof(norm), "%s", st->path);
+	real = real_location(st->path, norm);
 	for (size_t i = 0; i < nroots; i++) {
 		const char *r = roots[i].path;
 

@@ -42,7 +42,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static char ws[] = "/work/ws", home[] = "/home/u", cwd[] = "/work/ws/sub";
 	static char a0[] = "tar", a1[] = "-C", a2[] = "../out";
 	static char *argv[] = { a0, a1, a2, NULL };
-	struct kb_oracle o = { always, parent, always, NULL, NULL };
+	struct kb_oracle o = { .host_writable = always, .suggest_root = parent,
+		.exists = always };
 	struct kb_policy p;
 	struct kb_denial d;
 
