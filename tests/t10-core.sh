@@ -1393,4 +1393,47 @@ t_nothing_left() {
 }
 run_test "kinbox leaves nothing behind (plain dir, git repo, repo without hooks/ and config)" t_nothing_left
 
+# kinbox's own state: the config it reads, the journal it writes after a
+# denial, a runtime or cache dir. A run that was not denied (and --dry-run,
+# which runs nothing) must leave none of them behind. HOME lies under
+# /var/tmp (outside /tmp, which is private inside): a write there would be
+# seen. (An issue report had --dry-run create $XDG_CONFIG_HOME/kinbox.)
+t_no_host_state() {
+	d=$(newdir host-state)
+	mkdir "$d/ws" "$d/home" "$d/config" "$d/state" "$d/runtime" "$d/cache"
+	chmod 700 "$d/runtime"
+	HOME=$d/home XDG_CONFIG_HOME=$d/config XDG_STATE_HOME=$d/state
+	XDG_RUNTIME_DIR=$d/runtime XDG_CACHE_HOME=$d/cache
+	export HOME XDG_CONFIG_HOME XDG_STATE_HOME XDG_RUNTIME_DIR XDG_CACHE_HOME
+	for x in home config state runtime cache; do
+		listing "$d/$x" | sed "s|^|$x |"
+	done >"$KB_T/host-state.before"
+	cd "$d/ws"
+	kb_expect 0 --dry-run -- true
+	assert_file_has_content "$KB_OUT" "^# workspace: $d/ws "
+	for x in home config state runtime cache; do
+		listing "$d/$x" | sed "s|^|$x |"
+	done >"$KB_T/host-state.dry"
+	assert_files_equal "$KB_T/host-state.before" "$KB_T/host-state.dry"
+	kb_expect 0 -- true
+	kb_expect 0 -- sh -c 'echo ran > ctl'
+	assert_file_has_content "$d/ws/ctl" '^ran$'
+	for x in home config state runtime cache; do
+		listing "$d/$x" | sed "s|^|$x |"
+	done >"$KB_T/host-state.after"
+	assert_files_equal "$KB_T/host-state.before" "$KB_T/host-state.after"
+	# the same with the XDG variables unset: their defaults below HOME
+	unset XDG_CONFIG_HOME XDG_STATE_HOME XDG_RUNTIME_DIR XDG_CACHE_HOME
+	rm "$d/ws/ctl"
+	kb_expect 0 --dry-run -- true
+	assert_file_has_content "$KB_OUT" "^# workspace: $d/ws "
+	kb_expect 0 -- sh -c 'echo ran > ctl'
+	assert_file_has_content "$d/ws/ctl" '^ran$'
+	for x in home config state runtime cache; do
+		listing "$d/$x" | sed "s|^|$x |"
+	done >"$KB_T/host-state.after"
+	assert_files_equal "$KB_T/host-state.before" "$KB_T/host-state.after"
+}
+run_test "--dry-run and a real run leave nothing new in HOME, XDG_CONFIG_HOME, XDG_STATE_HOME, XDG_RUNTIME_DIR, XDG_CACHE_HOME (fresh empty dirs; then with the XDG ones unset)" t_no_host_state
+
 done_testing
