@@ -81,7 +81,7 @@ UNIT_TESTS = tests/unit/test-util tests/unit/test-paths tests/unit/test-bwrap te
              tests/unit/test-decide tests/unit/test-checkwrite tests/unit/test-readonly \
              tests/unit/test-fsat tests/unit/test-readonly-git
 
-.PHONY: all check unit unit-san unit-valgrind integration man-check bench deps \
+.PHONY: all check unit unit-san unit-valgrind integration stub-check man-check bench deps \
         demo install uninstall clean fuzz fuzz-short
 
 all: kinbox kinbox-exec kinpolicy
@@ -137,6 +137,14 @@ integration: kinbox kinbox-exec kinpolicy
 	 KINPOLICY="$(if $(KINPOLICY),$(KINPOLICY),$(if $(KINBOX),$(dir $(KINBOX))kinpolicy,$(CURDIR)/kinpolicy))" \
 	 sh tests/run-integration.sh
 
+# make stub-check: a self-test of the suites. They run (as the caller only)
+# against tests/stub/kinbox, which runs nothing, and the real kinpolicy;
+# every test that still passes must be in tests/stub-allow.txt, with why
+stub-check: kinpolicy
+	@KINBOX="$(CURDIR)/tests/stub/kinbox" \
+	 KINPOLICY="$(if $(KINPOLICY),$(KINPOLICY),$(CURDIR)/kinpolicy)" \
+	 sh tests/stub-check.sh
+
 MANPAGES = man/kinbox.1 man/kinpolicy.1 man/kinbox.conf.5
 man-check:
 	@for m in $(MANPAGES); do \
@@ -170,7 +178,7 @@ fuzz-short: $(FUZZ_TARGETS)
 	  echo "ok $$t: $$(grep -o 'Done [0-9]* runs' $$d.log) in $(FUZZ_CHECK_SECONDS) s, no crash"; \
 	  rm -rf $$d $$d.log; done
 
-check: all unit unit-san unit-valgrind man-check fuzz-short integration
+check: all unit unit-san unit-valgrind man-check fuzz-short integration stub-check
 
 bench: kinbox kinbox-exec
 	@sh tests/bench.sh
