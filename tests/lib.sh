@@ -361,3 +361,40 @@ poll_for() {
 	done
 	return 0
 }
+
+# assert_kinbox_said FILE LINE: FILE (stderr) is exactly one line, LINE
+# (compared as a string: a refusal's whole message, paths and all)
+assert_kinbox_said() {
+	_lines=$(wc -l <"$1")
+	if [ "$_lines" -ne 1 ] || [ "$(cat "$1")" != "$2" ]; then
+		_show_file "$1"
+		fail "$1 is not exactly the one line '$2'"
+	fi
+}
+
+# kb_running PID: PID has not exited yet (an exited child that was not
+# reaped yet, a zombie, counts as exited)
+kb_running() {
+	_st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 1
+	case $_st in
+	'' | Z* | X*) return 1 ;;
+	esac
+	return 0
+}
+
+# poll_while_running PID FILE [TENTHS]: poll_for FILE, but give up as soon
+# as PID (the background kinbox whose command should create FILE) has
+# exited without creating it
+poll_while_running() {
+	_i=0
+	while [ ! -e "$2" ]; do
+		if ! kb_running "$1"; then
+			[ -e "$2" ]
+			return
+		fi
+		_i=$((_i + 1))
+		[ "$_i" -le "${3:-100}" ] || return 1
+		sleep 0.1
+	done
+	return 0
+}

@@ -210,7 +210,8 @@ t_outside_write() {
 	mkdir "$d/ws" "$d/outside"
 	echo old >"$d/outside/f"
 	cd "$d/ws"
-	kb -- sh -c "echo new > '$d/outside/f'; echo x > '$d/outside/new'"
+	kb -- sh -c "echo new > '$d/outside/f'; echo x > '$d/outside/new'; echo ran > ctl"
+	assert_file_has_content "$d/ws/ctl" '^ran$'
 	assert_streq "$(cat "$d/outside/f")" old "outside file content"
 	assert_not_exists "$d/outside/new"
 }
@@ -271,7 +272,8 @@ t_symlink_out() {
 	ln -s "$d/outside/f" "$d/ws/link"
 	ln -s "$d/outside" "$d/ws/dirlink"
 	cd "$d/ws"
-	kb -- sh -c 'echo evil > link; echo evil > dirlink/new; echo evil >> link'
+	kb -- sh -c 'echo evil > link; echo evil > dirlink/new; echo evil >> link; echo ran > ctl'
+	assert_file_has_content "$d/ws/ctl" '^ran$'
 	assert_streq "$(cat "$d/outside/f")" old "symlink target content"
 	assert_not_exists "$d/outside/new"
 }
@@ -282,7 +284,8 @@ t_dotdot() {
 	mkdir "$d/ws" "$d/outside"
 	echo old >"$d/outside/f"
 	cd "$d/ws"
-	kb -- sh -c 'echo x > ../outside/f; echo x > ../outside/new; mkdir ../outside/d'
+	kb -- sh -c 'echo x > ../outside/f; echo x > ../outside/new; mkdir ../outside/d; echo ran > ctl'
+	assert_file_has_content "$d/ws/ctl" '^ran$'
 	assert_streq "$(cat "$d/outside/f")" old
 	assert_not_exists "$d/outside/new"
 	assert_not_exists "$d/outside/d"
@@ -332,7 +335,8 @@ t_tmpdir_home() {
 	mkdir -p "$d/ws" "$d/home"
 	cd "$d/ws"
 	export HOME="$d/home" TMPDIR="$d/home"
-	kb -- sh -c 'printf "TMPDIR=%s\n" "$TMPDIR"; echo x > "$HOME/f"'
+	kb -- sh -c 'printf "TMPDIR=%s\n" "$TMPDIR"; echo x > "$HOME/f"; echo ran > ctl'
+	assert_file_has_content "$d/ws/ctl" '^ran$'
 	assert_not_exists "$d/home/f"
 	assert_file_has_content "$KB_OUT" '^TMPDIR=/tmp$'
 }
@@ -354,7 +358,8 @@ t_tmpdir_below_home() {
 	mkdir -p "$d/ws" "$d/home/tmp"
 	cd "$d/ws"
 	export HOME="$d/home" TMPDIR="$d/home/tmp"
-	kb -- sh -c 'printf "TMPDIR=%s\n" "$TMPDIR"; echo x > "$HOME/tmp/f"'
+	kb -- sh -c 'printf "TMPDIR=%s\n" "$TMPDIR"; echo x > "$HOME/tmp/f"; echo ran > ctl'
+	assert_file_has_content "$d/ws/ctl" '^ran$'
 	assert_not_exists "$d/home/tmp/f"
 	assert_file_has_content "$KB_OUT" '^TMPDIR=/tmp$'
 }
@@ -376,7 +381,8 @@ t_git_hook_create() {
 	ws=$(newdir git-hook)
 	mkrepo "$ws"
 	cd "$ws"
-	kb -- sh -c "cp '$EVIL' .git/hooks/pre-commit; chmod 755 .git/hooks/pre-commit; cp '$EVIL' .git/hooks/post-commit"
+	kb -- sh -c "cp '$EVIL' .git/hooks/pre-commit; chmod 755 .git/hooks/pre-commit; cp '$EVIL' .git/hooks/post-commit; echo ran > ctl"
+	assert_file_has_content "$ws/ctl" '^ran$'
 	assert_not_exists "$ws/.git/hooks/pre-commit"
 	assert_not_exists "$ws/.git/hooks/post-commit"
 	assert_no_planted_code_runs "$ws"
@@ -391,7 +397,10 @@ t_git_config() {
 	kb -- sh -c "mkdir hk && cp '$EVIL' hk/pre-commit;
 		git config core.hooksPath '$ws/hk';
 		printf '[core]\n\thooksPath = $ws/hk\n\tfsmonitor = $EVIL\n' >> .git/config;
-		cp .git/config c && echo '[alias] x = !true' >> c && mv c .git/config"
+		cp .git/config c && echo '[alias] x = !true' >> c && mv c .git/config;
+		echo ran > ctl"
+	assert_file_has_content "$ws/ctl" '^ran$'
+	assert_exists "$ws/hk/pre-commit"
 	assert_files_equal "$KB_T/git-config.before" "$ws/.git/config"
 	assert_no_planted_code_runs "$ws"
 }
@@ -414,7 +423,8 @@ t_git_mv_dotgit() {
 	mkrepo "$ws"
 	head=$(git -C "$ws" rev-parse HEAD)
 	cd "$ws"
-	kb -- sh -c "mv .git .git2 || { rm -rf .git2; exit 1; }; git init -q . && cp '$EVIL' .git/hooks/pre-commit"
+	kb -- sh -c "echo ran > ctl; mv .git .git2 || { rm -rf .git2; exit 1; }; git init -q . && cp '$EVIL' .git/hooks/pre-commit"
+	assert_file_has_content "$ws/ctl" '^ran$'
 	assert_not_exists "$ws/.git2"
 	[ -d "$ws/.git" ] || fail ".git is not a directory any more"
 	assert_streq "$(git -C "$ws" rev-parse HEAD)" "$head" ".git intact"
@@ -428,7 +438,8 @@ t_git_swap_hooks() {
 	mkrepo "$ws"
 	ls -la "$ws/.git/hooks" >"$KB_T/hooks.before"
 	cd "$ws"
-	kb -- sh -c "mv .git/hooks .git/h2; mkdir -p .git/hooks; cp '$EVIL' .git/hooks/pre-commit"
+	kb -- sh -c "mv .git/hooks .git/h2; mkdir -p .git/hooks; cp '$EVIL' .git/hooks/pre-commit; echo ran > ctl"
+	assert_file_has_content "$ws/ctl" '^ran$'
 	assert_not_exists "$ws/.git/h2"
 	assert_not_exists "$ws/.git/hooks/pre-commit"
 	ls -la "$ws/.git/hooks" >"$KB_T/hooks.after"
@@ -445,7 +456,9 @@ t_git_commondir() {
 	# .git/commondir for objects, refs, config and hooks
 	kb -- sh -c "mkdir evil && cp -r .git/objects .git/refs .git/config .git/HEAD evil/ &&
 		mkdir evil/hooks && cp '$EVIL' evil/hooks/pre-commit &&
-		echo ../evil > .git/commondir"
+		echo ../evil > .git/commondir; echo ran > ctl"
+	assert_file_has_content "$ws/ctl" '^ran$'
+	assert_exists "$ws/evil/hooks/pre-commit"
 	assert_not_exists "$ws/.git/commondir"
 	assert_file_has_content "$KB_ERR" '^kinbox: SECURITY'
 	assert_no_planted_code_runs "$ws"
@@ -458,7 +471,9 @@ t_git_config_worktree() {
 	cd "$ws"
 	kb -- sh -c "git config extensions.worktreeConfig true;
 		mkdir hk && cp '$EVIL' hk/pre-commit;
-		printf '[core]\n\thooksPath = $ws/hk\n' > .git/config.worktree"
+		printf '[core]\n\thooksPath = $ws/hk\n' > .git/config.worktree; echo ran > ctl"
+	assert_file_has_content "$ws/ctl" '^ran$'
+	assert_exists "$ws/hk/pre-commit"
 	assert_not_exists "$ws/.git/config.worktree"
 	assert_file_has_content "$KB_ERR" '^kinbox: SECURITY'
 	assert_no_planted_code_runs "$ws"
@@ -490,7 +505,9 @@ t_git_status_same() {
 	echo u >untracked
 	git status --porcelain --ignored -uall >"$KB_T/status.before"
 	kb_expect 0 -- git status
-	kb_expect 0 -- true
+	assert_file_has_content "$KB_OUT" '^On branch main$'
+	kb_expect 0 -- echo ran
+	assert_streq "$(cat "$KB_OUT")" ran "the command's output"
 	git status --porcelain --ignored -uall >"$KB_T/status.after"
 	assert_files_equal "$KB_T/status.before" "$KB_T/status.after"
 }
@@ -508,16 +525,19 @@ t_git_worktree() {
 	# the main repository lies outside the workspace: the worktree's
 	# pointers never make it writable (a command could plant them) ...
 	head_before=$(git -C "$main" rev-parse HEAD)
-	kb -- sh -c 'git add a && git commit -q -m wt-denied'
+	kb -- sh -c 'git add a && git commit -q -m wt-denied; echo ran > ctl1'
+	assert_file_has_content "$wt/ctl1" '^ran$'
 	assert_streq "$(git -C "$main" rev-parse HEAD)" "$head_before"
 	[ "$(git -C "$wt" log -1 --format=%s)" != wt-denied ] || fail "the commit landed without --write"
 	# ... a human's --write of it does, control files still read-only
 	kb_expect 0 -w "$main" -- sh -c 'git add a && git commit -q -m wt-commit'
 	assert_streq "$(git -C "$wt" log -1 --format=%s)" wt-commit
-	kb -w "$main" -- sh -c "echo 'gitdir: $wt/evil' > .git; printf 'gitdir: /x\n' >> .git; rm -f .git; mv .git g2"
+	kb -w "$main" -- sh -c "echo 'gitdir: $wt/evil' > .git; printf 'gitdir: /x\n' >> .git; rm -f .git; mv .git g2; echo ran > ctl2"
+	assert_file_has_content "$wt/ctl2" '^ran$'
 	assert_files_equal "$KB_T/wt-dotgit.before" "$wt/.git"
 	assert_not_exists "$wt/g2"
-	kb -w "$main" -- sh -c "cp '$EVIL' '$main/.git/hooks/pre-commit'; echo '[core] hooksPath = /x' >> '$main/.git/config'"
+	kb -w "$main" -- sh -c "cp '$EVIL' '$main/.git/hooks/pre-commit'; echo '[core] hooksPath = /x' >> '$main/.git/config'; echo ran > '$main/ctl3'"
+	assert_file_has_content "$main/ctl3" '^ran$'
 	assert_not_exists "$main/.git/hooks/pre-commit"
 	assert_files_equal "$KB_T/wt-config.before" "$main/.git/config"
 	assert_no_planted_code_runs "$wt" "$main"
@@ -535,7 +555,8 @@ t_git_submodule() {
 	cd "$sup"
 	kb -- sh -c "cp '$EVIL' .git/modules/sub/hooks/pre-commit;
 		echo '[core] hooksPath = /x' >> .git/modules/sub/config;
-		echo 'gitdir: ../evil' > sub/.git"
+		echo 'gitdir: ../evil' > sub/.git; echo ran > ctl"
+	assert_file_has_content "$sup/ctl" '^ran$'
 	assert_not_exists "$sup/.git/modules/sub/hooks/pre-commit"
 	assert_not_file_has_content "$sup/.git/modules/sub/config" 'hooksPath'
 	assert_files_equal "$KB_T/sm-dotgit.before" "$sup/sub/.git"
@@ -560,6 +581,7 @@ t_newrepo_symlink_hook() {
 	ws=$(newdir git-new2)
 	cd "$ws"
 	kb -- sh -c "git init -q . && cp '$EVIL' payload.sh && chmod 755 payload.sh && ln -s ../../payload.sh .git/hooks/pre-commit"
+	assert_exists "$ws/payload.sh"
 	assert_disarmed_and_reported "$ws"
 }
 run_test "git: a repo created by the command with a hook that is a symlink to an executable is disarmed" t_newrepo_symlink_hook
@@ -570,6 +592,7 @@ t_newrepo_gitfile() {
 	ws=$(newdir git-new3)
 	cd "$ws"
 	kb -- sh -c "git init -q --separate-git-dir=.hidden . && cp '$EVIL' .hidden/hooks/pre-commit && chmod 755 .hidden/hooks/pre-commit"
+	assert_exists "$ws/.hidden/hooks/pre-commit"
 	assert_disarmed_and_reported "$ws"
 }
 run_test "git: a repo created by the command as a .git file + separate git dir has its hooks disarmed" t_newrepo_gitfile
@@ -580,7 +603,9 @@ run_test "git: a repo created by the command as a .git file + separate git dir h
 t_newrepo_hookspath() {
 	ws=$(newdir git-new4)
 	cd "$ws"
-	kb -- sh -c "git init -q . && mkdir hk && cp '$EVIL' hk/pre-commit && git config core.hooksPath hk"
+	kb -- sh -c "git init -q . && mkdir hk && cp '$EVIL' hk/pre-commit && git config core.hooksPath hk; echo ran > ctl"
+	assert_file_has_content "$ws/ctl" '^ran$'
+	assert_exists "$ws/hk/pre-commit"
 	assert_no_planted_code_runs "$ws"
 }
 run_test "git: a repo created by the command with core.hooksPath runs no planted hook outside" t_newrepo_hookspath
@@ -596,7 +621,8 @@ t_symlinked_dotgit() {
 	ln -s ../gitdir "$d/ws/.git"
 	cd "$d/ws"
 	kb -- sh -c "rm .git && mkdir .git && cp -r ../gitdir/objects ../gitdir/refs ../gitdir/HEAD .git/ &&
-		mkdir .git/hooks && cp '$EVIL' .git/hooks/pre-commit"
+		mkdir .git/hooks && cp '$EVIL' .git/hooks/pre-commit; echo ran > ctl"
+	assert_file_has_content "$d/ws/ctl" '^ran$'
 	if [ -L "$d/ws/.git" ] &&
 		[ "$(readlink "$d/ws/.git")" = ../gitdir ]; then
 		assert_no_planted_code_runs "$d/ws"
@@ -617,10 +643,11 @@ t_symlinked_hooks() {
 	cd "$ws"
 	case $1 in
 	replace)
-		kb -- sh -c "rm .git/hooks && mkdir .git/hooks && cp '$EVIL' .git/hooks/pre-commit" ;;
+		kb -- sh -c "rm .git/hooks && mkdir .git/hooks && cp '$EVIL' .git/hooks/pre-commit; echo ran > ctl" ;;
 	repoint)
-		kb -- sh -c "mkdir evilhooks && cp '$EVIL' evilhooks/pre-commit && ln -sfn ../evilhooks .git/hooks" ;;
+		kb -- sh -c "mkdir evilhooks && cp '$EVIL' evilhooks/pre-commit && ln -sfn ../evilhooks .git/hooks; echo ran > ctl" ;;
 	esac
+	assert_file_has_content "$ws/ctl" '^ran$'
 	if [ -L "$ws/.git/hooks" ] &&
 		[ "$(readlink "$ws/.git/hooks")" = ../githooks ]; then
 		assert_no_planted_code_runs "$ws"
@@ -640,10 +667,12 @@ t_planted_gitfile_next_run() {
 	listing "$d/victim/.git" >"$KB_T/victim.before"
 	mkdir "$d/ws"
 	cd "$d/ws"
-	kb -- sh -c "echo 'gitdir: $d/victim/.git' > .git; mkdir sub && echo 'gitdir: $d/victim/.git' > sub/.git"
+	kb -- sh -c "echo 'gitdir: $d/victim/.git' > .git; mkdir sub && echo 'gitdir: $d/victim/.git' > sub/.git; echo ran > ctl0"
+	assert_file_has_content "$d/ws/ctl0" '^ran$'
 	for w in "$d/ws" "$d/ws/sub"; do
 		[ -d "$w" ] || continue
-		(cd "$w" && kb -- sh -c "echo x > '$d/victim/.git/PWNED'; cp '$EVIL' '$d/victim/.git/hooks/pre-commit'; echo y > '$d/victim/.git/HEAD'")
+		(cd "$w" && kb -- sh -c "echo x > '$d/victim/.git/PWNED'; cp '$EVIL' '$d/victim/.git/hooks/pre-commit'; echo y > '$d/victim/.git/HEAD'; echo ran > ctl")
+		assert_file_has_content "$w/ctl" '^ran$'
 	done
 	assert_not_exists "$d/victim/.git/PWNED"
 	assert_not_exists "$d/victim/.git/hooks/pre-commit"
@@ -663,7 +692,8 @@ t_embedded_repo() {
 	mkrepo "$ws"
 	cd "$ws"
 	kb -- sh -c "git init -q sub && git -C sub config core.fsmonitor '$EVIL' &&
-		git -C sub commit -q --allow-empty -m s && git add sub"
+		git -C sub commit -q --allow-empty -m s && git add sub; echo ran > ctl"
+	assert_file_has_content "$ws/ctl" '^ran$'
 	assert_no_planted_code_runs "$ws"
 }
 run_test "git: an embedded repo planted with core.fsmonitor runs nothing at the next git status" t_embedded_repo
@@ -723,18 +753,32 @@ run_test "--net: the host 127.0.0.1 listener is reachable and sees the connectio
 # Exit status
 # ============================================================================
 
+# t_exit NAME CODE CHECK CMD...: kinbox -- CMD exits CODE; CHECK is what
+# only a run produces: "ctl" (the command wrote ./ctl before its exit) or
+# the exact line kinbox prints once the sandbox failed to exec CMD
 t_exit() {
 	ws=$(newdir "exit-$1")
 	cd "$ws"
-	shift
-	_want=$1
-	shift
-	assert_exit "$_want" "$KINBOX" -- "$@"
+	_want=$2
+	_check=$3
+	shift 3
+	kb "$@"
+	if [ "$KB_RC" != "$_want" ]; then
+		_show_file "$KB_ERR"
+		fail "exit status $KB_RC, expected $_want: kinbox $*"
+	fi
+	if [ "$_check" = ctl ]; then
+		assert_file_has_content "$ws/ctl" '^ran$'
+	else
+		assert_kinbox_said "$KB_ERR" "$_check"
+	fi
 }
-run_test "exit status: sh -c 'exit 3' -> 3" t_exit 3 3 sh -c 'exit 3'
-run_test "exit status: sh -c 'kill -TERM \$\$' -> 143" t_exit 143 143 sh -c 'kill -TERM $$'
-run_test "exit status: a command that does not exist -> 127" t_exit 127 127 kinbox-no-such-command-xyz
-run_test "exit status: /etc/passwd as the command (not executable) -> 126" t_exit 126 126 /etc/passwd
+run_test "exit status: sh -c 'exit 3' -> 3" t_exit 3 3 ctl -- sh -c 'echo ran > ctl; exit 3'
+run_test "exit status: sh -c 'kill -TERM \$\$' -> 143" t_exit 143 143 ctl -- sh -c 'echo ran > ctl; kill -TERM $$'
+run_test "exit status: a command that does not exist -> 127 ('command not found')" t_exit 127 127 \
+	"kinbox: kinbox-no-such-command-xyz: command not found" -- kinbox-no-such-command-xyz
+run_test "exit status: /etc/passwd as the command (not executable) -> 126 ('Permission denied')" t_exit 126 126 \
+	"kinbox: /etc/passwd: Permission denied" -- /etc/passwd
 
 # ============================================================================
 # Signals
@@ -747,8 +791,9 @@ t_signal() {
 	cd "$ws"
 	"$KINBOX" -- python3 "$B/sig.py" >"$KB_OUT" 2>"$KB_ERR" &
 	p=$!
-	if ! poll_for "$ws/ready" 100; then
+	if ! poll_while_running "$p" "$ws/ready" 100; then
 		kill -KILL "$p" 2>/dev/null || true
+		_show_file "$KB_ERR"
 		fail "the command never got ready"
 	fi
 	kill -s "$1" "$p"
@@ -771,8 +816,9 @@ t_signal_default() {
 	cd "$ws"
 	"$KINBOX" -- python3 "$B/sig.py" >"$KB_OUT" 2>"$KB_ERR" &
 	p=$!
-	if ! poll_for "$ws/ready" 100; then
+	if ! poll_while_running "$p" "$ws/ready" 100; then
 		kill -KILL "$p" 2>/dev/null || true
+		_show_file "$KB_ERR"
 		fail "the command never got ready"
 	fi
 	kill -s HUP "$p"
@@ -800,8 +846,9 @@ t_fd_closed() {
 	echo old >"$d/outside/f"
 	cd "$d/ws"
 	exec 7>>"$d/outside/f"
-	kb -- sh -c 'echo x >&7'
+	kb -- sh -c 'echo x >&7; rc=$?; echo ran > ctl; exit $rc'
 	exec 7>&-
+	assert_file_has_content "$d/ws/ctl" '^ran$'
 	assert_strne "$KB_RC" 0 "writing to fd 7 must fail"
 	assert_streq "$(cat "$d/outside/f")" old
 }
@@ -844,11 +891,16 @@ run_test "setuid: chmod u+s / g+s / 6755 inside fail; no setuid/setgid bit outsi
 t_setuid_install() {
 	ws=$(newdir suid-install)
 	cd "$ws"
-	kb -- install -m 4755 /bin/true t2
+	# the control in the same run: install -m 755 works
+	kb -- sh -c 'install -m 4755 /bin/true t2; install -m 755 /bin/true ok2'
+	[ -f "$ws/ok2" ] || fail "install -m 755 did not create $ws/ok2"
+	[ -x "$ws/ok2" ] || fail "install -m 755 did not make $ws/ok2 executable"
 	if [ -e "$ws/t2" ]; then
 		[ ! -u "$ws/t2" ] || fail "$ws/t2 is setuid"
 	fi
-	kb -- install -m 2755 /bin/true t3
+	kb -- sh -c 'install -m 2755 /bin/true t3; install -m 755 /bin/true ok3'
+	[ -f "$ws/ok3" ] || fail "install -m 755 did not create $ws/ok3"
+	[ -x "$ws/ok3" ] || fail "install -m 755 did not make $ws/ok3 executable"
 	if [ -e "$ws/t3" ]; then
 		[ ! -g "$ws/t3" ] || fail "$ws/t3 is setgid"
 	fi
@@ -999,6 +1051,8 @@ t_sysctl_global() {
 		fi
 		fail "the command changed the HOST's kernel.printk_ratelimit_burst ($old -> $after): /proc/sys is writable (kernel.core_pattern too)"
 	fi
+	# the control: the command ran up to its attempt
+	assert_file_has_content "$KB_OUT" '^(WROTE|REFUSED)$'
 }
 run_test "a global sysctl (kernel.printk_ratelimit_burst) cannot be changed from inside (uid $(id -u))" t_sysctl_global
 
@@ -1042,107 +1096,173 @@ run_test "own PID namespace: pid 1 inside is the sandbox's init, only a few proc
 # Bad input: 125, one "kinbox: " line, nothing run
 # ============================================================================
 
-# check_refused MARKER CMD...: CMD exits 125 with exactly one "kinbox: "
-# line on stderr, nothing on stdout, and MARKER was not created
+# check_refused MARKER LINE CMD...: CMD exits 125, its stderr is exactly
+# the line LINE ("kinbox: ..."), nothing on stdout, and MARKER was not
+# created
 check_refused() {
 	_m=$1
-	shift
+	_line=$2
+	shift 2
 	_rc=0
 	"$@" >"$KB_OUT" 2>"$KB_ERR" </dev/null || _rc=$?
 	if [ "$_rc" != 125 ]; then
 		_show_file "$KB_ERR"
 		fail "exit status $_rc, expected 125"
 	fi
-	assert_one_kinbox_line "$KB_ERR"
+	assert_kinbox_said "$KB_ERR" "$_line"
 	[ ! -s "$KB_OUT" ] || fail "stdout is not empty"
 	assert_not_exists "$_m"
 }
 
+# check_refused_re MARKER REGEX CMD...: the same, the one line matching
+# REGEX (anchored: the whole message) where a part of it varies
+check_refused_re() {
+	_m=$1
+	_re=$2
+	shift 2
+	_rc=0
+	"$@" >"$KB_OUT" 2>"$KB_ERR" </dev/null || _rc=$?
+	if [ "$_rc" != 125 ]; then
+		_show_file "$KB_ERR"
+		fail "exit status $_rc, expected 125"
+	fi
+	assert_one_kinbox_line "$KB_ERR" "$_re"
+	[ ! -s "$KB_OUT" ] || fail "stdout is not empty"
+	assert_not_exists "$_m"
+}
+
+# the ends of kinbox's messages about a refused directory
+HOME_IS=" is your home directory; grant a project directory below it instead"
+HOME_IN=" contains your home directory; grant a project directory below it instead"
+ROOT_DIR=": the root directory cannot be writable; grant a narrower directory"
+KSTATE=" is kernel state, not a workspace; grant a directory outside /proc, /sys and /dev"
+NO_CMD="kinbox: no command given; usage: kinbox [OPTIONS] -- COMMAND [ARG...]"
+
 t_refused() {
 	d=$(newdir "refused-$1")
 	mkdir -p "$d/ws"
+	dp=$(cd "$d" && pwd -P)
 	cd "$d/ws"
 	m=$d/ws/ran
 	case $1 in
 	unknown-long)
-		check_refused "$m" "$KINBOX" --bogus -- touch "$m" ;;
+		check_refused "$m" "kinbox: unknown option '--bogus'; see kinbox --help" \
+			"$KINBOX" --bogus -- touch "$m" ;;
 	unknown-short)
-		check_refused "$m" "$KINBOX" -Z -- touch "$m" ;;
+		check_refused "$m" "kinbox: unknown option '-Z'; see kinbox --help" \
+			"$KINBOX" -Z -- touch "$m" ;;
 	missing-value)
-		check_refused "$m" "$KINBOX" -w ;;
+		check_refused "$m" "kinbox: option -w needs a value; see kinbox --help" \
+			"$KINBOX" -w ;;
 	w-root)
-		check_refused "$m" "$KINBOX" -w / -- touch "$m" ;;
+		check_refused "$m" "kinbox: --write /$ROOT_DIR" \
+			"$KINBOX" -w / -- touch "$m" ;;
 	w-home)
 		[ -d "$HOME" ] || skip_test "\$HOME ($HOME) does not exist"
-		check_refused "$m" "$KINBOX" -w "$HOME" -- touch "$m"
-		check_refused "$m" "$KINBOX" -w "$HOME/" -- touch "$m" ;;
+		hp=$(cd "$HOME" && pwd -P)
+		check_refused "$m" "kinbox: --write $HOME: $hp$HOME_IS" \
+			"$KINBOX" -w "$HOME" -- touch "$m"
+		check_refused "$m" "kinbox: --write $HOME/: $hp$HOME_IS" \
+			"$KINBOX" -w "$HOME/" -- touch "$m" ;;
 	w-home-ancestor)
 		[ -d "$HOME" ] || skip_test "\$HOME ($HOME) does not exist"
 		p=$(dirname "$(cd "$HOME" && pwd -P)")
 		diag "parent of \$HOME: $p"
-		check_refused "$m" "$KINBOX" -w "$p" -- touch "$m" ;;
+		if [ "$p" = / ]; then
+			want="kinbox: --write /$ROOT_DIR"
+		else
+			want="kinbox: --write $p: $p$HOME_IN"
+		fi
+		check_refused "$m" "$want" "$KINBOX" -w "$p" -- touch "$m" ;;
 	w-fakehome-ancestor)
 		mkdir -p "$d/fh/home"
-		check_refused "$m" env HOME="$d/fh/home" "$KINBOX" -w "$d/fh" -- touch "$m"
-		check_refused "$m" env HOME="$d/fh/home" "$KINBOX" -w "$d/fh/home" -- touch "$m" ;;
+		check_refused "$m" "kinbox: --write $d/fh: $dp/fh$HOME_IN" \
+			env HOME="$d/fh/home" "$KINBOX" -w "$d/fh" -- touch "$m"
+		check_refused "$m" "kinbox: --write $d/fh/home: $dp/fh/home$HOME_IS" \
+			env HOME="$d/fh/home" "$KINBOX" -w "$d/fh/home" -- touch "$m" ;;
 	w-proc)
-		check_refused "$m" "$KINBOX" -w /proc/self -- touch "$m" ;;
+		# /proc/self is resolved: kinbox's own /proc/PID
+		check_refused_re "$m" "^kinbox: --write /proc/self: /proc/[0-9]+$KSTATE\$" \
+			"$KINBOX" -w /proc/self -- touch "$m" ;;
 	w-dev)
-		check_refused "$m" "$KINBOX" -w /dev -- touch "$m" ;;
+		check_refused "$m" "kinbox: --write /dev: /dev$KSTATE" \
+			"$KINBOX" -w /dev -- touch "$m" ;;
 	w-sys)
-		check_refused "$m" "$KINBOX" -w /sys/kernel -- touch "$m" ;;
+		check_refused "$m" "kinbox: --write /sys/kernel: /sys/kernel$KSTATE" \
+			"$KINBOX" -w /sys/kernel -- touch "$m" ;;
 	w-missing)
-		check_refused "$m" "$KINBOX" -w "$d/does-not-exist" -- touch "$m" ;;
+		check_refused "$m" "kinbox: --write $d/does-not-exist: no such directory; create it first or fix the path" \
+			"$KINBOX" -w "$d/does-not-exist" -- touch "$m" ;;
 	w-notwritable)
 		# a directory the caller cannot write (root writes everything)
 		[ "$(id -u)" != 0 ] || skip_other_pass "root can write every directory"
 		mkdir -m 0555 "$d/ro"
-		check_refused "$m" "$KINBOX" -w "$d/ro" -- touch "$m"
-		check_refused "$m" "$KINBOX" -w /etc -- touch "$m"
+		check_refused "$m" "kinbox: --write $d/ro: not writable by you (Permission denied); grant a directory you can write" \
+			"$KINBOX" -w "$d/ro" -- touch "$m"
+		check_refused "$m" "kinbox: --write /etc: not writable by you (Permission denied); grant a directory you can write" \
+			"$KINBOX" -w /etc -- touch "$m"
 		assert_file_has_content "$KB_ERR" 'not writable by you' ;;
 	w-file)
 		echo x >"$d/afile"
-		check_refused "$m" "$KINBOX" -w "$d/afile" -- touch "$m" ;;
+		check_refused "$m" "kinbox: --write $d/afile: not a directory; name the directory that should be writable" \
+			"$KINBOX" -w "$d/afile" -- touch "$m" ;;
 	w-17)
 		set --
 		for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17; do
 			mkdir "$d/r$i"
 			set -- "$@" -w "$d/r$i"
 		done
-		check_refused "$m" "$KINBOX" "$@" -- touch "$m"
+		check_refused "$m" "kinbox: --write $d/r17: too many write roots (at most 16); grant a common parent directory instead" \
+			"$KINBOX" "$@" -- touch "$m"
 		# control: 16 distinct roots (and a repeat) are fine
 		shift 2
 		kb_expect 0 "$@" -w "$d/r2" -- sh -c "touch '$d/r17/ok' '$m'"
 		assert_exists "$d/r17/ok"
 		rm -f "$m" ;;
 	C-twice)
-		check_refused "$m" "$KINBOX" -C "$d/ws" -C "$d/ws" -- touch "$m" ;;
+		check_refused "$m" "kinbox: --workspace given twice; give one workspace" \
+			"$KINBOX" -C "$d/ws" -C "$d/ws" -- touch "$m" ;;
 	no-command)
-		check_refused "$m" "$KINBOX"
-		check_refused "$m" "$KINBOX" --
-		check_refused "$m" "$KINBOX" -w "$d/ws" -- ;;
+		check_refused "$m" "$NO_CMD" "$KINBOX"
+		check_refused "$m" "$NO_CMD" "$KINBOX" --
+		check_refused "$m" "$NO_CMD" "$KINBOX" -w "$d/ws" -- ;;
 	sandbox-off)
-		check_refused "$m" env KINBOX_SANDBOX=off "$KINBOX" -- touch "$m" ;;
+		check_refused "$m" "kinbox: KINBOX_SANDBOX=off is refused: nothing runs unconfined unless --unconfined is given; unset KINBOX_SANDBOX" \
+			env KINBOX_SANDBOX=off "$KINBOX" -- touch "$m" ;;
 	sandbox-bogus)
-		check_refused "$m" env KINBOX_SANDBOX=bogus "$KINBOX" -- touch "$m" ;;
+		check_refused "$m" "kinbox: KINBOX_SANDBOX=bogus: unknown value; use 'container' or unset it" \
+			env KINBOX_SANDBOX=bogus "$KINBOX" -- touch "$m" ;;
 	keep-fd-closed)
-		check_refused "$m" "$KINBOX" --keep-fd 99 -- touch "$m"
-		check_refused "$m" "$KINBOX" --keep-fd 2 -- touch "$m"
-		check_refused "$m" "$KINBOX" --keep-fd x -- touch "$m" ;;
+		check_refused "$m" "kinbox: --keep-fd 99: descriptor is not open; open it in the calling shell first (e.g. 3>file)" \
+			"$KINBOX" --keep-fd 99 -- touch "$m"
+		check_refused "$m" "kinbox: --keep-fd 2: too small; give a descriptor number of 3 or more" \
+			"$KINBOX" --keep-fd 2 -- touch "$m"
+		check_refused "$m" "kinbox: --keep-fd x: invalid; give a descriptor number of 3 or more" \
+			"$KINBOX" --keep-fd x -- touch "$m" ;;
 	ws-home)
 		[ -d "$HOME" ] || skip_test "\$HOME ($HOME) does not exist"
+		hp=$(cd "$HOME" && pwd -P)
 		hm=$HOME/.kinbox-test-ran.$(basename "$KB_T")
 		cleanup_add "rm -f '$hm'"
-		(cd "$HOME" && check_refused "$hm" "$KINBOX" -- touch "$hm")
-		check_refused "$hm" "$KINBOX" -C "$HOME" -- touch "$hm" ;;
+		(cd "$HOME" && check_refused "$hm" "kinbox: workspace $hp: $hp$HOME_IS" \
+			"$KINBOX" -- touch "$hm")
+		check_refused "$hm" "kinbox: workspace $HOME: $hp$HOME_IS" \
+			"$KINBOX" -C "$HOME" -- touch "$hm" ;;
 	ws-root-proc)
-		(cd / && check_refused "$m" "$KINBOX" -- touch "$m")
-		(cd /proc && check_refused "$m" "$KINBOX" -- touch "$m")
-		check_refused "$m" "$KINBOX" -C /dev -- touch "$m" ;;
+		(cd / && check_refused "$m" "kinbox: workspace /$ROOT_DIR" \
+			"$KINBOX" -- touch "$m")
+		(cd /proc && check_refused "$m" "kinbox: workspace /proc: /proc$KSTATE" \
+			"$KINBOX" -- touch "$m")
+		check_refused "$m" "kinbox: workspace /dev: /dev$KSTATE" \
+			"$KINBOX" -C /dev -- touch "$m" ;;
 	ws-fakehome)
 		mkdir -p "$d/fh/home"
-		(cd "$d/fh/home" && check_refused "$d/fh/home/ran" env HOME="$d/fh/home" "$KINBOX" -- touch "$d/fh/home/ran")
-		(cd "$d/fh" && check_refused "$d/fh/ran" env HOME="$d/fh/home" "$KINBOX" -- touch "$d/fh/ran") ;;
+		(cd "$d/fh/home" && check_refused "$d/fh/home/ran" \
+			"kinbox: workspace $dp/fh/home: $dp/fh/home$HOME_IS" \
+			env HOME="$d/fh/home" "$KINBOX" -- touch "$d/fh/home/ran")
+		(cd "$d/fh" && check_refused "$d/fh/ran" \
+			"kinbox: workspace $dp/fh: $dp/fh$HOME_IN" \
+			env HOME="$d/fh/home" "$KINBOX" -- touch "$d/fh/ran") ;;
 	*)
 		assert_not_reached "unknown case $1" ;;
 	esac
@@ -1177,7 +1297,9 @@ run_test "refused: workspace = /, /proc, /dev" t_refused ws-root-proc
 t_no_bwrap() {
 	ws=$(newdir fc-nobwrap)
 	cd "$ws"
-	check_refused "$ws/marker" env PATH=/nonexistent-dir "$KINBOX" -- /bin/touch marker
+	check_refused "$ws/marker" \
+		"kinbox: no sandbox: bubblewrap (bwrap) is not installed; install it (apt-get install bubblewrap) — nothing was run" \
+		env PATH=/nonexistent-dir "$KINBOX" -- /bin/touch marker
 	assert_file_has_content "$KB_ERR" 'bubblewrap'
 	assert_file_has_content "$KB_ERR" 'apt-get install bubblewrap'
 }
@@ -1189,7 +1311,10 @@ t_fake_bwrap() {
 	printf '#!/bin/sh\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n' >"$d/bin/bwrap"
 	chmod 755 "$d/bin/bwrap"
 	cd "$d/ws"
-	check_refused "$d/ws/marker" env PATH="$d/bin:$PATH" "$KINBOX" -- touch "$d/ws/marker"
+	# the cause kinbox names depends on the host (container, sysctls)
+	check_refused_re "$d/ws/marker" \
+		'^kinbox: no sandbox: [^[]+ \[bwrap: setting up uid map: Permission denied\] — nothing was run$' \
+		env PATH="$d/bin:$PATH" "$KINBOX" -- touch "$d/ws/marker"
 	assert_file_has_content "$KB_ERR" '^kinbox: no sandbox:'
 }
 run_test "fail closed: bwrap cannot set up (uid map refused) -> 125, one 'no sandbox' line, nothing run" t_fake_bwrap
@@ -1204,6 +1329,10 @@ t_nested() {
 	KINBOX_INNER=$nbin/kinbox kb -- sh -c '"$KINBOX_INNER" -- touch ran; echo "inner-rc=$?"'
 	assert_file_has_content "$KB_OUT" '^inner-rc=125$'
 	assert_file_has_content "$KB_ERR" '^kinbox: .*already inside a kinbox sandbox'
+	# the inner kinbox's line is all the outer one passed on (bwrap's own
+	# words, in the brackets, depend on the kernel)
+	assert_one_kinbox_line "$KB_ERR" \
+		'^kinbox: no sandbox: already inside a kinbox sandbox, which forbids nested user namespaces; run the command directly \[bwrap: [^]]+\] — nothing was run$'
 	assert_not_exists "$ws/ran"
 }
 run_test "fail closed: kinbox inside kinbox -> 125, 'already inside a kinbox sandbox', nothing run" t_nested
@@ -1256,11 +1385,55 @@ t_nothing_left() {
 	rm -rf "$d/bare/.git/hooks" "$d/bare/.git/config"
 	for w in plain git bare; do
 		listing "$d/$w" >"$KB_T/list.before"
-		(cd "$d/$w" && kb_expect 0 -- sh -c 'ls -la >/dev/null; git status >/dev/null 2>&1 || true')
+		(cd "$d/$w" && kb_expect 0 -- sh -c 'ls -la >/dev/null; git status >/dev/null 2>&1 || true; echo ran' &&
+			assert_streq "$(cat "$KB_OUT")" ran "the command's output")
 		listing "$d/$w" >"$KB_T/list.after"
 		assert_files_equal "$KB_T/list.before" "$KB_T/list.after"
 	done
 }
 run_test "kinbox leaves nothing behind (plain dir, git repo, repo without hooks/ and config)" t_nothing_left
+
+# kinbox's own state: the config it reads, the journal it writes after a
+# denial, a runtime or cache dir. A run that was not denied (and --dry-run,
+# which runs nothing) must leave none of them behind. HOME lies under
+# /var/tmp (outside /tmp, which is private inside): a write there would be
+# seen. (An issue report had --dry-run create $XDG_CONFIG_HOME/kinbox.)
+t_no_host_state() {
+	d=$(newdir host-state)
+	mkdir "$d/ws" "$d/home" "$d/config" "$d/state" "$d/runtime" "$d/cache"
+	chmod 700 "$d/runtime"
+	HOME=$d/home XDG_CONFIG_HOME=$d/config XDG_STATE_HOME=$d/state
+	XDG_RUNTIME_DIR=$d/runtime XDG_CACHE_HOME=$d/cache
+	export HOME XDG_CONFIG_HOME XDG_STATE_HOME XDG_RUNTIME_DIR XDG_CACHE_HOME
+	for x in home config state runtime cache; do
+		listing "$d/$x" | sed "s|^|$x |"
+	done >"$KB_T/host-state.before"
+	cd "$d/ws"
+	kb_expect 0 --dry-run -- true
+	assert_file_has_content "$KB_OUT" "^# workspace: $d/ws "
+	for x in home config state runtime cache; do
+		listing "$d/$x" | sed "s|^|$x |"
+	done >"$KB_T/host-state.dry"
+	assert_files_equal "$KB_T/host-state.before" "$KB_T/host-state.dry"
+	kb_expect 0 -- true
+	kb_expect 0 -- sh -c 'echo ran > ctl'
+	assert_file_has_content "$d/ws/ctl" '^ran$'
+	for x in home config state runtime cache; do
+		listing "$d/$x" | sed "s|^|$x |"
+	done >"$KB_T/host-state.after"
+	assert_files_equal "$KB_T/host-state.before" "$KB_T/host-state.after"
+	# the same with the XDG variables unset: their defaults below HOME
+	unset XDG_CONFIG_HOME XDG_STATE_HOME XDG_RUNTIME_DIR XDG_CACHE_HOME
+	rm "$d/ws/ctl"
+	kb_expect 0 --dry-run -- true
+	assert_file_has_content "$KB_OUT" "^# workspace: $d/ws "
+	kb_expect 0 -- sh -c 'echo ran > ctl'
+	assert_file_has_content "$d/ws/ctl" '^ran$'
+	for x in home config state runtime cache; do
+		listing "$d/$x" | sed "s|^|$x |"
+	done >"$KB_T/host-state.after"
+	assert_files_equal "$KB_T/host-state.before" "$KB_T/host-state.after"
+}
+run_test "--dry-run and a real run leave nothing new in HOME, XDG_CONFIG_HOME, XDG_STATE_HOME, XDG_RUNTIME_DIR, XDG_CACHE_HOME (fresh empty dirs; then with the XDG ones unset)" t_no_host_state
 
 done_testing

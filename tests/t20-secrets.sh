@@ -397,8 +397,9 @@ t_env_scrub_host_view() {
 	export_canaries
 	"$KINBOX" -- sh -c ". '$B/wait-go.sh'; sleep 0.2" >"$KB_OUT" 2>"$KB_ERR" &
 	p=$!
-	if ! poll_for "$ws/ready" 100; then
+	if ! poll_while_running "$p" "$ws/ready" 100; then
 		kill "$p" 2>/dev/null || true
+		_show_file "$KB_ERR"
 		fail "the command never got ready"
 	fi
 	"$PY" "$B/envscan.py" "$p" >"$KB_T/envscan.out"
@@ -427,6 +428,7 @@ t_env_keep() {
 	assert_env_kept "$KB_OUT"
 	# the name is exact and case-sensitive
 	kb_expect 0 --keep-env my_service_token -- env
+	assert_env_kept "$KB_OUT"
 	assert_no_canary "$KB_OUT"
 }
 run_test "env: --keep-env MY_SERVICE_TOKEN keeps exactly that one; --keep-env my_service_token keeps none" t_env_keep
@@ -464,7 +466,8 @@ run_test "env: --dry-run lists every removed name (never a value), nothing kept 
 t_env_reports() {
 	setup env-reports
 	export_canaries
-	kb -v --keep-env MY_SERVICE_TOKEN --json-fd 3 -- sh -c "echo x > '$d/outside'" 3>"$d/denial.json"
+	kb -v --keep-env MY_SERVICE_TOKEN --json-fd 3 -- sh -c "echo ran > ctl; echo x > '$d/outside'" 3>"$d/denial.json"
+	assert_file_has_content "$ws/ctl" '^ran$'
 	assert_strne "$KB_RC" 0 "the write outside must fail"
 	assert_not_exists "$d/outside"
 	assert_file_has_content "$KB_ERR" '^# env: secrets removed:'
@@ -503,8 +506,9 @@ t_unconfined_fd() {
 	mkdir "$d/outside"
 	echo old >"$d/outside/f"
 	exec 7>>"$d/outside/f"
-	kb --unconfined -- sh -c 'echo x >&7'
+	kb --unconfined -- sh -c 'echo x >&7; rc=$?; echo ran > ctl; exit $rc'
 	rc1=$KB_RC
+	assert_file_has_content "$ws/ctl" '^ran$'
 	# the control: the same write with --keep-fd 7 goes through
 	kb --unconfined --keep-fd 7 -- sh -c 'echo kept >&7'
 	rc2=$KB_RC
@@ -520,9 +524,11 @@ t_unconfined_home() {
 	export_canaries
 	m=$d/marker
 	cd "$H"
+	hp=$(pwd -P)
 	kb -- touch "$m"
 	assert_streq "$KB_RC" 125 "a sandboxed run from \$HOME"
 	assert_one_kinbox_line "$KB_ERR"
+	assert_kinbox_said "$KB_ERR" "kinbox: workspace $hp: $hp is your home directory; grant a project directory below it instead"
 	assert_not_exists "$m"
 	kb_expect 0 --unconfined -- sh -c "touch '$m'; env"
 	assert_exists "$m"
@@ -631,6 +637,9 @@ for f in .aws/new .aws/credentials .ssh/authorized_keys .ssh/id_ed25519 \
 done
 mkdir "$h/.aws/newdir" && echo "WROTE .aws/newdir"
 rm -f "$h/.netrc" "$h/.aws/credentials" && echo "REMOVED"
+echo ran >ctl && echo "CONTROL-WS-WROTE"
+# last: where ~/.config is read-only this redirection ends the script (":"
+# is a special built-in)
 : >"$h/.config/written" && echo "CONTROL-WROTE"
 EOF
 
@@ -652,6 +661,10 @@ t_creds_write() {
 	snapshot "$H" >"$KB_T/creds-write.before"
 	kb -- sh "$B/creds-write.sh" "$H"
 	snapshot "$H" >"$KB_T/creds-write.after"
+	# the control: the script ran to its end, its write in the workspace landed
+	assert_file_has_content "$KB_OUT" '^CONTROL-WS-WROTE$'
+	assert_file_has_content "$ws/ctl" '^ran$'
+	rm "$ws/ctl"
 	assert_files_equal "$KB_T/creds-write.before" "$KB_T/creds-write.after"
 	assert_not_file_has_content "$KB_OUT" '^WROTE'
 	assert_not_file_has_content "$KB_OUT" '^REMOVED'
@@ -664,6 +677,8 @@ t_creds_write() {
 	kb -w "$H/.config" -- sh -c "sh '$B/creds-read.sh' '$H'; sh '$B/creds-write.sh' '$H'"
 	unset XDG_CONFIG_HOME
 	assert_file_has_content "$KB_OUT" '^CONTROL-WROTE$'
+	assert_file_has_content "$KB_OUT" '^CONTROL-WS-WROTE$'
+	assert_file_has_content "$ws/ctl" '^ran$'
 	assert_exists "$H/.config/written"
 	rm "$H/.config/written"
 	assert_not_file_has_content "$KB_OUT" 'kb-cred-'
@@ -709,11 +724,14 @@ t_creds_workspace() {
 	cd "$H/.config"
 	kb_expect 0 -- sh -c "cat gh/hosts.yml; ls -A gh; echo x > gh/new; echo x > ok && echo CONTROL-WROTE"
 	assert_file_has_content "$KB_OUT" '^CONTROL-WROTE$'
+	assert_file_has_content "$H/.config/ok" '^x$'
 	assert_not_file_has_content "$KB_OUT" 'kb-cred-'
 	assert_not_exists "$H/.config/gh/new"
 	# the workspace is the store itself
 	cd "$H/.config/gh"
-	kb -- sh -c "cat hosts.yml; cat '$H/.config/gh/hosts.yml'; ls -A; echo x > new"
+	kb -- sh -c "cat hosts.yml; cat '$H/.config/gh/hosts.yml'; ls -A; echo x > new; echo CONTROL-RAN"
+	# the control: the command ran (nothing it can write is visible here)
+	assert_file_has_content "$KB_OUT" '^CONTROL-RAN$'
 	assert_not_file_has_content "$KB_OUT" 'kb-cred-'
 	assert_not_exists "$H/.config/gh/new"
 	unset XDG_CONFIG_HOME
@@ -734,8 +752,9 @@ t_creds_replaced() {
 		echo AFTER; cat '$H/.netrc' '$H/.docker/config.json' '$H/.config/gh/hosts.yml'; ls -A '$H/.config/gh'" \
 		>"$KB_OUT" 2>"$KB_ERR" &
 	p=$!
-	if ! poll_for "$ws/ready" 100; then
+	if ! poll_while_running "$p" "$ws/ready" 100; then
 		kill "$p" 2>/dev/null || true
+		_show_file "$KB_ERR"
 		fail "the command never got ready"
 	fi
 	echo "machine example.invalid password kb-cred-new-netrc" >"$H/.netrc.tmp"
@@ -761,6 +780,7 @@ t_creds_replaced() {
 		echo "# no Landlock here: the stop is the defence"
 		assert_streq "$rc" 125 "kinbox stops the sandbox (exit 125)"
 		assert_file_has_content "$KB_ERR" '^kinbox: SECURITY: .* was replaced on the host during the run'
+		assert_file_has_content "$KB_ERR" "^kinbox: SECURITY: $H/(\\.netrc|\\.docker/config\\.json|\\.config/gh/hosts\\.yml) was replaced on the host during the run, which drops the sandbox's mount over it; the command was stopped \\(run it again\\)\$"
 		assert_not_file_has_content "$KB_OUT" '^AFTER$'
 	fi
 }
@@ -934,8 +954,9 @@ t_hostsock_restart() {
 		. '$B/wait-go.sh'
 		'$PY' '$B/uprobe.py' '$sock' after-restart" >"$KB_OUT" 2>"$KB_ERR" &
 	p=$!
-	if ! poll_for "$ws/ready" 100; then
+	if ! poll_while_running "$p" "$ws/ready" 100; then
 		kill "$p" 2>/dev/null || true
+		_show_file "$KB_ERR"
 		fail "the command never got ready"
 	fi
 	kill "$(cat "$d/listener1.log.ready")"
@@ -946,6 +967,8 @@ t_hostsock_restart() {
 	assert_listener_untouched "$sock" "$d/listener2.log"
 	assert_not_file_has_content "$d/listener1.log" 'restart'
 	assert_not_file_has_content "$KB_OUT" '^CONNECTED'
+	# the control: both probes ran (and failed)
+	assert_streq "$(grep -c '^REFUSED' "$KB_OUT")" 2 "REFUSED lines of the two probes"
 }
 run_test "host socket: DOCKER_HOST's socket recreated by the host during the run stays unreachable" t_hostsock_restart
 
@@ -1000,7 +1023,8 @@ t_run_empty() {
 	setup run-empty
 	[ -n "$(ls -A /run 2>/dev/null)" ] || skip_test "the host's /run is empty"
 	resolv=$(realpath /etc/resolv.conf 2>/dev/null || echo /etc/resolv.conf)
-	kb_expect 0 -- find /run -mindepth 1
+	kb_expect 0 -- sh -c 'find /run -mindepth 1 && echo ran > ctl'
+	assert_file_has_content "$ws/ctl" '^ran$'
 	# only resolv.conf (and the directories leading to it) may be shown
 	while IFS= read -r f; do
 		case $resolv in
@@ -1134,6 +1158,7 @@ t_ssh_agent_needs_net() {
 	kb --ssh-agent -- sh -c "touch '$ws/ran'; ssh-add -l"
 	assert_streq "$KB_RC" 125 "exit status"
 	assert_one_kinbox_line "$KB_ERR"
+	assert_kinbox_said "$KB_ERR" "kinbox: --ssh-agent needs --net: the agent is only useful to reach a remote host; add --net"
 	[ ! -s "$KB_OUT" ] || fail "stdout is not empty: $(cat "$KB_OUT")"
 	assert_not_exists "$ws/ran"
 }
@@ -1154,6 +1179,11 @@ t_ssh_agent_bad_sock() {
 		kb --net --ssh-agent -- sh -c "touch '$ws/ran'; cat '$H/.ssh/id_ed25519.pub'"
 		assert_streq "$KB_RC" 125 "exit status (SSH_AUTH_SOCK $v)"
 		assert_one_kinbox_line "$KB_ERR"
+		if [ "$v" = unset ]; then
+			assert_kinbox_said "$KB_ERR" 'kinbox: --ssh-agent: SSH_AUTH_SOCK is not set; start an agent and add a key (eval "$(ssh-agent)"; ssh-add)'
+		else
+			assert_kinbox_said "$KB_ERR" "kinbox: --ssh-agent: SSH_AUTH_SOCK=$v is not a socket; restart the agent"
+		fi
 		assert_not_exists "$ws/ran"
 	done
 }
@@ -1190,8 +1220,11 @@ t_ssh_agent_sock_at() {
 	kb --net --ssh-agent -- sh -c 'ssh-add -l; echo "ssh-add-rc $?"'
 	assert_has_fixed "$KB_OUT" "$fp"
 	assert_file_has_content "$KB_OUT" '^ssh-add-rc 0$'
-	kb --net -- sh -c "SSH_AUTH_SOCK='$agent_path' ssh-add -l; SSH_AUTH_SOCK='$sock' ssh-add -l"
+	kb --net -- sh -c "SSH_AUTH_SOCK='$agent_path' ssh-add -l; echo \"ssh-add-rc \$?\"; SSH_AUTH_SOCK='$sock' ssh-add -l; echo \"ssh-add-rc \$?\""
 	assert_not_has_fixed "$KB_OUT" "$fp"
+	# the control: both ssh-add ran, and could not reach the agent
+	assert_streq "$(grep -c -E '^ssh-add-rc [0-9]+$' "$KB_OUT")" 2 "ssh-add-rc lines"
+	assert_not_file_has_content "$KB_OUT" '^ssh-add-rc (0|1)$'
 }
 run_test "--ssh-agent with the agent socket in ~/.1password (masked dir): usable with the grant, not without" t_ssh_agent_sock_at 1password
 run_test "--ssh-agent with the agent socket inside ~/.ssh: usable with the grant, not without" t_ssh_agent_sock_at in-ssh
@@ -1211,8 +1244,11 @@ t_ssh_agent_tmp() {
 	export SSH_AUTH_SOCK
 	kb_expect 0 --net --ssh-agent -- ssh-add -l
 	assert_has_fixed "$KB_OUT" "$fp"
-	kb --net -- sh -c "SSH_AUTH_SOCK='$sock' ssh-add -l"
+	kb --net -- sh -c "SSH_AUTH_SOCK='$sock' ssh-add -l; echo \"ssh-add-rc \$?\""
 	assert_not_has_fixed "$KB_OUT" "$fp"
+	# the control: ssh-add ran, and could not reach the agent
+	assert_file_has_content "$KB_OUT" '^ssh-add-rc [0-9]+$'
+	assert_not_file_has_content "$KB_OUT" '^ssh-add-rc (0|1)$'
 }
 run_test "--ssh-agent with the agent socket under /tmp: reachable with the grant, not without" t_ssh_agent_tmp
 
@@ -1245,6 +1281,7 @@ run_test "--ssh-agent with ~/.ssh a symlink (dotfiles): public files shown, priv
 t_kinbox_config() {
 	setup kb-config
 	mkdir -p "$H/.config/kinbox"
+	hp=$(cd "$H" && pwd -P)
 	echo "grant: kb-cred-kinbox-policy" >"$H/.config/kinbox/policy"
 	snapshot "$H" >"$KB_T/kbconf.before"
 	inside="cat '$H/.config/kinbox/policy'; echo \"ls:[\$(ls -A '$H/.config/kinbox')]\";
@@ -1261,7 +1298,8 @@ t_kinbox_config() {
 	assert_one_kinbox_line "$KB_ERR" \
 		"^kinbox: ~/\\.config/kinbox \\($H/\\.config/kinbox\\) lies inside the write root $H/\\.config \\(flag\\): a command could write its own grants; grant a narrower write root than $H/\\.config$"
 	assert_not_exists "$ws/ran"
-	(cd "$H/.config" && kb_expect 125 -- touch "$ws/ran")
+	(cd "$H/.config" && kb_expect 125 -- touch "$ws/ran" &&
+		assert_kinbox_said "$KB_ERR" "kinbox: ~/.config/kinbox ($hp/.config/kinbox) lies inside the writable workspace $hp/.config: a command could write its own grants; run kinbox in a workspace that does not hold it")
 	assert_not_exists "$ws/ran"
 	# positive control: the same with kinbox's config elsewhere runs
 	(XDG_CONFIG_HOME=$d/xdg-config; export XDG_CONFIG_HOME
@@ -1278,7 +1316,8 @@ t_journal() {
 	j=$H/.local/state/kinbox/denials
 	mkdir -p "$j"
 	chmod 700 "$H/.local/state/kinbox" "$j"
-	kb -- sh -c "echo '{\"class\":\"forged\"}' > '$j/x.json' && echo WROTE; mkdir -p '$j/d' && echo WROTE"
+	kb -- sh -c "echo '{\"class\":\"forged\"}' > '$j/x.json' && echo WROTE; mkdir -p '$j/d' && echo WROTE; echo ran > ctl"
+	assert_file_has_content "$ws/ctl" '^ran$'
 	assert_not_file_has_content "$KB_OUT" '^WROTE'
 	assert_not_exists "$j/x.json"
 	assert_not_exists "$j/d"
@@ -1286,7 +1325,9 @@ t_journal() {
 	mkdir -p "$d/state2/kinbox/denials"
 	XDG_STATE_HOME=$d/state2
 	export XDG_STATE_HOME
-	kb -- sh -c "echo '{}' > '$d/state2/kinbox/denials/x.json' && echo WROTE"
+	rm "$ws/ctl"
+	kb -- sh -c "echo '{}' > '$d/state2/kinbox/denials/x.json' && echo WROTE; echo ran > ctl"
+	assert_file_has_content "$ws/ctl" '^ran$'
 	assert_not_file_has_content "$KB_OUT" '^WROTE'
 	assert_not_exists "$d/state2/kinbox/denials/x.json"
 }
