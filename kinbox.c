@@ -42,7 +42,7 @@ extern char **environ;
 
 struct kb_opts {
 	bool dry_run;
-	int json_fd; /* -1: none */
+	int json_fd;   /* -1: none */
 	int verbosity; /* -1 quiet, 0 normal, 1 verbose */
 };
 
@@ -51,7 +51,7 @@ struct kb_opts {
  * getopt_long's array and short-option string, and --help. A long option
  * returns OPT_ON + its row (OPT_OFF + row for a switch's negation).
  */
-#define OPT_ON 256
+#define OPT_ON  256
 #define OPT_OFF 512
 
 static struct option longopts[2 * KB_OPT__N + 1];
@@ -67,19 +67,19 @@ build_getopt(void)
 
 		if (o->flag == NULL)
 			continue;
-		longopts[n++] = (struct option){ o->flag,
-			o->metavar ? required_argument : no_argument, NULL,
-			OPT_ON + (int)i };
+		longopts[n++] = (struct option){o->flag,
+		    o->metavar ? required_argument : no_argument, NULL,
+		    OPT_ON + (int)i};
 		if (o->negflag != NULL)
-			longopts[n++] = (struct option){ o->negflag, no_argument,
-				NULL, OPT_OFF + (int)i };
+			longopts[n++] = (struct option){
+			    o->negflag, no_argument, NULL, OPT_OFF + (int)i};
 		if (o->shortopt != 0) {
 			shorts[k++] = o->shortopt;
 			if (o->metavar != NULL)
 				shorts[k++] = ':';
 		}
 	}
-	longopts[n] = (struct option){ NULL, 0, NULL, 0 };
+	longopts[n] = (struct option){NULL, 0, NULL, 0};
 	shorts[k] = '\0';
 	return shorts;
 }
@@ -89,7 +89,8 @@ usage(FILE *f)
 {
 	_cleanup_free_ char *opts = kb_options_help();
 
-	fprintf(f, "usage: kinbox [OPTIONS] [--] COMMAND [ARG...]\n"
+	fprintf(f,
+	    "usage: kinbox [OPTIONS] [--] COMMAND [ARG...]\n"
 	    "\n"
 	    "Runs COMMAND with writes confined to the workspace (the current\n"
 	    "directory), a private /tmp and the roots granted with --write,\n"
@@ -105,8 +106,7 @@ usage(FILE *f)
 }
 
 /* kinbox --status: the backend probe kinpolicy decide uses too */
-static void __attribute__((noreturn))
-status_and_exit(void)
+static void __attribute__((noreturn)) status_and_exit(void)
 {
 	struct kb_err e;
 	char *bwrap = kb_bwrap_find(&e);
@@ -135,10 +135,12 @@ parse_json_fd(const char *arg, const char *what)
 	v = strtol(arg, &end, 10);
 	if (errno != 0 || *end != '\0' || end == arg || v < 1 || v > INT_MAX)
 		die("%s %s: not a descriptor number; give an open descriptor, "
-		    "e.g. --json-fd 3 3>denial.json", what, arg);
+		    "e.g. --json-fd 3 3>denial.json",
+		    what, arg);
 	if (fcntl((int)v, F_GETFD) == -1)
 		die("%s %s: descriptor is not open; open it in the calling "
-		    "shell first (e.g. 3>denial.json)", what, arg);
+		    "shell first (e.g. 3>denial.json)",
+		    what, arg);
 	return (int)v;
 }
 
@@ -151,8 +153,7 @@ same_object(int fd, int fd2)
 
 	if (fstat(fd, &a) == -1 || fstat(fd2, &b) == -1)
 		return false;
-	if (!S_ISFIFO(a.st_mode) && !S_ISSOCK(a.st_mode) &&
-	    !S_ISREG(a.st_mode))
+	if (!S_ISFIFO(a.st_mode) && !S_ISSOCK(a.st_mode) && !S_ISREG(a.st_mode))
 		return false;
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
@@ -171,9 +172,11 @@ check_json_fd(const struct kb_policy *p, const struct kb_opts *o)
 	if (fd == -1)
 		return;
 	if (fd <= 2)
-		die("--json-fd %d: the command writes to descriptor %d too, so it "
+		die("--json-fd %d: the command writes to descriptor %d too, so "
+		    "it "
 		    "could forge a record there; give a descriptor of its own, "
-		    "e.g. --json-fd 3 3>denial.json", fd, fd);
+		    "e.g. --json-fd 3 3>denial.json",
+		    fd, fd);
 	for (size_t i = 0; i < p->nkeep; i++)
 		if (p->keep_fd[i] == fd)
 			die("--json-fd %d and --keep-fd %d: a kept descriptor "
@@ -184,8 +187,8 @@ check_json_fd(const struct kb_policy *p, const struct kb_opts *o)
 		if (same_object(fd, other))
 			die("--json-fd %d is the same pipe, socket or file as "
 			    "descriptor %d, which the command inherits, so it "
-			    "could forge a record; give it one of its own", fd,
-			    other);
+			    "could forge a record; give it one of its own",
+			    fd, other);
 	for (size_t i = 0; i < p->nkeep; i++)
 		if (same_object(fd, p->keep_fd[i]))
 			die("--json-fd %d is the same pipe, socket or file as "
@@ -207,7 +210,7 @@ parse_args(int argc, char **argv, struct kb_opts *o, struct pending *pend,
     size_t *npend)
 {
 	const char *shorts = build_getopt();
-	bool given[KB_OPT__N] = { false };
+	bool given[KB_OPT__N] = {false};
 	const struct kb_option *opt;
 	int c;
 
@@ -231,7 +234,8 @@ parse_args(int argc, char **argv, struct kb_opts *o, struct pending *pend,
 			if (opt == NULL) {
 				if (optopt != 0)
 					die("unknown option '-%c'; see kinbox "
-					    "--help", optopt);
+					    "--help",
+					    optopt);
 				die("unknown option '%s'; see kinbox --help",
 				    argv[optind - 1]);
 			}
@@ -276,16 +280,16 @@ parse_args(int argc, char **argv, struct kb_opts *o, struct pending *pend,
 			break;
 		}
 		pend[*npend].id = opt->id;
-		pend[*npend].value = opt->type == KB_T_SWITCH ?
-		    (off ? "off" : "on") : optarg;
-		pend[*npend].where = xasprintf("--%s", off ? opt->negflag :
-							    opt->flag);
+		pend[*npend].value =
+		    opt->type == KB_T_SWITCH ? (off ? "off" : "on") : optarg;
+		pend[*npend].where =
+		    xasprintf("--%s", off ? opt->negflag : opt->flag);
 		(*npend)++;
 	}
 	if (o->json_fd == -1 && getenv("KINBOX_JSON_FD") != NULL &&
 	    *getenv("KINBOX_JSON_FD") != '\0')
-		o->json_fd = parse_json_fd(getenv("KINBOX_JSON_FD"),
-		    "KINBOX_JSON_FD");
+		o->json_fd =
+		    parse_json_fd(getenv("KINBOX_JSON_FD"), "KINBOX_JSON_FD");
 	if (optind >= argc)
 		die("no command given; usage: kinbox [OPTIONS] -- COMMAND "
 		    "[ARG...]");
@@ -299,7 +303,7 @@ apply_flags(struct kb_policy *p, const struct pending *pend, size_t n,
 	struct kb_err e;
 
 	for (size_t i = 0; i < n; i++) {
-		struct kb_src src = { KB_ORIGIN_FLAG, pend[i].where };
+		struct kb_src src = {KB_ORIGIN_FLAG, pend[i].where};
 
 		if ((pend[i].id == KB_OPT_WORKSPACE) != with_workspace)
 			continue;
@@ -330,7 +334,8 @@ find_helper(void)
 	if (access(cand, X_OK) == 0)
 		return cand;
 	die("no sandbox: the helper %s is missing; reinstall kinbox "
-	    "(make install) — nothing was run", cand);
+	    "(make install) — nothing was run",
+	    cand);
 }
 
 /*
@@ -339,11 +344,10 @@ find_helper(void)
  * the boundary). Secrets are still scrubbed and only the kept descriptors
  * survive; one posture line says what happened.
  */
-static void __attribute__((noreturn))
-exec_unsandboxed(const struct kb_policy *p, const struct kb_opts *o,
-    const char *why)
+static void __attribute__((noreturn)) exec_unsandboxed(
+    const struct kb_policy *p, const struct kb_opts *o, const char *why)
 {
-	struct kb_plan pl = { 0 };
+	struct kb_plan pl = {0};
 	size_t i;
 
 	kb_plan_env(p, environ, NULL, &pl);
@@ -364,8 +368,8 @@ exec_unsandboxed(const struct kb_policy *p, const struct kb_opts *o,
 	execvp(p->argv[0], p->argv);
 	warnx("%s: %s", p->argv[0],
 	    errno == ENOENT ? "command not found" : strerror(errno));
-	exit(errno == ENOENT || errno == ENOTDIR ? KB_EXIT_NOTFOUND :
-						   KB_EXIT_NOEXEC);
+	exit(errno == ENOENT || errno == ENOTDIR ? KB_EXIT_NOTFOUND
+						 : KB_EXIT_NOEXEC);
 }
 
 /*
@@ -377,7 +381,7 @@ static void
 report_denial(const struct kb_policy *p, const struct kb_opts *o,
     const struct kb_run *run)
 {
-	struct kb_host_oracle_ctx ctx = { .home = p->home, .check_access = true };
+	struct kb_host_oracle_ctx ctx = {.home = p->home, .check_access = true};
 	struct kb_oracle oracle = kb_host_oracle_template;
 	struct kb_denial d;
 	char id[KB_ID_LEN + 1];
@@ -386,8 +390,8 @@ report_denial(const struct kb_policy *p, const struct kb_opts *o,
 	struct kb_err e;
 
 	oracle.ctx = &ctx;
-	if (!kb_classify(run->exit_code, run->tail, run->tail_len, p, &oracle,
-		&d))
+	if (!kb_classify(
+		run->exit_code, run->tail, run->tail_len, p, &oracle, &d))
 		return;
 	if (kb_denial_id(id) == -1)
 		snprintf(id, sizeof(id), "sbx_unavailable");
@@ -404,7 +408,8 @@ report_denial(const struct kb_policy *p, const struct kb_opts *o,
 	}
 	if (kb_journal_write(p, id, json, NULL, &e) == -1)
 		warnx("the denial journal could not be written (%s); kinpolicy "
-		    "cannot retry %s", e.msg, id);
+		      "cannot retry %s",
+		    e.msg, id);
 }
 
 /* Every line below goes through warnx() or die(), which escape the whole
@@ -438,7 +443,7 @@ int
 main(int argc, char **argv)
 {
 	struct kb_policy pol;
-	struct kb_opts o = { .json_fd = -1 };
+	struct kb_opts o = {.json_fd = -1};
 	struct kb_plan plan;
 	struct kb_host host;
 	struct kb_run run;
@@ -447,8 +452,8 @@ main(int argc, char **argv)
 	_cleanup_free_ char *helper = NULL;
 	const char *mode = getenv("KINBOX_SANDBOX");
 
-	struct pending *pend = xreallocarray(NULL, (size_t)argc + 1,
-	    sizeof(*pend));
+	struct pending *pend =
+	    xreallocarray(NULL, (size_t)argc + 1, sizeof(*pend));
 	size_t npend = 0;
 	bool unconfined_flag = false, with_config;
 
@@ -465,7 +470,7 @@ main(int argc, char **argv)
 	 * project's tightening; validated once, in kb_policy_finalize */
 	apply_flags(&pol, pend, npend, true);
 	with_config = !unconfined_flag &&
-	    (mode == NULL || strcmp(mode, "container") != 0);
+		      (mode == NULL || strcmp(mode, "container") != 0);
 	if (with_config) {
 		if (kb_policy_resolve_workspace(&pol, &e) == -1)
 			die("%s", e.msg);
@@ -492,18 +497,22 @@ main(int argc, char **argv)
 			    "KINBOX_SANDBOX");
 		if (strcmp(mode, "container") != 0 && strcmp(mode, "off") != 0)
 			die("KINBOX_SANDBOX=%s: unknown value; use 'container' "
-			    "or unset it", mode);
+			    "or unset it",
+			    mode);
 	}
 	/* No sandbox, no workspace to judge: the escape hatch works from
 	 * anywhere, still without secrets and stray descriptors. */
 	if (pol.unconfined)
-		exec_unsandboxed(&pol, &o, pol.origin[KB_OPT_UNCONFINED] ==
-			KB_ORIGIN_SESSION ? "unconfined by a session grant: the "
-		    "command runs with the sandbox lifted (secrets still "
-		    "scrubbed)" : "--unconfined: the command runs with the "
-		    "sandbox lifted (secrets still scrubbed)");
+		exec_unsandboxed(&pol, &o,
+		    pol.origin[KB_OPT_UNCONFINED] == KB_ORIGIN_SESSION
+			? "unconfined by a session grant: the "
+			  "command runs with the sandbox lifted (secrets still "
+			  "scrubbed)"
+			: "--unconfined: the command runs with the "
+			  "sandbox lifted (secrets still scrubbed)");
 	if (mode != NULL && strcmp(mode, "container") == 0)
-		exec_unsandboxed(&pol, &o, "KINBOX_SANDBOX=container: the "
+		exec_unsandboxed(&pol, &o,
+		    "KINBOX_SANDBOX=container: the "
 		    "container is the boundary, the command runs unconfined "
 		    "inside it");
 	if (kb_policy_finalize(&pol, &e) == -1 ||
@@ -518,8 +527,7 @@ main(int argc, char **argv)
 	helper = find_helper();
 	host.landlock_abi = kb_landlock_abi();
 	host.root = geteuid() == 0;
-	if (kb_bwrap_plan(&pol, &host, bwrap, helper, environ, &plan, &e) ==
-	    -1)
+	if (kb_bwrap_plan(&pol, &host, bwrap, helper, environ, &plan, &e) == -1)
 		die("%s", e.msg);
 	if (o.dry_run || o.verbosity > 0) {
 		_cleanup_free_ char *text = kb_plan_render(&plan);
@@ -535,13 +543,16 @@ main(int argc, char **argv)
 		die("%s", e.msg);
 	/* from here on kinbox's lines follow the command's output: each
 	 * starts clean (SGR reset on a terminal, a fresh line) */
-	kb_after_command(run.tail_len > 0 &&
-	    run.tail[run.tail_len - 1] != '\n');
+	kb_after_command(
+	    run.tail_len > 0 && run.tail[run.tail_len - 1] != '\n');
 	if (run.broken[0] != '\0') {
 		kb_gitguard_audit(&pol, report_guard);
-		die("SECURITY: %s was replaced on the host during the run, which "
-		    "drops the sandbox's mount over it; the command was stopped "
-		    "(run it again)", run.broken);
+		die("SECURITY: %s was replaced on the host during the run, "
+		    "which "
+		    "drops the sandbox's mount over it; the command was "
+		    "stopped "
+		    "(run it again)",
+		    run.broken);
 	}
 	if (!run.started) {
 		_cleanup_free_ char *why = NULL;
@@ -559,15 +570,19 @@ main(int argc, char **argv)
 
 		for (line = strtok_r(run.replaced, "\n", &save); line != NULL;
 		     line = strtok_r(NULL, "\n", &save))
-			fprintf(stderr, "kinbox: note: %s was replaced on the host "
-			    "during the run; the command could not read the new "
-			    "one (Landlock)\n", line);
+			fprintf(stderr,
+			    "kinbox: note: %s was replaced on the host "
+			    "during the run; the command could not read the "
+			    "new "
+			    "one (Landlock)\n",
+			    line);
 	}
 	if (run.check_failed != 0) {
 		size_t i = (size_t)run.check_failed - 1;
 
 		kb_gitguard_audit(&pol, report_guard);
-		die("SECURITY: %s was not where kinbox mounted it (a concurrent "
+		die("SECURITY: %s was not where kinbox mounted it (a "
+		    "concurrent "
 		    "process swapped a directory on its path while the sandbox "
 		    "was set up); nothing was run — run it again",
 		    i < plan.checks.n ? plan.checks.v[i] : "a guarded path");
@@ -575,13 +590,15 @@ main(int argc, char **argv)
 	if (run.confine_errno != 0)
 		die("no sandbox: Landlock could not be applied inside the "
 		    "sandbox (%s); nothing was run — report this with the "
-		    "output of kinbox --dry-run", strerror(run.confine_errno));
+		    "output of kinbox --dry-run",
+		    strerror(run.confine_errno));
 	if (run.exec_errno != 0)
-		warnx("%s: %s", pol.argv[0], run.exec_errno == ENOENT ?
-		    "command not found" : strerror(run.exec_errno));
+		warnx("%s: %s", pol.argv[0],
+		    run.exec_errno == ENOENT ? "command not found"
+					     : strerror(run.exec_errno));
 	if (kb_gitguard_audit(&pol, report_guard) > 0 && o.verbosity >= 0)
 		warnx("SECURITY: the command tampered with git metadata; see "
-		    "the lines above");
+		      "the lines above");
 	if (run.exec_errno == 0 && run.exit_code != 0)
 		report_denial(&pol, &o, &run);
 	kb_plan_free(&plan);

@@ -30,13 +30,12 @@
 #include "policy/policy.h"
 #include "lib/util.h"
 
-
 int
 cmd_classify(int argc, char **argv)
 {
 	bool json = want_json(&argc, argv);
 	struct kb_ro_verdict v;
-	struct kb_buf cmd = { 0 };
+	struct kb_buf cmd = {0};
 
 	if (argc >= 3 && strcmp(argv[1], "--command") == 0 && argc == 3) {
 		kb_buf_puts(&cmd, argv[2]);
@@ -92,8 +91,8 @@ classify_cb(const char *command, char **signature, char **rewritten,
 	(void)ctx;
 	kb_readonly_classify(command, strlen(command), &v);
 	safe = v.safe;
-	snprintf(reason, reasonlen, "%s", v.safe ? "provably read-only" :
-						   v.reason);
+	snprintf(
+	    reason, reasonlen, "%s", v.safe ? "provably read-only" : v.reason);
 	*signature = steal_pointer(&v.signature);
 	*rewritten = steal_pointer(&v.rewritten);
 	kb_ro_verdict_free(&v);
@@ -156,10 +155,10 @@ always_entry(void *ctx, const char *section, const char *key, const char *v,
 static bool
 session_allows_cb(const char *kind, const char *signature, void *ctx)
 {
-	static const struct kb_ini_visitor v = { always_section, always_entry };
+	static const struct kb_ini_visitor v = {always_section, always_entry};
 	const char *session = ctx;
 	_cleanup_free_ char *file = NULL;
-	struct always a = { .kind = kind, .signature = signature };
+	struct always a = {.kind = kind, .signature = signature};
 	struct kb_err e;
 
 	if (session == NULL || signature == NULL)
@@ -179,19 +178,19 @@ int
 cmd_decide(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "command", required_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "kind", required_argument, NULL, 'k' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "path", required_argument, NULL, 'p' },
-		{ "planning", no_argument, NULL, 'P' },
-		{ "read-only-hint", no_argument, NULL, 'r' },
-		{ "session", required_argument, NULL, 's' },
-		{ "tool", required_argument, NULL, 't' },
-		{ "workspace", required_argument, NULL, 'C' },
-		{ NULL, 0, NULL, 0 },
+	    {"command", required_argument, NULL, 'c'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"kind", required_argument, NULL, 'k'},
+	    {"mode", required_argument, NULL, 'm'},
+	    {"path", required_argument, NULL, 'p'},
+	    {"planning", no_argument, NULL, 'P'},
+	    {"read-only-hint", no_argument, NULL, 'r'},
+	    {"session", required_argument, NULL, 's'},
+	    {"tool", required_argument, NULL, 't'},
+	    {"workspace", required_argument, NULL, 'C'},
+	    {NULL, 0, NULL, 0},
 	};
-	struct kb_decide_in in = { 0 };
+	struct kb_decide_in in = {0};
 	struct kb_decide_out out;
 	_cleanup_free_ char *home = kb_paths_home();
 	_cleanup_free_ char *ws = NULL;
@@ -217,7 +216,8 @@ cmd_decide(int argc, char **argv)
 			break;
 		case 'm':
 			if (kb_mode_parse(optarg, &in.mode) == -1)
-				die("--mode %s: unknown mode; use auto or strict",
+				die("--mode %s: unknown mode; use auto or "
+				    "strict",
 				    optarg);
 			have_mode = true;
 			break;
@@ -240,7 +240,8 @@ cmd_decide(int argc, char **argv)
 			free(ws);
 			if ((ws = realpath(optarg, NULL)) == NULL)
 				die("--workspace %s: %s; give an existing "
-				    "directory", optarg, strerror(errno));
+				    "directory",
+				    optarg, strerror(errno));
 			break;
 		case ':':
 			die("option %s needs a value", argv[optind - 1]);
@@ -261,7 +262,8 @@ cmd_decide(int argc, char **argv)
 
 		if (sf == NULL || access(sf, R_OK) == -1)
 			die("--session %s: the session file cannot be read; "
-			    "create one with kinpolicy session new", session);
+			    "create one with kinpolicy session new",
+			    session);
 	}
 	cwd = getcwd(NULL, 0);
 	if (ws == NULL && cwd != NULL)
@@ -295,8 +297,8 @@ cmd_decide(int argc, char **argv)
 		    out.reason);
 
 		if (o != NULL && out.signature != NULL)
-			json_object_set_new(o, "signature",
-			    json_string(out.signature));
+			json_object_set_new(
+			    o, "signature", json_string(out.signature));
 		if (o != NULL && out.rewritten != NULL)
 			json_object_set_new(
 			    o, "rewritten", json_string(out.rewritten));
@@ -320,16 +322,16 @@ int
 cmd_check_write(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "workspace", required_argument, NULL, 'C' },
-		{ "write", required_argument, NULL, 'w' },
-		{ NULL, 0, NULL, 0 },
+	    {"json", no_argument, NULL, 'j'},
+	    {"mode", required_argument, NULL, 'm'},
+	    {"workspace", required_argument, NULL, 'C'},
+	    {"write", required_argument, NULL, 'w'},
+	    {NULL, 0, NULL, 0},
 	};
 	_cleanup_free_ char *home = kb_paths_home();
 	_cleanup_free_ char *ws = NULL;
 	_cleanup_free_ char *cwd = getcwd(NULL, 0);
-	struct kb_strv roots = { 0 };
+	struct kb_strv roots = {0};
 	enum kb_mode mode = KB_MODE_AUTO;
 	const char *path;
 	bool json = false;
@@ -352,13 +354,15 @@ cmd_check_write(int argc, char **argv)
 			break;
 		case 'm':
 			if (kb_mode_parse(optarg, &mode) == -1)
-				die("--mode %s: unknown mode; use auto or strict",
+				die("--mode %s: unknown mode; use auto or "
+				    "strict",
 				    optarg);
 			break;
 		case 'C':
 			free(ws);
 			if ((ws = realpath(optarg, NULL)) == NULL)
-				die("--workspace %s: %s", optarg, strerror(errno));
+				die("--workspace %s: %s", optarg,
+				    strerror(errno));
 			break;
 		case 'w': {
 			char *r = realpath(optarg, NULL);
@@ -372,7 +376,8 @@ cmd_check_write(int argc, char **argv)
 		case ':':
 			die("option %s needs a value", argv[optind - 1]);
 		default:
-			die("check-write: unknown option '%s'", argv[optind - 1]);
+			die("check-write: unknown option '%s'",
+			    argv[optind - 1]);
 		}
 	}
 	if (optind != argc)
@@ -381,8 +386,8 @@ cmd_check_write(int argc, char **argv)
 		die_errno("getcwd");
 	if (ws == NULL && (ws = realpath(cwd, NULL)) == NULL)
 		die_errno("%s", cwd);
-	if (kb_check_write(path, cwd, ws, roots.v, roots.n, home, mode, &out,
-		&e) == -1)
+	if (kb_check_write(
+		path, cwd, ws, roots.v, roots.n, home, mode, &out, &e) == -1)
 		die("%s", e.msg);
 	if (json) {
 		json_t *o = json_pack("{s:s,s:s,s:s,s:s}", "decision",
@@ -411,7 +416,7 @@ cmd_allow(int argc, char **argv)
 	const char *session = NULL, *sig = NULL, *kind = "shell";
 	_cleanup_free_ char *file = NULL;
 	enum kb_kind k;
-	struct kb_buf b = { 0 };
+	struct kb_buf b = {0};
 	int fd;
 
 	for (int i = 1; i < argc; i++) {
@@ -422,7 +427,8 @@ cmd_allow(int argc, char **argv)
 		else if (strcmp(argv[i], "--kind") == 0 && i + 1 < argc)
 			kind = argv[++i];
 		else
-			die("usage: kinpolicy allow --session ID --signature SIG "
+			die("usage: kinpolicy allow --session ID --signature "
+			    "SIG "
 			    "[--kind KIND]");
 	}
 	if (session == NULL || sig == NULL)
@@ -435,17 +441,20 @@ cmd_allow(int argc, char **argv)
 	file = kb_config_session_path(session);
 	if (file == NULL || access(file, W_OK) == -1)
 		die("--session %s: no such session; create one with kinpolicy "
-		    "session new", session);
+		    "session new",
+		    session);
 	/* what the one INI reader reads back exactly, else its digest */
 	if (kb_ini_value_ok(sig, strlen("signature")))
-		kb_buf_printf(&b, "\n[always]\nkind = %s\nsignature = %s\n",
-		    kind, sig);
+		kb_buf_printf(
+		    &b, "\n[always]\nkind = %s\nsignature = %s\n", kind, sig);
 	else {
 		char sha[SHA256_DIGEST_STRING_LENGTH];
 
 		SHA256Data((const uint8_t *)sig, strlen(sig), sha);
-		kb_buf_printf(&b, "\n[always]\nkind = %s\nsignature_sha256 = "
-		    "%s\n", kind, sha);
+		kb_buf_printf(&b,
+		    "\n[always]\nkind = %s\nsignature_sha256 = "
+		    "%s\n",
+		    kind, sha);
 	}
 	fd = open(file, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
 	if (fd == -1 || write(fd, b.s, b.len) != (ssize_t)b.len ||
@@ -461,10 +470,10 @@ cmd_allow(int argc, char **argv)
 		json_decref(o);
 	} else {
 		_cleanup_free_ char *line = xasprintf("always allowed for "
-		    "session %s: %s %s", session, kind, sig);
+						      "session %s: %s %s",
+		    session, kind, sig);
 
 		print_esc("", line);
 	}
 	return 0;
 }
-

@@ -67,16 +67,16 @@ cmd_show(int argc, char **argv)
 	rec = load_record(home, argv[1]);
 	dec = load_decision(home, argv[1]);
 	if (json) {
-		json_object_set_new(rec, "state",
-		    json_string(state_of(home, argv[1], dec)));
+		json_object_set_new(
+		    rec, "state", json_string(state_of(home, argv[1], dec)));
 		if (dec != NULL)
 			json_object_set(rec, "decision", dec);
 		dump_json(rec);
 	} else {
 		/* the record is the command's words: argv, cwd, and what
 		 * its stderr said; each field escaped */
-		_cleanup_free_ char *cls = xasprintf("%s (%s)",
-		    jstr(rec, "class"), jstr(rec, "reason"));
+		_cleanup_free_ char *cls = xasprintf(
+		    "%s (%s)", jstr(rec, "class"), jstr(rec, "reason"));
 
 		printf("denial:    %s (%s)\n", argv[1],
 		    state_of(home, argv[1], dec));
@@ -113,8 +113,8 @@ write_decision(const char *home, const char *id, json_t *dec)
 
 	if (text == NULL)
 		die("out of memory");
-	fd = open(f, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-	    0600);
+	fd =
+	    open(f, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd == -1) {
 		if (errno == EEXIST)
 			die("%s already has a decision; see kinpolicy show %s",
@@ -159,8 +159,8 @@ interactive(json_t *rec, struct kb_grant *g, char **note)
 	char *a;
 
 	{
-		_cleanup_free_ char *head = xasprintf("denial %s: %s (",
-		    jstr(rec, "id"), jstr(rec, "class"));
+		_cleanup_free_ char *head = xasprintf(
+		    "denial %s: %s (", jstr(rec, "id"), jstr(rec, "class"));
 		_cleanup_free_ char *ev = kb_escape(jstr(rec, "evidence"));
 		_cleanup_free_ char *h = kb_escape(head);
 
@@ -168,12 +168,13 @@ interactive(json_t *rec, struct kb_grant *g, char **note)
 	}
 	printf("command: ");
 	print_argv(json_object_get(rec, "argv"));
-	json_array_foreach(json_object_get(s, "write_paths"), i, w) {
+	json_array_foreach(json_object_get(s, "write_paths"), i, w)
+	{
 		_cleanup_free_ char *q = NULL;
-		struct kb_buf b = { 0 };
+		struct kb_buf b = {0};
 
-		kb_buf_shquote_visible(&b, json_string_value(w) ?
-			json_string_value(w) : "");
+		kb_buf_shquote_visible(
+		    &b, json_string_value(w) ? json_string_value(w) : "");
 		q = xasprintf("grant --write %s? [y/N] ", b.s);
 		kb_buf_free(&b);
 		if (yes(q))
@@ -187,8 +188,10 @@ interactive(json_t *rec, struct kb_grant *g, char **note)
 		    !json_is_true(json_object_get(s, o->json)))
 			continue;
 		q = xasprintf("grant --%s%s? [y/N] ", o->flag,
-		    o->id == KB_OPT_UNCONFINED ? " (no sandbox at all; only "
-		    "the command's stderr asks for it)" : "");
+		    o->id == KB_OPT_UNCONFINED
+			? " (no sandbox at all; only "
+			  "the command's stderr asks for it)"
+			: "");
 		g->on[k] = yes(q);
 	}
 	a = ask("lifetime: [o]nce, [s]ession, [w]orkspace, or [d]ecline? ");
@@ -197,9 +200,9 @@ interactive(json_t *rec, struct kb_grant *g, char **note)
 		*note = xstrdup(a != NULL ? a : "");
 		return false;
 	}
-	g->life = a[0] == 's' ? KB_LIFE_SESSION :
-	    a[0] == 'w'	      ? KB_LIFE_WORKSPACE :
-				KB_LIFE_ONCE;
+	g->life = a[0] == 's'   ? KB_LIFE_SESSION
+		  : a[0] == 'w' ? KB_LIFE_WORKSPACE
+				: KB_LIFE_ONCE;
 	return true;
 }
 
@@ -211,8 +214,8 @@ grant_json(const struct kb_grant *g)
 	for (size_t i = 0; i < g->write_paths.n; i++)
 		json_array_append_new(w, json_string(g->write_paths.v[i]));
 	json_object_set_new(o, "decision", json_string("granted"));
-	json_object_set_new(o, "lifetime",
-	    json_string(kb_lifetime_name(g->life)));
+	json_object_set_new(
+	    o, "lifetime", json_string(kb_lifetime_name(g->life)));
 	/* the grantable rows of the option table, by their JSON keys */
 	for (size_t k = 0; k < KB_OPT__N; k++) {
 		const struct kb_option *r = &kb_options[k];
@@ -238,17 +241,17 @@ cmd_grant(int argc, char **argv)
 
 	for (size_t k = 0; k < KB_OPT__N; k++)
 		if (kb_options[k].max_life != KB_LIFE_NEVER)
-			opts[nopt++] = (struct option){ kb_options[k].flag,
-				kb_options[k].metavar ? required_argument :
-							no_argument,
-				NULL, 256 + (int)k };
-	opts[nopt++] = (struct option){ "once", no_argument, NULL, 'o' };
-	opts[nopt++] = (struct option){ "session", no_argument, NULL, 's' };
-	opts[nopt++] = (struct option){ "workspace", no_argument, NULL, 'W' };
-	opts[nopt] = (struct option){ NULL, 0, NULL, 0 };
+			opts[nopt++] = (struct option){kb_options[k].flag,
+			    kb_options[k].metavar ? required_argument
+						  : no_argument,
+			    NULL, 256 + (int)k};
+	opts[nopt++] = (struct option){"once", no_argument, NULL, 'o'};
+	opts[nopt++] = (struct option){"session", no_argument, NULL, 's'};
+	opts[nopt++] = (struct option){"workspace", no_argument, NULL, 'W'};
+	opts[nopt] = (struct option){NULL, 0, NULL, 0};
 	bool json = want_json(&argc, argv);
 	_cleanup_free_ char *home = home_dir();
-	struct kb_grant g = { .life = KB_LIFE_ONCE };
+	struct kb_grant g = {.life = KB_LIFE_ONCE};
 	int lifetimes = 0, c;
 	struct kb_err e;
 	json_t *rec, *dec, *pol;
@@ -257,7 +260,8 @@ cmd_grant(int argc, char **argv)
 
 	if (argc < 2 || argv[1][0] == '-')
 		die("usage: kinpolicy grant ID [--write DIR]... [--net] "
-		    "[--ssh-agent] [--unconfined] --once|--session|--workspace");
+		    "[--ssh-agent] [--unconfined] "
+		    "--once|--session|--workspace");
 	id = argv[1];
 	/* the options follow the id: parse argv[1..] with the id as argv[0] */
 	argc--;
@@ -279,9 +283,9 @@ cmd_grant(int argc, char **argv)
 		case 's':
 		case 'W':
 			lifetimes++;
-			g.life = c == 'o' ? KB_LIFE_ONCE :
-			    c == 's'	  ? KB_LIFE_SESSION :
-					    KB_LIFE_WORKSPACE;
+			g.life = c == 'o'   ? KB_LIFE_ONCE
+				 : c == 's' ? KB_LIFE_SESSION
+					    : KB_LIFE_WORKSPACE;
 			break;
 		case ':':
 			die("option %s needs a value", argv[optind - 1]);
@@ -300,12 +304,14 @@ cmd_grant(int argc, char **argv)
 		die("give one lifetime: --once, --session or --workspace");
 	if (kb_grant_empty(&g)) {
 		if (!isatty(0) || !isatty(1))
-			die("grant %s: name the capabilities (--write DIR, --net, "
+			die("grant %s: name the capabilities (--write DIR, "
+			    "--net, "
 			    "--ssh-agent, --unconfined) and a lifetime; a "
-			    "question is only asked on a terminal", id);
+			    "question is only asked on a terminal",
+			    id);
 		if (!interactive(rec, &g, &note)) {
-			dec = json_pack("{s:s,s:s}", "decision", "declined",
-			    "note", note);
+			dec = json_pack(
+			    "{s:s,s:s}", "decision", "declined", "note", note);
 			write_decision(home, id, dec);
 			json_decref(dec);
 			printf("declined %s\n", id);
@@ -315,19 +321,22 @@ cmd_grant(int argc, char **argv)
 			return 0;
 		}
 	} else if (lifetimes == 0) {
-		die("grant %s: give a lifetime: --once, --session or --workspace",
+		die("grant %s: give a lifetime: --once, --session or "
+		    "--workspace",
 		    id);
 	}
 	if (retried(home, id))
-		die("%s was already retried; a new denial needs a new grant", id);
+		die("%s was already retried; a new denial needs a new grant",
+		    id);
 	/* a network the project file turned off: a grant cannot lift it
 	 * (kinbox refuses --net there), so granting it would only loop */
 	if ((g.on[KB_OPT_NET] || g.on[KB_OPT_SSH_AGENT]) &&
 	    *jstr(rec, "network_off_by") != '\0')
 		die("grant %s: the network of that run is off by %s (network = "
-		    "off in the project file), which no grant lifts; remove that "
-		    "line from the project file instead", id,
-		    jstr(rec, "network_off_by"));
+		    "off in the project file), which no grant lifts; remove "
+		    "that "
+		    "line from the project file instead",
+		    id, jstr(rec, "network_off_by"));
 	if (kb_grant_check(&g, home, &e) == -1)
 		die("%s", e.msg);
 	pol = json_object_get(rec, "policy");
@@ -338,7 +347,8 @@ cmd_grant(int argc, char **argv)
 	if (g.life != KB_LIFE_ONCE &&
 	    kb_grant_store(&g, home, getenv("KINBOX_SESSION"),
 		jstr(pol, "workspace"), id, &e) == -1) {
-		_cleanup_free_ char *f = journal_file(home, id, ".decision.json");
+		_cleanup_free_ char *f =
+		    journal_file(home, id, ".decision.json");
 
 		unlink(f);
 		die("%s", e.msg);
@@ -418,15 +428,16 @@ push_flags(struct kb_strv *av, json_t *o, json_t *already)
 			continue;
 		flag = xasprintf("--%s", r->flag);
 		if (r->type == KB_T_LIST) {
-			json_array_foreach(json_object_get(o, r->json), i, v) {
+			json_array_foreach(json_object_get(o, r->json), i, v)
+			{
 				if (json_string_value(v) == NULL)
 					continue;
 				kb_strv_push(av, flag);
 				kb_strv_push(av, json_string_value(v));
 			}
 		} else if (r->type == KB_T_SWITCH &&
-		    json_is_true(json_object_get(o, r->json)) &&
-		    !json_is_true(json_object_get(already, r->json))) {
+			   json_is_true(json_object_get(o, r->json)) &&
+			   !json_is_true(json_object_get(already, r->json))) {
 			kb_strv_push(av, flag);
 		}
 	}
@@ -437,7 +448,7 @@ cmd_retry(int argc, char **argv)
 {
 	_cleanup_free_ char *home = home_dir();
 	_cleanup_free_ char *marker = NULL;
-	struct kb_strv av = { 0 };
+	struct kb_strv av = {0};
 	json_t *rec, *dec, *pol, *v;
 	const char *id;
 	size_t i;
@@ -453,20 +464,24 @@ cmd_retry(int argc, char **argv)
 	dec = load_decision(home, id);
 	if (dec == NULL)
 		die("%s has no decision yet; a human grants it first "
-		    "(kinpolicy grant %s ...)", id, id);
+		    "(kinpolicy grant %s ...)",
+		    id, id);
 	if (strcmp(jstr(dec, "decision"), "granted") != 0)
 		die("%s was declined: %s", id, jstr(dec, "note"));
 	if (!json_is_true(json_object_get(rec, "argv_exact")))
 		die("%s: the command's arguments were not all text (UTF-8), so "
 		    "the journal cannot replay them exactly; run it again "
-		    "yourself", id);
+		    "yourself",
+		    id);
 	/* the call as the agent made it (its flags); config, session and
 	 * workspace grants apply again by themselves, as they stand now, so a
 	 * revoked grant stays revoked */
 	pol = json_object_get(rec, "flags");
 	if (pol == NULL)
-		die("%s: the journal record has no flags (an older kinbox); run "
-		    "the command again yourself", id);
+		die("%s: the journal record has no flags (an older kinbox); "
+		    "run "
+		    "the command again yourself",
+		    id);
 	kb_strv_push(&av, "kinbox");
 	kb_strv_push(&av, "-C");
 	kb_strv_push(&av, jstr(json_object_get(rec, "policy"), "workspace"));
@@ -479,18 +494,19 @@ cmd_retry(int argc, char **argv)
 		push_flags(&av, dec, pol);
 	kb_strv_push(&av, "--");
 	json_array_foreach(json_object_get(rec, "argv"), i, v)
-		kb_strv_push(&av, json_string_value(v));
+	    kb_strv_push(&av, json_string_value(v));
 	if (chdir(jstr(rec, "cwd")) == -1)
-		die_errno("%s: cannot go back to the journaled directory %s", id,
-		    jstr(rec, "cwd"));
+		die_errno("%s: cannot go back to the journaled directory %s",
+		    id, jstr(rec, "cwd"));
 	/* consumed before it runs: a second retry fails, even concurrently */
 	marker = journal_file(home, id, ".retried");
-	fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-	    0600);
+	fd = open(
+	    marker, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd == -1) {
 		if (errno == EEXIST)
 			die("%s was already retried; retry runs a granted "
-			    "denial once", id);
+			    "denial once",
+			    id);
 		die_errno("%s", marker);
 	}
 	close(fd);
@@ -535,7 +551,8 @@ cmd_pending(int argc, char **argv)
 			continue;
 		}
 		{
-			_cleanup_free_ char *f = journal_file(home, id, ".json");
+			_cleanup_free_ char *f =
+			    journal_file(home, id, ".json");
 
 			rec = json_load_file(f, 0, NULL);
 		}
@@ -544,11 +561,11 @@ cmd_pending(int argc, char **argv)
 		if (json) {
 			json_array_append(list, rec);
 		} else {
-			_cleanup_free_ char *cls = kb_escape(jstr(rec,
-			    "class"));
-			_cleanup_free_ char *what = kb_escape(
-			    *jstr(rec, "path") ? jstr(rec, "path") :
-						 jstr(rec, "host"));
+			_cleanup_free_ char *cls =
+			    kb_escape(jstr(rec, "class"));
+			_cleanup_free_ char *what =
+			    kb_escape(*jstr(rec, "path") ? jstr(rec, "path")
+							 : jstr(rec, "host"));
 
 			printf("%s  %-7s %s  ", id, cls, what);
 			print_argv(json_object_get(rec, "argv"));
@@ -577,10 +594,12 @@ cmd_grants(int argc, char **argv)
 	n = kb_grants_list(home, getenv("KINBOX_SESSION"), &g);
 	for (size_t i = 0; i < n; i++) {
 		if (json) {
-			json_array_append_new(list, json_pack("{s:I,s:s,s:s,s:s,"
-			    "s:s}", "n", (json_int_t)(i + 1), "lifetime",
-			    g[i].lifetime, "file", g[i].file, "section",
-			    g[i].header, "body", g[i].body));
+			json_array_append_new(list,
+			    json_pack("{s:I,s:s,s:s,s:s,"
+				      "s:s}",
+				"n", (json_int_t)(i + 1), "lifetime",
+				g[i].lifetime, "file", g[i].file, "section",
+				g[i].header, "body", g[i].body));
 			continue;
 		}
 		/* the stores' text: paths that came from denials */
@@ -588,10 +607,10 @@ cmd_grants(int argc, char **argv)
 		_cleanup_free_ char *fl = kb_escape(g[i].file);
 
 		printf("%zu  %s  %s  (%s)\n", i + 1, g[i].lifetime, hd, fl);
-		for (char *l = g[i].body; *l; ) {
+		for (char *l = g[i].body; *l;) {
 			char *nl = strchr(l, '\n');
 			size_t len = nl ? (size_t)(nl - l) : strlen(l);
-			struct kb_buf b = { 0 };
+			struct kb_buf b = {0};
 
 			kb_buf_escape_mem(&b, l, len);
 			printf("     %s\n", b.s);
@@ -616,19 +635,22 @@ cmd_revoke(int argc, char **argv)
 	long long n = -1;
 
 	if (argc != 2)
-		die("usage: kinpolicy revoke N|--all (N from kinpolicy grants)");
+		die("usage: kinpolicy revoke N|--all (N from kinpolicy "
+		    "grants)");
 	if (strcmp(argv[1], "--all") != 0) {
 		n = strtonum(argv[1], 1, 1000000, &errstr);
 		if (errstr != NULL)
 			die("revoke %s: %s; give N from kinpolicy grants, or "
-			    "--all", argv[1], errstr);
+			    "--all",
+			    argv[1], errstr);
 	}
 	if (kb_grants_revoke(home, getenv("KINBOX_SESSION"),
 		n < 0 ? -1 : (long)(n - 1), &e) == -1)
 		die("%s", e.msg);
 	if (json) {
-		json_t *o = n < 0 ? json_pack("{s:s}", "revoked", "all") :
-				    json_pack("{s:I}", "revoked", (json_int_t)n);
+		json_t *o = n < 0
+				? json_pack("{s:s}", "revoked", "all")
+				: json_pack("{s:I}", "revoked", (json_int_t)n);
 
 		dump_json(o);
 		json_decref(o);
@@ -637,4 +659,3 @@ cmd_revoke(int argc, char **argv)
 	}
 	return 0;
 }
-

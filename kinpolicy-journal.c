@@ -37,7 +37,8 @@ check_id(const char *id)
 	if (n != KB_ID_LEN || strncmp(id, "sbx_", 4) != 0 ||
 	    strspn(id + 4, "0123456789abcdef") != 16)
 		die("'%s' is not a denial id (sbx_ and 16 hex digits); see "
-		    "kinpolicy pending", id);
+		    "kinpolicy pending",
+		    id);
 }
 
 char *
@@ -59,8 +60,8 @@ load_record(const char *home, const char *id)
 	json_t *j = json_load_file(f, 0, &err);
 
 	if (j == NULL)
-		die("no denial %s in the journal (%s); see kinpolicy pending", id,
-		    err.text);
+		die("no denial %s in the journal (%s); see kinpolicy pending",
+		    id, err.text);
 	return j;
 }
 
@@ -104,11 +105,12 @@ print_argv(json_t *argv)
 
 	/* the command's own words: quoted so that a control byte shows as
 	 * $'\x1b' instead of acting on the terminal */
-	json_array_foreach(argv, i, a) {
-		struct kb_buf b = { 0 };
+	json_array_foreach(argv, i, a)
+	{
+		struct kb_buf b = {0};
 
-		kb_buf_shquote_visible(&b, json_string_value(a) ?
-			json_string_value(a) : "");
+		kb_buf_shquote_visible(
+		    &b, json_string_value(a) ? json_string_value(a) : "");
 		printf("%s%s", i ? " " : "", b.s);
 		kb_buf_free(&b);
 	}
@@ -135,7 +137,8 @@ check_stores_for(json_t *rec, const char *home)
 	p.home = xstrdup(home);
 	if (*jstr(pol, "workspace") == '/')
 		p.workspace = xstrdup(jstr(pol, "workspace"));
-	json_array_foreach(json_object_get(pol, "write_paths"), i, w) {
+	json_array_foreach(json_object_get(pol, "write_paths"), i, w)
+	{
 		if (p.nwrite == KB_MAX_WRITE || json_string_value(w) == NULL ||
 		    json_string_value(w)[0] != '/')
 			continue;
@@ -176,20 +179,23 @@ print_suggest(json_t *rec)
 			continue;
 		v = json_object_get(s, o->json);
 		if (o->type == KB_T_LIST) {
-			json_array_foreach(v, i, w) {
-				struct kb_buf b = { 0 };
+			json_array_foreach(v, i, w)
+			{
+				struct kb_buf b = {0};
 
-				kb_buf_shquote_visible(&b, json_string_value(w) ?
-					json_string_value(w) : "");
+				kb_buf_shquote_visible(&b,
+				    json_string_value(w) ? json_string_value(w)
+							 : "");
 				printf(" --%s %s", o->flag, b.s);
 				kb_buf_free(&b);
 			}
 		} else if (json_is_true(v)) {
 			printf(" --%s", o->flag);
 			if (o->id == KB_OPT_UNCONFINED)
-				printf(" (no narrower grant exists; nothing but "
-				       "the command's stderr says that it is "
-				       "needed)");
+				printf(
+				    " (no narrower grant exists; nothing but "
+				    "the command's stderr says that it is "
+				    "needed)");
 		}
 	}
 	printf("\n");
@@ -209,9 +215,19 @@ dump_json(json_t *o)
 /* Options of the verbs that take a value: the word after one is that value,
  * never kinpolicy's own --json. */
 static const char *const value_options[] = {
-	"--command", "--kind", "--mode", "--note", "--path", "--session",
-	"--signature", "--status", "--tool", "--workspace", "--write", "-C",
-	"-w",
+    "--command",
+    "--kind",
+    "--mode",
+    "--note",
+    "--path",
+    "--session",
+    "--signature",
+    "--status",
+    "--tool",
+    "--workspace",
+    "--write",
+    "-C",
+    "-w",
 };
 
 bool

@@ -98,16 +98,16 @@ cmd_fingerprint(int argc, char **argv)
 	/* the policy knobs of the judged run are kinbox's own flags (the
 	 * option table); the rest are this verb's */
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "net", no_argument, NULL, 256 + KB_OPT_NET },
-		{ "ssh-agent", no_argument, NULL, 256 + KB_OPT_SSH_AGENT },
-		{ "status", required_argument, NULL, 'x' },
-		{ "workspace", required_argument, NULL, 256 + KB_OPT_WORKSPACE },
-		{ "write", required_argument, NULL, 256 + KB_OPT_WRITE },
-		{ NULL, 0, NULL, 0 },
+	    {"json", no_argument, NULL, 'j'},
+	    {"net", no_argument, NULL, 256 + KB_OPT_NET},
+	    {"ssh-agent", no_argument, NULL, 256 + KB_OPT_SSH_AGENT},
+	    {"status", required_argument, NULL, 'x'},
+	    {"workspace", required_argument, NULL, 256 + KB_OPT_WORKSPACE},
+	    {"write", required_argument, NULL, 256 + KB_OPT_WRITE},
+	    {NULL, 0, NULL, 0},
 	};
 	static char tail[KB_TAIL];
-	struct kb_host_oracle_ctx ctx = { .check_access = true };
+	struct kb_host_oracle_ctx ctx = {.check_access = true};
 	struct kb_oracle oracle = kb_host_oracle_template;
 	struct kb_policy p;
 	struct kb_denial d;
@@ -132,7 +132,8 @@ cmd_fingerprint(int argc, char **argv)
 			status = strtonum(optarg, 0, 255, &errstr);
 			if (errstr != NULL)
 				die("--status %s: %s; give the exit status, "
-				    "0-255", optarg, errstr);
+				    "0-255",
+				    optarg, errstr);
 			have_status = true;
 			continue;
 		case ':':
@@ -147,7 +148,8 @@ cmd_fingerprint(int argc, char **argv)
 		default:
 			if (c < 256 || c >= 256 + KB_OPT__N)
 				die("fingerprint: unknown option '%s'; see "
-				    "kinpolicy --help", argv[optind - 1]);
+				    "kinpolicy --help",
+				    argv[optind - 1]);
 			break;
 		}
 		id = (enum kb_opt)(c - 256);
@@ -157,12 +159,13 @@ cmd_fingerprint(int argc, char **argv)
 			continue;
 		}
 		{
-			_cleanup_free_ char *where = xasprintf("--%s",
-			    kb_options[id].flag);
-			struct kb_src src = { KB_ORIGIN_FLAG, where };
+			_cleanup_free_ char *where =
+			    xasprintf("--%s", kb_options[id].flag);
+			struct kb_src src = {KB_ORIGIN_FLAG, where};
 
-			if (kb_option_set(&p, id, kb_options[id].metavar ?
-				optarg : "on", &src, &e) == -1)
+			if (kb_option_set(&p, id,
+				kb_options[id].metavar ? optarg : "on", &src,
+				&e) == -1)
 				die("%s", e.msg);
 		}
 	}
@@ -171,7 +174,8 @@ cmd_fingerprint(int argc, char **argv)
 		    "status)");
 	if (optind != argc)
 		die("fingerprint: unexpected argument '%s'; the stderr text "
-		    "goes on stdin", argv[optind]);
+		    "goes on stdin",
+		    argv[optind]);
 	if (ssh && !p.net)
 		die("--ssh-agent needs --net, as in kinbox");
 	if (kb_policy_finalize(&p, &e) == -1)
@@ -202,30 +206,29 @@ cmd_fingerprint(int argc, char **argv)
 }
 
 static const struct verb verbs[] = {
-	{ "allow", cmd_allow,
-	    "allow --session ID --signature SIG [--kind KIND]" },
-	{ "check-write", cmd_check_write,
-	    "check-write PATH [--workspace DIR] [--write DIR]... "
-	    "[--mode auto|strict] [--json]" },
-	{ "classify", cmd_classify,
-	    "classify -- COMMAND [ARG...] | --command STRING [--json]" },
-	{ "decide", cmd_decide,
-	    "decide --mode auto|strict [--planning] --kind KIND [--tool NAME] "
-	    "[--command STRING] [--path PATH] [--workspace DIR] "
-	    "[--session ID] [--read-only-hint] [--json]" },
-	{ "decline", cmd_decline, "decline ID --note TEXT" },
-	{ "fingerprint", cmd_fingerprint,
-	    "fingerprint --status N [--workspace DIR] [--write DIR]... "
-	    "[--net] [--ssh-agent] [--json] < STDERR_FILE" },
-	{ "grant", cmd_grant,
-	    "grant ID [--write DIR]... [--net] [--ssh-agent] [--unconfined] "
-	    "--once|--session|--workspace [--json]" },
-	{ "grants", cmd_grants, "grants [--json]" },
-	{ "pending", cmd_pending, "pending [--json]" },
-	{ "retry", cmd_retry, "retry ID" },
-	{ "revoke", cmd_revoke, "revoke N|--all" },
-	{ "session", cmd_session, "session new [--json]" },
-	{ "show", cmd_show, "show ID [--json]" },
+    {"allow", cmd_allow, "allow --session ID --signature SIG [--kind KIND]"},
+    {"check-write", cmd_check_write,
+	"check-write PATH [--workspace DIR] [--write DIR]... "
+	"[--mode auto|strict] [--json]"},
+    {"classify", cmd_classify,
+	"classify -- COMMAND [ARG...] | --command STRING [--json]"},
+    {"decide", cmd_decide,
+	"decide --mode auto|strict [--planning] --kind KIND [--tool NAME] "
+	"[--command STRING] [--path PATH] [--workspace DIR] "
+	"[--session ID] [--read-only-hint] [--json]"},
+    {"decline", cmd_decline, "decline ID --note TEXT"},
+    {"fingerprint", cmd_fingerprint,
+	"fingerprint --status N [--workspace DIR] [--write DIR]... "
+	"[--net] [--ssh-agent] [--json] < STDERR_FILE"},
+    {"grant", cmd_grant,
+	"grant ID [--write DIR]... [--net] [--ssh-agent] [--unconfined] "
+	"--once|--session|--workspace [--json]"},
+    {"grants", cmd_grants, "grants [--json]"},
+    {"pending", cmd_pending, "pending [--json]"},
+    {"retry", cmd_retry, "retry ID"},
+    {"revoke", cmd_revoke, "revoke N|--all"},
+    {"session", cmd_session, "session new [--json]"},
+    {"show", cmd_show, "show ID [--json]"},
 };
 
 static void

@@ -15,9 +15,9 @@
 
 struct kb_plan {
 	enum kb_backend_kind backend;
-	char *exe;           /* absolute path exec'd (bwrap); owned */
-	struct kb_strv argv; /* full argv, argv.v[0] is the program name */
-	struct kb_strv envp; /* the command's whole environment */
+	char *exe;            /* absolute path exec'd (bwrap); owned */
+	struct kb_strv argv;  /* full argv, argv.v[0] is the program name */
+	struct kb_strv envp;  /* the command's whole environment */
 	struct kb_strv notes; /* posture lines for --dry-run / -v */
 	/* Paths a mount covers inside the sandbox. The kernel drops a mount
 	 * when the host unlinks or renames over its target, so kb_run()
@@ -116,18 +116,18 @@ int kb_seccomp_fd(struct kb_err *e);
 /* backends/run.c */
 
 struct kb_run {
-	int wstatus;        /* bwrap's wait status */
-	bool started;       /* the command was exec'd (or exec was tried) */
-	int exec_errno;     /* exec failed inside with this errno, else 0 */
-	int confine_errno;  /* Landlock could not be applied: nothing ran */
-	int check_failed;   /* 1 + the index in plan.checks of a mount that
-			       was not where it was planned: nothing ran */
-	char broken[4096];  /* a watched path the host replaced: the sandbox
-			       was stopped (empty when none) */
+	int wstatus;          /* bwrap's wait status */
+	bool started;         /* the command was exec'd (or exec was tried) */
+	int exec_errno;       /* exec failed inside with this errno, else 0 */
+	int confine_errno;    /* Landlock could not be applied: nothing ran */
+	int check_failed;     /* 1 + the index in plan.checks of a mount that
+				 was not where it was planned: nothing ran */
+	char broken[4096];    /* a watched path the host replaced: the sandbox
+				 was stopped (empty when none) */
 	char setup_err[4096]; /* what bwrap printed before the start */
 	char replaced[4096];  /* masked paths the host replaced while Landlock
 				 kept them unreadable, one a line */
-	int exit_code;      /* kinbox's exit status for this run */
+	int exit_code;        /* kinbox's exit status for this run */
 	/* the last KB_TAIL bytes of the command's stderr, in order */
 	char tail[KB_TAIL];
 	size_t tail_len;

@@ -39,7 +39,8 @@ kb_bwrap_find(struct kb_err *e)
 		if (access(cand, X_OK) == 0)
 			return steal_pointer(&cand);
 	}
-	kb_err_set(e, "no sandbox: bubblewrap (bwrap) is not installed; "
+	kb_err_set(e,
+	    "no sandbox: bubblewrap (bwrap) is not installed; "
 	    "install it (apt-get install bubblewrap) — nothing was run");
 	return NULL;
 }
@@ -146,8 +147,8 @@ add_bind_fd(struct kb_plan *pl, const char *op, int fd, const char *path)
  * without symlinks) is a mount point, of the inode that was scanned when
  * ino != 0: a concurrent run cannot have moved a guard mount elsewhere. */
 static void
-add_check(struct kb_plan *pl, struct kb_strv *args, const char *path,
-    dev_t dev, ino_t ino)
+add_check(struct kb_plan *pl, struct kb_strv *args, const char *path, dev_t dev,
+    ino_t ino)
 {
 	kb_strv_push(args, "--check");
 	kb_strv_push(args, path);
@@ -164,8 +165,8 @@ by_path(const void *a, const void *b)
 }
 
 static void
-plan_guards(const struct kb_policy *p, struct kb_plan *pl,
-    struct kb_strv *checks)
+plan_guards(
+    const struct kb_policy *p, struct kb_plan *pl, struct kb_strv *checks)
 {
 	/* in path order: a parent's mount before its children's, which it
 	 * would otherwise cover (the scan finds them in any order) */
@@ -184,7 +185,8 @@ plan_guards(const struct kb_policy *p, struct kb_plan *pl,
 			switch (g->kind) {
 			case KB_GUARD_PIN_DIR:
 				if (pass == 0 && g->type == S_IFDIR) {
-					add_bind_fd(pl, "--bind", g->fd, g->path);
+					add_bind_fd(
+					    pl, "--bind", g->fd, g->path);
 					add_check(pl, checks, g->path, g->dev,
 					    g->ino);
 				}
@@ -192,8 +194,8 @@ plan_guards(const struct kb_policy *p, struct kb_plan *pl,
 			case KB_GUARD_RO:
 				if (pass == 1 && (g->type == S_IFDIR ||
 						     g->type == S_IFREG)) {
-					add_bind_fd(pl, "--ro-bind", g->fd,
-					    g->path);
+					add_bind_fd(
+					    pl, "--ro-bind", g->fd, g->path);
 					add_check(pl, checks, g->path, g->dev,
 					    g->ino);
 				}
@@ -224,19 +226,18 @@ plan_guards(const struct kb_policy *p, struct kb_plan *pl,
 	free(order);
 }
 
-
 void
 kb_plan_env(const struct kb_policy *p, char *const *envp, const char *active,
     struct kb_plan *pl)
 {
-	struct kb_strv scrubbed = { 0 }, removed = { 0 };
-	struct kb_buf b = { 0 };
+	struct kb_strv scrubbed = {0}, removed = {0};
+	struct kb_buf b = {0};
 
 	bool sandboxed = active != NULL;
 	/* the command sees TMPDIR at its canonical path: a symlinked TMPDIR
 	 * under /tmp would not resolve inside the private /tmp */
-	const char *tmp_canon = p->tmpdir_private != NULL ? p->tmpdir_private :
-							    p->tmpdir;
+	const char *tmp_canon =
+	    p->tmpdir_private != NULL ? p->tmpdir_private : p->tmpdir;
 	bool tmp_reset = sandboxed && (p->tmpdir_reset || tmp_canon != NULL);
 
 	kb_env_scrub(p, envp, &scrubbed, &removed);
@@ -275,8 +276,8 @@ kb_plan_env(const struct kb_policy *p, char *const *envp, const char *active,
 		pl->envp.v = xcalloc(1, sizeof(char *));
 	for (size_t i = 0; i < removed.n; i++)
 		kb_buf_printf(&b, " %s", removed.v[i]);
-	kb_strv_pushf(&pl->notes, "env: secrets removed:%s",
-	    b.s != NULL ? b.s : " none");
+	kb_strv_pushf(
+	    &pl->notes, "env: secrets removed:%s", b.s != NULL ? b.s : " none");
 	kb_buf_free(&b);
 	kb_strv_free(&scrubbed);
 	kb_strv_free(&removed);
@@ -305,16 +306,18 @@ mask_word(enum kb_mask_kind k)
 }
 
 static void
-plan_notes(const struct kb_policy *p, const struct kb_host *h,
-    struct kb_plan *pl)
+plan_notes(
+    const struct kb_policy *p, const struct kb_host *h, struct kb_plan *pl)
 {
 	kb_strv_pushf(&pl->notes, "backend: bwrap (%s), %s", pl->exe,
-	    p->backend == KB_BACKEND_BWRAP ? "as asked (backend = bwrap: "
-	    "never another)" : "chosen by auto (the only backend on Linux "
-	    "so far; it fails closed when bubblewrap cannot run)");
+	    p->backend == KB_BACKEND_BWRAP
+		? "as asked (backend = bwrap: "
+		  "never another)"
+		: "chosen by auto (the only backend on Linux "
+		  "so far; it fails closed when bubblewrap cannot run)");
 	if (p->where[KB_OPT_BACKEND] != NULL)
-		kb_strv_pushf(&pl->notes, "backend set by: %s",
-		    p->where[KB_OPT_BACKEND]);
+		kb_strv_pushf(
+		    &pl->notes, "backend set by: %s", p->where[KB_OPT_BACKEND]);
 	kb_strv_pushf(&pl->notes, "workspace: %s (writable)", p->workspace);
 	kb_strv_pushf(&pl->notes, "cwd: %s", p->cwd);
 	for (size_t i = 0; i < p->nwrite; i++)
@@ -325,22 +328,23 @@ plan_notes(const struct kb_policy *p, const struct kb_host *h,
 	if (p->tmpdir != NULL)
 		kb_strv_pushf(&pl->notes, "TMPDIR: %s (writable)", p->tmpdir);
 	if (p->tmpdir_private != NULL)
-		kb_strv_pushf(&pl->notes, "TMPDIR: %s (inside the private /tmp)",
-		    p->tmpdir_private);
+		kb_strv_pushf(&pl->notes,
+		    "TMPDIR: %s (inside the private /tmp)", p->tmpdir_private);
 	if (p->tmpdir_reset)
 		kb_strv_push(&pl->notes, "TMPDIR: not writable here; the "
-		    "command gets TMPDIR=/tmp");
+					 "command gets TMPDIR=/tmp");
 	kb_strv_pushf(&pl->notes, "network: %s (%s)",
 	    p->net ? "on, host network" : "off, loopback only",
 	    kb_origin_name(p->origin[KB_OPT_NET]));
 	if (p->where[KB_OPT_NET] != NULL)
-		kb_strv_pushf(&pl->notes, "network set by: %s",
-		    p->where[KB_OPT_NET]);
+		kb_strv_pushf(
+		    &pl->notes, "network set by: %s", p->where[KB_OPT_NET]);
 	kb_strv_push(&pl->notes, "namespaces: user, pid, ipc, uts, cgroup, "
-	    "mount; nested user namespaces disabled");
+				 "mount; nested user namespaces disabled");
 	kb_strv_pushf(&pl->notes, "capabilities: none%s",
 	    h->root ? " (running as root: all dropped; /proc/sys and "
-		      "friends read-only)" : "");
+		      "friends read-only)"
+		    : "");
 	kb_strv_pushf(&pl->notes, "seccomp: refuses %s", kb_seccomp_summary);
 	for (size_t i = 0; i < p->nguard; i++)
 		kb_strv_pushf(&pl->notes, "git guard: %s (%s)",
@@ -350,8 +354,9 @@ plan_notes(const struct kb_policy *p, const struct kb_host *h,
 	for (size_t i = 0; i < p->nmask; i++)
 		kb_strv_pushf(&pl->notes, "mask: %s (%s)", p->mask[i].path,
 		    mask_word(p->mask[i].kind));
-	kb_strv_pushf(&pl->notes, "ssh agent: %s", p->ssh_agent ?
-	    "granted (socket and public ~/.ssh files only)" : "not granted");
+	kb_strv_pushf(&pl->notes, "ssh agent: %s",
+	    p->ssh_agent ? "granted (socket and public ~/.ssh files only)"
+			 : "not granted");
 	if (p->ssh_agent)
 		kb_strv_pushf(&pl->notes, "ssh agent granted by: %s",
 		    kb_origin_name(p->origin[KB_OPT_SSH_AGENT]));
@@ -361,20 +366,24 @@ plan_notes(const struct kb_policy *p, const struct kb_host *h,
 	for (size_t i = 0; i < p->notes.n; i++)
 		kb_strv_pushf(&pl->notes, "config: %s", p->notes.v[i]);
 	if (h->landlock_abi >= KB_LANDLOCK_ABI_SCOPE)
-		kb_strv_pushf(&pl->notes, "landlock: abstract unix sockets of "
-		    "the host refused (ABI %d)", h->landlock_abi);
+		kb_strv_pushf(&pl->notes,
+		    "landlock: abstract unix sockets of "
+		    "the host refused (ABI %d)",
+		    h->landlock_abi);
 	else if (p->net)
-		kb_strv_pushf(&pl->notes, "not enforced: abstract unix sockets "
+		kb_strv_pushf(&pl->notes,
+		    "not enforced: abstract unix sockets "
 		    "of the host (X11, others) are reachable with --net: "
-		    "Landlock ABI %d < %d on this kernel", h->landlock_abi,
-		    KB_LANDLOCK_ABI_SCOPE);
-	kb_strv_push(&pl->notes, "not enforced: a pathname unix socket under "
+		    "Landlock ABI %d < %d on this kernel",
+		    h->landlock_abi, KB_LANDLOCK_ABI_SCOPE);
+	kb_strv_push(&pl->notes,
+	    "not enforced: a pathname unix socket under "
 	    "$HOME outside the known locations stays connectable (no "
 	    "Landlock right for it on this kernel)");
 	if (p->nkeep == 0) {
 		kb_strv_push(&pl->notes, "fds: 0 1 2 only");
 	} else {
-		struct kb_buf b = { 0 };
+		struct kb_buf b = {0};
 
 		for (size_t i = 0; i < p->nkeep; i++)
 			kb_buf_printf(&b, " %d", p->keep_fd[i]);
@@ -392,8 +401,13 @@ plan_notes(const struct kb_policy *p, const struct kb_host *h,
  * them anyway, so the mounts are only paid for as root.
  */
 static const char *const proc_ro[] = {
-	"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus",
-	"/proc/fs", "/proc/scsi", "/proc/acpi",
+    "/proc/sys",
+    "/proc/sysrq-trigger",
+    "/proc/irq",
+    "/proc/bus",
+    "/proc/fs",
+    "/proc/scsi",
+    "/proc/acpi",
 };
 
 static void
@@ -514,8 +528,8 @@ max_fd(const struct kb_policy *p, const struct kb_plan *pl)
  * readable).
  */
 static void
-plan_deny_read(const struct kb_policy *p, const struct kb_host *h,
-    struct kb_strv *args)
+plan_deny_read(
+    const struct kb_policy *p, const struct kb_host *h, struct kb_strv *args)
 {
 	if (h->landlock_abi < 1)
 		return;
@@ -542,13 +556,13 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
     const char *bwrap, const char *helper, char *const *envp,
     struct kb_plan *pl, struct kb_err *e)
 {
-	struct kb_strv checks = { 0 }, deny = { 0 };
+	struct kb_strv checks = {0}, deny = {0};
 	char num[3][16];
 
 	memset(pl, 0, sizeof(*pl));
 	if (p->argv == NULL || p->argv[0] == NULL)
 		return kb_err_set(e, "no command given; usage: kinbox "
-		    "[OPTIONS] -- COMMAND [ARG...]");
+				     "[OPTIONS] -- COMMAND [ARG...]");
 	pl->backend = KB_BACKEND_BWRAP;
 	pl->exe = xstrdup(bwrap);
 	pl->seccomp_fd = free_fd(p, 3);
@@ -606,8 +620,8 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 	if (pl->npass > 0) {
 		add(pl, "--close-fds");
 		kb_strv_pushf(&pl->argv, "%d", pl->pass_base);
-		kb_strv_pushf(&pl->argv, "%d",
-		    pl->pass_base + (int)pl->npass - 1);
+		kb_strv_pushf(
+		    &pl->argv, "%d", pl->pass_base + (int)pl->npass - 1);
 	}
 	if (h->landlock_abi >= KB_LANDLOCK_ABI_SCOPE)
 		add(pl, "--scope-abstract");
@@ -624,9 +638,11 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 		add(pl, *a);
 	plan_notes(p, h, pl);
 	if (deny.n > 0)
-		kb_strv_pushf(&pl->notes, "landlock: the %zu masked credential "
+		kb_strv_pushf(&pl->notes,
+		    "landlock: the %zu masked credential "
 		    "paths stay unreadable even if the host replaces them "
-		    "(ABI %d)", deny.n / 2, h->landlock_abi);
+		    "(ABI %d)",
+		    deny.n / 2, h->landlock_abi);
 	kb_plan_env(p, envp, "bwrap", pl);
 	plan_watch(p, pl);
 	kb_strv_free(&checks);
@@ -646,7 +662,7 @@ static bool
 in_container(void)
 {
 	return access("/.dockerenv", F_OK) == 0 ||
-	    access("/run/.containerenv", F_OK) == 0;
+	       access("/run/.containerenv", F_OK) == 0;
 }
 
 /*
@@ -658,12 +674,12 @@ in_container(void)
 int
 kb_bwrap_probe(const char *bwrap, struct kb_err *e)
 {
-	char *const argv[] = { (char *)"bwrap", (char *)"--unshare-user",
-		(char *)"--unshare-pid", (char *)"--unshare-net",
-		(char *)"--ro-bind", (char *)"/", (char *)"/", (char *)"--dev",
-		(char *)"/dev", (char *)"--proc", (char *)"/proc",
-		(char *)"--", (char *)"/bin/true", NULL };
-	char *const envp[] = { NULL };
+	char *const argv[] = {(char *)"bwrap", (char *)"--unshare-user",
+	    (char *)"--unshare-pid", (char *)"--unshare-net",
+	    (char *)"--ro-bind", (char *)"/", (char *)"/", (char *)"--dev",
+	    (char *)"/dev", (char *)"--proc", (char *)"/proc", (char *)"--",
+	    (char *)"/bin/true", NULL};
+	char *const envp[] = {NULL};
 	char buf[1024];
 	size_t len = 0;
 	ssize_t n;
@@ -685,7 +701,7 @@ kb_bwrap_probe(const char *bwrap, struct kb_err *e)
 	}
 	close(p[1]);
 	while (len < sizeof(buf) - 1 &&
-	    (n = read(p[0], buf + len, sizeof(buf) - 1 - len)) > 0)
+	       (n = read(p[0], buf + len, sizeof(buf) - 1 - len)) > 0)
 		len += (size_t)n;
 	buf[len] = '\0';
 	close(p[0]);
@@ -704,8 +720,13 @@ kb_bwrap_probe(const char *bwrap, struct kb_err *e)
 
 /* bwrap's words when the kernel refused it namespaces */
 static const char *const userns_markers[] = {
-	"namespace", "uid map", "gid map", "setting up uid", "No permissions",
-	"unshare", "Operation not permitted",
+    "namespace",
+    "uid map",
+    "gid map",
+    "setting up uid",
+    "No permissions",
+    "unshare",
+    "Operation not permitted",
 };
 
 char *
@@ -730,9 +751,10 @@ kb_bwrap_explain_failure(const char *err)
 		if (strstr(first, userns_markers[i]) != NULL)
 			userns = true;
 	if (!userns)
-		cause = "bubblewrap could not set up the sandbox's mounts; run "
-			"kinbox --dry-run to see the plan, and report it if the "
-			"paths look right";
+		cause =
+		    "bubblewrap could not set up the sandbox's mounts; run "
+		    "kinbox --dry-run to see the plan, and report it if the "
+		    "paths look right";
 	else if (getenv("KINBOX_ACTIVE") != NULL)
 		cause = "already inside a kinbox sandbox, which forbids nested "
 			"user namespaces; run the command directly";
@@ -741,12 +763,13 @@ kb_bwrap_explain_failure(const char *err)
 			"(user.max_user_namespaces = 0); enable them with "
 			"'sysctl -w user.max_user_namespaces=15000'";
 	else if (!root &&
-	    read_sysctl("/proc/sys/kernel/unprivileged_userns_clone") == 0)
+		 read_sysctl("/proc/sys/kernel/unprivileged_userns_clone") == 0)
 		cause = "unprivileged user namespaces are disabled "
 			"(kernel.unprivileged_userns_clone = 0); enable them "
 			"with 'sysctl -w kernel.unprivileged_userns_clone=1'";
-	else if (!root && read_sysctl("/proc/sys/kernel/"
-			      "apparmor_restrict_unprivileged_userns") == 1)
+	else if (!root &&
+		 read_sysctl("/proc/sys/kernel/"
+			     "apparmor_restrict_unprivileged_userns") == 1)
 		cause = "AppArmor restricts unprivileged user namespaces "
 			"(kernel.apparmor_restrict_unprivileged_userns = 1, "
 			"as on Ubuntu 24.04); load an AppArmor profile that "
@@ -754,9 +777,10 @@ kb_bwrap_explain_failure(const char *err)
 			"bwrap-userns-restrict from apparmor-profiles) or set "
 			"that sysctl to 0";
 	else if (in_container())
-		cause = "this container does not allow user namespaces; give it "
-			"that right, or set KINBOX_SANDBOX=container if the "
-			"container itself is the disposable boundary";
+		cause =
+		    "this container does not allow user namespaces; give it "
+		    "that right, or set KINBOX_SANDBOX=container if the "
+		    "container itself is the disposable boundary";
 	else
 		cause = "the kernel refused bubblewrap its namespaces; check "
 			"user.max_user_namespaces and any LSM policy, or set "

@@ -62,18 +62,18 @@ struct kb_ll_path_beneath {
 	int parent_fd;
 } __attribute__((packed));
 #define KB_LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
-#define KB_LL_ACCESS_FS_READ_FILE (1ULL << 2)
-#define KB_LL_RULE_PATH_BENEATH 1
+#define KB_LL_ACCESS_FS_READ_FILE        (1ULL << 2)
+#define KB_LL_RULE_PATH_BENEATH          1
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
-#define SYS_landlock_add_rule 445
-#define SYS_landlock_restrict_self 446
+#define SYS_landlock_add_rule       445
+#define SYS_landlock_restrict_self  446
 #endif
 #ifndef SYS_close_range
 #define SYS_close_range 436
 #endif
 
-#define MAX_DENY 256
+#define MAX_DENY  256
 #define MAX_RULES 100000
 
 static void __attribute__((noreturn))
@@ -118,7 +118,8 @@ open_nofollow(const char *path)
 		n = strcspn(p, "/");
 		if (n == 0)
 			break;
-		if (n >= sizeof(comp) || (n == 2 && p[0] == '.' && p[1] == '.')) {
+		if (n >= sizeof(comp) ||
+		    (n == 2 && p[0] == '.' && p[1] == '.')) {
 			close(cur);
 			return -1;
 		}
@@ -145,12 +146,12 @@ mounted_as(const char *path, const char *id)
 		return false;
 	if ((fd = open_nofollow(path)) == -1)
 		return false;
-	ok = syscall(SYS_statx, fd, "", AT_EMPTY_PATH,
-		 STATX_INO | STATX_TYPE, &sx) == 0 &&
-	    (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
-	    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) &&
-	    (ino == 0 || (sx.stx_ino == ino &&
-			     makedev(sx.stx_dev_major, sx.stx_dev_minor) == dev));
+	ok = syscall(SYS_statx, fd, "", AT_EMPTY_PATH, STATX_INO | STATX_TYPE,
+		 &sx) == 0 &&
+	     (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+	     (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) &&
+	     (ino == 0 || (sx.stx_ino == ino && makedev(sx.stx_dev_major,
+						    sx.stx_dev_minor) == dev));
 	close(fd);
 	return ok;
 }
@@ -167,8 +168,8 @@ listed(char **v, int n, const char *s)
 static int
 allow_read(int ruleset, const char *path, unsigned *count)
 {
-	struct kb_ll_path_beneath pb = { .allowed_access =
-					     KB_LL_ACCESS_FS_READ_FILE };
+	struct kb_ll_path_beneath pb = {
+	    .allowed_access = KB_LL_ACCESS_FS_READ_FILE};
 	struct stat st;
 	int rc = 0;
 
@@ -197,7 +198,8 @@ staging_name(char **deny, int ndeny, const char *dir, const char *name)
 	size_t dl = strlen(dir);
 
 	for (int i = 0; i < ndeny; i++) {
-		const char *base = deny[i] + (strcmp(dir, "/") == 0 ? 1 : dl + 1);
+		const char *base =
+		    deny[i] + (strcmp(dir, "/") == 0 ? 1 : dl + 1);
 
 		if (strncmp(deny[i], dir, dl) == 0 &&
 		    (strcmp(dir, "/") == 0 || deny[i][dl] == '/') &&
@@ -246,7 +248,8 @@ add_read_rules(int ruleset, char **deny, int ndeny)
 		if (dir == NULL) {
 			/* cannot tell its entries apart: leave its tree to
 			 * the mounts, and say so */
-			dprintf(2, "kinbox: note: %s cannot be listed here; "
+			dprintf(2,
+			    "kinbox: note: %s cannot be listed here; "
 			    "masks below it rely on their mounts alone\n",
 			    anc[i]);
 			if (allow_read(ruleset, anc[i], &count) == -1)
@@ -280,8 +283,8 @@ static int
 confine(bool scope, char **deny, int ndeny)
 {
 	struct kb_ll_ruleset_attr attr = {
-		.handled_access_fs = ndeny > 0 ? KB_LL_ACCESS_FS_READ_FILE : 0,
-		.scoped = scope ? KB_LL_SCOPE_ABSTRACT_UNIX_SOCKET : 0,
+	    .handled_access_fs = ndeny > 0 ? KB_LL_ACCESS_FS_READ_FILE : 0,
+	    .scoped = scope ? KB_LL_SCOPE_ABSTRACT_UNIX_SOCKET : 0,
 	};
 	long fd;
 	int rc = 0;
@@ -302,8 +305,7 @@ confine(bool scope, char **deny, int ndeny)
 int
 main(int argc, char **argv)
 {
-	static const int reset[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP,
-		SIGPIPE };
+	static const int reset[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE};
 	static char *deny[MAX_DENY];
 	sigset_t none;
 	int status_fd, err_fd, errsv, cmd, ndeny = 0, nchecks = 0;
@@ -318,8 +320,9 @@ main(int argc, char **argv)
 		if (strcmp(argv[cmd], "--scope-abstract") == 0) {
 			scope = true;
 		} else if (strcmp(argv[cmd], "--close-fds") == 0 &&
-		    cmd + 2 < argc) {
-			int lo = fdarg(argv[cmd + 1]), hi = fdarg(argv[cmd + 2]);
+			   cmd + 2 < argc) {
+			int lo = fdarg(argv[cmd + 1]),
+			    hi = fdarg(argv[cmd + 2]);
 
 			if (lo == status_fd || lo == err_fd || hi < lo ||
 			    (status_fd >= lo && status_fd <= hi) ||
@@ -329,12 +332,13 @@ main(int argc, char **argv)
 				for (int fd = lo; fd <= hi; fd++)
 					close(fd);
 			cmd += 2;
-		} else if (strcmp(argv[cmd], "--check") == 0 && cmd + 2 < argc) {
+		} else if (strcmp(argv[cmd], "--check") == 0 &&
+			   cmd + 2 < argc) {
 			if (nchecks++ == 0)
 				check_first = cmd;
 			cmd += 2;
 		} else if (strcmp(argv[cmd], "--deny-read") == 0 &&
-		    cmd + 1 < argc && argv[cmd + 1][0] == '/') {
+			   cmd + 1 < argc && argv[cmd + 1][0] == '/') {
 			if (ndeny == MAX_DENY)
 				_exit(125);
 			deny[ndeny++] = argv[++cmd];

@@ -25,7 +25,7 @@ kb_plan_free(struct kb_plan *pl)
 char *
 kb_plan_render(const struct kb_plan *pl)
 {
-	struct kb_buf b = { 0 };
+	struct kb_buf b = {0};
 
 	kb_buf_puts(&b, "");
 	/* notes and argv name paths under the writable roots (guarded git
@@ -45,11 +45,10 @@ kb_plan_render(const struct kb_plan *pl)
 		if (strncmp(a, "/proc/self/fd/", 14) == 0 && pl->npass > 0) {
 			fd = strtol(a + 14, &end, 10);
 			if (*end == '\0' && fd >= pl->pass_base &&
-			    fd < pl->pass_base + (long)pl->npass)
-			{
+			    fd < pl->pass_base + (long)pl->npass) {
 				kb_buf_puts(&b, "  # ");
-				kb_buf_escape(&b,
-				    pl->pass_path.v[fd - pl->pass_base]);
+				kb_buf_escape(
+				    &b, pl->pass_path.v[fd - pl->pass_base]);
 			}
 		}
 		kb_buf_puts(&b, "\n");

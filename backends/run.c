@@ -36,8 +36,8 @@
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
 
-static const int relayed[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH,
-	SIGUSR1, SIGUSR2 };
+static const int relayed[] = {
+    SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, SIGUSR1, SIGUSR2};
 
 /* Parent pid of `pid` from /proc, -1 when gone. */
 static pid_t
@@ -164,13 +164,13 @@ mark_all_cloexec(int maxfd)
 /* Child side (vfork: shares our memory): only system calls until exec. */
 /* --- the stderr relay --------------------------------------------------- */
 
-#define RELAY_CHUNK (128 * 1024)
+#define RELAY_CHUNK     (128 * 1024)
 #define RELAY_PIPE_SIZE (1024 * 1024)
 
 struct relay {
-	int fd;         /* read end: pipe or pty master; -1 when closed */
+	int fd; /* read end: pipe or pty master; -1 when closed */
 	bool pty;
-	bool out_dead;  /* our stderr is gone: keep draining, stop writing */
+	bool out_dead; /* our stderr is gone: keep draining, stop writing */
 	size_t ring_pos;
 	bool ring_full;
 };
@@ -187,7 +187,7 @@ write_all(struct relay *rl, const char *buf, size_t n)
 		} else if (w == -1 && errno == EINTR) {
 			continue;
 		} else if (w == -1 && errno == EAGAIN) {
-			struct pollfd p = { .fd = 2, .events = POLLOUT };
+			struct pollfd p = {.fd = 2, .events = POLLOUT};
 
 			poll(&p, 1, -1);
 		} else {
@@ -304,10 +304,10 @@ open_relay(struct relay *rl, int *child_end)
 /* --- watching the mounts' targets on the host ------------------------- */
 
 struct watch {
-	int fd;       /* inotify, -1 when nothing is watched */
-	int *wd;      /* per watched path */
-	size_t *idx;  /* its index in the plan's watch list */
-	char **name;  /* its last component */
+	int fd;      /* inotify, -1 when nothing is watched */
+	int *wd;     /* per watched path */
+	size_t *idx; /* its index in the plan's watch list */
+	char **name; /* its last component */
 	size_t n;
 };
 
@@ -367,7 +367,8 @@ in_strv(const struct kb_strv *sv, const char *s)
 static const char *
 watch_hit(struct watch *w, const struct kb_plan *pl, struct kb_run *r)
 {
-	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	char buf[4096]
+	    __attribute__((aligned(__alignof__(struct inotify_event))));
 	const char *hard = NULL;
 	ssize_t n;
 
@@ -388,7 +389,8 @@ watch_hit(struct watch *w, const struct kb_plan *pl, struct kb_run *r)
 					continue;
 				}
 				if (strstr(r->replaced, path) == NULL &&
-				    len + strlen(path) + 2 < sizeof(r->replaced))
+				    len + strlen(path) + 2 <
+					sizeof(r->replaced))
 					snprintf(r->replaced + len,
 					    sizeof(r->replaced) - len, "%s%s",
 					    len ? "\n" : "", path);
@@ -417,11 +419,10 @@ struct fds {
 	const struct rlimit *nofile; /* to restore before exec, or NULL */
 };
 
-static void __attribute__((noreturn))
-exec_backend(const struct kb_plan *pl, pid_t parent, const sigset_t *oldmask,
-    const struct fds *f, int maxfd)
+static void __attribute__((noreturn)) exec_backend(const struct kb_plan *pl,
+    pid_t parent, const sigset_t *oldmask, const struct fds *f, int maxfd)
 {
-	static const int ignored[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP };
+	static const int ignored[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1 || getppid() != parent)
 		_exit(KB_EXIT_ERROR);
@@ -453,9 +454,8 @@ exec_backend(const struct kb_plan *pl, pid_t parent, const sigset_t *oldmask,
 /* vfork: no page-table copy on the start path; the child only makes system
  * calls on its own stack before execve. Kept apart from kb_run() so that no
  * caller local lives across the vfork. */
-static pid_t __attribute__((noinline))
-spawn_backend(const struct kb_plan *pl, pid_t parent, const sigset_t *oldmask,
-    const struct fds *f, int maxfd)
+static pid_t __attribute__((noinline)) spawn_backend(const struct kb_plan *pl,
+    pid_t parent, const sigset_t *oldmask, const struct fds *f, int maxfd)
 {
 	pid_t pid = vfork();
 
@@ -508,9 +508,9 @@ drain_err(int fd, struct kb_run *r, size_t *errlen)
 int
 kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 {
-	int status_p[2] = { -1, -1 }, err_p[2] = { -1, -1 };
+	int status_p[2] = {-1, -1}, err_p[2] = {-1, -1};
 	int seccomp_fd, realerr, empty, sigfd, base = 32, maxfd;
-	struct relay rl = { 0 };
+	struct relay rl = {0};
 	struct watch w;
 	struct fds f;
 	unsigned char stbuf[16];
@@ -539,14 +539,16 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 		more.rlim_cur = (rlim_t)base + 64;
 		if (more.rlim_cur > more.rlim_max ||
 		    setrlimit(RLIMIT_NOFILE, &more) == -1)
-			return kb_err_set(e, "%zu guarded paths need %d "
+			return kb_err_set(e,
+			    "%zu guarded paths need %d "
 			    "descriptors, more than the limit (ulimit -Hn) "
 			    "allows; raise it or use a narrower workspace",
 			    pl->npass, base + 64);
 		raised = true;
 	}
-	maxfd = getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < 65536 ?
-	    (int)lim.rlim_cur : 65536;
+	maxfd = getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < 65536
+		    ? (int)lim.rlim_cur
+		    : 65536;
 	if ((seccomp_fd = kb_seccomp_fd(e)) == -1)
 		return -1;
 	if ((empty = memfd_create("kinbox-empty", MFD_CLOEXEC)) == -1)
@@ -558,13 +560,13 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 	err_p[1] = lift(err_p[1], base);
 	empty = lift(empty, base);
 	if (open_relay(&rl, &realerr) == -1)
-		return kb_err_set(e, "cannot set up the stderr relay: %s",
-		    strerror(errno));
+		return kb_err_set(
+		    e, "cannot set up the stderr relay: %s", strerror(errno));
 	realerr = lift(realerr, base);
 	if (seccomp_fd == -1 || status_p[1] == -1 || err_p[1] == -1 ||
 	    realerr == -1 || empty == -1)
-		return kb_err_set(e, "cannot arrange descriptors: %s",
-		    strerror(errno));
+		return kb_err_set(
+		    e, "cannot arrange descriptors: %s", strerror(errno));
 
 	/* before bwrap mounts anything, so that no replacement is missed */
 	watch_open(&w, pl);
@@ -577,8 +579,8 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 	if (sigfd == -1)
 		return kb_err_set(e, "signalfd: %s", strerror(errno));
 
-	f = (struct fds){ seccomp_fd, status_p[1], err_p[1], realerr, empty,
-		raised ? &orig_nofile : NULL };
+	f = (struct fds){seccomp_fd, status_p[1], err_p[1], realerr, empty,
+	    raised ? &orig_nofile : NULL};
 	pid = spawn_backend(pl, self, &oldmask, &f, maxfd);
 	if (pid == -1)
 		return kb_err_set(e, "vfork: %s", strerror(errno));
@@ -594,11 +596,11 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 
 	for (;;) {
 		struct pollfd pfd[5] = {
-			{ .fd = sigfd, .events = POLLIN },
-			{ .fd = status_p[0], .events = POLLIN },
-			{ .fd = err_p[0], .events = POLLIN },
-			{ .fd = rl.fd, .events = POLLIN },
-			{ .fd = reaped ? -1 : w.fd, .events = POLLIN },
+		    {.fd = sigfd, .events = POLLIN},
+		    {.fd = status_p[0], .events = POLLIN},
+		    {.fd = err_p[0], .events = POLLIN},
+		    {.fd = rl.fd, .events = POLLIN},
+		    {.fd = reaped ? -1 : w.fd, .events = POLLIN},
 		};
 		int n = poll(pfd, 5, reaped ? 1000 : -1);
 
@@ -639,8 +641,8 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 			/* the mount covering it is gone in the sandbox too:
 			 * stop everything rather than run on unprotected */
 			if (hit != NULL) {
-				snprintf(r->broken, sizeof(r->broken), "%s",
-				    hit);
+				snprintf(
+				    r->broken, sizeof(r->broken), "%s", hit);
 				kill(pid, SIGKILL);
 			}
 		}
@@ -649,9 +651,8 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 
 			while (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
 				if (si.ssi_signo == SIGCHLD) {
-					if (!reaped &&
-					    waitpid(pid, &r->wstatus, WNOHANG) ==
-						pid)
+					if (!reaped && waitpid(pid, &r->wstatus,
+							   WNOHANG) == pid)
 						reaped = true;
 					continue;
 				}
@@ -696,9 +697,10 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 	else if (!r->started || r->confine_errno != 0 || r->check_failed != 0)
 		r->exit_code = KB_EXIT_ERROR;
 	else if (r->exec_errno != 0)
-		r->exit_code = r->exec_errno == ENOENT ||
-			r->exec_errno == ENOTDIR ? KB_EXIT_NOTFOUND :
-			KB_EXIT_NOEXEC;
+		r->exit_code =
+		    r->exec_errno == ENOENT || r->exec_errno == ENOTDIR
+			? KB_EXIT_NOTFOUND
+			: KB_EXIT_NOEXEC;
 	else
 		r->exit_code = WEXITSTATUS(r->wstatus);
 	return 0;

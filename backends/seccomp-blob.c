@@ -33,8 +33,8 @@ kb_seccomp_fd(struct kb_err *e)
 		int errsv = errno;
 
 		close(fd);
-		return kb_err_set(e, "cannot stage the seccomp filter: %s",
-		    strerror(errsv));
+		return kb_err_set(
+		    e, "cannot stage the seccomp filter: %s", strerror(errsv));
 	}
 	return fd;
 }

@@ -27,7 +27,6 @@
 
 #include "backend.h"
 
-
 #ifndef TIOCLINUX
 #define TIOCLINUX 0x541C
 #endif
@@ -37,24 +36,24 @@ static const struct {
 	const char *name;
 	unsigned arg;
 } mode_syscalls[] = {
-	{ "chmod", 1 },
-	{ "fchmod", 1 },
-	{ "fchmodat", 2 },
-	{ "fchmodat2", 2 },
-	{ "open", 2 },
-	{ "openat", 3 },
-	{ "creat", 1 },
-	{ "mknod", 1 },
-	{ "mknodat", 2 },
+    {"chmod", 1},
+    {"fchmod", 1},
+    {"fchmodat", 2},
+    {"fchmodat2", 2},
+    {"open", 2},
+    {"openat", 3},
+    {"creat", 1},
+    {"mknod", 1},
+    {"mknodat", 2},
 };
 
 static const char *const refused_syscalls[] = {
-	"keyctl",
-	"add_key",
-	"request_key",
-	"io_uring_setup",
-	"io_uring_enter",
-	"io_uring_register",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
 };
 
 /* fchmodat2 (Linux 6.6) has one number on every architecture; older
@@ -108,13 +107,14 @@ kb_seccomp_build_fd(struct kb_err *e)
 			goto fail;
 	}
 	{
-		const unsigned long tio[] = { TIOCSTI, TIOCLINUX };
+		const unsigned long tio[] = {TIOCSTI, TIOCLINUX};
 
 		for (size_t i = 0; i < nitems(tio); i++) {
 			struct scmp_arg_cmp c =
 			    SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, tio[i]);
 
-			if ((rc = rule(ctx, eperm, resolve("ioctl"), 1, &c)) < 0)
+			if ((rc = rule(ctx, eperm, resolve("ioctl"), 1, &c)) <
+			    0)
 				goto fail;
 		}
 	}
@@ -122,18 +122,18 @@ kb_seccomp_build_fd(struct kb_err *e)
 		if ((rc = rule(ctx, eperm, resolve(refused_syscalls[i]), 0,
 			 NULL)) < 0)
 			goto fail;
-	if ((rc = rule(ctx, SCMP_ACT_ERRNO(ENOSYS), resolve("openat2"), 0,
-		 NULL)) < 0)
+	if ((rc = rule(
+		 ctx, SCMP_ACT_ERRNO(ENOSYS), resolve("openat2"), 0, NULL)) < 0)
 		goto fail;
 	for (size_t i = 0; i < nitems(mode_syscalls); i++) {
-		const unsigned long bits[] = { S_ISUID, S_ISGID };
+		const unsigned long bits[] = {S_ISUID, S_ISGID};
 
 		for (size_t b = 0; b < nitems(bits); b++) {
 			struct scmp_arg_cmp c = {
-				.arg = mode_syscalls[i].arg,
-				.op = SCMP_CMP_MASKED_EQ,
-				.datum_a = bits[b],
-				.datum_b = bits[b],
+			    .arg = mode_syscalls[i].arg,
+			    .op = SCMP_CMP_MASKED_EQ,
+			    .datum_a = bits[b],
+			    .datum_b = bits[b],
 			};
 
 			if ((rc = rule(ctx, eperm,
@@ -158,6 +158,8 @@ fail:
 	seccomp_release(ctx);
 	if (fd != -1)
 		close(fd);
-	return kb_err_set(e, "cannot build the seccomp filter: %s; "
-	    "check libseccomp", strerror(-rc));
+	return kb_err_set(e,
+	    "cannot build the seccomp filter: %s; "
+	    "check libseccomp",
+	    strerror(-rc));
 }

@@ -41,15 +41,15 @@ struct line {
 
 /* Returns the first phrase of `tab` found in the line, or NULL. */
 static const struct kb_phrase *
-match(const struct line *l, const struct kb_phrase *tab, size_t cnt,
-    size_t *at)
+match(const struct line *l, const struct kb_phrase *tab, size_t cnt, size_t *at)
 {
 	for (size_t i = 0; i < cnt; i++) {
-		const char *p = memmem(l->s, l->n, tab[i].text,
-		    strlen(tab[i].text));
+		const char *p =
+		    memmem(l->s, l->n, tab[i].text, strlen(tab[i].text));
 
 		if (p != NULL && tab[i].also != NULL &&
-		    memmem(l->s, l->n, tab[i].also, strlen(tab[i].also)) == NULL)
+		    memmem(l->s, l->n, tab[i].also, strlen(tab[i].also)) ==
+			NULL)
 			continue;
 		if (p != NULL) {
 			if (at != NULL)
@@ -75,11 +75,9 @@ has_verb(const struct line *l)
 static const struct {
 	const char *open, *close;
 } quotes[] = {
-	{ "'", "'" },
-	{ "\"", "\"" },
-	{ "`", "`" },
-	{ "\xe2\x80\x98", "\xe2\x80\x99" }, /* ‘ ’ */
-	{ "\xe2\x80\x9c", "\xe2\x80\x9d" }, /* “ ” */
+    {"'", "'"}, {"\"", "\""}, {"`", "`"},
+    {"\xe2\x80\x98", "\xe2\x80\x99"}, /* ‘ ’ */
+    {"\xe2\x80\x9c", "\xe2\x80\x9d"}, /* “ ” */
 };
 
 static bool
@@ -123,14 +121,15 @@ field_before(const struct line *l, size_t limit, size_t *outn)
 	while (end >= 2) {
 		size_t sep = end, start, w;
 
-		while (sep >= 2 && !(l->s[sep - 2] == ':' && l->s[sep - 1] == ' '))
+		while (
+		    sep >= 2 && !(l->s[sep - 2] == ':' && l->s[sep - 1] == ' '))
 			sep--;
 		if (sep < 2)
 			return NULL;
 		/* the field ends at sep-2; it starts after the previous ": " */
 		start = sep - 2;
 		while (start >= 2 &&
-		    !(l->s[start - 2] == ':' && l->s[start - 1] == ' '))
+		       !(l->s[start - 2] == ':' && l->s[start - 1] == ' '))
 			start--;
 		if (start < 2)
 			return NULL; /* field 0: the tool's own name */
@@ -170,12 +169,13 @@ extract_path(const struct line *l, size_t limit, char *out, size_t outlen)
 
 	/* quoted: the last one before the phrase wins, else the first after */
 	for (size_t q = 0; q < nitems(quotes); q++) {
-		size_t ol = strlen(quotes[q].open), cl = strlen(quotes[q].close);
+		size_t ol = strlen(quotes[q].open),
+		       cl = strlen(quotes[q].close);
 		const char *p = l->s, *end = l->s + l->n;
 
 		while (p < end) {
-			const char *o = memmem(p, (size_t)(end - p),
-			    quotes[q].open, ol);
+			const char *o =
+			    memmem(p, (size_t)(end - p), quotes[q].open, ol);
 			const char *c;
 			size_t pos;
 
@@ -188,10 +188,12 @@ extract_path(const struct line *l, size_t limit, char *out, size_t outlen)
 			pos = (size_t)(o - l->s);
 			if (pathish(o + ol, (size_t)(c - o - ol), true)) {
 				bool before = pos < limit;
-				bool best_before = best != NULL && bestpos < limit;
+				bool best_before =
+				    best != NULL && bestpos < limit;
 
 				if (best == NULL || (before && pos > bestpos) ||
-				    (!before && !best_before && pos < bestpos)) {
+				    (!before && !best_before &&
+					pos < bestpos)) {
 					best = o + ol;
 					bestn = (size_t)(c - o - ol);
 					bestpos = pos;
@@ -211,7 +213,8 @@ extract_path(const struct line *l, size_t limit, char *out, size_t outlen)
 			const char *t;
 			size_t n;
 
-			while (p < end && (*p == ' ' || *p == '\t' || *p == '('))
+			while (
+			    p < end && (*p == ' ' || *p == '\t' || *p == '('))
 				p++;
 			t = p;
 			while (p < end && *p != ' ' && *p != '\t')
@@ -252,8 +255,8 @@ normalize(char *path)
  * relative paths are relative to where the command ran. Lexical only; the
  * oracle judges the real location. */
 static bool
-absolute(const struct kb_policy *p, const char *base, const char *in,
-    char *out, size_t outlen)
+absolute(const struct kb_policy *p, const char *base, const char *in, char *out,
+    size_t outlen)
 {
 	int n;
 
@@ -277,8 +280,8 @@ argv_base(const struct kb_policy *p, char *out, size_t outlen)
 	snprintf(out, outlen, "%s", cwd);
 	if (p->argv == NULL || p->argv[0] == NULL)
 		return;
-	tool = strrchr(p->argv[0], '/') ? strrchr(p->argv[0], '/') + 1 :
-					  p->argv[0];
+	tool = strrchr(p->argv[0], '/') ? strrchr(p->argv[0], '/') + 1
+					: p->argv[0];
 	for (size_t i = 0; i < kb_chdir_flag_count; i++) {
 		const char *flag = kb_chdir_flags[i].flag;
 		size_t fl = strlen(flag);
@@ -289,7 +292,8 @@ argv_base(const struct kb_policy *p, char *out, size_t outlen)
 			if (strcmp(*a, flag) == 0 && a[1] != NULL)
 				dir = a[1];
 			else if (strncmp(*a, flag, fl) == 0 &&
-			    ((*a)[fl] == '=' || (fl == 2 && (*a)[fl] != '\0')))
+				 ((*a)[fl] == '=' ||
+				     (fl == 2 && (*a)[fl] != '\0')))
 				dir = *a + fl + ((*a)[fl] == '=');
 		}
 	}
@@ -327,7 +331,7 @@ static bool
 writable(const struct kb_policy *p, const char *path)
 {
 	return kb_policy_within_writable(p, path) ||
-	    kb_path_within(path, "/dev");
+	       kb_path_within(path, "/dev");
 }
 
 static bool
@@ -344,8 +348,8 @@ masked(const struct kb_policy *p, const char *path)
 static void
 set_evidence(struct kb_denial *d, const struct line *l, const char *reason)
 {
-	size_t n = l->n < sizeof(d->evidence) - 1 ? l->n :
-						    sizeof(d->evidence) - 1;
+	size_t n =
+	    l->n < sizeof(d->evidence) - 1 ? l->n : sizeof(d->evidence) - 1;
 
 	memcpy(d->evidence, l->s, n);
 	d->evidence[n] = '\0';
@@ -367,12 +371,12 @@ judge_write(const struct line *lines, size_t nlines, size_t i, size_t at,
 	bool found = extract_path(&lines[i], at, raw, sizeof(raw));
 
 	for (size_t k = 1; !found && k <= LOOKBACK && k <= i; k++)
-		found = extract_path(&lines[i - k], lines[i - k].n, raw,
-		    sizeof(raw));
+		found = extract_path(
+		    &lines[i - k], lines[i - k].n, raw, sizeof(raw));
 	/* CMake names the path on the line after the message */
 	if (!found && i + 1 < nlines)
-		found = extract_path(&lines[i + 1], lines[i + 1].n, raw,
-		    sizeof(raw));
+		found = extract_path(
+		    &lines[i + 1], lines[i + 1].n, raw, sizeof(raw));
 	if (!found)
 		return false;
 	char real[PATH_MAX], ent[PATH_MAX];
@@ -383,8 +387,8 @@ judge_write(const struct line *lines, size_t nlines, size_t i, size_t at,
 	/* judged where the write landed: symlinks first, then ".." (a
 	 * symlinked ~/.ssh is the mask's target, ws/link/../x is beside the
 	 * link's target); reported as the tool named it */
-	if (o->canonical == NULL || !o->canonical(abs, real, sizeof(real),
-					o->ctx)) {
+	if (o->canonical == NULL ||
+	    !o->canonical(abs, real, sizeof(real), o->ctx)) {
 		snprintf(real, sizeof(real), "%s", abs);
 		normalize(real);
 	}
@@ -410,8 +414,8 @@ judge_write(const struct line *lines, size_t nlines, size_t i, size_t at,
 		d->suggest_unconfined = true;
 		return true;
 	}
-	if (!o->suggest_root(real, d->suggest_write, sizeof(d->suggest_write),
-		o->ctx)) {
+	if (!o->suggest_root(
+		real, d->suggest_write, sizeof(d->suggest_write), o->ctx)) {
 		d->suggest_write[0] = '\0';
 		d->suggest_unconfined = true; /* only / or $HOME would do */
 	}
@@ -452,7 +456,7 @@ line_path_owned(const struct line *l, size_t at, const char *base,
 	char abs[PATH_MAX];
 
 	return line_abs_path(l, at, base, p, abs, sizeof(abs)) &&
-	    o->host_writable(abs, o->ctx);
+	       o->host_writable(abs, o->ctx);
 }
 
 static bool
@@ -462,7 +466,7 @@ line_path_hidden(const struct line *l, size_t at, const char *base,
 	char abs[PATH_MAX];
 
 	return line_abs_path(l, at, base, p, abs, sizeof(abs)) &&
-	    hidden(p, abs);
+	       hidden(p, abs);
 }
 
 /* a host path from a phrase's list; $XDG_RUNTIME_DIR is expanded from
@@ -539,8 +543,8 @@ argv_names_hidden(const struct line *lines, size_t nlines,
 }
 
 static void
-find_host(const struct line *lines, size_t nlines, size_t i,
-    struct kb_denial *d)
+find_host(
+    const struct line *lines, size_t nlines, size_t i, struct kb_denial *d)
 {
 	/* this line first, then the whole tail */
 	for (size_t pass = 0; pass < 2 && d->host[0] == '\0'; pass++) {
@@ -554,8 +558,9 @@ find_host(const struct line *lines, size_t nlines, size_t i,
 			for (size_t k = pass == 0 ? i : 0;
 			     k < (pass == 0 ? i + 1 : nlines); k++) {
 				char buf[1024];
-				size_t n = lines[k].n < sizeof(buf) - 1 ?
-				    lines[k].n : sizeof(buf) - 1;
+				size_t n = lines[k].n < sizeof(buf) - 1
+					       ? lines[k].n
+					       : sizeof(buf) - 1;
 				int g;
 
 				memcpy(buf, lines[k].s, n);
@@ -582,9 +587,8 @@ find_host(const struct line *lines, size_t nlines, size_t i,
 }
 
 bool
-kb_classify(int status, const char *tail, size_t len,
-    const struct kb_policy *p, const struct kb_oracle *o,
-    struct kb_denial *d)
+kb_classify(int status, const char *tail, size_t len, const struct kb_policy *p,
+    const struct kb_oracle *o, struct kb_denial *d)
 {
 	struct line *lines = NULL;
 	size_t nlines = 0, cap = 0;
@@ -598,12 +602,13 @@ kb_classify(int status, const char *tail, size_t len,
 		size_t e = s;
 
 		while (e < len && tail[e] != '\n' && tail[e] != '\r' &&
-		    tail[e] != '\0')
+		       tail[e] != '\0')
 			e++;
 		if (e > s) {
 			if (nlines == cap) {
 				cap = cap ? cap * 2 : 256;
-				lines = xreallocarray(lines, cap, sizeof(*lines));
+				lines =
+				    xreallocarray(lines, cap, sizeof(*lines));
 			}
 			lines[nlines].s = tail + s;
 			lines[nlines].n = e - s;
@@ -622,24 +627,23 @@ kb_classify(int status, const char *tail, size_t len,
 		if (memmem(lines[i].s, lines[i].n, "Leaving directory ", 18))
 			snprintf(base, sizeof(base), "%s", argbase);
 
-		if (!p->ssh_agent &&
-		    (ph = match(&lines[i], kb_ssh_phrases, kb_ssh_count,
-			 NULL)) != NULL) {
+		if (!p->ssh_agent && (ph = match(&lines[i], kb_ssh_phrases,
+					  kb_ssh_count, NULL)) != NULL) {
 			d->cls = KB_CLASS_SSH;
 			d->suggest_ssh_agent = d->suggest_net = true;
 			set_evidence(d, &lines[i], ph->reason);
 			hit = true;
 		} else if ((ph = match(&lines[i], kb_rofs_phrases,
 				kb_rofs_count, &at)) != NULL) {
-			if (judge_write(lines, nlines, i, at, true, base, p, o,
-				d)) {
+			if (judge_write(
+				lines, nlines, i, at, true, base, p, o, d)) {
 				set_evidence(d, &lines[i], ph->reason);
 				hit = true;
 			}
 		} else if ((ph = match(&lines[i], kb_perm_phrases,
 				kb_perm_count, &at)) != NULL) {
-			if (judge_write(lines, nlines, i, at, false, base, p, o,
-				d)) {
+			if (judge_write(
+				lines, nlines, i, at, false, base, p, o, d)) {
 				set_evidence(d, &lines[i], ph->reason);
 				hit = true;
 			}
@@ -655,14 +659,14 @@ kb_classify(int status, const char *tail, size_t len,
 			hit = true;
 		} else if ((ph = match(&lines[i], kb_other_phrases,
 				kb_other_count, &at)) != NULL &&
-		    checked(ph, &lines[i], at, base, p, o)) {
+			   checked(ph, &lines[i], at, base, p, o)) {
 			d->cls = KB_CLASS_OTHER;
 			d->suggest_unconfined = true;
 			set_evidence(d, &lines[i], ph->reason);
 			hit = true;
 		} else if ((ph = match(&lines[i], kb_fail_phrases,
 				kb_fail_count, &at)) != NULL &&
-		    line_path_hidden(&lines[i], at, base, p)) {
+			   line_path_hidden(&lines[i], at, base, p)) {
 			d->cls = KB_CLASS_OTHER;
 			d->suggest_unconfined = true;
 			set_evidence(d, &lines[i], "hidden by the sandbox");
@@ -679,12 +683,12 @@ kb_classify(int status, const char *tail, size_t len,
 	/* a network the project file turned off: --net would be refused
 	 * (a flag does not lift a project's tightening), so suggesting it
 	 * would send the agent round in a loop */
-	if ((d->cls == KB_CLASS_NETWORK || d->cls == KB_CLASS_SSH) &&
-	    !p->net && p->origin[KB_OPT_NET] == KB_ORIGIN_PROJECT) {
+	if ((d->cls == KB_CLASS_NETWORK || d->cls == KB_CLASS_SSH) && !p->net &&
+	    p->origin[KB_OPT_NET] == KB_ORIGIN_PROJECT) {
 		d->suggest_net = d->suggest_ssh_agent = false;
 		snprintf(d->net_blocked_by, sizeof(d->net_blocked_by), "%s",
-		    p->where[KB_OPT_NET] != NULL ? p->where[KB_OPT_NET] :
-						   ".kinbox.ini");
+		    p->where[KB_OPT_NET] != NULL ? p->where[KB_OPT_NET]
+						 : ".kinbox.ini");
 	}
 	return true;
 }

@@ -16,8 +16,6 @@
 
 #include "../policy/policy.h"
 
-
-
 enum kb_class {
 	KB_CLASS_NONE,
 	KB_CLASS_WRITE,
@@ -46,15 +44,15 @@ struct kb_oracle {
 	bool (*host_writable)(const char *path, void *ctx);
 	/* the nearest existing ancestor directory of `path` that kinbox
 	 * accepts as --write, into out; false when none (only / or $HOME) */
-	bool (*suggest_root)(const char *path, char *out, size_t outlen,
-	    void *ctx);
+	bool (*suggest_root)(
+	    const char *path, char *out, size_t outlen, void *ctx);
 	/* true when `path` exists on the host (no symlink followed last) */
 	bool (*exists)(const char *path, void *ctx);
 	/* where a write to `path` lands (kb_resolve_write(): symlinks,
 	 * the last one too, then ".."); false to keep it as is. May be
 	 * NULL. */
-	bool (*canonical)(const char *path, char *out, size_t outlen,
-	    void *ctx);
+	bool (*canonical)(
+	    const char *path, char *out, size_t outlen, void *ctx);
 	/* where the directory entry `path` is: as canonical, but a symlink
 	 * as the last component is not followed (a mask over its directory
 	 * hides the link inside the sandbox). May be NULL. */
@@ -95,7 +93,7 @@ struct kb_phrase {
 	const char *reason; /* what it means, for the report */
 	const char *also;   /* a second substring the line must hold, or NULL */
 	enum kb_phrase_check check;
-	const char *paths;  /* KB_CHECK_HOST: ':'-separated host paths */
+	const char *paths; /* KB_CHECK_HOST: ':'-separated host paths */
 };
 struct kb_host_re {
 	const char *re; /* POSIX ERE; group 1 is the host */

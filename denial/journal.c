@@ -49,8 +49,8 @@ open_journal_dir(const char *home, struct kb_err *e)
 		base = realpath(state, NULL);
 		if (base == NULL && errno == ENOENT) {
 			if (mkdir(state, 0700) == -1 && errno != EEXIST)
-				return kb_err_set(e, "%s: %s", state,
-				    strerror(errno));
+				return kb_err_set(
+				    e, "%s: %s", state, strerror(errno));
 			base = realpath(state, NULL);
 		}
 	} else if (home != NULL) {
@@ -59,7 +59,8 @@ open_journal_dir(const char *home, struct kb_err *e)
 		below[n++] = "state";
 	}
 	if (base == NULL)
-		return kb_err_set(e, "no state directory (%s)", strerror(errno));
+		return kb_err_set(
+		    e, "no state directory (%s)", strerror(errno));
 	below[n++] = "kinbox";
 	below[n++] = "denials";
 	fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -81,8 +82,10 @@ open_journal_dir(const char *home, struct kb_err *e)
 		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		close(fd);
 		if (next == -1)
-			return kb_err_set(e, "%s/.../%s: %s (a symlink is "
-			    "refused here)", base, below[i], strerror(errno));
+			return kb_err_set(e,
+			    "%s/.../%s: %s (a symlink is "
+			    "refused here)",
+			    base, below[i], strerror(errno));
 		if (ours && fstat(next, &st) == 0 && st.st_uid == geteuid() &&
 		    (st.st_mode & 077) != 0)
 			fchmod(next, 0700);
@@ -106,12 +109,14 @@ kb_journal_write(const struct kb_policy *p, const char *id, const char *json,
 	/* a journal the command could write is a journal it could forge:
 	 * judged before anything is created */
 	if (kb_policy_writable(p, dir))
-		return kb_err_set(e, "%s is inside a directory the command could "
-		    "write; set XDG_STATE_HOME elsewhere", dir);
+		return kb_err_set(e,
+		    "%s is inside a directory the command could "
+		    "write; set XDG_STATE_HOME elsewhere",
+		    dir);
 	if ((dfd = open_journal_dir(p->home, e)) == -1)
 		return -1;
-	fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-		O_CLOEXEC, 0600);
+	fd = openat(dfd, name,
+	    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	close(dfd);
 	if (fd == -1)
 		return kb_err_set(e, "%s/%s: %s", dir, name, strerror(errno));

@@ -17,7 +17,7 @@ char *kb_journal_dir(const char *home);
  * symlink in the directories kinbox owns; refused when the journal lies in
  * a directory the policy let the command write). `where` (optional)
  * receives the path. 0, or -1 with `e`. */
-int kb_journal_write(const struct kb_policy *, const char *id,
-    const char *json, char **where, struct kb_err *e);
+int kb_journal_write(const struct kb_policy *, const char *id, const char *json,
+    char **where, struct kb_err *e);
 
 #endif

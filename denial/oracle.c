@@ -78,9 +78,9 @@ suggest_root(const char *path, char *out, size_t outlen, void *vctx)
 		real = kb_paths_accept_root(dir, c->home, "--write", &e);
 	} else {
 		real = realpath(dir, NULL);
-		if (real != NULL && (strcmp(real, "/") == 0 ||
-					(c->home != NULL &&
-					    kb_path_within(c->home, real)))) {
+		if (real != NULL &&
+		    (strcmp(real, "/") == 0 ||
+			(c->home != NULL && kb_path_within(c->home, real)))) {
 			free(real);
 			real = NULL;
 		}
@@ -114,15 +114,15 @@ static bool
 entry(const char *path, char *out, size_t outlen, void *vctx)
 {
 	(void)vctx;
-	return kb_resolve_write(path, NULL, KB_RESOLVE_NOFOLLOW, out,
-	    outlen) == 0;
+	return kb_resolve_write(path, NULL, KB_RESOLVE_NOFOLLOW, out, outlen) ==
+	       0;
 }
 
 const struct kb_oracle kb_host_oracle_template = {
-	.canonical = canonical,
-	.entry = entry,
-	.host_writable = host_writable,
-	.suggest_root = suggest_root,
-	.exists = exists,
-	.ctx = NULL,
+    .canonical = canonical,
+    .entry = entry,
+    .host_writable = host_writable,
+    .suggest_root = suggest_root,
+    .exists = exists,
+    .ctx = NULL,
 };

@@ -7,7 +7,10 @@
 #include "denial.h"
 
 /* a phrase with no second condition */
-#define P(text, reason) { text, reason, NULL, KB_CHECK_NONE, NULL }
+#define P(text, reason)                                                        \
+	{                                                                      \
+		text, reason, NULL, KB_CHECK_NONE, NULL                        \
+	}
 
 /* clang-format off */
 

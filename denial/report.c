@@ -35,12 +35,12 @@ kb_denial_id(char out[KB_ID_LEN + 1])
  * no narrower grant that kinbox could offer.
  */
 #define FROM_STDERR "read from the command's stderr"
-#define ONLY_UNCONFINED                                                    \
-	"only --unconfined would allow it, and nothing but the command's "  \
+#define ONLY_UNCONFINED                                                        \
+	"only --unconfined would allow it, and nothing but the command's "     \
 	"stderr says that it is needed"
 
-#define NET_BLOCKED                                                       \
-	"the network is off by %s (network = off in the project file), "   \
+#define NET_BLOCKED                                                            \
+	"the network is off by %s (network = off in the project file), "       \
 	"which no flag or grant lifts"
 
 char *
@@ -59,28 +59,34 @@ kb_report_line(const struct kb_denial *d, const char *id)
 	case KB_CLASS_WRITE:
 		if (d->suggest_write[0] != '\0')
 			return xasprintf("denied write '%s' (%s, " FROM_STDERR
-			    "); retry with --write %s  [%s]", path, reason,
-			    root, eid);
-		return xasprintf("denied write '%s' (%s, " FROM_STDERR "); no "
+					 "); retry with --write %s  [%s]",
+			    path, reason, root, eid);
+		return xasprintf(
+		    "denied write '%s' (%s, " FROM_STDERR "); no "
 		    "--write root fits (a hidden credential store, /, or your "
-		    "home); " ONLY_UNCONFINED "  [%s]", path, reason, eid);
+		    "home); " ONLY_UNCONFINED "  [%s]",
+		    path, reason, eid);
 	case KB_CLASS_NETWORK:
 		if (d->net_blocked_by[0] != '\0')
 			return xasprintf("denied network%s%s (%s, " FROM_STDERR
-			    "); " NET_BLOCKED "  [%s]", d->host[0] ? " to " : "",
-			    host, reason, blocked, eid);
+					 "); " NET_BLOCKED "  [%s]",
+			    d->host[0] ? " to " : "", host, reason, blocked,
+			    eid);
 		return xasprintf("denied network%s%s (%s, " FROM_STDERR "); "
-		    "retry with --net  [%s]", d->host[0] ? " to " : "", host,
-		    reason, eid);
+				 "retry with --net  [%s]",
+		    d->host[0] ? " to " : "", host, reason, eid);
 	case KB_CLASS_SSH:
 		if (d->net_blocked_by[0] != '\0')
-			return xasprintf("denied ssh (%s, " FROM_STDERR "); "
-			    NET_BLOCKED "  [%s]", reason, blocked, eid);
+			return xasprintf("denied ssh (%s, " FROM_STDERR
+					 "); " NET_BLOCKED "  [%s]",
+			    reason, blocked, eid);
 		return xasprintf("denied ssh (%s, " FROM_STDERR "); retry with "
-		    "--ssh-agent --net  [%s]", reason, eid);
+				 "--ssh-agent --net  [%s]",
+		    reason, eid);
 	case KB_CLASS_OTHER:
 		return xasprintf("denied by the sandbox (%s, " FROM_STDERR "); "
-		    "no narrower grant exists; " ONLY_UNCONFINED "  [%s]",
+				 "no narrower grant exists; " ONLY_UNCONFINED
+				 "  [%s]",
 		    reason, eid);
 	case KB_CLASS_NONE:
 		break;
@@ -153,16 +159,21 @@ fingerprint(const struct kb_denial *d, const char *id)
 		if (r->max_life == KB_LIFE_NEVER || r->json == NULL)
 			continue;
 		if (r->type == KB_T_LIST) {
-			if (r->id == KB_OPT_WRITE && d->suggest_write[0] != '\0')
-				json_array_append_new(wp, jstr(d->suggest_write));
-			set(sug, r->json, r->id == KB_OPT_WRITE ?
-				json_incref(wp) : json_array());
+			if (r->id == KB_OPT_WRITE &&
+			    d->suggest_write[0] != '\0')
+				json_array_append_new(
+				    wp, jstr(d->suggest_write));
+			set(sug, r->json,
+			    r->id == KB_OPT_WRITE ? json_incref(wp)
+						  : json_array());
 			continue;
 		}
-		set(sug, r->json, json_boolean(
-		    r->id == KB_OPT_NET ? d->suggest_net :
-		    r->id == KB_OPT_SSH_AGENT ? d->suggest_ssh_agent :
-		    r->id == KB_OPT_UNCONFINED ? d->suggest_unconfined : false));
+		set(sug, r->json,
+		    json_boolean(
+			r->id == KB_OPT_NET          ? d->suggest_net
+			: r->id == KB_OPT_SSH_AGENT  ? d->suggest_ssh_agent
+			: r->id == KB_OPT_UNCONFINED ? d->suggest_unconfined
+						     : false));
 	}
 	json_decref(wp);
 	set(o, "suggest", sug);
@@ -199,7 +210,8 @@ policy_value(const struct kb_policy *p, const struct kb_option *r, bool typed)
 		a = json_array();
 		for (size_t i = 0; a != NULL && i < p->nwrite; i++)
 			if (!typed || p->write[i].origin == KB_ORIGIN_FLAG)
-				json_array_append_new(a, jstr(p->write[i].path));
+				json_array_append_new(
+				    a, jstr(p->write[i].path));
 		return a;
 	case KB_OPT_KEEP_ENV:
 		a = json_array();
@@ -209,11 +221,11 @@ policy_value(const struct kb_policy *p, const struct kb_option *r, bool typed)
 	case KB_OPT_NET:
 		return json_boolean(typed ? p->typed[r->id] == 1 : p->net);
 	case KB_OPT_SSH_AGENT:
-		return json_boolean(typed ? p->typed[r->id] == 1 :
-					    p->ssh_agent);
+		return json_boolean(
+		    typed ? p->typed[r->id] == 1 : p->ssh_agent);
 	case KB_OPT_UNCONFINED:
-		return json_boolean(typed ? p->typed[r->id] == 1 :
-					    p->unconfined);
+		return json_boolean(
+		    typed ? p->typed[r->id] == 1 : p->unconfined);
 	case KB_OPT_BACKEND:
 	case KB_OPT_KEEP_FD:
 	case KB_OPT_SCRUB_ENV:
@@ -244,8 +256,7 @@ kb_report_json(const struct kb_denial *d, const char *id,
 
 	if (pol == NULL || argv == NULL || fl == NULL)
 		die("out of memory");
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ",
-	    gmtime_r(&now, &tm));
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
 	for (char **a = p->argv; a != NULL && *a != NULL; a++)
 		json_array_append_new(argv, jstr(*a));
 	set(o, "argv", argv);

@@ -130,7 +130,7 @@ under(const char *path, const char *base, const char *rest)
 	    kb_path_within(path, lex))
 		return true;
 	return kb_resolve_write(joined, NULL, 0, real, sizeof(real)) == 0 &&
-	    kb_path_within(path, real);
+	       kb_path_within(path, real);
 }
 
 static bool
@@ -146,8 +146,8 @@ has_component(const char *path, const char *name)
 }
 
 static bool
-entry_matches(const struct kb_protected *t, const char *path,
-    const struct cw_ctx *c)
+entry_matches(
+    const struct kb_protected *t, const char *path, const struct cw_ctx *c)
 {
 	const char *base = strrchr(path, '/');
 	const char *slash, *var;
@@ -167,7 +167,7 @@ entry_matches(const struct kb_protected *t, const char *path,
 		return has_component(path, t->pattern);
 	case KB_PROTECT_HOME:
 		return under(path, c->home, t->pattern) ||
-		    under(path, c->chome, t->pattern);
+		       under(path, c->chome, t->pattern);
 	case KB_PROTECT_PREFIX:
 		if (t->pattern[0] != '$')
 			return under(path, t->pattern, "");
@@ -180,7 +180,7 @@ entry_matches(const struct kb_protected *t, const char *path,
 		/* XDG: a relative value is invalid and ignored */
 		var = getenv(name);
 		return var != NULL && var[0] == '/' &&
-		    under(path, var, slash + 1);
+		       under(path, var, slash + 1);
 	}
 	return false;
 }
@@ -195,8 +195,7 @@ table_match(const struct kb_protected *t, size_t n, const char *path,
 	return NULL;
 }
 
-static void
-verdict(struct judgement *j, enum kb_verdict v, const char *rule,
+static void verdict(struct judgement *j, enum kb_verdict v, const char *rule,
     const char *view, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
@@ -251,18 +250,18 @@ judge(const char *path, bool contained, const char *view,
 		    c->ws != NULL ? c->ws : "none");
 		return;
 	}
-	if ((hit = table_match(kb_secret_file_table, kb_secret_file_count,
-	    path, c)) != NULL) {
+	if ((hit = table_match(kb_secret_file_table, kb_secret_file_count, path,
+		 c)) != NULL) {
 		verdict(j, KB_DENY, "secret-file", view,
 		    "a secret file (%s), never written through the agent: %s",
 		    hit->pattern, path);
 		return;
 	}
-	if ((hit = table_match(kb_protected_table, kb_protected_count, path,
-	    c)) != NULL) {
+	if ((hit = table_match(
+		 kb_protected_table, kb_protected_count, path, c)) != NULL) {
 		verdict(j, KB_ASK, "protected", view,
-		    "protected (%s), a human says yes first: %s",
-		    hit->pattern, path);
+		    "protected (%s), a human says yes first: %s", hit->pattern,
+		    path);
 		return;
 	}
 	if (!contained)
@@ -270,7 +269,8 @@ judge(const char *path, bool contained, const char *view,
 	else if (hardlinked(path))
 		verdict(j, KB_ASK, "hardlink", view,
 		    "a file with other hard links (they may be outside the "
-		    "workspace and change with it): %s", path);
+		    "workspace and change with it): %s",
+		    path);
 	else if (c->mode == KB_MODE_STRICT)
 		verdict(j, KB_ASK, "strict", view,
 		    "strict mode asks before every write: %s", path);
@@ -289,20 +289,21 @@ kb_check_write(const char *path, const char *cwd, const char *workspace,
 {
 	char abs[PATH_MAX], norm[PATH_MAX], real[PATH_MAX], lexreal[PATH_MAX];
 	struct judgement j[3];
-	struct cw_ctx c = { 0 };
+	struct cw_ctx c = {0};
 	size_t nj = 0, best = 0;
 	int r;
 
 	memset(out, 0, sizeof(*out));
 	if (path == NULL || path[0] == '\0')
 		return kb_err_set(e, "check-write: empty path; name the file "
-		    "the tool would write");
+				     "the tool would write");
 	if (path[0] == '/')
 		r = snprintf(abs, sizeof(abs), "%s", path);
 	else if (cwd != NULL && cwd[0] == '/')
 		r = snprintf(abs, sizeof(abs), "%s/%s", cwd, path);
 	else
-		return kb_err_set(e, "check-write: relative path and no "
+		return kb_err_set(e,
+		    "check-write: relative path and no "
 		    "absolute working directory; pass an absolute path");
 	if (r < 0 || (size_t)r >= sizeof(abs)) {
 		errno = ENAMETOOLONG;
@@ -348,8 +349,10 @@ kb_check_write(const char *path, const char *cwd, const char *workspace,
 
 fail:
 	/* the path is cut short so that the reason and the fix survive */
-	r = kb_err_set(e, "check-write %.200s: cannot resolve: %s; fix the "
-	    "path", path, strerror(errno));
+	r = kb_err_set(e,
+	    "check-write %.200s: cannot resolve: %s; fix the "
+	    "path",
+	    path, strerror(errno));
 	if (e != NULL)
 		oneline(e->msg);
 	return r;

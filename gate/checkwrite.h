@@ -77,10 +77,10 @@ struct kb_cw {
  *
  * The path is resolved as open(O_CREAT) would (kb_resolve_write(),
  * policy/resolve.h): existing components through realpath(3), a dangling
- * symlink through its target, a missing tail lexically. It is also judged with ".." taken lexically first (a tool may
- * normalise before it opens), and its components as written are checked
- * against the secret and protected tables (a symlink named .git or .env);
- * the most severe judgement wins.
+ * symlink through its target, a missing tail lexically. It is also judged with
+ * ".." taken lexically first (a tool may normalise before it opens), and its
+ * components as written are checked against the secret and protected tables (a
+ * symlink named .git or .env); the most severe judgement wins.
  *
  * `workspace` and `roots` should be canonical (they are canonicalised again
  * when they exist); `workspace` may be NULL and `roots` NULL with nroots 0.

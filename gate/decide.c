@@ -17,7 +17,7 @@ enum action {
 	ACT_ALLOW,
 	ACT_ASK,
 	ACT_SANDBOX, /* ALLOW under kinbox when a backend works, else AUTO */
-	ACT_AUTO,    /* the classifier: provably read-only → ALLOW, else ASK */
+	ACT_AUTO, /* the classifier: provably read-only → ALLOW, else ASK */
 };
 
 /* clang-format off */
@@ -83,8 +83,7 @@ kb_kind_name(enum kb_kind k)
 	return "invalid";
 }
 
-static void
-set(struct kb_decide_out *out, enum kb_verdict v, const char *step,
+static void set(struct kb_decide_out *out, enum kb_verdict v, const char *step,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 static void
@@ -162,11 +161,11 @@ classify(const struct kb_decide_in *in, struct kb_decide_out *out)
  * Clears *liftable when the ASK is one no session grant may lift.
  */
 static void
-judge_edit(const struct kb_decide_in *in, struct kb_decide_out *out,
-    bool *liftable)
+judge_edit(
+    const struct kb_decide_in *in, struct kb_decide_out *out, bool *liftable)
 {
 	struct kb_cw cw;
-	struct kb_err e = { { 0 } };
+	struct kb_err e = {{0}};
 
 	if (in->path == NULL) {
 		set(out, KB_ASK, "edit-no-path", "no target path to judge");
@@ -176,8 +175,8 @@ judge_edit(const struct kb_decide_in *in, struct kb_decide_out *out,
 	/* Without a workspace, "/" lets the secret and protected rules
 	 * run; the containment it skips turns an ALLOW into an ASK below. */
 	if (kb_check_write(in->path, in->cwd,
-	    in->workspace != NULL ? in->workspace : "/", NULL, 0, in->home,
-	    in->mode, &cw, &e) == -1) {
+		in->workspace != NULL ? in->workspace : "/", NULL, 0, in->home,
+		in->mode, &cw, &e) == -1) {
 		set(out, KB_ASK, "path-unresolved", "%s", e.msg);
 		*liftable = false;
 		return;
@@ -185,8 +184,8 @@ judge_edit(const struct kb_decide_in *in, struct kb_decide_out *out,
 	switch (cw.verdict) {
 	case KB_DENY:
 		set(out, KB_DENY,
-		    strcmp(cw.rule, "secret-file") == 0 ? "secret-file" :
-							   "outside-workspace",
+		    strcmp(cw.rule, "secret-file") == 0 ? "secret-file"
+							: "outside-workspace",
 		    "%s", cw.reason);
 		*liftable = false;
 		return;
@@ -248,7 +247,8 @@ kb_decide(const struct kb_decide_in *in, struct kb_decide_out *out)
 	/* 3. MCP: a read when adapted as read-only, else always asked. */
 	if (kind == KB_KIND_MCP && in->read_only_hint) {
 		set(out, KB_ALLOW, "mcp-read-only-hint",
-		    "the MCP tool is adapted as read-only: it counts as a read");
+		    "the MCP tool is adapted as read-only: it counts as a "
+		    "read");
 		return 0;
 	}
 
@@ -270,12 +270,14 @@ kb_decide(const struct kb_decide_in *in, struct kb_decide_out *out)
 		break;
 	case ACT_ASK:
 		if (kind == KB_KIND_MCP)
-			set(out, KB_ASK, "mcp", "MCP tools ask in every mode "
+			set(out, KB_ASK, "mcp",
+			    "MCP tools ask in every mode "
 			    "unless adapted as read-only");
 		else
-			set(out, KB_ASK, "mode-table", "%s mode asks before "
-			    "%s calls", kb_mode_name(in->mode),
-			    kb_kind_name(kind));
+			set(out, KB_ASK, "mode-table",
+			    "%s mode asks before "
+			    "%s calls",
+			    kb_mode_name(in->mode), kb_kind_name(kind));
 		liftable = true;
 		break;
 	case ACT_SANDBOX: /* no sandbox: the classifier decides */

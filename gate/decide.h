@@ -34,14 +34,14 @@ const char *kb_kind_name(enum kb_kind);
 
 struct kb_decide_in {
 	enum kb_mode mode;
-	bool planning;        /* plan mode: nothing but reads runs */
-	const char *kind;     /* as given; unknown or NULL: ASK */
-	const char *tool;     /* may be NULL */
-	const char *command;  /* shell: the command string; may be NULL */
-	const char *path;     /* edit: the target path; may be NULL */
-	const char *workspace; /* canonical; may be NULL */
+	bool planning;          /* plan mode: nothing but reads runs */
+	const char *kind;       /* as given; unknown or NULL: ASK */
+	const char *tool;       /* may be NULL */
+	const char *command;    /* shell: the command string; may be NULL */
+	const char *path;       /* edit: the target path; may be NULL */
+	const char *workspace;  /* canonical; may be NULL */
 	const char *cwd, *home; /* may be NULL */
-	bool read_only_hint;  /* mcp: the tool is adapted as read-only */
+	bool read_only_hint;    /* mcp: the tool is adapted as read-only */
 	bool sandbox_available; /* kinbox's backend probe succeeded */
 	/* The read-only command classifier: true when `command` is provably
 	 * read-only. Sets *signature to the "always" signature and
@@ -52,29 +52,29 @@ struct kb_decide_in {
 	    char **rewritten, char *reason, size_t reasonlen, void *ctx);
 	/* A human's session "always" grants: true when `signature` is
 	 * granted for `kind`. May be NULL: no grants. */
-	bool (*session_allows)(const char *kind, const char *signature,
-	    void *ctx);
+	bool (*session_allows)(
+	    const char *kind, const char *signature, void *ctx);
 	void *ctx; /* passed to both callbacks */
 };
 
 struct kb_decide_out {
 	enum kb_verdict verdict;
-	char step[48];   /* the step that decided: "invalid-kind",
-			    "planning-freeze", "mcp-read-only-hint",
-			    "mode-table", "mcp", "sandbox", "classifier",
-			    "outside-workspace", "secret-file",
-			    "protected-path", "path-unresolved",
-			    "edit-no-path", "no-workspace",
-			    "session-always" */
+	char step[48];    /* the step that decided: "invalid-kind",
+			     "planning-freeze", "mcp-read-only-hint",
+			     "mode-table", "mcp", "sandbox", "classifier",
+			     "outside-workspace", "secret-file",
+			     "protected-path", "path-unresolved",
+			     "edit-no-path", "no-workspace",
+			     "session-always" */
 	char reason[256]; /* one line */
-	char *signature; /* shell: the classifier's; others: kind or
-			    kind:tool; NULL when none. Owned by `out`:
-			    free with kb_decide_out_free() */
-	char *rewritten; /* shell, ASK by the classifier: the command
-			    rewritten to be read-only (git with the options
-			    that keep the repository's configured programs
-			    from running), which the classifier allows;
-			    NULL when none. Owned by `out` */
+	char *signature;  /* shell: the classifier's; others: kind or
+			     kind:tool; NULL when none. Owned by `out`:
+			     free with kb_decide_out_free() */
+	char *rewritten;  /* shell, ASK by the classifier: the command
+			     rewritten to be read-only (git with the options
+			     that keep the repository's configured programs
+			     from running), which the classifier allows;
+			     NULL when none. Owned by `out` */
 };
 
 /*

@@ -19,12 +19,30 @@
 /* Roots a grant may open for a session at most: the system's own trees
  * and the places that hold credentials or kinbox's policy. */
 static const char *const sensitive_system[] = {
-	"/etc", "/usr", "/var", "/boot", "/bin", "/sbin", "/lib", "/lib32",
-	"/lib64", "/opt", "/srv", "/root",
+    "/etc",
+    "/usr",
+    "/var",
+    "/boot",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/opt",
+    "/srv",
+    "/root",
 };
 static const char *const sensitive_home[] = {
-	".ssh", ".gnupg", ".config/kinbox", ".local/state/kinbox", ".aws",
-	".kube", ".config", ".local/bin", ".bashrc", ".profile",
+    ".ssh",
+    ".gnupg",
+    ".config/kinbox",
+    ".local/state/kinbox",
+    ".aws",
+    ".kube",
+    ".config",
+    ".local/bin",
+    ".bashrc",
+    ".profile",
 };
 
 static bool
@@ -37,8 +55,8 @@ sensitive(const char *path, const char *home)
 		if (kb_path_within(path, sensitive_system[i]))
 			return true;
 	for (size_t i = 0; home != NULL && i < nitems(sensitive_home); i++) {
-		_cleanup_free_ char *h = xasprintf("%s/%s", home,
-		    sensitive_home[i]);
+		_cleanup_free_ char *h =
+		    xasprintf("%s/%s", home, sensitive_home[i]);
 
 		if (kb_path_within(path, h))
 			return true;
@@ -59,7 +77,7 @@ kb_grant_empty(const struct kb_grant *g)
 static char *
 grantable_list(void)
 {
-	struct kb_buf b = { 0 };
+	struct kb_buf b = {0};
 	size_t n = 0, k = 0;
 
 	for (size_t i = 0; i < KB_OPT__N; i++)
@@ -70,8 +88,11 @@ grantable_list(void)
 		if (o->max_life == KB_LIFE_NEVER)
 			continue;
 		k++;
-		kb_buf_printf(&b, "%s--%s%s%s", k == 1 ? "" : k == n ? " or " :
-		    ", ", o->flag, o->metavar ? " " : "",
+		kb_buf_printf(&b, "%s--%s%s%s",
+		    k == 1   ? ""
+		    : k == n ? " or "
+			     : ", ",
+		    o->flag, o->metavar ? " " : "",
 		    o->metavar ? o->metavar : "");
 	}
 	return b.s;
@@ -86,24 +107,28 @@ kb_grant_check(struct kb_grant *g, const char *home, struct kb_err *e)
 		return kb_err_set(e, "nothing to grant; give %s", what);
 	}
 	if (g->write_paths.n > KB_MAX_WRITE)
-		return kb_err_set(e, "too many write roots (at most %d)",
-		    KB_MAX_WRITE);
+		return kb_err_set(
+		    e, "too many write roots (at most %d)", KB_MAX_WRITE);
 	for (size_t i = 0; i < g->write_paths.n; i++) {
-		char *real = kb_paths_accept_root(g->write_paths.v[i], home,
-		    "--write", e);
+		char *real = kb_paths_accept_root(
+		    g->write_paths.v[i], home, "--write", e);
 
 		if (real == NULL)
 			return -1;
 		if (kb_paths_in_git_metadata(real)) {
-			kb_err_set(e, "--write %s: git metadata; grant the "
-			    "checkout instead", real);
+			kb_err_set(e,
+			    "--write %s: git metadata; grant the "
+			    "checkout instead",
+			    real);
 			free(real);
 			return -1;
 		}
 		if (g->life == KB_LIFE_WORKSPACE && sensitive(real, home)) {
-			kb_err_set(e, "--write %s: a system or credential "
+			kb_err_set(e,
+			    "--write %s: a system or credential "
 			    "directory can be granted at most for a session; "
-			    "use --once or --session", real);
+			    "use --once or --session",
+			    real);
 			free(real);
 			return -1;
 		}
@@ -116,9 +141,10 @@ kb_grant_check(struct kb_grant *g, const char *home, struct kb_err *e)
 			kb_policy_init(&tmp);
 			tmp.home = home != NULL ? xstrdup(home) : NULL;
 			tmp.write[0].path = xstrdup(real);
-			tmp.write[0].origin = g->life == KB_LIFE_SESSION ?
-			    KB_ORIGIN_SESSION : g->life == KB_LIFE_WORKSPACE ?
-			    KB_ORIGIN_WORKSPACE : KB_ORIGIN_FLAG;
+			tmp.write[0].origin =
+			    g->life == KB_LIFE_SESSION     ? KB_ORIGIN_SESSION
+			    : g->life == KB_LIFE_WORKSPACE ? KB_ORIGIN_WORKSPACE
+							   : KB_ORIGIN_FLAG;
 			tmp.nwrite = 1;
 			rc = kb_config_check_stores(&tmp, NULL, e);
 			kb_policy_free(&tmp);
@@ -128,10 +154,13 @@ kb_grant_check(struct kb_grant *g, const char *home, struct kb_err *e)
 			}
 		}
 		if (g->life != KB_LIFE_ONCE &&
-		    !kb_ini_value_ok(real, strlen(kb_options[KB_OPT_WRITE].key))) {
-			kb_err_set(e, "--write %s: a path with ';', '#', a line "
+		    !kb_ini_value_ok(
+			real, strlen(kb_options[KB_OPT_WRITE].key))) {
+			kb_err_set(e,
+			    "--write %s: a path with ';', '#', a line "
 			    "break or surrounding blanks, or longer than %zu "
-			    "bytes, cannot be stored; use --once", real,
+			    "bytes, cannot be stored; use --once",
+			    real,
 			    KB_INI_LINE_MAX - 3 -
 				strlen(kb_options[KB_OPT_WRITE].key));
 			free(real);
@@ -144,8 +173,10 @@ kb_grant_check(struct kb_grant *g, const char *home, struct kb_err *e)
 		g->on[KB_OPT_NET] = true; /* the agent needs the network */
 	for (size_t i = 0; i < KB_OPT__N; i++)
 		if (g->on[i] && g->life > kb_options[i].max_life)
-			return kb_err_set(e, "--%s can be granted at most for a "
-			    "%s; use --once or --session", kb_options[i].flag,
+			return kb_err_set(e,
+			    "--%s can be granted at most for a "
+			    "%s; use --once or --session",
+			    kb_options[i].flag,
 			    kb_lifetime_name(kb_options[i].max_life));
 	return 0;
 }
@@ -178,14 +209,16 @@ kb_session_new(struct kb_err *e)
 	    r[1], r[2], r[3], r[4], r[5], r[6], r[7]);
 	file = kb_config_session_path(id);
 	if (file == NULL) {
-		kb_err_set(e, "XDG_RUNTIME_DIR is not set; sessions live there "
+		kb_err_set(e,
+		    "XDG_RUNTIME_DIR is not set; sessions live there "
 		    "(log in through a session manager, or set it to a "
 		    "private 0700 directory)");
 		return NULL;
 	}
 	if (mkparent(file) == -1 ||
-	    (fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-			      O_CLOEXEC, 0600)) == -1) {
+	    (fd = open(file,
+		 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) ==
+		-1) {
 		kb_err_set(e, "%s: %s", file, strerror(errno));
 		return NULL;
 	}
@@ -202,8 +235,8 @@ append(const char *file, const char *text, struct kb_err *e)
 
 	if (mkparent(file) == -1)
 		return kb_err_set(e, "%s: %s", file, strerror(errno));
-	fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-	    0600);
+	fd = open(
+	    file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd == -1)
 		return kb_err_set(e, "%s: %s", file, strerror(errno));
 	if (write(fd, text, n) != (ssize_t)n || close(fd) == -1)
@@ -212,12 +245,11 @@ append(const char *file, const char *text, struct kb_err *e)
 }
 
 int
-kb_grant_store(const struct kb_grant *g, const char *home,
-    const char *session, const char *workspace, const char *from,
-    struct kb_err *e)
+kb_grant_store(const struct kb_grant *g, const char *home, const char *session,
+    const char *workspace, const char *from, struct kb_err *e)
 {
 	_cleanup_free_ char *file = NULL;
-	struct kb_buf b = { 0 };
+	struct kb_buf b = {0};
 	char when[32];
 	time_t now = time(NULL);
 	struct tm tm;
@@ -226,23 +258,29 @@ kb_grant_store(const struct kb_grant *g, const char *home,
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
 	if (g->life == KB_LIFE_SESSION) {
 		if (session == NULL || *session == '\0')
-			return kb_err_set(e, "--session needs KINBOX_SESSION; "
+			return kb_err_set(e,
+			    "--session needs KINBOX_SESSION; "
 			    "create one with kinpolicy session new");
 		file = kb_config_session_path(session);
 		if (file == NULL || access(file, F_OK) == -1)
-			return kb_err_set(e, "KINBOX_SESSION=%s: no such session; "
-			    "create one with kinpolicy session new", session);
+			return kb_err_set(e,
+			    "KINBOX_SESSION=%s: no such session; "
+			    "create one with kinpolicy session new",
+			    session);
 		kb_buf_puts(&b, "\n[grant]\n");
 	} else if (g->life == KB_LIFE_WORKSPACE) {
 		if (workspace == NULL || !kb_ini_value_ok(workspace, 4))
-			return kb_err_set(e, "workspace %s: a path with ';', '#', "
-			    "a line break or surrounding blanks, or longer than "
+			return kb_err_set(e,
+			    "workspace %s: a path with ';', '#', "
+			    "a line break or surrounding blanks, or longer "
+			    "than "
 			    "%d bytes, cannot be stored in the config",
 			    workspace ? workspace : "(none)",
 			    KB_INI_LINE_MAX - 7);
 		file = kb_config_global_path(home);
 		if (file == NULL)
-			return kb_err_set(e, "no home directory for the config");
+			return kb_err_set(
+			    e, "no home directory for the config");
 		kb_buf_printf(&b, "\n[workspace]\npath = %s\n", workspace);
 	} else {
 		return kb_err_set(e, "a once grant is not stored");
@@ -282,8 +320,8 @@ static void
 block_flush(struct block_ctx *b)
 {
 	if (b->header != NULL)
-		b->each(b->file, b->lifetime, b->header, b->body.s ? b->body.s :
-		    "", b->ctx);
+		b->each(b->file, b->lifetime, b->header,
+		    b->body.s ? b->body.s : "", b->ctx);
 	free(b->header);
 	b->header = NULL;
 	kb_buf_free(&b->body);
@@ -324,8 +362,8 @@ blocks(const char *file, const char *lifetime,
 	const char *body, void *ctx),
     void *ctx)
 {
-	static const struct kb_ini_visitor v = { block_section, block_entry };
-	struct block_ctx b = { file, lifetime, each, ctx, NULL, { 0 } };
+	static const struct kb_ini_visitor v = {block_section, block_entry};
+	struct block_ctx b = {file, lifetime, each, ctx, NULL, {0}};
 	struct kb_err e;
 
 	kb_ini_read(file, false, &v, &b, &e);
@@ -352,10 +390,10 @@ collect(const char *file, const char *lifetime, const char *header,
 }
 
 size_t
-kb_grants_list(const char *home, const char *session,
-    struct kb_stored_grant **out)
+kb_grants_list(
+    const char *home, const char *session, struct kb_stored_grant **out)
 {
-	struct list_ctx c = { NULL, 0 };
+	struct list_ctx c = {NULL, 0};
 	_cleanup_free_ char *global = kb_config_global_path(home);
 
 	if (session != NULL && *session != '\0') {
@@ -423,11 +461,11 @@ head_entry(void *ctx, const char *section, const char *key, const char *v,
 static int
 rewrite(const char *file, long index, long *seen, struct kb_err *e)
 {
-	static const struct kb_ini_visitor v = { head_section, head_entry };
+	static const struct kb_ini_visitor v = {head_section, head_entry};
 	_cleanup_free_ char *s = NULL;
 	_cleanup_free_ char *tmp = NULL;
-	struct heads h = { .n = 0 };
-	struct kb_buf out = { 0 };
+	struct heads h = {.n = 0};
+	struct kb_buf out = {0};
 	bool skipping = false;
 	size_t next = 0;
 	char *p, *nl;
@@ -457,8 +495,8 @@ rewrite(const char *file, long index, long *seen, struct kb_err *e)
 			kb_buf_add(&out, p, (size_t)(nl - p));
 	}
 	tmp = xasprintf("%s.kinpolicy.%ld", file, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-	    0600);
+	fd = open(
+	    tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	rc = 0;
 	if (fd == -1 || write(fd, out.s, out.len) != (ssize_t)out.len ||
 	    close(fd) == -1 || rename(tmp, file) == -1) {
@@ -470,8 +508,8 @@ rewrite(const char *file, long index, long *seen, struct kb_err *e)
 }
 
 int
-kb_grants_revoke(const char *home, const char *session, long index,
-    struct kb_err *e)
+kb_grants_revoke(
+    const char *home, const char *session, long index, struct kb_err *e)
 {
 	_cleanup_free_ char *global = kb_config_global_path(home);
 	long seen = 0;
@@ -485,7 +523,7 @@ kb_grants_revoke(const char *home, const char *session, long index,
 	if (global != NULL && rewrite(global, index, &seen, e) == -1)
 		return -1;
 	if (index >= seen)
-		return kb_err_set(e, "no grant %ld; see kinpolicy grants",
-		    index + 1);
+		return kb_err_set(
+		    e, "no grant %ld; see kinpolicy grants", index + 1);
 	return 0;
 }

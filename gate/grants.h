@@ -43,21 +43,21 @@ int kb_grant_store(const struct kb_grant *, const char *home,
 
 /* One stored grant block, for `kinpolicy grants` and `revoke`. */
 struct kb_stored_grant {
-	char *file;    /* where it lives */
-	char *header;  /* "[grant]" or "[workspace \"/path\"]" */
-	char *body;    /* its key = value lines */
+	char *file;           /* where it lives */
+	char *header;         /* "[grant]" or "[workspace \"/path\"]" */
+	char *body;           /* its key = value lines */
 	const char *lifetime; /* "session" or "workspace" */
 };
 
 /* Lists the grant blocks of the session (when set) and the global config.
  * Returns the count; *out is a new array (free with kb_stored_free). */
-size_t kb_grants_list(const char *home, const char *session,
-    struct kb_stored_grant **out);
+size_t kb_grants_list(
+    const char *home, const char *session, struct kb_stored_grant **out);
 void kb_stored_free(struct kb_stored_grant *, size_t);
 
 /* Removes block `index` (0-based, as listed) or all when index < 0,
  * rewriting the files atomically. 0, or -1 with `e`. */
-int kb_grants_revoke(const char *home, const char *session, long index,
-    struct kb_err *e);
+int kb_grants_revoke(
+    const char *home, const char *session, long index, struct kb_err *e);
 
 #endif

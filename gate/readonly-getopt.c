@@ -175,8 +175,8 @@ parse_short(const struct kb_ro_tool *t, const char *label,
 			return kb_err_set(e, "%s -%c: unknown option", label,
 			    kb_ro_shown(s[j]));
 		if (o->flags & KB_RO_DENY)
-			return kb_err_set(e, "%s -%c", label,
-			    kb_ro_shown(s[j]));
+			return kb_err_set(
+			    e, "%s -%c", label, kb_ro_shown(s[j]));
 		val = NULL;
 		vw = &a[*i];
 		switch (o->arg) {
@@ -251,4 +251,3 @@ kb_ro_parse_opts(const struct kb_ro_tool *t, const char *label,
 		    label);
 	return 0;
 }
-

@@ -52,15 +52,15 @@ enum kb_ro_mode {
 /* what readonly.c checks beyond the options */
 enum kb_ro_check {
 	KB_RO_CHECK_NONE,
-	KB_RO_CHECK_SED,      /* the script: no w, W, e, s///w, s///e */
-	KB_RO_CHECK_DATE,     /* the only operand is a +FORMAT */
-	KB_RO_CHECK_GIT_LIST, /* git branch/tag: names only in list mode */
-	KB_RO_CHECK_TAIL,     /* obsolete -N/+N forms; no follow */
-	KB_RO_CHECK_FIND,     /* the expression, predicate by predicate */
-	KB_RO_CHECK_PRINTF,   /* no -v; the format's conversions */
-	KB_RO_CHECK_GIT,      /* global options, then a kb_ro_git_table row */
-	KB_RO_CHECK_GIT_DIFF, /* git diff: only forms that read no work tree
-			       * file (--cached, two revisions, a range) */
+	KB_RO_CHECK_SED,       /* the script: no w, W, e, s///w, s///e */
+	KB_RO_CHECK_DATE,      /* the only operand is a +FORMAT */
+	KB_RO_CHECK_GIT_LIST,  /* git branch/tag: names only in list mode */
+	KB_RO_CHECK_TAIL,      /* obsolete -N/+N forms; no follow */
+	KB_RO_CHECK_FIND,      /* the expression, predicate by predicate */
+	KB_RO_CHECK_PRINTF,    /* no -v; the format's conversions */
+	KB_RO_CHECK_GIT,       /* global options, then a kb_ro_git_table row */
+	KB_RO_CHECK_GIT_DIFF,  /* git diff: only forms that read no work tree
+				* file (--cached, two revisions, a range) */
 	KB_RO_CHECK_GIT_BLAME, /* git blame: only with one revision */
 	KB_RO_CHECK_GIT_NEVER, /* git status: always reads the work tree */
 };

@@ -336,4 +336,3 @@ kb_ro_sed_script(const char *p, struct kb_err *e)
 bad:
 	return kb_err_set(e, "sed script not understood");
 }
-

@@ -155,8 +155,8 @@ kb_ro_check_printf(const struct kb_sh_word *a, size_t n, struct kb_err *e)
 			continue;
 		}
 		if (*p == '\0' || strchr("diouxXfFeEgGaAcsbq", *p) == NULL)
-			return kb_err_set(e, "printf format %%%c",
-			    kb_ro_shown(*p));
+			return kb_err_set(
+			    e, "printf format %%%c", kb_ro_shown(*p));
 	}
 	return 0;
 }
@@ -174,8 +174,8 @@ kb_ro_check_date(const struct kb_ro_parsed *p, struct kb_err *e)
 /* git branch/tag: a name creates a branch or a tag, unless an option put
  * the command in list mode, where names are patterns */
 int
-kb_ro_check_git_list(const struct kb_ro_parsed *p, const char *label,
-    struct kb_err *e)
+kb_ro_check_git_list(
+    const struct kb_ro_parsed *p, const char *label, struct kb_err *e)
 {
 	size_t k;
 

@@ -19,11 +19,10 @@ int kb_ro_check_sed(const struct kb_ro_parsed *p, struct kb_err *e);
 /* find: the `n` words after "find" */
 int kb_ro_check_find(const struct kb_sh_word *a, size_t n, struct kb_err *e);
 /* printf: the `n` words after "printf" */
-int kb_ro_check_printf(const struct kb_sh_word *a, size_t n,
-    struct kb_err *e);
+int kb_ro_check_printf(const struct kb_sh_word *a, size_t n, struct kb_err *e);
 int kb_ro_check_date(const struct kb_ro_parsed *p, struct kb_err *e);
-int kb_ro_check_git_list(const struct kb_ro_parsed *p, const char *label,
-    struct kb_err *e);
+int kb_ro_check_git_list(
+    const struct kb_ro_parsed *p, const char *label, struct kb_err *e);
 /* tail: parses the `n` words at `a` into `p` (kb_ro_parse_opts) itself */
 int kb_ro_check_tail(const struct kb_ro_tool *t, const struct kb_sh_word *a,
     size_t n, struct kb_ro_parsed *p, struct kb_err *e);

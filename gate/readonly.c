@@ -174,8 +174,8 @@ plan_rewrite(struct gitctx *gc, const char *label, unsigned missing,
  * not. Without "--" a revision may be a path: the rewrite adds "--", and
  * git then refuses a path as a bad revision. */
 static int
-check_git_diff(const struct kb_ro_parsed *p, struct gitctx *gc,
-    struct kb_err *e)
+check_git_diff(
+    const struct kb_ro_parsed *p, struct gitctx *gc, struct kb_err *e)
 {
 	size_t k, nrevs;
 
@@ -202,8 +202,8 @@ check_git_diff(const struct kb_ro_parsed *p, struct gitctx *gc,
  * starting with ^ is negative: there is then no commit to start from and
  * git blames the work tree. */
 static int
-check_git_blame(const struct kb_ro_parsed *p, struct gitctx *gc,
-    struct kb_err *e)
+check_git_blame(
+    const struct kb_ro_parsed *p, struct gitctx *gc, struct kb_err *e)
 {
 	size_t k;
 
@@ -276,8 +276,8 @@ check_git(const struct kb_sh_word *a, size_t n, char **sig, struct gitctx *gc,
 		    kb_ro_shown_len(a[i].s, strlen(a[i].s)), a[i].s);
 	if (g == NULL)
 		return kb_err_set(e, "git %s %.*s", a[i].s,
-		    i + 1 < n ?
-			kb_ro_shown_len(a[i + 1].s, strlen(a[i + 1].s)) : 0,
+		    i + 1 < n ? kb_ro_shown_len(a[i + 1].s, strlen(a[i + 1].s))
+			      : 0,
 		    i + 1 < n ? a[i + 1].s : "");
 	sub = verb != NULL ? i + 1 : i;
 	for (i = sub + 1;

@@ -68,7 +68,8 @@ dir_is_empty_at(int dirfd, const char *name)
 	if (d == NULL)
 		return false;
 	while ((de = readdir(d)) != NULL)
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+		if (strcmp(de->d_name, ".") != 0 &&
+		    strcmp(de->d_name, "..") != 0)
 			empty = false;
 	closedir(d);
 	return empty;
@@ -88,7 +89,8 @@ neutralize_config(int gitfd, report_fn report)
 	if (text == NULL) {
 		if (fstatat(gitfd, "config", &st, AT_SYMLINK_NOFOLLOW) == -1)
 			return 0;
-		return move_aside(gitfd, "config", report, "the command made "
+		return move_aside(gitfd, "config", report,
+		    "the command made "
 		    "a config that is no regular file:");
 	}
 	neutral = kb_gitcfg_neutral(text);
@@ -96,27 +98,32 @@ neutralize_config(int gitfd, report_fn report)
 		return 0;
 	path = kb_fd_path_at(gitfd, "config");
 	if ((q = kb_quarantine_at(gitfd, "config")) == NULL) {
-		reportf(report, true, "the command wrote %s with settings git "
+		reportf(report, true,
+		    "the command wrote %s with settings git "
 		    "init does not write (they can make git run programs); "
-		    "remove it before running git here", path);
+		    "remove it before running git here",
+		    path);
 		return 1;
 	}
-	fd = openat(gitfd, "config", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, 0644);
+	fd = openat(gitfd, "config",
+	    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd != -1) {
 		ssize_t w = write(fd, neutral, strlen(neutral));
 
 		close(fd);
 		if (w != (ssize_t)strlen(neutral))
-			unlinkat(gitfd, "config", 0); /* no config: git
-							 refuses, runs nothing */
+			unlinkat(
+			    gitfd, "config", 0); /* no config: git
+						    refuses, runs nothing */
 	}
 	{
 		_cleanup_free_ char *qpath = kb_fd_path_at(gitfd, q);
 
-		reportf(report, true, "the command wrote %s with settings git "
+		reportf(report, true,
+		    "the command wrote %s with settings git "
 		    "init does not write (they can make git run programs); it "
-		    "was replaced by a neutral config, the original moved to %s",
+		    "was replaced by a neutral config, the original moved to "
+		    "%s",
 		    path, qpath);
 	}
 	return 1;
@@ -144,24 +151,31 @@ disarm_hooks(int gitfd, report_fn report)
 		_cleanup_free_ char *path = NULL;
 		int fd;
 
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
 			continue;
 		if (fstatat(hfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
 			continue;
 		/* git runs neither a non-executable hook nor a .sample */
-		if (S_ISREG(st.st_mode) && ((st.st_mode & 0111) == 0 ||
+		if (S_ISREG(st.st_mode) &&
+		    ((st.st_mode & 0111) == 0 ||
 			(n > 7 && strcmp(de->d_name + n - 7, ".sample") == 0)))
 			continue;
 		found++;
 		path = kb_fd_path_at(hfd, de->d_name);
-		fd = S_ISREG(st.st_mode) ? openat(hfd, de->d_name, O_RDONLY |
-		    O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) : -1;
+		fd = S_ISREG(st.st_mode)
+			 ? openat(hfd, de->d_name,
+			       O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+				   O_CLOEXEC)
+			 : -1;
 		if (fd != -1 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
 		    fchmod(fd, st.st_mode & 07666) == 0) {
 			close(fd);
-			reportf(report, true, "the command created the git hook "
+			reportf(report, true,
+			    "the command created the git hook "
 			    "%s; it was made non-executable, review it before "
-			    "running git here", path);
+			    "running git here",
+			    path);
 			continue;
 		}
 		if (fd != -1)
@@ -190,7 +204,8 @@ audit_modules(int modfd, report_fn report, int depth)
 		int child;
 		struct stat st;
 
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
 			continue;
 		child = kb_openat_beneath(fd, de->d_name, O_PATH | O_DIRECTORY);
 		if (child == -1)
@@ -214,15 +229,15 @@ audit_modules(int modfd, report_fn report, int depth)
 static int
 audit_newrepo(int gitfd, report_fn report, int depth)
 {
-	static const char *const planted[] = { "commondir", "config.worktree" };
+	static const char *const planted[] = {"commondir", "config.worktree"};
 	struct stat st;
 	int found = neutralize_config(gitfd, report);
 	int mfd;
 
 	for (size_t i = 0; i < nitems(planted); i++)
 		if (fstatat(gitfd, planted[i], &st, AT_SYMLINK_NOFOLLOW) == 0)
-			found += move_aside(gitfd, planted[i], report,
-			    "the command planted");
+			found += move_aside(
+			    gitfd, planted[i], report, "the command planted");
 	found += disarm_hooks(gitfd, report);
 	mfd = kb_openat_beneath(gitfd, "modules", O_PATH | O_DIRECTORY);
 	if (mfd != -1) {
@@ -246,7 +261,7 @@ static bool
 newer(const struct timespec *a, const struct timespec *b)
 {
 	return a->tv_sec > b->tv_sec ||
-	    (a->tv_sec == b->tv_sec && a->tv_nsec >= b->tv_nsec);
+	       (a->tv_sec == b->tv_sec && a->tv_nsec >= b->tv_nsec);
 }
 
 /* Was dirfd/name created during the run? Its birth time where the file
@@ -259,7 +274,7 @@ born_during(int dirfd, const char *name, const struct stat *st,
 
 	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_BTIME, &sx) == 0 &&
 	    (sx.stx_mask & STATX_BTIME)) {
-		struct timespec b = { sx.stx_btime.tv_sec, sx.stx_btime.tv_nsec };
+		struct timespec b = {sx.stx_btime.tv_sec, sx.stx_btime.tv_nsec};
 
 		return newer(&b, started);
 	}
@@ -298,13 +313,12 @@ pointed_gitdir(const struct kb_policy *p, int dirfd, const char *name)
 		size_t rl = strlen(roots[i]) - 1; /* without the leading / */
 		int rootfd, fd;
 
-		if (strncmp(lex, roots[i] + 1, rl) != 0 ||
-		    lex[rl] != '/')
+		if (strncmp(lex, roots[i] + 1, rl) != 0 || lex[rl] != '/')
 			continue;
 		if ((rootfd = kb_open_dir_nofollow(roots[i])) == -1)
 			return -1;
-		fd = kb_openat_beneath(rootfd, lex + rl + 1,
-		    O_PATH | O_DIRECTORY);
+		fd = kb_openat_beneath(
+		    rootfd, lex + rl + 1, O_PATH | O_DIRECTORY);
 		close(rootfd);
 		return fd;
 	}
@@ -314,8 +328,8 @@ pointed_gitdir(const struct kb_policy *p, int dirfd, const char *name)
 /* `wtfd`/<sub>/.git changed during the run: audited as a new repository,
  * or moved aside when it is a pointer (only a planted repo needs one). */
 static int
-audit_repo_at(const struct kb_policy *p, int wtfd, const char *sub,
-    report_fn report)
+audit_repo_at(
+    const struct kb_policy *p, int wtfd, const char *sub, report_fn report)
 {
 	_cleanup_free_ char *dotgit = xasprintf("%s/.git", sub);
 	_cleanup_free_ char *path = NULL;
@@ -342,7 +356,8 @@ audit_repo_at(const struct kb_policy *p, int wtfd, const char *sub,
 			close(gitfd);
 			goto out;
 		}
-		found = move_aside(parent, base, report, "the command "
+		found = move_aside(parent, base, report,
+		    "the command "
 		    "planted a .git pointing elsewhere:");
 		goto out;
 	}
@@ -356,8 +371,9 @@ audit_repo_at(const struct kb_policy *p, int wtfd, const char *sub,
 	}
 	/* an existing repository the command worked in: what it changed
 	 * of what git obeys is disarmed, the rest (git commit) stays */
-	for (const char *const *f = (const char *const[]){ "config", "hooks",
-		 "commondir", "config.worktree", NULL }; *f != NULL; f++) {
+	for (const char *const *f = (const char *const[]){"config", "hooks",
+		 "commondir", "config.worktree", NULL};
+	     *f != NULL; f++) {
 		if (fstatat(gitfd, *f, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
 		    !newer(&st.st_ctim, &p->started))
 			continue;
@@ -366,8 +382,8 @@ audit_repo_at(const struct kb_policy *p, int wtfd, const char *sub,
 		else if (strcmp(*f, "hooks") == 0)
 			found += disarm_hooks(gitfd, report);
 		else
-			found += move_aside(gitfd, *f, report,
-			    "the command planted");
+			found += move_aside(
+			    gitfd, *f, report, "the command planted");
 	}
 	close(gitfd);
 out:
@@ -382,7 +398,7 @@ audit_index(const struct kb_policy *p, const struct kb_guard *g, int rootfd,
     report_fn report)
 {
 	_cleanup_free_ char *wt = xstrdup(g->rel);
-	struct kb_strv links = { 0 };
+	struct kb_strv links = {0};
 	struct stat st;
 	char *slash;
 	int wtfd, ifd, found = 0;
@@ -406,9 +422,11 @@ audit_index(const struct kb_policy *p, const struct kb_guard *g, int rootfd,
 		return 0;
 	}
 	if (kb_git_index_gitlinks_fd(ifd, &links) == -1) {
-		reportf(report, true, "%s changed during the run and cannot be "
+		reportf(report, true,
+		    "%s changed during the run and cannot be "
 		    "read as an index; check its submodules before running git "
-		    "here", g->path);
+		    "here",
+		    g->path);
 		found = 1;
 	}
 	close(ifd);
@@ -428,7 +446,7 @@ audit_index(const struct kb_policy *p, const struct kb_guard *g, int rootfd,
  * only, no stat unless an entry is named .git); what lies past the bound is
  * named, not silently skipped.
  */
-#define WALK_DIRS_MAX 20000
+#define WALK_DIRS_MAX  20000
 #define WALK_DEPTH_MAX 64
 
 struct walk {
@@ -452,7 +470,8 @@ walk_tree(struct walk *w, int top, int depth)
 	while ((de = readdir(d)) != NULL) {
 		int child;
 
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
 			continue;
 		if (strcmp(de->d_name, ".git") == 0) {
 			w->found += audit_repo_at(w->p, fd, ".", w->report);
@@ -462,12 +481,14 @@ walk_tree(struct walk *w, int top, int depth)
 			continue;
 		if (depth + 1 >= WALK_DEPTH_MAX || ++w->dirs > WALK_DIRS_MAX) {
 			if (!w->cut) {
-				_cleanup_free_ char *at = kb_fd_path_at(fd,
-				    de->d_name);
+				_cleanup_free_ char *at =
+				    kb_fd_path_at(fd, de->d_name);
 
 				w->cut = true;
-				reportf(w->report, false, "note: more than %d "
-				    "directories (or %d levels) below the writable "
+				reportf(w->report, false,
+				    "note: more than %d "
+				    "directories (or %d levels) below the "
+				    "writable "
 				    "roots; repositories the command may have "
 				    "created from %s on were not checked",
 				    WALK_DIRS_MAX, WALK_DEPTH_MAX, at);
@@ -488,7 +509,7 @@ static bool
 unchanged(const struct kb_guard *g, const struct stat *st)
 {
 	return (st->st_mode & S_IFMT) == g->type && st->st_dev == g->dev &&
-	    st->st_ino == g->ino;
+	       st->st_ino == g->ino;
 }
 
 static bool
@@ -522,10 +543,13 @@ audit_one(const struct kb_policy *p, const struct kb_guard *g, int rootfd,
 		if (errno == ENOENT && g->kind != KB_GUARD_PIN_DIR &&
 		    g->kind != KB_GUARD_RO && g->kind != KB_GUARD_WATCH_LINK)
 			return 0;
-		reportf(report, true, "%s: a directory on its path was %s "
+		reportf(report, true,
+		    "%s: a directory on its path was %s "
 		    "during the run; nothing there was touched, check it "
-		    "before running git here", g->path, errno == ENOENT ?
-		    "removed" : "replaced by a symlink or moved");
+		    "before running git here",
+		    g->path,
+		    errno == ENOENT ? "removed"
+				    : "replaced by a symlink or moved");
 		return 1;
 	}
 	exists = fstatat(parent, base, &st, AT_SYMLINK_NOFOLLOW) == 0;
@@ -536,28 +560,33 @@ audit_one(const struct kb_policy *p, const struct kb_guard *g, int rootfd,
 		if (exists && unchanged(g, &st))
 			break;
 		found = 1;
-		reportf(report, true, "%s was %s during the run; check it "
-		    "before running git here", path, exists ? "replaced" :
-		    "removed");
+		reportf(report, true,
+		    "%s was %s during the run; check it "
+		    "before running git here",
+		    path, exists ? "replaced" : "removed");
 		break;
 	case KB_GUARD_WATCH_LINK:
 		if (exists && link_unchanged(g, parent, base, &st))
 			break;
 		found = 1;
 		{
-			_cleanup_free_ char *q = exists ?
-			    kb_quarantine_at(parent, base) : NULL;
+			_cleanup_free_ char *q =
+			    exists ? kb_quarantine_at(parent, base) : NULL;
 
 			if ((!exists || q != NULL) && g->link != NULL &&
 			    symlinkat(g->link, parent, base) == 0)
-				reportf(report, true, "%s was replaced during "
+				reportf(report, true,
+				    "%s was replaced during "
 				    "the run; the symlink was restored%s%s",
-				    path, q ? ", the replacement moved to " :
-				    "", q ? q : "");
+				    path,
+				    q ? ", the replacement moved to " : "",
+				    q ? q : "");
 			else
-				reportf(report, true, "%s was replaced during "
+				reportf(report, true,
+				    "%s was replaced during "
 				    "the run; check it before running git "
-				    "here", path);
+				    "here",
+				    path);
 		}
 		break;
 	case KB_GUARD_RO_ABSENT_DIR:
@@ -567,7 +596,8 @@ audit_one(const struct kb_policy *p, const struct kb_guard *g, int rootfd,
 		if (S_ISDIR(st.st_mode) && dir_is_empty_at(parent, base) &&
 		    unlinkat(parent, base, AT_REMOVEDIR) == 0)
 			break;
-		found = move_aside(parent, base, report, "appeared during the "
+		found = move_aside(parent, base, report,
+		    "appeared during the "
 		    "run:");
 		break;
 	case KB_GUARD_RO_ABSENT_FILE:
@@ -580,7 +610,8 @@ audit_one(const struct kb_policy *p, const struct kb_guard *g, int rootfd,
 	case KB_GUARD_WATCH_ABSENT:
 		if (!exists)
 			break;
-		found = move_aside(parent, base, report, "the command planted "
+		found = move_aside(parent, base, report,
+		    "the command planted "
 		    "(git would obey it)");
 		break;
 	case KB_GUARD_WATCH_INDEX:
@@ -590,8 +621,8 @@ audit_one(const struct kb_policy *p, const struct kb_guard *g, int rootfd,
 		if (!exists)
 			break;
 		if (S_ISDIR(st.st_mode)) {
-			int gitfd = kb_openat_beneath(parent, base,
-			    O_PATH | O_DIRECTORY);
+			int gitfd = kb_openat_beneath(
+			    parent, base, O_PATH | O_DIRECTORY);
 
 			if (gitfd != -1) {
 				found = audit_newrepo(gitfd, report, 0);
@@ -601,7 +632,8 @@ audit_one(const struct kb_policy *p, const struct kb_guard *g, int rootfd,
 		}
 		/* a pointer to a git dir elsewhere: git would take hooks and
 		 * config from there */
-		found = move_aside(parent, base, report, "the command planted a "
+		found = move_aside(parent, base, report,
+		    "the command planted a "
 		    ".git pointing elsewhere:");
 		break;
 	}
@@ -632,7 +664,7 @@ kb_gitguard_audit(const struct kb_policy *p, report_fn report)
 		if (fds[i] == -1)
 			continue;
 		{
-			struct walk w = { .p = p, .report = report };
+			struct walk w = {.p = p, .report = report};
 
 			walk_tree(&w, fds[i], 0);
 			findings += w.found;

@@ -28,7 +28,8 @@ trim(char *s)
 	while (*s == ' ' || *s == '\t')
 		s++;
 	end = s + strlen(s);
-	while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+	while (
+	    end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
 		*--end = '\0';
 	return s;
 }
@@ -156,8 +157,8 @@ plain(const char *v, bool url)
 	for (; *v; v++) {
 		unsigned char c = (unsigned char)*v;
 
-		if (c < 0x21 || c == 0x7f || c == '"' || c == '\\' || c == ';' ||
-		    c == '#')
+		if (c < 0x21 || c == 0x7f || c == '"' || c == '\\' ||
+		    c == ';' || c == '#')
 			return false;
 		if (!url && !(isalnum(c) || strchr("/._-+*:", c)))
 			return false;
@@ -180,12 +181,12 @@ static int
 keep(const char *section, const char *sub, const char *key, const char *val,
     void *vn)
 {
-	static const char *const booleans[] = { "true", "false", NULL };
-	static const char *const core_bool[] = { "filemode", "bare",
-		"logallrefupdates", "ignorecase", "precomposeunicode",
-		"symlinks", NULL };
-	static const char *const formats[] = { "sha1", "sha256", NULL };
-	static const char *const versions[] = { "0", "1", NULL };
+	static const char *const booleans[] = {"true", "false", NULL};
+	static const char *const core_bool[] = {"filemode", "bare",
+	    "logallrefupdates", "ignorecase", "precomposeunicode", "symlinks",
+	    NULL};
+	static const char *const formats[] = {"sha1", "sha256", NULL};
+	static const char *const versions[] = {"0", "1", NULL};
 	struct neutral *n = vn;
 	char header[512];
 
@@ -199,10 +200,12 @@ keep(const char *section, const char *sub, const char *key, const char *val,
 			word(val, versions)) ||
 		    (word(key, core_bool) && word(val, booleans)))
 			kb_buf_printf(&n->core, "\t%s = %s\n",
-			    strcmp(key, "repositoryformatversion") == 0 ?
-				"repositoryformatversion" :
-			    strcmp(key, "logallrefupdates") == 0 ?
-				"logallrefupdates" : key, val);
+			    strcmp(key, "repositoryformatversion") == 0
+				? "repositoryformatversion"
+			    : strcmp(key, "logallrefupdates") == 0
+				? "logallrefupdates"
+				: key,
+			    val);
 		return 0;
 	}
 	if (strcmp(section, "extensions") == 0 && sub[0] == '\0') {
@@ -219,8 +222,8 @@ keep(const char *section, const char *sub, const char *key, const char *val,
 		(strcmp(key, "fetch") == 0 && plain(val, false))))
 		;
 	else if (strcmp(section, "branch") == 0 &&
-	    (strcmp(key, "remote") == 0 || strcmp(key, "merge") == 0) &&
-	    plain(val, false))
+		 (strcmp(key, "remote") == 0 || strcmp(key, "merge") == 0) &&
+		 plain(val, false))
 		;
 	else
 		return 0;
@@ -236,8 +239,8 @@ keep(const char *section, const char *sub, const char *key, const char *val,
 char *
 kb_gitcfg_neutral(const char *text)
 {
-	struct neutral n = { 0 };
-	struct kb_buf out = { 0 };
+	struct neutral n = {0};
+	struct kb_buf out = {0};
 
 	kb_buf_puts(&out, "");
 	kb_gitcfg_parse(text, keep, &n);
@@ -259,8 +262,8 @@ struct find {
 };
 
 static int
-find_cb(const char *section, const char *sub, const char *key,
-    const char *val, void *vf)
+find_cb(const char *section, const char *sub, const char *key, const char *val,
+    void *vf)
 {
 	struct find *f = vf;
 
@@ -275,7 +278,7 @@ find_cb(const char *section, const char *sub, const char *key,
 char *
 kb_gitcfg_get(const char *text, const char *section, const char *key)
 {
-	struct find f = { section, key, NULL };
+	struct find f = {section, key, NULL};
 
 	kb_gitcfg_parse(text, find_cb, &f);
 	return f.value;

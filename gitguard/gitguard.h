@@ -25,8 +25,8 @@ int kb_gitguard_scan_roots(struct kb_policy *, struct kb_err *e);
  * `report` (one line each). Returns the number of security findings (a
  * guard that was tampered with), 0 when all is as before.
  */
-int kb_gitguard_audit(const struct kb_policy *,
-    void (*report)(const char *line, bool security));
+int kb_gitguard_audit(
+    const struct kb_policy *, void (*report)(const char *line, bool security));
 
 /* gitguard/gitindex.c */
 

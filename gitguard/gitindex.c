@@ -18,8 +18,8 @@
 #include "gitguard.h"
 
 #define ENTRY_FIXED 62 /* stat data, mode, sha-1, flags */
-#define GITLINK 0160000
-#define INDEX_MAX (256u << 20)
+#define GITLINK     0160000
+#define INDEX_MAX   (256u << 20)
 
 static uint32_t
 be32(const unsigned char *p)
@@ -81,8 +81,8 @@ varint(const unsigned char **p, const unsigned char *end, size_t *out)
 int
 kb_git_index_gitlinks(const char *index, struct kb_strv *out)
 {
-	int fd = open(index, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
-	    O_NOCTTY);
+	int fd = open(
+	    index, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	int rc;
 
 	if (fd == -1)

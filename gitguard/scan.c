@@ -40,7 +40,7 @@
 #include "gitconfig.h"
 #include "gitguard.h"
 
-#define NEST_MAX 16        /* gitlinks in gitlinks, modules in modules */
+#define NEST_MAX        16   /* gitlinks in gitlinks, modules in modules */
 #define DIR_ENTRIES_MAX 4096 /* entries read from one directory */
 
 struct scan {
@@ -56,8 +56,8 @@ abs_of(const struct scan *s, const char *rel)
 {
 	if (strcmp(rel, ".") == 0)
 		return xstrdup(s->root);
-	return strcmp(s->root, "/") == 0 ? xasprintf("/%s", rel) :
-					   xasprintf("%s/%s", s->root, rel);
+	return strcmp(s->root, "/") == 0 ? xasprintf("/%s", rel)
+					 : xasprintf("%s/%s", s->root, rel);
 }
 
 static char *
@@ -73,7 +73,7 @@ unguarded(struct kb_policy *p, const char *path, const char *why)
 		kb_strv_pushf(&p->gitnotes, "not guarded: %s (%s)", path, why);
 	else if (p->gitnotes.n == 64)
 		kb_strv_push(&p->gitnotes, "not guarded: more paths, not "
-		    "listed");
+					   "listed");
 }
 
 /* lstat of rel below the root, never through a symlink */
@@ -118,8 +118,9 @@ add_guard(struct scan *s, const char *rel, enum kb_guard_kind kind)
 	}
 	fd = kb_openat_beneath(s->rootfd, rel, O_PATH | O_NOFOLLOW);
 	if (fd == -1 && errno != ENOENT) {
-		unguarded(p, path, errno == ELOOP || errno == EXDEV ?
-		    "a symlink on its path" : strerror(errno));
+		unguarded(p, path,
+		    errno == ELOOP || errno == EXDEV ? "a symlink on its path"
+						     : strerror(errno));
 		return;
 	}
 	if (p->nguard == p->capguard) {
@@ -160,10 +161,13 @@ add_guard(struct scan *s, const char *rel, enum kb_guard_kind kind)
 }
 
 /* what scan_in_roots() finds at a path */
-enum target { T_GITDIR, T_PLAIN };
+enum target {
+	T_GITDIR,
+	T_PLAIN
+};
 
-static int scan_in_roots(struct kb_policy *, const char *abs, enum target,
-    const char *global_hooks);
+static int scan_in_roots(
+    struct kb_policy *, const char *abs, enum target, const char *global_hooks);
 static void scan_target(struct kb_policy *, const char *abs, enum target,
     const char *global_hooks, const char **roots, size_t n);
 static void guard_gitdir(struct scan *, const char *rel, bool common,
@@ -187,8 +191,8 @@ target_abs(const struct scan *s, const char *from, const char *target)
 	lexical = kb_rel_join(".", base + 1);
 	if (lexical == NULL)
 		return NULL;
-	return strcmp(lexical, ".") == 0 ? xstrdup("/") :
-					   xasprintf("/%s", lexical);
+	return strcmp(lexical, ".") == 0 ? xstrdup("/")
+					 : xasprintf("/%s", lexical);
 }
 
 /* A symlink git follows (hooks, config, .git): restored if replaced, and
@@ -246,7 +250,7 @@ is_gitdir(const struct scan *s, const char *rel)
 	_cleanup_free_ char *refs = join(rel, "refs");
 
 	return is_type(s, head, S_IFREG) && is_type(s, objects, S_IFDIR) &&
-	    is_type(s, refs, S_IFDIR);
+	       is_type(s, refs, S_IFDIR);
 }
 
 /* Calls fn for each entry of the directory rel (no dot entries). */
@@ -263,12 +267,14 @@ each_entry(struct scan *s, const char *rel,
 	while ((de = readdir(d)) != NULL) {
 		_cleanup_free_ char *child = NULL;
 
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
 			continue;
 		if (++n > DIR_ENTRIES_MAX) {
 			_cleanup_free_ char *a = abs_of(s, rel);
 
-			unguarded(s->p, a, "more than 4096 entries; the rest "
+			unguarded(s->p, a,
+			    "more than 4096 entries; the rest "
 			    "was not looked at");
 			break;
 		}
@@ -287,7 +293,7 @@ struct walk {
 static void
 module_entry(struct scan *s, const char *child, void *vw)
 {
-	struct walk *w = vw, deeper = { w->depth + 1 };
+	struct walk *w = vw, deeper = {w->depth + 1};
 
 	if (!is_type(s, child, S_IFDIR))
 		return;
@@ -340,12 +346,12 @@ guard_hookspath(struct scan *s, const char *value, const char *worktree)
 }
 
 static void
-guard_gitdir(struct scan *s, const char *rel, bool common,
-    const char *worktree, int depth)
+guard_gitdir(struct scan *s, const char *rel, bool common, const char *worktree,
+    int depth)
 {
 	_cleanup_free_ char *config = join(rel, "config");
 	_cleanup_free_ char *text = NULL;
-	struct walk w = { depth };
+	struct walk w = {depth};
 
 	guard_entry(s, rel, "commondir", KB_GUARD_WATCH_ABSENT);
 	guard_entry(s, rel, "config.worktree", KB_GUARD_WATCH_ABSENT);
@@ -355,8 +361,8 @@ guard_gitdir(struct scan *s, const char *rel, bool common,
 	guard_entry(s, rel, "config", KB_GUARD_RO_ABSENT_FILE);
 	text = kb_read_beneath(s->rootfd, config, 1 << 20);
 	if (text != NULL) {
-		_cleanup_free_ char *hp = kb_gitcfg_get(text, "core",
-		    "hookspath");
+		_cleanup_free_ char *hp =
+		    kb_gitcfg_get(text, "core", "hookspath");
 
 		guard_hookspath(s, hp, worktree);
 	}
@@ -416,7 +422,7 @@ scan_sub(struct scan *s, const char *wt, const char *sub, int depth)
 static void
 scan_gitlinks(struct scan *s, const char *wt, const char *index, int depth)
 {
-	struct kb_strv links = { 0 };
+	struct kb_strv links = {0};
 	int fd = kb_openat_beneath(s->rootfd, index, O_RDONLY);
 
 	if (fd == -1)
@@ -446,7 +452,7 @@ scan_gitmodules(struct scan *s, const char *wt, int depth)
 {
 	_cleanup_free_ char *gm = join(wt, ".gitmodules");
 	_cleanup_free_ char *text = kb_read_beneath(s->rootfd, gm, 1 << 20);
-	void *ctx[3] = { s, (void *)wt, &depth };
+	void *ctx[3] = {s, (void *)wt, &depth};
 
 	if (text != NULL)
 		kb_gitcfg_parse(text, gitmodules_cb, ctx);
@@ -484,7 +490,8 @@ scan_repo(struct scan *s, const char *wt, int depth, bool top)
 		_cleanup_free_ char *a = abs_of(s, dotgit);
 
 		if (s->repos == KB_MAX_REPOS + 1)
-			unguarded(s->p, a, "more than 256 repositories in this "
+			unguarded(s->p, a,
+			    "more than 256 repositories in this "
 			    "root; this one and later ones");
 		return;
 	}
@@ -536,15 +543,15 @@ user_hookspath(const char *home)
 	} else {
 		if (home != NULL)
 			f1 = xasprintf("%s/.gitconfig", home);
-		f2 = xdg != NULL && xdg[0] == '/' ?
-		    xasprintf("%s/git/config", xdg) :
-		    home != NULL ? xasprintf("%s/.config/git/config", home) :
-				   NULL;
+		f2 = xdg != NULL && xdg[0] == '/'
+			 ? xasprintf("%s/git/config", xdg)
+		     : home != NULL ? xasprintf("%s/.config/git/config", home)
+				    : NULL;
 	}
 	for (int i = 0; i < 2 && v == NULL; i++) {
 		const char *f = i == 0 ? f1 : f2;
-		_cleanup_free_ char *text = f != NULL ?
-		    kb_read_small_file(f, 1 << 20) : NULL;
+		_cleanup_free_ char *text =
+		    f != NULL ? kb_read_small_file(f, 1 << 20) : NULL;
 
 		if (text != NULL)
 			v = kb_gitcfg_get(text, "core", "hookspath");
@@ -577,14 +584,16 @@ scan_target(struct kb_policy *p, const char *abs, enum target what,
     const char *global_hooks, const char **roots, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		struct scan s = { .p = p, .root = roots[i],
-			.global_hooks = global_hooks };
+		struct scan s = {
+		    .p = p, .root = roots[i], .global_hooks = global_hooks};
 		const char *rel;
 
 		if (!kb_path_within(abs, roots[i]))
 			continue;
-		rel = abs[strlen(roots[i])] == '\0' ? "." :
-		    abs + strlen(roots[i]) + (strcmp(roots[i], "/") != 0);
+		rel =
+		    abs[strlen(roots[i])] == '\0'
+			? "."
+			: abs + strlen(roots[i]) + (strcmp(roots[i], "/") != 0);
 		if ((s.rootfd = kb_open_dir_nofollow(roots[i])) == -1)
 			return;
 		if (what == T_PLAIN) {
@@ -599,8 +608,8 @@ scan_target(struct kb_policy *p, const char *abs, enum target what,
 				add_guard(&s, rel, KB_GUARD_WATCH_LINK);
 		} else if (is_type(&s, rel, S_IFDIR)) {
 			_cleanup_free_ char *cd = join(rel, "commondir");
-			_cleanup_free_ char *text = kb_read_beneath(s.rootfd, cd,
-			    4096);
+			_cleanup_free_ char *text =
+			    kb_read_beneath(s.rootfd, cd, 4096);
 
 			add_guard(&s, rel, KB_GUARD_PIN_DIR);
 			guard_gitdir(&s, rel, text == NULL, NULL, NEST_MAX / 2);
@@ -611,7 +620,8 @@ scan_target(struct kb_policy *p, const char *abs, enum target what,
 				c = *text ? target_abs(&s, rel, text) : NULL;
 				close(s.rootfd);
 				if (c != NULL)
-					scan_in_roots(p, c, T_GITDIR, global_hooks);
+					scan_in_roots(
+					    p, c, T_GITDIR, global_hooks);
 				return;
 			}
 		}
@@ -619,9 +629,11 @@ scan_target(struct kb_policy *p, const char *abs, enum target what,
 		return;
 	}
 	if (what == T_GITDIR && p->gitnotes.n < 64)
-		kb_strv_pushf(&p->gitnotes, "read-only git dir: %s lies outside "
+		kb_strv_pushf(&p->gitnotes,
+		    "read-only git dir: %s lies outside "
 		    "the write roots (git commit there needs --write of its "
-		    "repository)", abs);
+		    "repository)",
+		    abs);
 	return;
 }
 
@@ -629,12 +641,14 @@ int
 kb_gitguard_scan(struct kb_policy *p, const char *root, struct kb_err *e)
 {
 	_cleanup_free_ char *hooks = user_hookspath(p->home);
-	struct scan s = { .p = p, .root = root, .global_hooks = hooks };
+	struct scan s = {.p = p, .root = root, .global_hooks = hooks};
 
 	s.rootfd = kb_open_dir_nofollow(root);
 	if (s.rootfd == -1)
-		return kb_err_set(e, "%s: %s (changed since it was resolved?); "
-		    "run again", root, strerror(errno));
+		return kb_err_set(e,
+		    "%s: %s (changed since it was resolved?); "
+		    "run again",
+		    root, strerror(errno));
 	if (is_gitdir(&s, ".")) {
 		guard_gitdir(&s, ".", true, NULL, 0);
 	} else {

@@ -46,14 +46,16 @@ openat2_walk(int dirfd, const char *rel, int flags)
 			continue;
 		}
 		fd = openat(cur == -1 ? dirfd : cur, comp,
-		    next == NULL ? flags | O_NOFOLLOW :
-				   O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		    next == NULL
+			? flags | O_NOFOLLOW
+			: O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd == -1 && errno == ENOTDIR) {
 			/* as openat2 says it: a symlink on the way */
 			struct stat st;
 
 			if (fstatat(cur == -1 ? dirfd : cur, comp, &st,
-				AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+				AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISLNK(st.st_mode))
 				errno = ELOOP;
 			else
 				errno = ENOTDIR;
@@ -77,7 +79,7 @@ int
 kb_openat_beneath(int dirfd, const char *rel, int flags)
 {
 	static bool no_openat2;
-	struct open_how how = { 0 };
+	struct open_how how = {0};
 	long fd;
 
 	flags |= O_CLOEXEC | O_NOCTTY;
@@ -92,7 +94,7 @@ kb_openat_beneath(int dirfd, const char *rel, int flags)
 	if (!no_openat2) {
 		how.flags = (unsigned long long)flags;
 		how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
-		    RESOLVE_NO_MAGICLINKS;
+			      RESOLVE_NO_MAGICLINKS;
 		do
 			fd = syscall(SYS_openat2, dirfd, rel[0] ? rel : ".",
 			    &how, sizeof(how));
@@ -117,8 +119,8 @@ kb_open_dir_nofollow(const char *abs)
 	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root == -1)
 		return -1;
-	fd = kb_openat_beneath(root, abs[1] ? abs + 1 : ".",
-	    O_PATH | O_DIRECTORY);
+	fd = kb_openat_beneath(
+	    root, abs[1] ? abs + 1 : ".", O_PATH | O_DIRECTORY);
 	close(root);
 	return fd;
 }
@@ -147,8 +149,8 @@ kb_open_parent_beneath(int dirfd, const char *rel, const char **base)
 	dir = strndup(rel, (size_t)(slash - rel));
 	if (dir == NULL)
 		die("out of memory");
-	return kb_openat_beneath(dirfd, dir[0] ? dir : ".",
-	    O_PATH | O_DIRECTORY);
+	return kb_openat_beneath(
+	    dirfd, dir[0] ? dir : ".", O_PATH | O_DIRECTORY);
 }
 
 DIR *
@@ -189,15 +191,15 @@ kb_fd_path_at(int dirfd, const char *name)
 {
 	_cleanup_free_ char *dir = kb_fd_path(dirfd);
 
-	return strcmp(dir, "/") == 0 ? xasprintf("/%s", name) :
-				       xasprintf("%s/%s", dir, name);
+	return strcmp(dir, "/") == 0 ? xasprintf("/%s", name)
+				     : xasprintf("%s/%s", dir, name);
 }
 
 char *
 kb_rel_join(const char *base, const char *rel)
 {
-	struct kb_strv parts = { 0 };
-	struct kb_buf out = { 0 };
+	struct kb_strv parts = {0};
+	struct kb_buf out = {0};
 	_cleanup_free_ char *joined = NULL;
 	char *comp, *save = NULL;
 	char *r = NULL;

@@ -68,7 +68,7 @@ static void
 vmsg(const char *fmt, va_list ap, const char *suffix)
 {
 	char line[1024];
-	struct kb_buf b = { 0 };
+	struct kb_buf b = {0};
 
 	vsnprintf(line, sizeof(line), fmt, ap);
 	kb_buf_escape(&b, line);
@@ -282,8 +282,8 @@ static bool
 unsafe_code_point(unsigned long cp)
 {
 	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x61c || cp == 0x200e ||
-	    cp == 0x200f || (cp >= 0x2028 && cp <= 0x202e) ||
-	    (cp >= 0x2066 && cp <= 0x2069);
+	       cp == 0x200f || (cp >= 0x2028 && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
 }
 
 /*
@@ -294,7 +294,7 @@ unsafe_code_point(unsigned long cp)
 static size_t
 char_at(const unsigned char *s, size_t n, bool *raw)
 {
-	static const unsigned long min[5] = { 0, 0, 0x80, 0x800, 0x10000 };
+	static const unsigned long min[5] = {0, 0, 0x80, 0x800, 0x10000};
 	unsigned long cp;
 	size_t len;
 
@@ -347,8 +347,8 @@ escape_mem(struct kb_buf *b, const char *str, size_t n, bool squote)
 		kb_buf_add(b, (const char *)s + i - run, run);
 		run = 0;
 		for (size_t k = 0; k < len; k++, i++) {
-			char esc[4] = { '\\', 'x', hex[s[i] >> 4],
-				hex[s[i] & 0xf] };
+			char esc[4] = {
+			    '\\', 'x', hex[s[i] >> 4], hex[s[i] & 0xf]};
 
 			switch (s[i]) {
 			case '\\':
@@ -388,7 +388,7 @@ kb_buf_escape(struct kb_buf *b, const char *s)
 char *
 kb_escape(const char *s)
 {
-	struct kb_buf b = { 0 };
+	struct kb_buf b = {0};
 
 	kb_buf_add(&b, "", 0);
 	kb_buf_escape(&b, s);
@@ -423,13 +423,14 @@ kb_path_within(const char *path, const char *dir)
 
 	if (strcmp(dir, "/") == 0)
 		return path[0] == '/';
-	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+	return strncmp(path, dir, n) == 0 &&
+	       (path[n] == '\0' || path[n] == '/');
 }
 
 char *
 kb_read_fd(int fd, size_t max, size_t *len)
 {
-	struct kb_buf b = { 0 };
+	struct kb_buf b = {0};
 	struct stat st;
 	char chunk[4096];
 	ssize_t n;
@@ -474,8 +475,8 @@ kb_read_small_file(const char *path, size_t max)
 {
 	/* a FIFO or a device must not block or feed kinbox: the type is
 	 * checked on the descriptor, before the first read */
-	return kb_read_fd_close(open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
-	    O_NONBLOCK), max);
+	return kb_read_fd_close(
+	    open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK), max);
 }
 
 char *

@@ -11,10 +11,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define KB_EXIT_ERROR 125     /* kinbox's own error: bad input, no sandbox */
-#define KB_EXIT_NOEXEC 126    /* command found but not executable */
-#define KB_EXIT_NOTFOUND 127  /* command not found */
-#define KB_EXIT_SIGNAL 128    /* + N when the command died of signal N */
+#define KB_EXIT_ERROR    125 /* kinbox's own error: bad input, no sandbox */
+#define KB_EXIT_NOEXEC   126 /* command found but not executable */
+#define KB_EXIT_NOTFOUND 127 /* command not found */
+#define KB_EXIT_SIGNAL   128 /* + N when the command died of signal N */
 
 #define KB_TAIL (64 * 1024) /* bytes of a command's stderr kept to classify */
 
@@ -33,8 +33,7 @@ int kb_err_set(struct kb_err *, const char *, ...)
 
 /* CLI layer only (kinbox.c, kinpolicy.c): print "<prog>: msg" and exit 125. */
 extern const char *kb_progname;
-void die(const char *, ...)
-    __attribute__((noreturn, format(printf, 1, 2)));
+void die(const char *, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void die_errno(const char *, ...)
     __attribute__((noreturn, format(printf, 1, 2)));
 void warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
@@ -138,9 +137,9 @@ int kb_mkdirs(const char *path, mode_t mode, struct kb_strv *created);
 void cleanup_freep(void *);
 void cleanup_fdp(int *);
 void cleanup_strvp(struct kb_strv *);
-#define _cleanup_free_ __attribute__((cleanup(cleanup_freep)))
+#define _cleanup_free_  __attribute__((cleanup(cleanup_freep)))
 #define _cleanup_close_ __attribute__((cleanup(cleanup_fdp)))
-#define _cleanup_strv_ __attribute__((cleanup(cleanup_strvp)))
+#define _cleanup_strv_  __attribute__((cleanup(cleanup_strvp)))
 
 static inline void *
 steal_pointer(void *pp)

@@ -37,17 +37,19 @@
 #include "policy.h"
 
 #define KB_PROJECT_MAX (64 * 1024) /* .kinbox.ini, the command's file */
-#define KB_CONFIG_MAX (1024 * 1024) /* the caller's files (grants.c reads
-				       them with the same bound) */
+#define KB_CONFIG_MAX                                                          \
+	(1024 * 1024) /* the caller's files (grants.c reads                    \
+			 them with the same bound) */
 
 static const char *
 type_name(mode_t m)
 {
-	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" :
-	    S_ISSOCK(m)	  ? "a socket" :
-	    S_ISCHR(m)	  ? "a character device" :
-	    S_ISBLK(m)	  ? "a block device" :
-			    "not a regular file";
+	return S_ISDIR(m)    ? "a directory"
+	       : S_ISFIFO(m) ? "a FIFO"
+	       : S_ISSOCK(m) ? "a socket"
+	       : S_ISCHR(m)  ? "a character device"
+	       : S_ISBLK(m)  ? "a block device"
+			     : "not a regular file";
 }
 
 /*
@@ -73,7 +75,8 @@ open_config(const char *file, bool project, struct kb_err *e)
 		if (errno == ENOENT)
 			return NULL;
 		if (project && errno == ELOOP)
-			kb_err_set(e, "%s: a symlink; a project file must be a "
+			kb_err_set(e,
+			    "%s: a symlink; a project file must be a "
 			    "regular file in the workspace (a link could point "
 			    "kinbox anywhere); replace it with the file itself",
 			    file);
@@ -88,15 +91,18 @@ open_config(const char *file, bool project, struct kb_err *e)
 		goto fail;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		kb_err_set(e, "%s: %s; a config file must be a regular file; "
-		    "remove it or replace it with one", file,
-		    type_name(st.st_mode));
+		kb_err_set(e,
+		    "%s: %s; a config file must be a regular file; "
+		    "remove it or replace it with one",
+		    file, type_name(st.st_mode));
 		goto fail;
 	}
 	if ((unsigned long long)st.st_size > max) {
-		kb_err_set(e, "%s: %lld bytes, more than the %zu KiB a %s may "
-		    "hold; shorten it", file, (long long)st.st_size,
-		    max / 1024, project ? "project file" : "config file");
+		kb_err_set(e,
+		    "%s: %lld bytes, more than the %zu KiB a %s may "
+		    "hold; shorten it",
+		    file, (long long)st.st_size, max / 1024,
+		    project ? "project file" : "config file");
 		goto fail;
 	}
 	if ((f = fdopen(fd, "r")) == NULL) {
@@ -115,18 +121,17 @@ fail:
 struct stream {
 	FILE *f;
 	const char *file;
-	int line;          /* the line the reader is on */
-	size_t left;       /* bytes it may still read: the size bound holds
-			      even when the file grows after it was judged */
+	int line;    /* the line the reader is on */
+	size_t left; /* bytes it may still read: the size bound holds
+			even when the file grows after it was judged */
 	const struct kb_ini_visitor *v;
 	void *ctx;
 	struct kb_err *e;
-	bool failed;       /* e holds the first error */
-	int fail_line;     /* ... found on this line */
+	bool failed;   /* e holds the first error */
+	int fail_line; /* ... found on this line */
 };
 
-static void
-stream_fail(struct stream *s, const char *fmt, ...)
+static void stream_fail(struct stream *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 static void
@@ -167,7 +172,7 @@ line_reader(char *str, int num, void *vs)
 	}
 	if (n > s->left) {
 		stream_fail(s, "the file grew past its size bound while it was "
-		    "read; shorten it");
+			       "read; shorten it");
 		return NULL;
 	}
 	s->left -= n;
@@ -175,8 +180,8 @@ line_reader(char *str, int num, void *vs)
 		;
 	if (*c == '[' && s->v->section != NULL &&
 	    (end = strchr(c + 1, ']')) != NULL) {
-		_cleanup_free_ char *name = xasprintf("%.*s",
-		    (int)(end - c - 1), c + 1);
+		_cleanup_free_ char *name =
+		    xasprintf("%.*s", (int)(end - c - 1), c + 1);
 		struct kb_err e;
 
 		if (s->v->section(s->ctx, name, s->line, &e) == -1) {
@@ -210,7 +215,7 @@ int
 kb_ini_read(const char *file, bool project, const struct kb_ini_visitor *v,
     void *ctx, struct kb_err *e)
 {
-	struct stream s = { .file = file, .v = v, .ctx = ctx, .e = e };
+	struct stream s = {.file = file, .v = v, .ctx = ctx, .e = e};
 	int rc;
 
 	s.left = project ? KB_PROJECT_MAX : KB_CONFIG_MAX;
@@ -223,8 +228,10 @@ kb_ini_read(const char *file, bool project, const struct kb_ini_visitor *v,
 	if (s.failed && (rc <= 0 || s.fail_line <= rc))
 		return -1;
 	if (rc > 0)
-		return kb_err_set(e, "%s:%d: not an INI line (want [section] "
-		    "or key = value); fix it or see kinbox.conf(5)", file, rc);
+		return kb_err_set(e,
+		    "%s:%d: not an INI line (want [section] "
+		    "or key = value); fix it or see kinbox.conf(5)",
+		    file, rc);
 	if (rc < 0)
 		return kb_err_set(e, "%s: cannot be read", file);
 	return 0;
@@ -237,8 +244,8 @@ kb_ini_value_ok(const char *v, size_t keylen)
 
 	/* "key = value": what inih reads back exactly */
 	return n > 0 && keylen + 3 + n <= KB_INI_LINE_MAX &&
-	    strpbrk(v, ";#\n\r") == NULL && v[0] != ' ' && v[0] != '\t' &&
-	    v[n - 1] != ' ' && v[n - 1] != '\t';
+	       strpbrk(v, ";#\n\r") == NULL && v[0] != ' ' && v[0] != '\t' &&
+	       v[n - 1] != ' ' && v[n - 1] != '\t';
 }
 
 /* --- the policy layers --------------------------------------------------- */
@@ -252,9 +259,8 @@ struct cfg {
 	bool ws_path_seen; /* ... and it has named its path */
 };
 
-static int
-cfail(struct cfg *c, int line, struct kb_err *e, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+static int cfail(struct cfg *c, int line, struct kb_err *e, const char *fmt,
+    ...) __attribute__((format(printf, 4, 5)));
 
 static int
 cfail(struct cfg *c, int line, struct kb_err *e, const char *fmt, ...)
@@ -273,8 +279,8 @@ warnf(struct cfg *c, int line, const char *key, const char *why)
 {
 	char l[600];
 
-	snprintf(l, sizeof(l), "%s:%d: '%s' ignored: %s", c->file, line, key,
-	    why);
+	snprintf(
+	    l, sizeof(l), "%s:%d: '%s' ignored: %s", c->file, line, key, why);
 	if (c->warn != NULL)
 		c->warn(l);
 	kb_strv_push(&c->p->notes, l);
@@ -285,7 +291,7 @@ set(struct cfg *c, const struct kb_option *o, enum kb_origin origin,
     const char *v, int line, struct kb_err *e)
 {
 	_cleanup_free_ char *where = xasprintf("%s:%d", c->file, line);
-	struct kb_src src = { origin, where };
+	struct kb_src src = {origin, where};
 
 	return kb_option_set(c->p, o->id, v, &src, e);
 }
@@ -302,17 +308,20 @@ grant_entry(struct cfg *c, enum kb_origin origin, const char *key,
 		return 0; /* provenance, for kinpolicy grants */
 	o = kb_option_by_key(key);
 	if (o == NULL || !(o->sections & KB_IN_GRANT))
-		return cfail(c, line, e, "unknown grant key '%s'; see "
-		    "kinbox.conf(5)", key);
+		return cfail(c, line, e,
+		    "unknown grant key '%s'; see "
+		    "kinbox.conf(5)",
+		    key);
 	if (origin == KB_ORIGIN_WORKSPACE && o->max_life < KB_LIFE_WORKSPACE) {
 		bool on = false;
 
 		/* "unconfined = off" grants nothing: harmless */
 		if (kb_parse_onoff(v, &on) == 0 && !on)
 			return 0;
-		return cfail(c, line, e, "%s cannot be a workspace grant (at "
-		    "most a %s); remove the line", key,
-		    kb_lifetime_name(o->max_life));
+		return cfail(c, line, e,
+		    "%s cannot be a workspace grant (at "
+		    "most a %s); remove the line",
+		    key, kb_lifetime_name(o->max_life));
 	}
 	return set(c, o, origin, v, line, e);
 }
@@ -334,10 +343,13 @@ project_entry(struct cfg *c, const char *section, const char *key,
 	}
 	if (o->project == KB_PROJECT_OFF_ONLY) {
 		if (kb_parse_onoff(v, &on) == -1)
-			return cfail(c, line, e, "%s = %s: not on or off; write "
-			    "on or off", key, v);
+			return cfail(c, line, e,
+			    "%s = %s: not on or off; write "
+			    "on or off",
+			    key, v);
 		if (on) {
-			warnf(c, line, key, "a project file cannot turn the "
+			warnf(c, line, key,
+			    "a project file cannot turn the "
 			    "network on");
 			return 0;
 		}
@@ -351,7 +363,8 @@ path_is_workspace(const char *v, const char *workspace)
 {
 	_cleanup_free_ char *real = realpath(v, NULL);
 
-	return real != NULL && workspace != NULL && strcmp(real, workspace) == 0;
+	return real != NULL && workspace != NULL &&
+	       strcmp(real, workspace) == 0;
 }
 
 static int
@@ -383,16 +396,20 @@ entry_visit(void *ctx, const char *section, const char *key, const char *v,
 		if (strcmp(section, "always") == 0)
 			return 0;
 		if (strcmp(section, "grant") != 0)
-			return cfail(c, line, e, "unknown section [%s] in a "
-			    "session file; only [grant] and [always]", section);
+			return cfail(c, line, e,
+			    "unknown section [%s] in a "
+			    "session file; only [grant] and [always]",
+			    section);
 		return grant_entry(c, KB_ORIGIN_SESSION, key, v, line, e);
 	case KB_ORIGIN_SYSTEM:
 	case KB_ORIGIN_GLOBAL:
 		if (strcmp(section, "sandbox") == 0) {
 			o = kb_option_by_key(key);
 			if (o == NULL || !(o->sections & KB_IN_SANDBOX))
-				return cfail(c, line, e, "unknown key '%s' in "
-				    "[sandbox]; see kinbox.conf(5)", key);
+				return cfail(c, line, e,
+				    "unknown key '%s' in "
+				    "[sandbox]; see kinbox.conf(5)",
+				    key);
 			return set(c, o, c->origin, v, line, e);
 		}
 		if (strcmp(section, "caches") == 0) {
@@ -402,21 +419,27 @@ entry_visit(void *ctx, const char *section, const char *key, const char *v,
 			    line, e);
 		}
 		if (strcmp(section, "workspace") != 0)
-			return cfail(c, line, e, "unknown section [%s]; see "
-			    "kinbox.conf(5)", section);
+			return cfail(c, line, e,
+			    "unknown section [%s]; see "
+			    "kinbox.conf(5)",
+			    section);
 		if (c->origin != KB_ORIGIN_GLOBAL)
-			return cfail(c, line, e, "workspace grants live in the "
+			return cfail(c, line, e,
+			    "workspace grants live in the "
 			    "user's config only");
 		if (strcmp(key, "path") == 0) {
 			if (v[0] != '/')
-				return cfail(c, line, e, "path = %s: not an "
-				    "absolute path", v);
+				return cfail(c, line, e,
+				    "path = %s: not an "
+				    "absolute path",
+				    v);
 			c->ws_path_seen = true;
 			c->ws_match = path_is_workspace(v, c->p->workspace);
 			return 0;
 		}
 		if (!c->ws_path_seen)
-			return cfail(c, line, e, "[workspace] must name its "
+			return cfail(c, line, e,
+			    "[workspace] must name its "
 			    "path first (path = /abs/dir)");
 		if (!c->ws_match)
 			return 0;
@@ -430,16 +453,16 @@ entry_visit(void *ctx, const char *section, const char *key, const char *v,
 	return cfail(c, line, e, "internal: no rules for this file");
 }
 
-static const struct kb_ini_visitor policy_visitor = { section_visit,
-	entry_visit };
+static const struct kb_ini_visitor policy_visitor = {
+    section_visit, entry_visit};
 
 static int
 load(struct kb_policy *p, const char *file, enum kb_origin origin,
     bool required, kb_warn_fn warn, struct kb_err *e)
 {
-	struct cfg c = { .p = p, .file = file, .origin = origin, .warn = warn };
-	int rc = kb_ini_read(file, origin == KB_ORIGIN_PROJECT, &policy_visitor,
-	    &c, e);
+	struct cfg c = {.p = p, .file = file, .origin = origin, .warn = warn};
+	int rc = kb_ini_read(
+	    file, origin == KB_ORIGIN_PROJECT, &policy_visitor, &c, e);
 
 	if (rc == 1 && required)
 		return kb_err_set(e, "%s: %s; fix the file or its permissions",
@@ -454,8 +477,8 @@ kb_config_global_path(const char *home)
 
 	if (x != NULL && x[0] == '/')
 		return xasprintf("%s/kinbox/config.ini", x);
-	return home != NULL ? xasprintf("%s/.config/kinbox/config.ini", home) :
-			      NULL;
+	return home != NULL ? xasprintf("%s/.config/kinbox/config.ini", home)
+			    : NULL;
 }
 
 char *
@@ -484,29 +507,31 @@ valid_session(const char *s)
 }
 
 int
-kb_config_load_layers(struct kb_policy *p, const char *etc, kb_warn_fn warn,
-    struct kb_err *e)
+kb_config_load_layers(
+    struct kb_policy *p, const char *etc, kb_warn_fn warn, struct kb_err *e)
 {
-	_cleanup_free_ char *sys = xasprintf("%s/config.ini",
-	    etc != NULL ? etc : "/etc/kinbox");
+	_cleanup_free_ char *sys =
+	    xasprintf("%s/config.ini", etc != NULL ? etc : "/etc/kinbox");
 	_cleanup_free_ char *global = kb_config_global_path(p->home);
 	const char *session = getenv("KINBOX_SESSION");
 
 	if (load(p, sys, KB_ORIGIN_SYSTEM, false, warn, e) == -1)
 		return -1;
-	if (global != NULL && load(p, global, KB_ORIGIN_GLOBAL, false, warn,
-				  e) == -1)
+	if (global != NULL &&
+	    load(p, global, KB_ORIGIN_GLOBAL, false, warn, e) == -1)
 		return -1;
 	if (session != NULL && *session != '\0') {
 		_cleanup_free_ char *sf = NULL;
 
 		if (!valid_session(session))
-			return kb_err_set(e, "KINBOX_SESSION=%s: not a session "
+			return kb_err_set(e,
+			    "KINBOX_SESSION=%s: not a session "
 			    "id; create one with kinpolicy session new",
 			    session);
 		sf = kb_config_session_path(session);
 		if (sf == NULL)
-			return kb_err_set(e, "KINBOX_SESSION is set but "
+			return kb_err_set(e,
+			    "KINBOX_SESSION is set but "
 			    "XDG_RUNTIME_DIR is not; sessions live there");
 		if (load(p, sf, KB_ORIGIN_SESSION, true, warn, e) == -1)
 			return -1;
@@ -526,8 +551,8 @@ kb_config_load_project(struct kb_policy *p, kb_warn_fn warn, struct kb_err *e)
 }
 
 int
-kb_config_load_all(struct kb_policy *p, const char *etc, kb_warn_fn warn,
-    struct kb_err *e)
+kb_config_load_all(
+    struct kb_policy *p, const char *etc, kb_warn_fn warn, struct kb_err *e)
 {
 	if (kb_config_load_layers(p, etc, warn, e) == -1)
 		return -1;

@@ -21,8 +21,7 @@ struct kb_ini_visitor {
 	/* a "[name]" line, each time it appears (inih itself merges
 	 * sections of one name; a grant store is a list of blocks); NULL:
 	 * not wanted */
-	int (*section)(void *ctx, const char *name, int line,
-	    struct kb_err *e);
+	int (*section)(void *ctx, const char *name, int line, struct kb_err *e);
 	/* key = value in [section]; -1 with a whole message in `e` stops
 	 * the read */
 	int (*entry)(void *ctx, const char *section, const char *key,
@@ -35,8 +34,8 @@ struct kb_ini_visitor {
  * symlink and a 64 KiB bound). Returns 0, 1 when it does not exist, or -1
  * with one line in `e` ("file:line: problem; fix").
  */
-int kb_ini_read(const char *file, bool project,
-    const struct kb_ini_visitor *, void *ctx, struct kb_err *e);
+int kb_ini_read(const char *file, bool project, const struct kb_ini_visitor *,
+    void *ctx, struct kb_err *e);
 
 /* true when "key = value" with a key of `keylen` bytes reads back exactly:
  * within KB_INI_LINE_MAX, no comment character, line break or

@@ -47,7 +47,8 @@ kept(const struct kb_policy *p, const char *name, size_t len)
 		    strncmp(p->keep_env.v[i], name, len) == 0)
 			return true;
 	/* the agent socket is the grant itself */
-	if (p->ssh_agent && len == 13 && strncmp(name, "SSH_AUTH_SOCK", 13) == 0)
+	if (p->ssh_agent && len == 13 &&
+	    strncmp(name, "SSH_AUTH_SOCK", 13) == 0)
 		return true;
 	return false;
 }
@@ -69,8 +70,8 @@ config_secret(const struct kb_policy *p, const char *name, size_t len)
 }
 
 void
-kb_env_scrub(const struct kb_policy *p, char *const *envp,
-    struct kb_strv *out, struct kb_strv *removed)
+kb_env_scrub(const struct kb_policy *p, char *const *envp, struct kb_strv *out,
+    struct kb_strv *removed)
 {
 	for (char *const *e = envp; e != NULL && *e != NULL; e++) {
 		const char *eq = strchr(*e, '=');

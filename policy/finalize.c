@@ -60,16 +60,18 @@ kb_policy_resolve_workspace(struct kb_policy *p, struct kb_err *e)
 		p->home = kb_paths_home();
 	if (p->cwd == NULL) {
 		if (getcwd(cwd, sizeof(cwd)) == NULL)
-			return kb_err_set(e, "cannot determine the current "
+			return kb_err_set(e,
+			    "cannot determine the current "
 			    "directory: %s; cd into the workspace first",
 			    strerror(errno));
 		p->cwd = realpath(cwd, NULL);
 		if (p->cwd == NULL)
-			return kb_err_set(e, "cannot resolve the current "
-			    "directory: %s", strerror(errno));
+			return kb_err_set(e,
+			    "cannot resolve the current "
+			    "directory: %s",
+			    strerror(errno));
 	}
-	if (p->workspace == NULL &&
-	    kb_policy_set_workspace(p, p->cwd, e) == -1)
+	if (p->workspace == NULL && kb_policy_set_workspace(p, p->cwd, e) == -1)
 		return -1;
 	return 0;
 }
@@ -83,9 +85,10 @@ open_root(const char *path, int *fd, struct kb_err *e)
 		return 0;
 	*fd = kb_open_dir_nofollow(path);
 	if (*fd == -1 || fstat(*fd, &st) == -1 || !S_ISDIR(st.st_mode))
-		return kb_err_set(e, "%s: %s while kinbox resolved it (a "
-		    "symlink now on its path?); check it and run again", path,
-		    *fd == -1 ? strerror(errno) : "not a directory");
+		return kb_err_set(e,
+		    "%s: %s while kinbox resolved it (a "
+		    "symlink now on its path?); check it and run again",
+		    path, *fd == -1 ? strerror(errno) : "not a directory");
 	return 0;
 }
 
@@ -110,4 +113,3 @@ kb_policy_finalize(struct kb_policy *p, struct kb_err *e)
 		return -1;
 	return 0;
 }
-

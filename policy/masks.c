@@ -48,8 +48,8 @@ under_tree(const struct kb_policy *p, const char *path)
  * socket, fifo) appears as an empty file. A symlink is followed: the mount
  * lands on its target, which is the thing to hide. */
 static int
-mask_existing(struct kb_policy *p, const char *path, bool tree,
-    struct kb_err *e)
+mask_existing(
+    struct kb_policy *p, const char *path, bool tree, struct kb_err *e)
 {
 	_cleanup_free_ char *real = NULL;
 	struct stat st;
@@ -67,8 +67,8 @@ mask_existing(struct kb_policy *p, const char *path, bool tree,
 	if (under_tree(p, path))
 		return 0;
 	if (S_ISDIR(st.st_mode))
-		return add_mask(p, path, NULL, tree ? KB_MASK_TREE : KB_MASK_DIR,
-		    e);
+		return add_mask(
+		    p, path, NULL, tree ? KB_MASK_TREE : KB_MASK_DIR, e);
 	return add_mask(p, path, NULL, KB_MASK_FILE, e);
 }
 
@@ -89,7 +89,8 @@ env_paths(const struct kb_env_path *ep, struct kb_strv *out)
 		if (v[0] == '/')
 			kb_strv_push(out, v);
 		/* GPG_AGENT_INFO's path:pid:1 */
-		if (v[0] == '/' && ep->after == NULL && strchr(v, ':') != NULL) {
+		if (v[0] == '/' && ep->after == NULL &&
+		    strchr(v, ':') != NULL) {
 			char *copy = strndup(v, strcspn(v, ":"));
 
 			kb_strv_push(out, copy);
@@ -167,7 +168,7 @@ public_file(const char *real)
 	if (!named)
 		return false;
 	if ((fd = open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
-	    O_NOCTTY)) == -1)
+				 O_NOCTTY)) == -1)
 		return false;
 	n = read(fd, head, sizeof(head) - 1);
 	close(fd);
@@ -197,27 +198,32 @@ expose_ssh(struct kb_policy *p, struct kb_err *e)
 	 * exposed, and --dry-run says why. */
 	if (sock == NULL || *sock == '\0') {
 		if (!typed) {
-			kb_strv_pushf(&p->notes, "ssh agent: the grant of %s is "
+			kb_strv_pushf(&p->notes,
+			    "ssh agent: the grant of %s is "
 			    "not used: SSH_AUTH_SOCK is not set",
 			    p->where[KB_OPT_SSH_AGENT]);
 			p->ssh_agent = false;
 			return 0;
 		}
-		return kb_err_set(e, "--ssh-agent: SSH_AUTH_SOCK is not set; "
+		return kb_err_set(e,
+		    "--ssh-agent: SSH_AUTH_SOCK is not set; "
 		    "start an agent and add a key (eval \"$(ssh-agent)\"; "
 		    "ssh-add)");
 	}
 	if ((real = realpath(sock, NULL)) == NULL || stat(real, &st) == -1 ||
 	    !S_ISSOCK(st.st_mode)) {
 		if (!typed) {
-			kb_strv_pushf(&p->notes, "ssh agent: the grant of %s is "
+			kb_strv_pushf(&p->notes,
+			    "ssh agent: the grant of %s is "
 			    "not used: SSH_AUTH_SOCK is not a socket",
 			    p->where[KB_OPT_SSH_AGENT]);
 			p->ssh_agent = false;
 			return 0;
 		}
-		return kb_err_set(e, "--ssh-agent: SSH_AUTH_SOCK=%s is not a "
-		    "socket; restart the agent", sock);
+		return kb_err_set(e,
+		    "--ssh-agent: SSH_AUTH_SOCK=%s is not a "
+		    "socket; restart the agent",
+		    sock);
 	}
 	if (add_mask(p, real, real, KB_EXPOSE_SOCKET, e) == -1)
 		return -1;
@@ -262,8 +268,8 @@ kb_masks_compute(struct kb_policy *p, struct kb_err *e)
 
 		if (s->home && p->home == NULL)
 			continue;
-		path = s->home ? xasprintf("%s/%s", p->home, s->path) :
-				 xstrdup(s->path);
+		path = s->home ? xasprintf("%s/%s", p->home, s->path)
+			       : xstrdup(s->path);
 		if (mask_existing(p, path, !s->home, e) == -1)
 			return -1;
 	}
@@ -281,15 +287,15 @@ kb_masks_compute(struct kb_policy *p, struct kb_err *e)
 		/* $HOME and the passwd home, when they differ: the command can
 		 * read both */
 		_cleanup_free_ char *pw = kb_paths_passwd_home();
-		const char *homes[2] = { p->home, pw };
+		const char *homes[2] = {p->home, pw};
 
 		if (pw != NULL && p->home != NULL && strcmp(pw, p->home) == 0)
 			homes[1] = NULL;
 		for (int h = 0; h < 2; h++) {
-			for (size_t i = 0; homes[h] != NULL &&
-			     i < kb_credential_count; i++) {
-				_cleanup_free_ char *path = xasprintf("%s/%s",
-				    homes[h], kb_credential_table[i]);
+			for (size_t i = 0;
+			     homes[h] != NULL && i < kb_credential_count; i++) {
+				_cleanup_free_ char *path = xasprintf(
+				    "%s/%s", homes[h], kb_credential_table[i]);
 
 				if (mask_existing(p, path, false, e) == -1)
 					return -1;
@@ -297,7 +303,7 @@ kb_masks_compute(struct kb_policy *p, struct kb_err *e)
 		}
 	}
 	for (size_t i = 0; i < kb_env_path_count; i++) {
-		struct kb_strv paths = { 0 };
+		struct kb_strv paths = {0};
 		int rc = 0;
 
 		if (p->ssh_agent &&
@@ -317,9 +323,9 @@ kb_masks_compute(struct kb_policy *p, struct kb_err *e)
 	/* kinbox's own stores: the command must never grant itself anything
 	 * or edit the journal of its own denials */
 	{
-		const char *dirs[3] = { getenv("XDG_CONFIG_HOME"),
-			getenv("XDG_STATE_HOME"), getenv("XDG_RUNTIME_DIR") };
-		const char *dflt[3] = { ".config", ".local/state", NULL };
+		const char *dirs[3] = {getenv("XDG_CONFIG_HOME"),
+		    getenv("XDG_STATE_HOME"), getenv("XDG_RUNTIME_DIR")};
+		const char *dflt[3] = {".config", ".local/state", NULL};
 
 		for (int i = 0; i < 3; i++) {
 			_cleanup_free_ char *d = NULL;
@@ -346,8 +352,10 @@ kb_masks_compute(struct kb_policy *p, struct kb_err *e)
 		d = xasprintf("%s/%s", p->home, kb_cache_table[i].path);
 		if (stat(d, &st) == -1 || !S_ISDIR(st.st_mode))
 			continue;
-		if (add_mask(p, d, NULL, p->cache[i] == KB_CACHE_EPHEMERAL ?
-			KB_CACHE_TMPFS : KB_CACHE_BIND, e) == -1)
+		if (add_mask(p, d, NULL,
+			p->cache[i] == KB_CACHE_EPHEMERAL ? KB_CACHE_TMPFS
+							  : KB_CACHE_BIND,
+			e) == -1)
 			return -1;
 	}
 	/* DNS must keep working with --net when resolv.conf lives in /run

@@ -36,7 +36,7 @@ kb_parse_onoff(const char *v, bool *out)
 	    strcasecmp(v, "yes") == 0 || strcmp(v, "1") == 0)
 		*out = true;
 	else if (strcasecmp(v, "off") == 0 || strcasecmp(v, "false") == 0 ||
-	    strcasecmp(v, "no") == 0 || strcmp(v, "0") == 0)
+		 strcasecmp(v, "no") == 0 || strcmp(v, "0") == 0)
 		*out = false;
 	else
 		return -1;
@@ -90,10 +90,12 @@ set_write(struct kb_policy *p, const struct kb_option *o, const char *v,
 	char b[64];
 
 	if (!is_flag(s) && path[0] != '/')
-		return kb_err_set(e, "%s %s: not an absolute path; write /path "
-		    "or ~/path", what(o, s, b, sizeof(b)), v);
-	return kb_policy_add_write_as(p, path, s->origin,
-	    what(o, s, b, sizeof(b)), e);
+		return kb_err_set(e,
+		    "%s %s: not an absolute path; write /path "
+		    "or ~/path",
+		    what(o, s, b, sizeof(b)), v);
+	return kb_policy_add_write_as(
+	    p, path, s->origin, what(o, s, b, sizeof(b)), e);
 }
 
 static int
@@ -119,12 +121,15 @@ set_bool(struct kb_policy *p, const struct kb_option *o, const char *v,
 		p->ssh_agent = on;
 		/* a grant of the agent is a grant of the network it needs
 		 * (kinpolicy stores both; a hand-written file may not) */
-		if (on && (s->origin == KB_ORIGIN_SESSION ||
-			s->origin == KB_ORIGIN_WORKSPACE) && !p->net) {
+		if (on &&
+		    (s->origin == KB_ORIGIN_SESSION ||
+			s->origin == KB_ORIGIN_WORKSPACE) &&
+		    !p->net) {
 			p->net = true;
 			p->origin[KB_OPT_NET] = s->origin;
 			free(p->where[KB_OPT_NET]);
-			p->where[KB_OPT_NET] = xstrdup(s->where ? s->where : "");
+			p->where[KB_OPT_NET] =
+			    xstrdup(s->where ? s->where : "");
 		}
 	} else if (o->id == KB_OPT_UNCONFINED) {
 		p->unconfined = on;
@@ -148,7 +153,8 @@ set_backend(struct kb_policy *p, const struct kb_option *o, const char *v,
 	else if (strcmp(v, "bwrap") == 0)
 		p->backend = KB_BACKEND_BWRAP;
 	else
-		return kb_err_set(e, "%s %s: unknown backend; use auto or bwrap",
+		return kb_err_set(e,
+		    "%s %s: unknown backend; use auto or bwrap",
 		    what(o, s, b, sizeof(b)), v);
 	return 0;
 }
@@ -175,14 +181,17 @@ set_env_name(struct kb_policy *p, const struct kb_option *o, const char *v,
 	if (is_flag(s))
 		return kb_policy_add_keep_env(p, v, e);
 	if (!valid_env_pattern(v))
-		return kb_err_set(e, "%s %s: not a variable name or pattern "
-		    "(letters, digits, _, * and ?)", what(o, s, b, sizeof(b)),
-		    v);
+		return kb_err_set(e,
+		    "%s %s: not a variable name or pattern "
+		    "(letters, digits, _, * and ?)",
+		    what(o, s, b, sizeof(b)), v);
 	if (o->id == KB_OPT_KEEP_ENV && strpbrk(v, "*?") != NULL)
-		return kb_err_set(e, "keep_env = %s: keep_env takes exact names, "
-		    "no patterns", v);
-	kb_strv_push(o->id == KB_OPT_KEEP_ENV ? &p->keep_env : &p->scrub_env,
-	    v);
+		return kb_err_set(e,
+		    "keep_env = %s: keep_env takes exact names, "
+		    "no patterns",
+		    v);
+	kb_strv_push(
+	    o->id == KB_OPT_KEEP_ENV ? &p->keep_env : &p->scrub_env, v);
 	return 0;
 }
 
@@ -203,8 +212,10 @@ set_mask(struct kb_policy *p, const struct kb_option *o, const char *v,
 	char b[64];
 
 	if (path[0] != '/')
-		return kb_err_set(e, "%s %s: not an absolute path; write /path "
-		    "or ~/path", what(o, s, b, sizeof(b)), v);
+		return kb_err_set(e,
+		    "%s %s: not an absolute path; write /path "
+		    "or ~/path",
+		    what(o, s, b, sizeof(b)), v);
 	kb_strv_push(&p->extra_mask, path);
 	return 0;
 }
@@ -221,7 +232,8 @@ set_cache(struct kb_policy *p, const struct kb_option *o, const char *v,
 	(void)o;
 	(void)s;
 	if (eq == NULL)
-		return kb_err_set(e, "internal: a cache setting without a name");
+		return kb_err_set(
+		    e, "internal: a cache setting without a name");
 	name = xasprintf("%.*s", (int)(eq - v), v);
 	if (strcmp(eq + 1, "off") == 0)
 		m = KB_CACHE_OFF;
@@ -230,16 +242,18 @@ set_cache(struct kb_policy *p, const struct kb_option *o, const char *v,
 	else if (strcmp(eq + 1, "persisted") == 0)
 		m = KB_CACHE_PERSISTED;
 	else
-		return kb_err_set(e, "%s = %s: write off, ephemeral or persisted",
-		    name, eq + 1);
+		return kb_err_set(e,
+		    "%s = %s: write off, ephemeral or persisted", name, eq + 1);
 	for (size_t i = 0; i < kb_cache_count; i++) {
 		if (strcmp(kb_cache_table[i].name, name) == 0) {
 			p->cache[i] = m;
 			return 0;
 		}
 	}
-	return kb_err_set(e, "unknown cache '%s' in [caches]; known: cache, "
-	    "npm, cargo, gomod, gradle, maven", name);
+	return kb_err_set(e,
+	    "unknown cache '%s' in [caches]; known: cache, "
+	    "npm, cargo, gomod, gradle, maven",
+	    name);
 }
 
 /* clang-format off */
@@ -363,36 +377,47 @@ int
 kb_options_validate(struct kb_policy *p, struct kb_err *e)
 {
 	const char *netw = p->where[KB_OPT_NET] ? p->where[KB_OPT_NET] : "";
-	const char *sshw = p->where[KB_OPT_SSH_AGENT] ?
-	    p->where[KB_OPT_SSH_AGENT] : "";
+	const char *sshw =
+	    p->where[KB_OPT_SSH_AGENT] ? p->where[KB_OPT_SSH_AGENT] : "";
 
 	/* the project file may only tighten: its network = off wins over a
 	 * typed --net and over any grant (the denial line and the record
 	 * then say so instead of suggesting --net) */
 	if (!p->net && p->origin[KB_OPT_NET] == KB_ORIGIN_PROJECT)
-		kb_strv_pushf(&p->notes, "network: off by %s (network = off); "
-		    "%s", netw, p->typed[KB_OPT_NET] == 1 ? "--net does not "
-		    "lift a project file's tightening" : "grants of the "
-		    "network do not apply here");
+		kb_strv_pushf(&p->notes,
+		    "network: off by %s (network = off); "
+		    "%s",
+		    netw,
+		    p->typed[KB_OPT_NET] == 1
+			? "--net does not "
+			  "lift a project file's tightening"
+			: "grants of the "
+			  "network do not apply here");
 	if (p->ssh_agent && !p->net) {
 		if (p->origin[KB_OPT_SSH_AGENT] != KB_ORIGIN_FLAG) {
 			/* a grant permits, it does not demand: the user's
 			 * --no-net (or the project file) wins */
-			kb_strv_pushf(&p->notes, "ssh agent: the grant of %s "
-			    "is not used: the network is off (%s)", sshw,
-			    p->origin[KB_OPT_NET] == KB_ORIGIN_FLAG ?
-				"--no-net" : netw);
+			kb_strv_pushf(&p->notes,
+			    "ssh agent: the grant of %s "
+			    "is not used: the network is off (%s)",
+			    sshw,
+			    p->origin[KB_OPT_NET] == KB_ORIGIN_FLAG ? "--no-net"
+								    : netw);
 			p->ssh_agent = false;
 		} else if (p->origin[KB_OPT_NET] == KB_ORIGIN_FLAG) {
-			return kb_err_set(e, "--ssh-agent needs the network, and "
+			return kb_err_set(e,
+			    "--ssh-agent needs the network, and "
 			    "--no-net turns it off; drop one of the two");
 		} else if (p->origin[KB_OPT_NET] == KB_ORIGIN_PROJECT) {
-			return kb_err_set(e, "--ssh-agent needs the network, "
+			return kb_err_set(e,
+			    "--ssh-agent needs the network, "
 			    "which %s turns off (network = off, a project file "
 			    "may only tighten); run it without --ssh-agent, or "
-			    "remove that line from the project file", netw);
+			    "remove that line from the project file",
+			    netw);
 		} else {
-			return kb_err_set(e, "--ssh-agent needs --net: the agent "
+			return kb_err_set(e,
+			    "--ssh-agent needs --net: the agent "
 			    "is only useful to reach a remote host; add --net");
 		}
 	}
@@ -402,7 +427,7 @@ kb_options_validate(struct kb_policy *p, struct kb_err *e)
 char *
 kb_options_help(void)
 {
-	struct kb_buf b = { 0 };
+	struct kb_buf b = {0};
 
 	kb_buf_puts(&b, "");
 	for (size_t i = 0; i < KB_OPT__N; i++) {

@@ -58,8 +58,8 @@ const char *kb_lifetime_name(enum kb_lifetime);
 
 /* INI sections a key is read in (a bit set) */
 #define KB_IN_SANDBOX 0x1u /* [sandbox] of the system and global config */
-#define KB_IN_GRANT 0x2u   /* [grant] (session), [workspace] blocks */
-#define KB_IN_CACHES 0x4u  /* [caches]: any name of kb_cache_table */
+#define KB_IN_GRANT   0x2u /* [grant] (session), [workspace] blocks */
+#define KB_IN_CACHES  0x4u /* [caches]: any name of kb_cache_table */
 
 /* What a project .kinbox.ini may do with a key of [sandbox] */
 enum kb_project_rule {
@@ -96,7 +96,7 @@ struct kb_option {
 	enum kb_opt_type type;
 	int (*set)(struct kb_policy *, const struct kb_option *,
 	    const char *value, const struct kb_src *, struct kb_err *);
-	const char *help; /* --help text; '\n' starts a continuation line */
+	const char *help;    /* --help text; '\n' starts a continuation line */
 	const char *neghelp; /* --help text of negflag */
 };
 

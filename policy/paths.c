@@ -16,7 +16,7 @@
 #include "policy.h"
 
 /* Kernel pseudo-filesystems: writable roots there would reach kernel state. */
-static const char *const forbidden_trees[] = { "/proc", "/sys", "/dev" };
+static const char *const forbidden_trees[] = {"/proc", "/sys", "/dev"};
 
 /*
  * The caller's home from /etc/passwd, canonical, or NULL. Read with
@@ -71,42 +71,51 @@ is_ancestor_or_self(const char *dir, const char *path)
 }
 
 char *
-kb_paths_accept_root(const char *in, const char *home, const char *what,
-    struct kb_err *e)
+kb_paths_accept_root(
+    const char *in, const char *home, const char *what, struct kb_err *e)
 {
 	_cleanup_free_ char *real = NULL;
 	_cleanup_free_ char *pwhome = NULL;
 	struct stat st;
 
 	if (in == NULL || in[0] == '\0') {
-		kb_err_set(e, "%s: empty path; name an existing directory", what);
+		kb_err_set(
+		    e, "%s: empty path; name an existing directory", what);
 		return NULL;
 	}
 	real = realpath(in, NULL);
 	if (real == NULL) {
 		if (errno == ENOENT || errno == ENOTDIR)
-			kb_err_set(e, "%s %s: no such directory; create it first "
-			    "or fix the path", what, in);
+			kb_err_set(e,
+			    "%s %s: no such directory; create it first "
+			    "or fix the path",
+			    what, in);
 		else
 			kb_err_set(e, "%s %s: cannot resolve: %s; fix the path",
 			    what, in, strerror(errno));
 		return NULL;
 	}
 	if (stat(real, &st) == -1 || !S_ISDIR(st.st_mode)) {
-		kb_err_set(e, "%s %s: not a directory; name the directory that "
-		    "should be writable", what, in);
+		kb_err_set(e,
+		    "%s %s: not a directory; name the directory that "
+		    "should be writable",
+		    what, in);
 		return NULL;
 	}
 	if (strcmp(real, "/") == 0) {
-		kb_err_set(e, "%s %s: the root directory cannot be writable; "
-		    "grant a narrower directory", what, in);
+		kb_err_set(e,
+		    "%s %s: the root directory cannot be writable; "
+		    "grant a narrower directory",
+		    what, in);
 		return NULL;
 	}
 	for (size_t i = 0; i < nitems(forbidden_trees); i++) {
 		if (kb_path_within(real, forbidden_trees[i])) {
-			kb_err_set(e, "%s %s: %s is kernel state, not a "
+			kb_err_set(e,
+			    "%s %s: %s is kernel state, not a "
 			    "workspace; grant a directory outside /proc, /sys "
-			    "and /dev", what, in, real);
+			    "and /dev",
+			    what, in, real);
 			return NULL;
 		}
 	}
@@ -119,15 +128,19 @@ kb_paths_accept_root(const char *in, const char *home, const char *what,
 		if (h == NULL || strcmp(h, "/") == 0)
 			continue;
 		if (is_ancestor_or_self(real, h)) {
-			kb_err_set(e, "%s %s: %s %s your home directory; grant "
-			    "a project directory below it instead", what, in,
-			    real, strcmp(real, h) == 0 ? "is" : "contains");
+			kb_err_set(e,
+			    "%s %s: %s %s your home directory; grant "
+			    "a project directory below it instead",
+			    what, in, real,
+			    strcmp(real, h) == 0 ? "is" : "contains");
 			return NULL;
 		}
 	}
 	if (access(real, W_OK) == -1) {
-		kb_err_set(e, "%s %s: not writable by you (%s); grant a "
-		    "directory you can write", what, in, strerror(errno));
+		kb_err_set(e,
+		    "%s %s: not writable by you (%s); grant a "
+		    "directory you can write",
+		    what, in, strerror(errno));
 		return NULL;
 	}
 	return steal_pointer(&real);
@@ -139,5 +152,5 @@ kb_paths_in_git_metadata(const char *real)
 	size_t n = strlen(real);
 
 	return strstr(real, "/.git/") != NULL ||
-	    (n >= 5 && strcmp(real + n - 5, "/.git") == 0);
+	       (n >= 5 && strcmp(real + n - 5, "/.git") == 0);
 }

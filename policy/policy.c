@@ -119,8 +119,8 @@ kb_policy_set_workspace(struct kb_policy *p, const char *dir, struct kb_err *e)
 }
 
 int
-kb_policy_add_write(struct kb_policy *p, const char *dir, enum kb_origin o,
-    struct kb_err *e)
+kb_policy_add_write(
+    struct kb_policy *p, const char *dir, enum kb_origin o, struct kb_err *e)
 {
 	return kb_policy_add_write_as(p, dir, o, "--write", e);
 }
@@ -137,9 +137,11 @@ kb_policy_add_write_as(struct kb_policy *p, const char *dir, enum kb_origin o,
 		return -1;
 	/* .git/hooks, .git/config: code git runs later, outside */
 	if (kb_paths_in_git_metadata(real)) {
-		kb_err_set(e, "%s %s: %s is git metadata, whose hooks and "
+		kb_err_set(e,
+		    "%s %s: %s is git metadata, whose hooks and "
 		    "config run outside the sandbox; grant the checkout "
-		    "instead", what, dir, real);
+		    "instead",
+		    what, dir, real);
 		free(real);
 		return -1;
 	}
@@ -155,9 +157,10 @@ kb_policy_add_write_as(struct kb_policy *p, const char *dir, enum kb_origin o,
 	}
 	if (p->nwrite == KB_MAX_WRITE) {
 		free(real);
-		return kb_err_set(e, "%s %s: too many write roots (at most "
-		    "%d); grant a common parent directory instead", what, dir,
-		    KB_MAX_WRITE);
+		return kb_err_set(e,
+		    "%s %s: too many write roots (at most "
+		    "%d); grant a common parent directory instead",
+		    what, dir, KB_MAX_WRITE);
 	}
 	p->write[p->nwrite].path = real;
 	p->write[p->nwrite].origin = o;
@@ -174,17 +177,23 @@ kb_policy_add_keep_fd(struct kb_policy *p, const char *arg, struct kb_err *e)
 
 	fd = strtonum(arg, 3, INT_MAX, &errstr);
 	if (errstr != NULL)
-		return kb_err_set(e, "--keep-fd %s: %s; give a descriptor "
-		    "number of 3 or more", arg, errstr);
+		return kb_err_set(e,
+		    "--keep-fd %s: %s; give a descriptor "
+		    "number of 3 or more",
+		    arg, errstr);
 	if (fcntl((int)fd, F_GETFD) == -1)
-		return kb_err_set(e, "--keep-fd %s: descriptor is not open; "
-		    "open it in the calling shell first (e.g. 3>file)", arg);
+		return kb_err_set(e,
+		    "--keep-fd %s: descriptor is not open; "
+		    "open it in the calling shell first (e.g. 3>file)",
+		    arg);
 	for (size_t i = 0; i < p->nkeep; i++)
 		if (p->keep_fd[i] == (int)fd)
 			return 0;
 	if (p->nkeep == KB_MAX_KEEP_FD)
-		return kb_err_set(e, "--keep-fd %s: too many kept descriptors "
-		    "(at most %d)", arg, KB_MAX_KEEP_FD);
+		return kb_err_set(e,
+		    "--keep-fd %s: too many kept descriptors "
+		    "(at most %d)",
+		    arg, KB_MAX_KEEP_FD);
 	p->keep_fd[p->nkeep++] = (int)fd;
 	return 0;
 }
@@ -193,8 +202,10 @@ int
 kb_policy_add_keep_env(struct kb_policy *p, const char *name, struct kb_err *e)
 {
 	if (*name == '\0' || strchr(name, '=') != NULL)
-		return kb_err_set(e, "--keep-env '%s': not a variable name; "
-		    "give the name only, e.g. --keep-env NPM_TOKEN", name);
+		return kb_err_set(e,
+		    "--keep-env '%s': not a variable name; "
+		    "give the name only, e.g. --keep-env NPM_TOKEN",
+		    name);
 	kb_strv_push(&p->keep_env, name);
 	return 0;
 }

@@ -15,12 +15,13 @@
 #include "../lib/util.h"
 #include "options.h"
 
-#define KB_MAX_WRITE 16   /* extra write roots (--write) */
+#define KB_MAX_WRITE   16 /* extra write roots (--write) */
 #define KB_MAX_KEEP_FD 16 /* --keep-fd */
-#define KB_MAX_GUARD 1024 /* guarded git paths over all roots; past it the
-			     rest is named as not guarded */
-#define KB_MAX_REPOS 256  /* repositories looked into per root */
-#define KB_MAX_MASK 96    /* masked and re-exposed paths */
+#define KB_MAX_GUARD                                                           \
+	1024             /* guarded git paths over all roots; past it the      \
+			    rest is named as not guarded */
+#define KB_MAX_REPOS 256 /* repositories looked into per root */
+#define KB_MAX_MASK  96  /* masked and re-exposed paths */
 
 /* Where a grant came from; printed by --dry-run. */
 /* In rank order: a later source wins a scalar (policy/options.h). */
@@ -31,7 +32,7 @@ enum kb_origin {
 	KB_ORIGIN_WORKSPACE, /* a workspace grant in the global config */
 	KB_ORIGIN_SESSION,   /* a session grant (KINBOX_SESSION) */
 	KB_ORIGIN_FLAG,
-	KB_ORIGIN_PROJECT,   /* <workspace>/.kinbox.ini: tightening only */
+	KB_ORIGIN_PROJECT, /* <workspace>/.kinbox.ini: tightening only */
 	KB_ORIGIN_ENV,
 };
 
@@ -50,8 +51,8 @@ enum kb_backend_kind {
 struct kb_root {
 	char *path; /* canonical (realpath) */
 	enum kb_origin origin;
-	int fd;     /* O_PATH, opened without following symlinks at finalize:
-		       the bind source (-1 before) */
+	int fd; /* O_PATH, opened without following symlinks at finalize:
+		   the bind source (-1 before) */
 };
 
 /*
@@ -59,18 +60,20 @@ struct kb_root {
  * written, replaced, renamed or created (see profile/gitguard.c).
  */
 enum kb_guard_kind {
-	KB_GUARD_PIN_DIR,   /* writable dir that must not be renamed away: .git */
-	KB_GUARD_RO,        /* existing file or dir: read-only */
-	KB_GUARD_RO_ABSENT_DIR,  /* missing dir (hooks): must stay uncreatable */
-	KB_GUARD_RO_ABSENT_FILE, /* missing file (config): must stay uncreatable */
+	KB_GUARD_PIN_DIR, /* writable dir that must not be renamed away: .git */
+	KB_GUARD_RO,      /* existing file or dir: read-only */
+	KB_GUARD_RO_ABSENT_DIR, /* missing dir (hooks): must stay uncreatable */
+	KB_GUARD_RO_ABSENT_FILE, /* missing file (config): must stay uncreatable
+				  */
 	KB_GUARD_WATCH_ABSENT,   /* missing file git would obey (commondir,
 				    config.worktree): removed if planted */
-	KB_GUARD_WATCH_LINK, /* a symlink git follows (.git, hooks): a mount
-				cannot pin it, so it is restored after the run */
-	KB_GUARD_WATCH_NEWREPO, /* no .git at a root: a repo the command
-				   creates is disarmed after the run */
-	KB_GUARD_WATCH_INDEX, /* a checkout's index: when it changed, the
-				 repositories it gitlinks are inspected */
+	KB_GUARD_WATCH_LINK,     /* a symlink git follows (.git, hooks): a mount
+				    cannot pin it, so it is restored after the run
+				  */
+	KB_GUARD_WATCH_NEWREPO,  /* no .git at a root: a repo the command
+				    creates is disarmed after the run */
+	KB_GUARD_WATCH_INDEX,    /* a checkout's index: when it changed, the
+				    repositories it gitlinks are inspected */
 };
 
 /*
@@ -83,25 +86,25 @@ struct kb_guard {
 	const char *root; /* the writable root it lies in (borrowed) */
 	char *rel;        /* below root, "a/b/.git/hooks" */
 	enum kb_guard_kind kind;
-	int fd;           /* O_PATH on what was checked (PIN, RO): the bind
-			     source, so that what is mounted is what was
-			     checked; -1 otherwise */
+	int fd;    /* O_PATH on what was checked (PIN, RO): the bind
+		      source, so that what is mounted is what was
+		      checked; -1 otherwise */
 	dev_t dev; /* identity at scan time */
 	ino_t ino;
 	mode_t type; /* S_IFMT bits at scan time, 0 when absent */
 	struct timespec mtime, ctime; /* at scan time */
-	char *link;  /* a symlink's target, restored after the run */
+	char *link; /* a symlink's target, restored after the run */
 };
 
 /* What is hidden from the command, and what is shown again inside it. */
 enum kb_mask_kind {
-	KB_MASK_TREE,   /* socket tree (/run): empty dir, before the roots */
-	KB_MASK_DIR,    /* credential dir: empty, after the roots */
-	KB_MASK_FILE,   /* credential file or socket: empty, after the roots */
-	KB_EXPOSE_RO,   /* src shown read-only at path inside a mask */
+	KB_MASK_TREE, /* socket tree (/run): empty dir, before the roots */
+	KB_MASK_DIR,  /* credential dir: empty, after the roots */
+	KB_MASK_FILE, /* credential file or socket: empty, after the roots */
+	KB_EXPOSE_RO, /* src shown read-only at path inside a mask */
 	KB_EXPOSE_SOCKET, /* a granted socket (ssh agent), connectable */
-	KB_CACHE_TMPFS, /* an ephemeral cache: empty, writable, discarded */
-	KB_CACHE_BIND,  /* a persisted cache: the real directory, writable */
+	KB_CACHE_TMPFS,   /* an ephemeral cache: empty, writable, discarded */
+	KB_CACHE_BIND,    /* a persisted cache: the real directory, writable */
 };
 
 struct kb_mask {
@@ -118,24 +121,25 @@ struct kb_policy {
 	size_t nwrite;
 	bool net;
 	int workspace_fd, tmpdir_fd; /* O_PATH bind sources, as kb_root.fd */
-	char *tmpdir;         /* canonical writable $TMPDIR outside /tmp, or NULL */
+	char *tmpdir; /* canonical writable $TMPDIR outside /tmp, or NULL */
 	char *tmpdir_private; /* $TMPDIR under /tmp: made in the private /tmp */
-	bool tmpdir_reset;    /* $TMPDIR refused: the command gets TMPDIR=/tmp */
+	bool tmpdir_reset; /* $TMPDIR refused: the command gets TMPDIR=/tmp */
 	int keep_fd[KB_MAX_KEEP_FD];
 	size_t nkeep;
-	bool ssh_agent;   /* expose SSH_AUTH_SOCK and public ~/.ssh files */
-	bool unconfined;  /* the escape hatch: no sandbox, still scrubbed */
+	bool ssh_agent;  /* expose SSH_AUTH_SOCK and public ~/.ssh files */
+	bool unconfined; /* the escape hatch: no sandbox, still scrubbed */
 	/* per knob of the option table (policy/options.h): who set the
 	 * scalar last and where ("--net", "file:line"); what a switch's flag
 	 * said (-1: not typed) */
 	enum kb_origin origin[KB_OPT__N];
 	char *where[KB_OPT__N];
 	signed char typed[KB_OPT__N];
-	struct kb_strv keep_env; /* names kept despite the secret table */
+	struct kb_strv keep_env;  /* names kept despite the secret table */
 	struct kb_strv scrub_env; /* extra names or fnmatch patterns scrubbed */
-	struct kb_strv extra_mask; /* extra paths to hide (config) */
+	struct kb_strv extra_mask;   /* extra paths to hide (config) */
 	enum kb_cache_mode cache[8]; /* by index in kb_cache_table */
-	struct kb_strv notes;     /* config warnings and origins, for -v/--dry-run */
+	struct kb_strv
+	    notes; /* config warnings and origins, for -v/--dry-run */
 	enum kb_backend_kind backend;
 	struct kb_guard *guard;
 	size_t nguard, capguard;
@@ -143,7 +147,7 @@ struct kb_policy {
 				    git dirs left read-only: for --dry-run */
 	struct kb_mask mask[KB_MAX_MASK];
 	size_t nmask;
-	char **argv; /* the command; borrowed from main's argv */
+	char **argv;             /* the command; borrowed from main's argv */
 	struct timespec started; /* CLOCK_REALTIME_COARSE at finalize: files
 				    changed since are the command's doing */
 };
@@ -153,17 +157,16 @@ void kb_policy_init(struct kb_policy *p);
 void kb_policy_free(struct kb_policy *p);
 
 /* Setters: return 0, or -1 with a one-line reason (problem; fix) in `e`. */
-int kb_policy_set_workspace(struct kb_policy *, const char *dir,
-    struct kb_err *e);
-int kb_policy_add_write(struct kb_policy *, const char *dir, enum kb_origin,
-    struct kb_err *e);
+int kb_policy_set_workspace(
+    struct kb_policy *, const char *dir, struct kb_err *e);
+int kb_policy_add_write(
+    struct kb_policy *, const char *dir, enum kb_origin, struct kb_err *e);
 /* ... with `what` naming the source in messages ("--write", "write_paths =") */
-int kb_policy_add_write_as(struct kb_policy *, const char *dir,
-    enum kb_origin, const char *what, struct kb_err *e);
-int kb_policy_add_keep_fd(struct kb_policy *, const char *fd,
-    struct kb_err *e);
-int kb_policy_add_keep_env(struct kb_policy *, const char *name,
-    struct kb_err *e);
+int kb_policy_add_write_as(struct kb_policy *, const char *dir, enum kb_origin,
+    const char *what, struct kb_err *e);
+int kb_policy_add_keep_fd(struct kb_policy *, const char *fd, struct kb_err *e);
+int kb_policy_add_keep_env(
+    struct kb_policy *, const char *name, struct kb_err *e);
 
 /* The current directory and the default workspace (cwd); config loading
  * needs the workspace. Idempotent; kb_policy_finalize() calls it too. */
@@ -207,12 +210,12 @@ typedef void (*kb_warn_fn)(const char *line);
  * file. `etc` overrides /etc/kinbox (tests); NULL for the default. Needs
  * the workspace resolved (kb_policy_resolve_workspace).
  */
-int kb_config_load_layers(struct kb_policy *, const char *etc,
-    kb_warn_fn warn, struct kb_err *e);
-int kb_config_load_project(struct kb_policy *, kb_warn_fn warn,
-    struct kb_err *e);
-int kb_config_load_all(struct kb_policy *, const char *etc, kb_warn_fn warn,
-    struct kb_err *e);
+int kb_config_load_layers(
+    struct kb_policy *, const char *etc, kb_warn_fn warn, struct kb_err *e);
+int kb_config_load_project(
+    struct kb_policy *, kb_warn_fn warn, struct kb_err *e);
+int kb_config_load_all(
+    struct kb_policy *, const char *etc, kb_warn_fn warn, struct kb_err *e);
 
 /*
  * kinbox's stores must lie outside what the command may write: refuses
@@ -227,8 +230,8 @@ int kb_config_load_all(struct kb_policy *, const char *etc, kb_warn_fn warn,
  * call it after all config is loaded and again after kb_policy_finalize()
  * (which settles TMPDIR).
  */
-int kb_config_check_stores(const struct kb_policy *, const char *etc,
-    struct kb_err *e);
+int kb_config_check_stores(
+    const struct kb_policy *, const char *etc, struct kb_err *e);
 
 /* Paths of the stores, new strings (NULL when unknown). */
 char *kb_config_global_path(const char *home);
@@ -258,8 +261,8 @@ int kb_masks_compute(struct kb_policy *p, struct kb_err *e);
  * directory or one of its ancestors, not under /proc, /sys or /dev.
  * `what` names the option for the message ("--write", "workspace").
  * Returns a new string (caller frees) or NULL with `e` set. */
-char *kb_paths_accept_root(const char *in, const char *home, const char *what,
-    struct kb_err *e);
+char *kb_paths_accept_root(
+    const char *in, const char *home, const char *what, struct kb_err *e);
 
 /* true when a canonical path is a .git directory or lies inside one */
 bool kb_paths_in_git_metadata(const char *real);

@@ -190,8 +190,8 @@ walk(const char *abs, unsigned flags, char out[PATH_MAX])
 }
 
 int
-kb_resolve_write(const char *path, const char *cwd, unsigned flags,
-    char *out, size_t outlen)
+kb_resolve_write(
+    const char *path, const char *cwd, unsigned flags, char *out, size_t outlen)
 {
 	char abs[PATH_MAX], res[PATH_MAX];
 	int r;
@@ -240,5 +240,5 @@ kb_policy_writable(const struct kb_policy *p, const char *path)
 	char landing[PATH_MAX];
 
 	return kb_resolve_write(path, NULL, 0, landing, sizeof(landing)) == 0 &&
-	    kb_policy_root_of(p, landing) != NULL;
+	       kb_policy_root_of(p, landing) != NULL;
 }

@@ -25,10 +25,11 @@
 #include "policy.h"
 
 /* kb_resolve_write() flags */
-#define KB_RESOLVE_NOFOLLOW 0x1u /* a symlink as the last component is not
-				    followed: where the directory entry is
-				    (what unlink, rename or O_NOFOLLOW act
-				    on), not where a write through it lands */
+#define KB_RESOLVE_NOFOLLOW                                                    \
+	0x1u /* a symlink as the last component is not                         \
+		followed: where the directory entry is                         \
+		(what unlink, rename or O_NOFOLLOW act                         \
+		on), not where a write through it lands */
 
 /*
  * Where a write to `path` lands, into `out` (`outlen` bytes): absolute,
@@ -48,8 +49,8 @@ int kb_resolve_lexical(const char *path, char *out, size_t outlen);
 
 /* The first of `roots` (canonical; a NULL entry is skipped) that holds
  * the canonical `landing` (kb_path_within), or NULL. */
-const char *kb_resolve_root(const char *landing, const char *const *roots,
-    size_t nroots);
+const char *kb_resolve_root(
+    const char *landing, const char *const *roots, size_t nroots);
 
 /* The policy's write root that holds the canonical `landing`: the
  * workspace, the writable $TMPDIR or a --write root (kb_policy_roots()

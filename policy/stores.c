@@ -59,7 +59,8 @@ describe(const struct wroot *r, char *out, size_t outlen)
 		snprintf(out, outlen, "the writable workspace %s", r->path);
 		return;
 	case ROOT_WRITE:
-		snprintf(out, outlen, "the write root %s (%s)", r->path, r->tag);
+		snprintf(
+		    out, outlen, "the write root %s (%s)", r->path, r->tag);
 		return;
 	case ROOT_TMPDIR:
 		snprintf(out, outlen, "the writable TMPDIR %s", r->path);
@@ -76,10 +77,10 @@ describe(const struct wroot *r, char *out, size_t outlen)
 static void
 fix(const struct wroot *r, const struct store *st, char *out, size_t outlen)
 {
-	const char *what = r->kind == ROOT_WORKSPACE ? "the workspace" :
-	    r->kind == ROOT_WRITE			 ? "that write root" :
-	    r->kind == ROOT_TMPDIR			 ? "TMPDIR" :
-							   "that cache";
+	const char *what = r->kind == ROOT_WORKSPACE ? "the workspace"
+			   : r->kind == ROOT_WRITE   ? "that write root"
+			   : r->kind == ROOT_TMPDIR  ? "TMPDIR"
+						     : "that cache";
 
 	if (st->env != NULL) {
 		snprintf(out, outlen, "move %s out of %s", st->env, what);
@@ -87,7 +88,8 @@ fix(const struct wroot *r, const struct store *st, char *out, size_t outlen)
 	}
 	switch (r->kind) {
 	case ROOT_WORKSPACE:
-		snprintf(out, outlen, "run kinbox in a workspace that does not "
+		snprintf(out, outlen,
+		    "run kinbox in a workspace that does not "
 		    "hold it");
 		return;
 	case ROOT_WRITE:
@@ -98,8 +100,8 @@ fix(const struct wroot *r, const struct store *st, char *out, size_t outlen)
 		snprintf(out, outlen, "set TMPDIR elsewhere");
 		return;
 	case ROOT_CACHE:
-		snprintf(out, outlen, "set [caches] %s = off or ephemeral",
-		    r->tag);
+		snprintf(
+		    out, outlen, "set [caches] %s = off or ephemeral", r->tag);
 		return;
 	}
 }
@@ -120,75 +122,82 @@ check_store(const struct store *st, const struct wroot *roots, size_t nroots,
 		if (kb_path_within(norm, r) || kb_path_within(real, r)) {
 			describe(&roots[i], what, sizeof(what));
 			fix(&roots[i], st, how, sizeof(how));
-			return kb_err_set(e, "%s (%s) lies inside %s: a command "
-			    "could %s; %s", st->label, real, what, st->gain,
-			    how);
+			return kb_err_set(e,
+			    "%s (%s) lies inside %s: a command "
+			    "could %s; %s",
+			    st->label, real, what, st->gain, how);
 		}
 		if (kb_path_within(r, norm) || kb_path_within(r, real)) {
 			describe(&roots[i], what, sizeof(what));
-			return kb_err_set(e, "%s lies inside kinbox's store %s "
-			    "(%s): a command could %s; %s", what,
-			    st->label, real, st->gain, roots[i].kind ==
-				ROOT_WORKSPACE ? "run kinbox in a workspace "
-				"outside it" : roots[i].kind == ROOT_TMPDIR ?
-				"set TMPDIR elsewhere" : roots[i].kind ==
-				ROOT_CACHE ? "set that cache off" :
-				"grant a directory outside it");
+			return kb_err_set(e,
+			    "%s lies inside kinbox's store %s "
+			    "(%s): a command could %s; %s",
+			    what, st->label, real, st->gain,
+			    roots[i].kind == ROOT_WORKSPACE
+				? "run kinbox in a workspace "
+				  "outside it"
+			    : roots[i].kind == ROOT_TMPDIR
+				? "set TMPDIR elsewhere"
+			    : roots[i].kind == ROOT_CACHE
+				? "set that cache off"
+				: "grant a directory outside it");
 		}
 	}
 	return 0;
 }
 
 int
-kb_config_check_stores(const struct kb_policy *p, const char *etc,
-    struct kb_err *e)
+kb_config_check_stores(
+    const struct kb_policy *p, const char *etc, struct kb_err *e)
 {
 	const char *cfg = getenv("XDG_CONFIG_HOME");
 	const char *run = getenv("XDG_RUNTIME_DIR");
 	const char *state = getenv("XDG_STATE_HOME");
-	struct store st[4] = { { 0 } };
+	struct store st[4] = {{0}};
 	struct wroot roots[2 + KB_MAX_WRITE + nitems(p->cache)];
-	char *cache_paths[nitems(p->cache)] = { 0 };
+	char *cache_paths[nitems(p->cache)] = {0};
 	size_t nst = 0, nroots = 0;
 	int rc = 0;
 
 	if (cfg != NULL && cfg[0] == '/')
-		st[nst++] = (struct store){ "$XDG_CONFIG_HOME/kinbox",
-			"XDG_CONFIG_HOME", "write its own grants",
-			xasprintf("%s/kinbox", cfg) };
+		st[nst++] =
+		    (struct store){"$XDG_CONFIG_HOME/kinbox", "XDG_CONFIG_HOME",
+			"write its own grants", xasprintf("%s/kinbox", cfg)};
 	else if (p->home != NULL)
-		st[nst++] = (struct store){ "~/.config/kinbox", NULL,
-			"write its own grants",
-			xasprintf("%s/.config/kinbox", p->home) };
+		st[nst++] = (struct store){"~/.config/kinbox", NULL,
+		    "write its own grants",
+		    xasprintf("%s/.config/kinbox", p->home)};
 	if (run != NULL && run[0] == '/')
-		st[nst++] = (struct store){ "$XDG_RUNTIME_DIR/kinbox",
-			"XDG_RUNTIME_DIR", "write its own session grants",
-			xasprintf("%s/kinbox", run) };
+		st[nst++] = (struct store){"$XDG_RUNTIME_DIR/kinbox",
+		    "XDG_RUNTIME_DIR", "write its own session grants",
+		    xasprintf("%s/kinbox", run)};
 	if (state != NULL && state[0] == '/')
-		st[nst++] = (struct store){ "$XDG_STATE_HOME/kinbox",
-			"XDG_STATE_HOME", "forge the denial journal and the "
+		st[nst++] =
+		    (struct store){"$XDG_STATE_HOME/kinbox", "XDG_STATE_HOME",
+			"forge the denial journal and the "
 			"decisions kinpolicy retry obeys",
-			xasprintf("%s/kinbox", state) };
+			xasprintf("%s/kinbox", state)};
 	else if (p->home != NULL)
-		st[nst++] = (struct store){ "~/.local/state/kinbox", NULL,
-			"forge the denial journal and the decisions kinpolicy "
-			"retry obeys", xasprintf("%s/.local/state/kinbox",
-					   p->home) };
-	st[nst] = (struct store){ etc != NULL ? etc : "/etc/kinbox", NULL,
-		"write the system config",
-		xstrdup(etc != NULL ? etc : "/etc/kinbox") };
+		st[nst++] = (struct store){"~/.local/state/kinbox", NULL,
+		    "forge the denial journal and the decisions kinpolicy "
+		    "retry obeys",
+		    xasprintf("%s/.local/state/kinbox", p->home)};
+	st[nst] = (struct store){etc != NULL ? etc : "/etc/kinbox", NULL,
+	    "write the system config",
+	    xstrdup(etc != NULL ? etc : "/etc/kinbox")};
 	nst++;
 
 	if (p->workspace != NULL)
-		roots[nroots++] = (struct wroot){ ROOT_WORKSPACE, p->workspace,
-			NULL };
+		roots[nroots++] =
+		    (struct wroot){ROOT_WORKSPACE, p->workspace, NULL};
 	for (size_t i = 0; i < p->nwrite; i++)
-		roots[nroots++] = (struct wroot){ ROOT_WRITE, p->write[i].path,
-			kb_origin_name(p->write[i].origin) };
+		roots[nroots++] = (struct wroot){ROOT_WRITE, p->write[i].path,
+		    kb_origin_name(p->write[i].origin)};
 	if (p->tmpdir != NULL)
-		roots[nroots++] = (struct wroot){ ROOT_TMPDIR, p->tmpdir, NULL };
-	for (size_t i = 0; i < kb_cache_count && i < nitems(p->cache) &&
-	     p->home != NULL; i++) {
+		roots[nroots++] = (struct wroot){ROOT_TMPDIR, p->tmpdir, NULL};
+	for (size_t i = 0;
+	     i < kb_cache_count && i < nitems(p->cache) && p->home != NULL;
+	     i++) {
 		_cleanup_free_ char *d = NULL;
 
 		if (p->cache[i] != KB_CACHE_PERSISTED)
@@ -197,8 +206,8 @@ kb_config_check_stores(const struct kb_policy *p, const char *etc,
 		cache_paths[i] = realpath(d, NULL);
 		if (cache_paths[i] == NULL)
 			cache_paths[i] = steal_pointer(&d);
-		roots[nroots++] = (struct wroot){ ROOT_CACHE, cache_paths[i],
-			kb_cache_table[i].name };
+		roots[nroots++] = (struct wroot){
+		    ROOT_CACHE, cache_paths[i], kb_cache_table[i].name};
 	}
 
 	for (size_t i = 0; i < nst && rc == 0; i++)

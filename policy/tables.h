@@ -15,7 +15,8 @@ enum kb_match {
 };
 
 struct kb_env_pattern {
-	const char *text; /* upper case; names are compared case-insensitively */
+	const char
+	    *text; /* upper case; names are compared case-insensitively */
 	enum kb_match match;
 };
 
