@@ -79,10 +79,10 @@ HDRS = $(filter-out backends/seccomp-bpf.h,$(wildcard lib/*.h policy/*.h gitguar
 
 UNIT_TESTS = tests/unit/test-util tests/unit/test-paths tests/unit/test-bwrap tests/unit/test-env tests/unit/test-classify tests/unit/test-seccomp tests/unit/test-gitindex \
              tests/unit/test-decide tests/unit/test-checkwrite tests/unit/test-readonly \
-             tests/unit/test-fsat tests/unit/test-readonly-git
+             tests/unit/test-fsat tests/unit/test-readonly-git tests/unit/test-golden
 
 .PHONY: all check unit unit-san unit-valgrind integration man-check bench deps \
-        demo install uninstall clean fuzz fuzz-short
+        demo install uninstall clean fuzz fuzz-short golden-update
 
 all: kinbox kinbox-exec kinpolicy
 
@@ -129,6 +129,11 @@ unit-san: $(UNIT_TESTS:tests/unit/test-%=tests/unit/san-%)
 unit-valgrind: $(UNIT_TESTS)
 	@for t in $(UNIT_TESTS); do echo "# $$t (valgrind)"; \
 	  valgrind -q --error-exitcode=1 --leak-check=full ./$$t >/dev/null || exit 1; done
+
+# tests/golden/*.plan: the plans test-golden compares with; this rewrites
+# them from the current planner (review the result: git diff tests/golden)
+golden-update: tests/unit/test-golden
+	@KB_GOLDEN_UPDATE=1 ./tests/unit/test-golden
 
 # make integration KINBOX=/path/to/kinbox KINPOLICY=/path/to/kinpolicy runs
 # the suites against another build or an installed copy
