@@ -152,7 +152,7 @@ man-check:
 
 # --- fuzzing (libFuzzer, clang) ----------------------------------------------
 FUZZ_TARGETS = tests/fuzz/fuzz-classify tests/fuzz/fuzz-gitindex tests/fuzz/fuzz-shlex \
-               tests/fuzz/fuzz-gitconfig
+               tests/fuzz/fuzz-gitconfig tests/fuzz/fuzz-config
 FUZZ_SRCS = $(filter-out backends/seccomp-blob.c backends/run.c backends/bwrap.c backends/plan.c,$(CORE_SRCS))
 FUZZ_SECONDS ?= 300
 FUZZ_CHECK_SECONDS ?= 15
@@ -162,16 +162,21 @@ tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_SRCS) $(HDRS)
 	$(FUZZCC) $(CSTD) $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined $(DEFS) \
 	    -o $@ $< $(FUZZ_SRCS) $(LIBS_KINBOX)
 
+# The seed corpus of a target (read only; new inputs go to the first dir):
+# the config files for fuzz-config, the denial texts for the others.
+FUZZ_SEEDS = seeds=tests/fixtures/denials; \
+  case $$t in */fuzz-config) seeds=tests/fuzz/config.seeds;; esac
+
 # make fuzz: a long run; make check runs each target briefly (fuzz-short)
 fuzz: $(FUZZ_TARGETS)
-	@for t in $(FUZZ_TARGETS); do mkdir -p $$t.corpus; \
+	@for t in $(FUZZ_TARGETS); do mkdir -p $$t.corpus; $(FUZZ_SEEDS); \
 	  ./$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $$t.corpus \
-	    tests/fixtures/denials || exit 1; done
+	    $$seeds || exit 1; done
 
 fuzz-short: $(FUZZ_TARGETS)
-	@for t in $(FUZZ_TARGETS); do d=$$(mktemp -d); \
+	@for t in $(FUZZ_TARGETS); do d=$$(mktemp -d); $(FUZZ_SEEDS); \
 	  ./$$t -max_total_time=$(FUZZ_CHECK_SECONDS) -max_len=65536 $$d \
-	    tests/fixtures/denials >$$d.log 2>&1 || { tail -40 $$d.log; rm -rf $$d $$d.log; \
+	    $$seeds >$$d.log 2>&1 || { tail -40 $$d.log; rm -rf $$d $$d.log; \
 	    echo "not ok $$t"; exit 1; }; \
 	  echo "ok $$t: $$(grep -o 'Done [0-9]* runs' $$d.log) in $(FUZZ_CHECK_SECONDS) s, no crash"; \
 	  rm -rf $$d $$d.log; done
