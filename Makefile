@@ -82,11 +82,11 @@ HDRS = $(filter-out backends/seccomp-bpf.h,$(wildcard lib/*.h policy/*.h gitguar
 UNIT_TESTS = tests/unit/test-util tests/unit/test-paths tests/unit/test-bwrap tests/unit/test-env tests/unit/test-classify tests/unit/test-seccomp tests/unit/test-gitindex \
              tests/unit/test-decide tests/unit/test-checkwrite tests/unit/test-readonly \
              tests/unit/test-fsat tests/unit/test-readonly-git tests/unit/test-options \
-             tests/unit/test-resolve
+             tests/unit/test-resolve tests/unit/test-golden tests/unit/test-config
 
-.PHONY: all check check-layers format format-check unit unit-san unit-valgrind integration \
-        stub-check man-check bench deps demo install uninstall clean fuzz \
-        fuzz-short
+.PHONY: all check check-layers format format-check unit unit-san unit-valgrind \
+        integration stub-check man-check bench deps demo install uninstall clean \
+        fuzz fuzz-short golden-update
 
 all: kinbox kinbox-exec kinpolicy
 
@@ -134,6 +134,11 @@ unit-valgrind: $(UNIT_TESTS)
 	@for t in $(UNIT_TESTS); do echo "# $$t (valgrind)"; \
 	  valgrind -q --error-exitcode=1 --leak-check=full ./$$t >/dev/null || exit 1; done
 
+# tests/golden/*.plan: the plans test-golden compares with; this rewrites
+# them from the current planner (review the result: git diff tests/golden)
+golden-update: tests/unit/test-golden
+	@KB_GOLDEN_UPDATE=1 ./tests/unit/test-golden
+
 # make integration KINBOX=/path/to/kinbox KINPOLICY=/path/to/kinpolicy runs
 # the suites against another build or an installed copy
 integration: kinbox kinbox-exec kinpolicy
@@ -175,7 +180,7 @@ man-check:
 
 # --- fuzzing (libFuzzer, clang) ----------------------------------------------
 FUZZ_TARGETS = tests/fuzz/fuzz-classify tests/fuzz/fuzz-gitindex tests/fuzz/fuzz-shlex \
-               tests/fuzz/fuzz-gitconfig
+               tests/fuzz/fuzz-gitconfig tests/fuzz/fuzz-config
 FUZZ_SRCS = $(filter-out backends/seccomp-blob.c backends/run.c backends/bwrap.c backends/plan.c,$(CORE_SRCS))
 FUZZ_SECONDS ?= 300
 FUZZ_CHECK_SECONDS ?= 15
@@ -185,16 +190,21 @@ tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_SRCS) $(HDRS)
 	$(FUZZCC) $(CSTD) $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined $(DEFS) \
 	    -o $@ $< $(FUZZ_SRCS) $(LIBS_KINBOX)
 
+# The seed corpus of a target (read only; new inputs go to the first dir):
+# the config files for fuzz-config, the denial texts for the others.
+FUZZ_SEEDS = seeds=tests/fixtures/denials; \
+  case $$t in */fuzz-config) seeds=tests/fuzz/config.seeds;; esac
+
 # make fuzz: a long run; make check runs each target briefly (fuzz-short)
 fuzz: $(FUZZ_TARGETS)
-	@for t in $(FUZZ_TARGETS); do mkdir -p $$t.corpus; \
+	@for t in $(FUZZ_TARGETS); do mkdir -p $$t.corpus; $(FUZZ_SEEDS); \
 	  ./$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $$t.corpus \
-	    tests/fixtures/denials || exit 1; done
+	    $$seeds || exit 1; done
 
 fuzz-short: $(FUZZ_TARGETS)
-	@for t in $(FUZZ_TARGETS); do d=$$(mktemp -d); \
+	@for t in $(FUZZ_TARGETS); do d=$$(mktemp -d); $(FUZZ_SEEDS); \
 	  ./$$t -max_total_time=$(FUZZ_CHECK_SECONDS) -max_len=65536 $$d \
-	    tests/fixtures/denials >$$d.log 2>&1 || { tail -40 $$d.log; rm -rf $$d $$d.log; \
+	    $$seeds >$$d.log 2>&1 || { tail -40 $$d.log; rm -rf $$d $$d.log; \
 	    echo "not ok $$t"; exit 1; }; \
 	  echo "ok $$t: $$(grep -o 'Done [0-9]* runs' $$d.log) in $(FUZZ_CHECK_SECONDS) s, no crash"; \
 	  rm -rf $$d $$d.log; done

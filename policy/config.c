@@ -158,40 +158,66 @@ static char *
 line_reader(char *str, int num, void *vs)
 {
 	struct stream *s = vs;
-	char *r, *c, *end;
-	size_t n;
+	size_t n = 0, lead = 0;
+	bool content = false;
+	int ch;
 
-	if (s->failed || (r = fgets(str, num, s->f)) == NULL)
+	(void)num; /* INI_MAX_LINE: holds KB_INI_LINE_MAX, "\n" and NUL */
+	if (s->failed)
+		return NULL;
+	while ((ch = getc(s->f)) != EOF) {
+		if (ch == '\0') {
+			s->line++;
+			stream_fail(s, "a NUL byte; a config file is text, "
+				       "remove it");
+			return NULL;
+		}
+		if (ch == '\n')
+			break;
+		/* leading blanks are dropped here: inih would read an
+		 * indented line as the continuation of the key above, which
+		 * kinbox.conf(5) does not have */
+		if (!content && (ch == ' ' || ch == '\t')) {
+			lead++;
+			continue;
+		}
+		content = true;
+		if (n == KB_INI_LINE_MAX) {
+			s->line++;
+			stream_fail(s, "line longer than %d bytes; shorten it",
+			    KB_INI_LINE_MAX);
+			return NULL;
+		}
+		str[n++] = (char)ch;
+	}
+	if (ch == EOF && n == 0 && lead == 0)
 		return NULL;
 	s->line++;
-	n = strlen(r);
-	if (n == (size_t)num - 1 && r[n - 1] != '\n' && !feof(s->f)) {
-		stream_fail(s, "line longer than %d bytes; shorten it",
-		    KB_INI_LINE_MAX);
-		return NULL;
-	}
-	if (n > s->left) {
+	if (n + lead + 1 > s->left) {
 		stream_fail(s, "the file grew past its size bound while it was "
 			       "read; shorten it");
 		return NULL;
 	}
-	s->left -= n;
-	for (c = r; *c == ' ' || *c == '\t'; c++)
-		;
-	if (*c == '[' && s->v->section != NULL &&
-	    (end = strchr(c + 1, ']')) != NULL) {
-		_cleanup_free_ char *name =
-		    xasprintf("%.*s", (int)(end - c - 1), c + 1);
-		struct kb_err e;
+	s->left -= n + lead + (ch == '\n');
+	str[n++] = '\n';
+	str[n] = '\0';
+	if (str[0] == '[' && s->v->section != NULL) {
+		char *end = strchr(str + 1, ']');
 
-		if (s->v->section(s->ctx, name, s->line, &e) == -1) {
-			kb_err_set(s->e, "%s", e.msg);
-			s->failed = true;
-			s->fail_line = s->line;
-			return NULL;
+		if (end != NULL) {
+			_cleanup_free_ char *name =
+			    xasprintf("%.*s", (int)(end - str - 1), str + 1);
+			struct kb_err e;
+
+			if (s->v->section(s->ctx, name, s->line, &e) == -1) {
+				kb_err_set(s->e, "%s", e.msg);
+				s->failed = true;
+				s->fail_line = s->line;
+				return NULL;
+			}
 		}
 	}
-	return r;
+	return str;
 }
 
 static int
@@ -326,6 +352,45 @@ grant_entry(struct cfg *c, enum kb_origin origin, const char *key,
 	return set(c, o, origin, v, line, e);
 }
 
+/* A workspace grant for another workspace: not applied here, but a file is
+ * valid or not whichever workspace reads it. Judged without I/O (a write
+ * root of another project may be absent on this machine). */
+static int
+grant_syntax(
+    struct cfg *c, const char *key, const char *v, int line, struct kb_err *e)
+{
+	const struct kb_option *o;
+	bool on;
+
+	if (strcmp(key, "from") == 0 || strcmp(key, "granted") == 0)
+		return 0;
+	o = kb_option_by_key(key);
+	if (o == NULL || !(o->sections & KB_IN_GRANT))
+		return cfail(c, line, e,
+		    "unknown grant key '%s'; see "
+		    "kinbox.conf(5)",
+		    key);
+	if (o->type == KB_T_SWITCH) {
+		if (kb_parse_onoff(v, &on) == -1)
+			return cfail(c, line, e,
+			    "%s = %s: not on or off; write "
+			    "on or off",
+			    key, v);
+		if (on && o->max_life < KB_LIFE_WORKSPACE)
+			return cfail(c, line, e,
+			    "%s cannot be a workspace "
+			    "grant (at most a %s); remove the line",
+			    key, kb_lifetime_name(o->max_life));
+	} else if (v[0] != '/' &&
+		   !(v[0] == '~' && (v[1] == '/' || v[1] == '\0'))) {
+		return cfail(c, line, e,
+		    "%s = %s: not an absolute path; write "
+		    "/path or ~/path",
+		    key, v);
+	}
+	return 0;
+}
+
 /* .kinbox.ini: tightening only */
 static int
 project_entry(struct cfg *c, const char *section, const char *key,
@@ -442,7 +507,7 @@ entry_visit(void *ctx, const char *section, const char *key, const char *v,
 			    "[workspace] must name its "
 			    "path first (path = /abs/dir)");
 		if (!c->ws_match)
-			return 0;
+			return grant_syntax(c, key, v, line, e);
 		return grant_entry(c, KB_ORIGIN_WORKSPACE, key, v, line, e);
 	case KB_ORIGIN_DEFAULT:
 	case KB_ORIGIN_WORKSPACE:
