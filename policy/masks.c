@@ -186,10 +186,9 @@ expose_ssh(struct kb_policy *p, struct kb_err *e)
 	const char *sock = getenv("SSH_AUTH_SOCK");
 	_cleanup_free_ char *real = NULL;
 	_cleanup_free_ char *dir = NULL;
-	struct dirent *de;
+	struct dirent **names = NULL;
 	struct stat st;
-	DIR *d;
-	int rc = 0;
+	int rc = 0, n;
 
 	bool typed = p->origin[KB_OPT_SSH_AGENT] == KB_ORIGIN_FLAG;
 
@@ -230,9 +229,11 @@ expose_ssh(struct kb_policy *p, struct kb_err *e)
 	if (p->home == NULL)
 		return 0;
 	dir = xasprintf("%s/.ssh", p->home);
-	if ((d = opendir(dir)) == NULL)
+	/* sorted: the plan (and --dry-run) is the same on every machine */
+	if ((n = scandir(dir, &names, NULL, alphasort)) == -1)
 		return 0;
-	while (rc == 0 && (de = readdir(d)) != NULL) {
+	for (int k = 0; k < n; k++) {
+		const struct dirent *de = names[k];
 		_cleanup_free_ char *path = NULL;
 		_cleanup_free_ char *src = NULL;
 		bool pub = false;
@@ -250,9 +251,12 @@ expose_ssh(struct kb_policy *p, struct kb_err *e)
 			continue;
 		if (!public_file(src))
 			continue;
-		rc = add_mask(p, path, src, KB_EXPOSE_RO, e);
+		if (rc == 0)
+			rc = add_mask(p, path, src, KB_EXPOSE_RO, e);
 	}
-	closedir(d);
+	for (int k = 0; k < n; k++)
+		free(names[k]);
+	free(names);
 	return rc;
 }
 
