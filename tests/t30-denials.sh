@@ -183,8 +183,9 @@ assert_file_is() {
 # assert_touched FILE: FILE is an empty regular file (the positive control
 # a `touch` in the same kinbox call created in the workspace)
 assert_touched() {
-	[ -f "$1" ] && [ ! -L "$1" ] && [ ! -s "$1" ] ||
+	if [ ! -f "$1" ] || [ -L "$1" ] || [ -s "$1" ]; then
 		fail "$1 is not the empty file the command's touch creates (the command did not run?)"
+	fi
 }
 
 # assert_empty FILE
