@@ -173,6 +173,21 @@ assert_no_denial() {
 	fi
 }
 
+# assert_file_is FILE TEXT: FILE holds exactly TEXT and a newline (a local
+# copy of t40's helper; lib.sh has no exact-content assert)
+assert_file_is() {
+	printf '%s\n' "$2" >"$KB_T/.lib/want"
+	assert_files_equal "$KB_T/.lib/want" "$1"
+}
+
+# assert_touched FILE: FILE is an empty regular file (the positive control
+# a `touch` in the same kinbox call created in the workspace)
+assert_touched() {
+	if [ ! -f "$1" ] || [ -L "$1" ] || [ -s "$1" ]; then
+		fail "$1 is not the empty file the command's touch creates (the command did not run?)"
+	fi
+}
+
 # assert_empty FILE
 assert_empty() {
 	if [ -s "$1" ]; then
@@ -252,8 +267,10 @@ t_etc() {
 	if [ "$IS_ROOT" = 1 ]; then
 		cleanup_add "rm -f /etc/kinbox-t30"
 	fi
-	kb_expect 1 -- touch /etc/kinbox-t30
+	# the positive control: the same touch creates ok in the workspace
+	kb_expect 1 -- touch "$ws/ok" /etc/kinbox-t30
 	assert_not_exists /etc/kinbox-t30
+	assert_touched "$ws/ok"
 	assert_empty "$KB_OUT"
 	assert_file_has_content "$KB_ERR" "^touch: cannot touch '/etc/kinbox-t30': "
 	if [ "$IS_ROOT" = 1 ]; then
@@ -273,7 +290,7 @@ t_etc() {
 		assert_not_exists "$XDG_STATE_HOME/kinbox"
 	fi
 }
-run_test "touch /etc/kinbox-t30: exit 1, absent on the host; denial line last (root) / no denial (user: not writable anyway)" t_etc
+run_test "touch ./ok /etc/kinbox-t30: exit 1, ./ok made, /etc/kinbox-t30 absent on the host; denial line last (root) / no denial (user: not writable anyway)" t_etc
 
 # ============================================================================
 # 2. Write denials: the path and the smallest --write root
@@ -284,8 +301,9 @@ t_usr_python() {
 	cd "$ws"
 	XDG_STATE_HOME=$(state usr)
 	j=$KB_T/usr.json
-	kb_expect 1 --json-fd 3 -- python3 -c "open('/usr/kinbox-t30','w')" 3>"$j"
+	kb_expect 1 --json-fd 3 -- python3 -c "open('ok','w').write('ran\n'); open('/usr/kinbox-t30','w')" 3>"$j"
 	assert_not_exists /usr/kinbox-t30
+	assert_file_is "$ws/ok" ran
 	assert_file_has_content "$KB_ERR" "Errno 30\] Read-only file system: '/usr/kinbox-t30'"
 	if [ "$IS_ROOT" = 1 ]; then
 		assert_denial "$KB_ERR" \
@@ -299,7 +317,7 @@ t_usr_python() {
 		assert_empty "$j"
 	fi
 }
-run_test "python3 open('/usr/kinbox-t30','w'): write denial with path /usr/kinbox-t30 in the JSON (root) / none (user)" t_usr_python
+run_test "python3 open('./ok') then open('/usr/kinbox-t30','w'): ./ok written; write denial with path /usr/kinbox-t30 in the JSON (root) / none (user)" t_usr_python
 
 t_outside_dir() {
 	d=$(newdir outdir)
@@ -307,8 +325,9 @@ t_outside_dir() {
 	cd "$d/ws"
 	XDG_STATE_HOME=$(state outdir)
 	j=$KB_T/outdir.json
-	kb_expect 1 --json-fd 3 -- touch "$d/outside/f" 3>"$j"
+	kb_expect 1 --json-fd 3 -- touch "$d/ws/ok" "$d/outside/f" 3>"$j"
 	assert_not_exists "$d/outside/f"
+	assert_touched "$d/ws/ok"
 	assert_streq "$(sed -n 1p "$KB_ERR")" \
 		"touch: cannot touch '$d/outside/f': Read-only file system"
 	assert_denial "$KB_ERR" \
@@ -331,20 +350,23 @@ t_fake_home() {
 	XDG_STATE_HOME=$(state fhome)
 	j=$KB_T/fhome.json
 	# a file directly in an existing directory below home
-	kb_expect 1 --json-fd 3 -- touch "$HOME/.cache/x" 3>"$j"
+	kb_expect 1 --json-fd 3 -- touch "$d/ws/ok1" "$HOME/.cache/x" 3>"$j"
 	assert_not_exists "$HOME/.cache/x"
+	assert_touched "$d/ws/ok1"
 	assert_denial "$KB_ERR" \
 		"kinbox: denied write '$HOME/.cache/x' (Read-only file system, read from the command's stderr); retry with --write $HOME/.cache"
 	jcheck 'd["path"] == a[0] + "/.cache/x" and d["suggest"]["write_paths"] == [a[0] + "/.cache"] and not d["suggest"]["unconfined"]' "$j" -- "$HOME"
 	# a deeper path that does not exist yet: the nearest existing dir
-	kb_expect 1 --json-fd 3 -- mkdir -p "$HOME/.cache/tool/v1" 3>"$j"
+	kb_expect 1 --json-fd 3 -- mkdir -p "$d/ws/ok2" "$HOME/.cache/tool/v1" 3>"$j"
 	assert_not_exists "$HOME/.cache/tool"
+	[ -d "$d/ws/ok2" ] || fail "mkdir -p did not make ok2 in the workspace"
 	assert_denial "$KB_ERR" \
 		"kinbox: denied write '$HOME/.cache/tool' (Read-only file system, read from the command's stderr); retry with --write $HOME/.cache"
 	jcheck 'd["suggest"]["write_paths"] == [a[0] + "/.cache"]' "$j" -- "$HOME"
 	# home itself: no --write root fits
-	kb_expect 1 --json-fd 3 -- touch "$HOME/.bashrc" 3>"$j"
+	kb_expect 1 --json-fd 3 -- touch "$d/ws/ok3" "$HOME/.bashrc" 3>"$j"
 	assert_not_exists "$HOME/.bashrc"
+	assert_touched "$d/ws/ok3"
 	assert_denial "$KB_ERR" \
 		"kinbox: denied write '$HOME/.bashrc' (Read-only file system, read from the command's stderr); no --write root fits (a hidden credential store, /, or your home); only --unconfined would allow it, and nothing but the command's stderr says that it is needed"
 	assert_file_has_content "$KB_ERR" 'no --write root fits'
@@ -359,8 +381,9 @@ t_relative_path() {
 	XDG_STATE_HOME=$(state relpath)
 	j=$KB_T/relpath.json
 	# dash: "sh: 1: cannot create ../outside/rel: Read-only file system", 2
-	kb_expect 2 --json-fd 3 -- sh -c 'echo x > ../outside/rel' 3>"$j"
+	kb_expect 2 --json-fd 3 -- sh -c 'echo ran > ok; echo x > ../outside/rel' 3>"$j"
 	assert_not_exists "$d/outside/rel"
+	assert_file_is "$d/ws/ok" ran
 	assert_denial "$KB_ERR" \
 		"kinbox: denied write '$d/outside/rel' (Read-only file system, read from the command's stderr); retry with --write $d/outside"
 	jcheck 'd["path"] == a[0] + "/outside/rel"' "$j" -- "$d"
@@ -472,10 +495,13 @@ t_record() {
 	j=$KB_T/record.json
 	set -- "with space" "it's \"quoted\"" "tab	and
 newline" 'back\slash $HOME' "café ✓" ""
+	# the positive control: ./ok (in the cwd, ws/sub) is written first
+	py='import sys; open("ok", "w").write("ran\n"); open(sys.argv[1], "w")'
 	kb --json-fd 3 -C "$d/wslink" -w "$d/granted" --keep-env KB_T30_TOKEN -- \
-		python3 -c 'import sys; open(sys.argv[1], "w")' "$d/outside/f" "$@" 3>"$j"
+		python3 -c "$py" "$d/outside/f" "$@" 3>"$j"
 	[ "$KB_RC" != 0 ] || fail "the command succeeded"
 	assert_not_exists "$d/outside/f"
+	assert_file_is "$d/ws/sub/ok" ran
 	id=$(last_id "$KB_ERR")
 	assert_denial "$KB_ERR" \
 		"kinbox: denied write '$d/outside/f' (Read-only file system, read from the command's stderr); retry with --write $d/outside"
@@ -486,7 +512,7 @@ newline" 'back\slash $HOME' "café ✓" ""
 	ev=$(grep 'Errno 30' "$KB_ERR")
 	jcheck 'd["evidence"] == a[0]' "$j" -- "$ev"
 	jcheck 'd["argv"] == a and d["argv_exact"] is True' "$j" -- \
-		python3 -c 'import sys; open(sys.argv[1], "w")' "$d/outside/f" "$@"
+		python3 -c "$py" "$d/outside/f" "$@"
 	jcheck 'd["cwd"] == a[0]' "$j" -- "$d/ws/sub"
 	jcheck 'd["exit_status"] == int(a[0]) and d["partial"] is True' "$j" -- "$KB_RC"
 	jcheck 'd["policy"] == {"workspace": a[0], "write_paths": [a[1]], "network": False, "ssh_agent": False, "keep_env": ["KB_T30_TOKEN"]}' "$j" -- "$d/ws" "$d/granted"
@@ -542,12 +568,16 @@ t_json_fd_closed() {
 			KINBOX_JSON_FD=9 "$KINBOX" -- touch "$ws/ran" >"$KB_OUT" 2>"$KB_ERR" 9>&- || rc=$?
 		fi
 		assert_streq "$rc" 125 "exit status ($how)"
-		assert_one_kinbox_line "$KB_ERR"
+		what="--json-fd 9"
+		[ "$how" = flag ] || what="KINBOX_JSON_FD 9"
+		assert_file_is "$KB_ERR" "kinbox: $what: descriptor is not open; open it in the calling shell first (e.g. 3>denial.json)"
 		assert_empty "$KB_OUT"
 		assert_not_exists "$ws/ran"
 	done
 	for bad in x 0 -1; do
-		assert_exit 125 "$KINBOX" --json-fd "$bad" -- touch "$ws/ran" 2>/dev/null
+		kb_expect 125 --json-fd "$bad" -- touch "$ws/ran"
+		assert_file_is "$KB_ERR" "kinbox: --json-fd $bad: not a descriptor number; give an open descriptor, e.g. --json-fd 3 3>denial.json"
+		assert_empty "$KB_OUT"
 		assert_not_exists "$ws/ran"
 	done
 }
@@ -592,9 +622,11 @@ t_json_fd_not_inside() {
 	XDG_STATE_HOME=$(state fdinside)
 	j=$KB_T/fdinside.json
 	# FOR""GED: the argv in the record does not spell FORGED
-	kb_expect 1 --json-fd 3 -- sh -c 'echo "{\"class\":\"FOR""GED\"}" >&3; echo FOR""GED >&3; touch "$1"' sh "$d/outside/f" 3>"$j"
+	kb_expect 1 --json-fd 3 -- sh -c 'echo "{\"class\":\"FOR""GED\"}" >&3; echo FOR""GED >&3; touch ok "$1"' sh "$d/outside/f" 3>"$j"
 	assert_json_line "$j"
 	assert_not_file_has_content "$j" FORGED
+	# the positive control: the command ran past its attempts (touch ok)
+	assert_touched "$d/ws/ok"
 	jcheck 'd["class"] == "write"' "$j"
 }
 run_test "the command cannot write to the --json-fd descriptor (no forged record)" t_json_fd_not_inside
@@ -611,24 +643,28 @@ t_json_fd_shared() {
 	kb_expect 125 --json-fd 3 --keep-fd 3 -- touch "$d/ws/ran" 3>"$j"
 	assert_one_kinbox_line "$KB_ERR" "^kinbox: --json-fd 3 and --keep-fd 3: a kept descriptor is the command's to write, so it could forge the record; give --json-fd a descriptor of its own$"
 	kb_expect 125 --keep-fd 3 --json-fd 3 -- touch "$d/ws/ran" 3>"$j"
-	assert_one_kinbox_line "$KB_ERR" "and --keep-fd 3"
+	assert_file_is "$KB_ERR" "kinbox: --json-fd 3 and --keep-fd 3: a kept descriptor is the command's to write, so it could forge the record; give --json-fd a descriptor of its own"
 	for fd in 1 2; do
 		kb_expect 125 --json-fd "$fd" -- touch "$d/ws/ran"
-		assert_one_kinbox_line "$KB_ERR" "^kinbox: --json-fd $fd: the command writes to descriptor $fd too, so it could forge a record there"
+		assert_file_is "$KB_ERR" "kinbox: --json-fd $fd: the command writes to descriptor $fd too, so it could forge a record there; give a descriptor of its own, e.g. --json-fd 3 3>denial.json"
 	done
+	# (kinbox names the environment's descriptor "--json-fd 2" here; a
+	# line that says KINBOX_JSON_FD 2 would be as right)
 	(KINBOX_JSON_FD=2; export KINBOX_JSON_FD; kb_expect 125 -- touch "$d/ws/ran")
+	assert_one_kinbox_line "$KB_ERR" '^kinbox: (--json-fd|KINBOX_JSON_FD) 2: the command writes to descriptor 2 too, so it could forge a record there; give a descriptor of its own, e\.g\. --json-fd 3 3>denial\.json$'
 	# the same file as stdout, and a duplicate of a kept descriptor
 	kb_expect 125 --json-fd 3 -- touch "$d/ws/ran" 3>>"$KB_OUT"
-	assert_one_kinbox_line "$KB_ERR" "^kinbox: --json-fd 3 is the same pipe, socket or file as descriptor 1, which the command inherits"
+	assert_file_is "$KB_ERR" "kinbox: --json-fd 3 is the same pipe, socket or file as descriptor 1, which the command inherits, so it could forge a record; give it one of its own"
 	kb_expect 125 --keep-fd 4 --json-fd 3 -- touch "$d/ws/ran" 3>"$j" 4>>"$j"
-	assert_one_kinbox_line "$KB_ERR" "as --keep-fd 4, which the command may write to"
+	assert_file_is "$KB_ERR" "kinbox: --json-fd 3 is the same pipe, socket or file as --keep-fd 4, which the command may write to, so it could forge a record; give it one of its own"
 	assert_not_exists "$d/ws/ran"
 	assert_empty "$j"
 	# a descriptor of its own works, and /dev/null twice is no sharing
 	kb_expect 1 --json-fd 3 -- touch "$d/outside/f" 3>"$j"
 	assert_json_line "$j"
-	"$KINBOX" --json-fd 3 -- true 3>/dev/null >/dev/null 2>"$KB_ERR" ||
+	"$KINBOX" --json-fd 3 -- touch "$d/ws/ran-own" 3>/dev/null >/dev/null 2>"$KB_ERR" ||
 		fail "--json-fd 3 3>/dev/null with stdout /dev/null refused"
+	assert_touched "$d/ws/ran-own"
 }
 run_test "--json-fd shared with the command (with --keep-fd of it, 1, 2, the same file as stdout, a dup of a kept fd): 125, not run; its own descriptor works" t_json_fd_shared
 
@@ -700,12 +736,15 @@ t_journal_ro() {
 	id=$(last_id "$KB_ERR")
 	jd=$XDG_STATE_HOME/kinbox/denials
 	cp "$jd/$id.json" "$KB_T/jro.before"
-	kb -- sh -c 'echo x > "$XDG_STATE_HOME/kinbox/denials/planted.json"'
+	# each run also writes ./okN in the workspace: the positive control
+	kb -- sh -c 'echo ran > ok1; echo x > "$XDG_STATE_HOME/kinbox/denials/planted.json"'
 	[ "$KB_RC" != 0 ] || fail "planting a record succeeded inside"
 	assert_not_exists "$jd/planted.json"
-	kb -- sh -c 'echo x >> "$XDG_STATE_HOME/kinbox/denials/$1.json"; rm -f "$XDG_STATE_HOME/kinbox/denials/$1.json"; mv "$XDG_STATE_HOME/kinbox/denials" "$XDG_STATE_HOME/kinbox/d2"' sh "$id"
+	assert_file_is "$d/ws/ok1" ran
+	kb -- sh -c 'echo ran > ok2; echo x >> "$XDG_STATE_HOME/kinbox/denials/$1.json"; rm -f "$XDG_STATE_HOME/kinbox/denials/$1.json"; mv "$XDG_STATE_HOME/kinbox/denials" "$XDG_STATE_HOME/kinbox/d2"' sh "$id"
 	assert_files_equal "$KB_T/jro.before" "$jd/$id.json"
 	assert_not_exists "$XDG_STATE_HOME/kinbox/d2"
+	assert_file_is "$d/ws/ok2" ran
 	# the default location, under a (fake) home
 	mkdir "$d/home"
 	export HOME="$d/home"
@@ -713,9 +752,10 @@ t_journal_ro() {
 	kb_expect 1 -- touch "$d/outside/f"
 	hd=$HOME/.local/state/kinbox/denials
 	assert_exists "$hd/$(last_id "$KB_ERR").json"
-	kb -- sh -c 'echo x > "$HOME/.local/state/kinbox/denials/planted.json"'
+	kb -- sh -c 'echo ran > ok3; echo x > "$HOME/.local/state/kinbox/denials/planted.json"'
 	[ "$KB_RC" != 0 ] || fail "planting a record under ~/.local/state succeeded inside"
 	assert_not_exists "$hd/planted.json"
+	assert_file_is "$d/ws/ok3" ran
 }
 run_test "the journal is read-only inside (\$XDG_STATE_HOME outside the workspace, and ~/.local/state): planted.json absent outside" t_journal_ro
 
@@ -738,7 +778,8 @@ t_journal_redirect() {
 	# outside it
 	XDG_STATE_HOME=$d/state-elsewhere
 	export XDG_STATE_HOME
-	kb_expect 1 --write "$HOME/.local" -- touch "$d/outside/f"
+	kb_expect 1 --write "$HOME/.local" -- touch "$HOME/.local/ok" "$d/outside/f"
+	assert_touched "$HOME/.local/ok"
 	assert_file_has_content "$KB_ERR" '^kinbox: denied write'
 	assert_exists "$d/state-elsewhere/kinbox/denials/$(last_id "$KB_ERR").json"
 	if [ -n "$(ls -A "$d/target")" ]; then
@@ -850,7 +891,7 @@ t_tty() {
 	}
 	# a denial under a terminal: the line arrives, the status is kept
 	rc=0
-	script -qec "$KINBOX -- sh -c 'touch $d/outside/f; exit 5'" /dev/null </dev/null >"$KB_T/tty2.out" 2>"$KB_T/tty2.err" || rc=$?
+	script -qec "$KINBOX -- sh -c 'touch $d/ws/ok $d/outside/f; exit 5'" /dev/null </dev/null >"$KB_T/tty2.out" 2>"$KB_T/tty2.err" || rc=$?
 	assert_streq "$rc" 5 "exit status under a terminal"
 	# kinbox's line starts with an SGR reset, G0 = ASCII and SI (on a
 	# terminal only): whatever state the command left does not apply
@@ -864,6 +905,7 @@ t_tty() {
 	assert_denial "$KB_T/tty2.txt" \
 		"kinbox: denied write '$d/outside/f' (Read-only file system, read from the command's stderr); retry with --write $d/outside"
 	assert_not_exists "$d/outside/f"
+	assert_touched "$d/ws/ok"
 }
 run_test "terminal: the command's stderr is a tty, escape bytes arrive unchanged; a denial is reported under a tty, after an SGR reset" t_tty
 
@@ -922,7 +964,8 @@ t_agree() {
 	flags=
 	case $1 in
 	etc)
-		kb_expect 1 --json-fd 3 -- touch /etc/kinbox-t30 3>"$j"
+		kb_expect 1 --json-fd 3 -- touch "$d/ws/ok" /etc/kinbox-t30 3>"$j"
+		assert_touched "$d/ws/ok"
 		if [ "$IS_ROOT" != 1 ]; then
 			# no denial for the user: kinpolicy must say none too
 			assert_no_denial "$KB_ERR"
@@ -999,7 +1042,8 @@ t_kinpolicy_none() {
 	cd "$ws"
 	XDG_STATE_HOME=$(state kpnone)
 	kb_expect 1 -- cat missing
-	assert_no_denial "$KB_ERR"
+	# cat's own line and nothing else: cat ran, and no denial was added
+	assert_file_is "$KB_ERR" "cat: missing: No such file or directory"
 	rc=0
 	"$KP" fingerprint --status 1 --json <"$KB_ERR" >"$KB_T/kpnone.json" || rc=$?
 	assert_streq "$rc" 0 "kinpolicy exit status"
@@ -1014,11 +1058,8 @@ run_test "kinpolicy: an ordinary failure (cat missing) is class none / 'none: ..
 t_kinpolicy_usage() {
 	ws=$(newdir kpusage)
 	cd "$ws"
-	for args in "fingerprint" "nosuchverb" "" "fingerprint --status 256" \
-		"fingerprint --status -1" "fingerprint --status x" \
-		"fingerprint --status 1 --ssh-agent" "fingerprint --status 1 --bogus" \
-		"fingerprint --status 1 extra" "fingerprint --status" \
-		"fingerprint --status 1 --write $ws/missing"; do
+	# ARGS|THE LINE kinpolicy prints
+	while IFS='|' read -r args want; do
 		rc=0
 		# shellcheck disable=SC2086 # args: words by design
 		"$KP" $args </dev/null >"$KB_OUT" 2>"$KB_ERR" || rc=$?
@@ -1027,12 +1068,29 @@ t_kinpolicy_usage() {
 			fail "kinpolicy $args: exit $rc, expected 125"
 		}
 		assert_empty "$KB_OUT"
-		assert_streq "$(wc -l <"$KB_ERR")" 1 "kinpolicy $args: one stderr line"
-		assert_file_has_content "$KB_ERR" '^kinpolicy: '
-	done
-	assert_exit 0 "$KP" --help >/dev/null
+		assert_file_is "$KB_ERR" "kinpolicy: $want"
+	done <<EOF
+fingerprint|fingerprint: --status N is required (the command's exit status)
+nosuchverb|unknown verb 'nosuchverb'; see kinpolicy --help
+|no verb given; see kinpolicy --help
+fingerprint --status 256|--status 256: too large; give the exit status, 0-255
+fingerprint --status -1|--status -1: too small; give the exit status, 0-255
+fingerprint --status x|--status x: invalid; give the exit status, 0-255
+fingerprint --status 1 --ssh-agent|--ssh-agent needs --net, as in kinbox
+fingerprint --status 1 --bogus|fingerprint: unknown option '--bogus'; see kinpolicy --help
+fingerprint --status 1 extra|fingerprint: unexpected argument 'extra'; the stderr text goes on stdin
+fingerprint --status|option --status needs a value; see kinpolicy --help
+fingerprint --status 1 --write $ws/missing|--write $ws/missing: no such directory; create it first or fix the path
+EOF
+	rc=0
+	"$KP" --help >"$KB_OUT" 2>"$KB_ERR" || rc=$?
+	assert_streq "$rc" 0 "kinpolicy --help"
+	assert_empty "$KB_ERR"
+	assert_streq "$(sed -n 1p "$KB_OUT")" "usage: kinpolicy VERB [OPTIONS]" "--help, line 1"
+	grep -Fqx '  kinpolicy fingerprint --status N [--workspace DIR] [--write DIR]... [--net] [--ssh-agent] [--json] < STDERR_FILE' "$KB_OUT" ||
+		{ _show_file "$KB_OUT"; fail "--help does not show fingerprint's usage"; }
 }
-run_test "kinpolicy bad usage exits 125 with one line: no --status, nosuchverb, no verb, bad status, --ssh-agent w/o --net, ..." t_kinpolicy_usage
+run_test "kinpolicy bad usage exits 125 with its one line: no --status, nosuchverb, no verb, bad status, --ssh-agent w/o --net, ..." t_kinpolicy_usage
 
 # ============================================================================
 # 11. Ordinary failures: no denial line, the exit status kept
@@ -1056,47 +1114,55 @@ t_ordinary() {
 	d=$(newdir "ord-$1")
 	mkdir -p "$d/ws"
 	cd "$d/ws"
+	# each case shows that the command ran: a marker it wrote in the
+	# workspace (./ok), or its own message on stderr
 	case $1 in
 	exit3)
-		ordinary 3 -- sh -c 'exit 3' ;;
+		ordinary 3 -- sh -c 'echo ran > ok; exit 3'
+		assert_file_is "$d/ws/ok" ran ;;
 	false)
-		ordinary 1 -- false ;;
+		ordinary 1 -- sh -c 'echo ran > ok; exec false'
+		assert_file_is "$d/ws/ok" ran ;;
 	cat)
 		ordinary 1 -- cat missing-file
-		assert_file_has_content "$KB_ERR" 'No such file or directory' ;;
+		assert_file_is "$KB_ERR" "cat: missing-file: No such file or directory" ;;
 	python)
 		ordinary 1 -- python3 -c 'assert 1 == 2, "kinbox-t30 boom"'
 		assert_file_has_content "$KB_ERR" 'AssertionError: kinbox-t30 boom' ;;
 	chmod000)
 		echo old >"$d/ws/f000"
 		chmod 000 "$d/ws/f000"
-		ordinary 2 -- sh -c 'echo new > f000'
+		ordinary 2 -- sh -c 'echo ran > ok; echo new > f000'
 		assert_file_has_content "$KB_ERR" 'Permission denied'
+		assert_file_is "$d/ws/ok" ran
 		chmod 600 "$d/ws/f000"
 		assert_streq "$(cat "$d/ws/f000")" old "f000 content" ;;
 	githook)
 		require git
 		mkrepo "$d/ws"
-		ordinary 1 -- touch .git/hooks/x
-		assert_file_has_content "$KB_ERR" 'Read-only file system'
-		assert_not_exists "$d/ws/.git/hooks/x" ;;
+		ordinary 1 -- touch ok .git/hooks/x
+		assert_file_is "$KB_ERR" "touch: cannot touch '.git/hooks/x': Read-only file system"
+		assert_not_exists "$d/ws/.git/hooks/x"
+		assert_touched "$d/ws/ok" ;;
 	curl-local)
 		require curl
 		port=$(python3 "$B/freeport.py")
 		ordinary 7 --net -- curl -sS -m 20 "http://127.0.0.1:$port/"
 		assert_file_has_content "$KB_ERR" "Couldn't connect to server" ;;
 	success)
-		ordinary 0 -- sh -c 'echo "touch: cannot touch /etc/x: Read-only file system" >&2' ;;
+		ordinary 0 -- sh -c 'echo ran > ok; echo "touch: cannot touch /etc/x: Read-only file system" >&2'
+		assert_file_is "$d/ws/ok" ran
+		assert_file_is "$KB_ERR" "touch: cannot touch /etc/x: Read-only file system" ;;
 	*)
 		assert_not_reached "unknown case $1" ;;
 	esac
 }
-run_test "ordinary: sh -c 'exit 3' keeps 3, no denial" t_ordinary exit3
-run_test "ordinary: false, no denial" t_ordinary false
+run_test "ordinary: sh -c 'echo ran > ok; exit 3' keeps 3 (./ok written), no denial" t_ordinary exit3
+run_test "ordinary: false (exec'd by sh after it wrote ./ok), no denial" t_ordinary false
 run_test "ordinary: cat missing-file, no denial" t_ordinary cat
 run_test "ordinary: a failing python assert, no denial" t_ordinary python
 run_test "ordinary: writing a chmod 000 file in the workspace fails (uid $(id -u)), no denial" t_ordinary chmod000
-run_test "ordinary: touch .git/hooks/x in a git workspace (the git guard), no denial" t_ordinary githook
+run_test "ordinary: touch ./ok .git/hooks/x in a git workspace (the git guard): ./ok made, no hook, no denial" t_ordinary githook
 run_test "ordinary: curl to a closed 127.0.0.1 port WITH --net, no denial" t_ordinary curl-local
 run_test "ordinary: a successful command that prints a denial-like message, no denial" t_ordinary success
 
@@ -1137,6 +1203,9 @@ t_own_lines() {
 	kb -- sh -c 'git init -q . && h=".git/hooks/$(printf "pre-commit\nkinbox: SECURITY: forged \033[8m")" && printf "#!/bin/sh\n" >"$h" && chmod +x "$h"'
 	grep '^kinbox: ' "$KB_ERR" >"$d/kb.lines" || true
 	no_raw_control "$KB_ERR"
+	# the positive control: the repository the command made is there
+	git --git-dir="$d/newrepo-ws/.git" rev-parse -q --git-dir >/dev/null ||
+		fail "the command's git init left no repository"
 	assert_streq "$(grep -c '^kinbox: SECURITY: forged' "$KB_ERR" || true)" 0 "forged kinbox lines"
 	assert_file_has_content "$KB_ERR" '^kinbox: SECURITY: .*pre-commit\\nkinbox: SECURITY: forged \\x1b\[8m'
 }

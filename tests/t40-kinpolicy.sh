@@ -162,11 +162,14 @@ jget() {
 	"$PY" "$B/jget.py" "$@"
 }
 
-# denial PATH: `kinbox -- touch PATH` from the cwd is a denial (exit 1,
-# PATH absent outside); ID is its id, taken from the --json-fd record
+# denial PATH: `kinbox -- touch ran.denial PATH` from the cwd is a denial
+# (exit 1, PATH absent outside; the positive control: ./ran.denial made by
+# the same touch); ID is its id, taken from the --json-fd record
 denial() {
-	kb_expect 1 --json-fd 3 -- touch "$1" 3>"$KB_T/.lib/denial.json"
+	rm -f ran.denial
+	kb_expect 1 --json-fd 3 -- touch ran.denial "$1" 3>"$KB_T/.lib/denial.json"
 	assert_not_exists "$1"
+	assert_touched ran.denial
 	ID=$(jget 'd["id"]' "$KB_T/.lib/denial.json")
 	printf '%s\n' "$ID" | grep -Eq '^sbx_[0-9a-f]{16}$' ||
 		fail "no denial id in the --json-fd record for touch $1"
@@ -194,15 +197,14 @@ kp_expect() {
 	fi
 }
 
-# kp_refused REGEX ARG...: kinpolicy ARG... exits 125, prints nothing on
-# stdout and exactly one "kinpolicy: " line matching REGEX on stderr
+# kp_refused LINE ARG...: kinpolicy ARG... exits 125, prints nothing on
+# stdout and exactly the line "kinpolicy: LINE" on stderr
 kp_refused() {
-	_re=$1
+	_line=$1
 	shift
 	kp_expect 125 "$@"
 	assert_empty "$KP_OUT"
-	assert_one_line "$KP_ERR" '^kinpolicy: '
-	assert_file_has_content "$KP_ERR" "$_re"
+	assert_file_is "$KP_ERR" "kinpolicy: $_line"
 }
 
 # assert_one_line FILE REGEX: FILE is exactly one line, matching REGEX
@@ -226,6 +228,19 @@ assert_empty() {
 assert_file_is() {
 	printf '%s\n' "$2" >"$KB_T/.lib/want"
 	assert_files_equal "$KB_T/.lib/want" "$1"
+}
+
+# assert_touched FILE: FILE is an empty regular file (the positive control
+# a `touch` in the same kinbox call created)
+assert_touched() {
+	if [ ! -f "$1" ] || [ -L "$1" ] || [ -s "$1" ]; then
+		fail "$1 is not the empty file the command's touch creates (the command did not run?)"
+	fi
+}
+
+# re_escape STRING: STRING as a literal in grep -E (a copy of t30's)
+re_escape() {
+	printf '%s\n' "$1" | sed 's/[][\.*^$+?(){}|]/\\&/g'
 }
 
 # assert_has_line FILE LINE: FILE has LINE as one of its lines, exactly
@@ -286,7 +301,7 @@ t_once_flow() {
 	kp_expect 0 show "$ID"
 	assert_empty "$KP_ERR"
 	assert_has_line "$KP_OUT" "denial:    $ID (pending)"
-	assert_has_line "$KP_OUT" "command:   touch $out/f"
+	assert_has_line "$KP_OUT" "command:   touch ran.denial $out/f"
 	assert_has_line "$KP_OUT" "cwd:       $ws"
 	assert_has_line "$KP_OUT" "class:     write (Read-only file system)"
 	assert_has_line "$KP_OUT" "path:      $out/f"
@@ -297,15 +312,17 @@ t_once_flow() {
 	cp "$KP_OUT" "$d/show.json"
 	[ "$(jget 'd["id"]' "$d/show.json")" = "$ID" ] || fail "show --json: wrong id"
 	[ "$(jget 'd["state"]' "$d/show.json")" = pending ] || fail "show --json: state is not pending"
-	[ "$(jget 'd["argv"]' "$d/show.json")" = "[\"touch\", \"$out/f\"]" ] ||
+	[ "$(jget 'd["argv"]' "$d/show.json")" = "[\"touch\", \"ran.denial\", \"$out/f\"]" ] ||
 		fail "show --json: argv $(jget 'd["argv"]' "$d/show.json")"
 	# pending lists it
 	kp_expect 0 pending
-	grep -q "^$ID  write   $out/f  touch $out/f\$" "$KP_OUT" ||
+	grep -q "^$ID  write   $out/f  touch ran.denial $out/f\$" "$KP_OUT" ||
 		{ _show_file "$KP_OUT"; fail "pending does not list $ID"; }
 	# retry before any decision: refused, nothing ran
-	kp_refused 'has no decision yet' retry "$ID"
+	rm ran.denial
+	kp_refused "$ID has no decision yet; a human grants it first (kinpolicy grant $ID ...)" retry "$ID"
 	assert_not_exists "$out/f"
+	assert_not_exists ran.denial
 	assert_not_exists "$XDG_STATE_HOME/kinbox/denials/$ID.retried"
 	# the grant
 	kp_expect 0 grant "$ID" --write "$out" --once
@@ -321,13 +338,15 @@ t_once_flow() {
 	cd /
 	kp_expect 0 retry "$ID"
 	assert_exists "$out/f"
+	assert_touched "$ws/ran.denial"
 	assert_empty "$KP_ERR"
 	# consumed
-	kp_refused 'already retried' retry "$ID"
+	kp_refused "$ID was already retried; retry runs a granted denial once" retry "$ID"
 	# a once grant is not remembered: the same command is denied again
 	cd "$ws"
-	kb_expect 1 -- touch "$out/g"
+	kb_expect 1 -- touch ran.g "$out/g"
 	assert_not_exists "$out/g"
+	assert_touched "$ws/ran.g"
 	assert_file_has_content "$KB_ERR" "^kinbox: denied write '$out/g'"
 	# no longer pending; show says retried
 	kp_expect 0 pending
@@ -335,9 +354,9 @@ t_once_flow() {
 	kp_expect 0 show "$ID"
 	assert_has_line "$KP_OUT" "denial:    $ID (retried)"
 	# a retried id cannot be granted again
-	kp_refused 'already retried' grant "$ID" --write "$out" --once
+	kp_refused "$ID was already retried; a new denial needs a new grant" grant "$ID" --write "$out" --once
 }
-run_test "once: touch OUT/f denied → show (argv, cwd, class, suggestion, warning) → pending → grant --once → retry creates OUT/f outside; 2nd retry 125; rerun still denied; not pending" t_once_flow
+run_test "once: touch ./ran.denial OUT/f denied → show (argv, cwd, class, suggestion, warning) → pending → grant --once → retry creates OUT/f outside; 2nd retry 125; rerun still denied; not pending" t_once_flow
 
 t_once_argv() {
 	setup argv
@@ -345,9 +364,10 @@ t_once_argv() {
 	cd "$ws/sub"
 	a1="two  words"
 	a2="it's \"quoted\" \$HOME \\back *.c"
-	kb_expect 2 --json-fd 3 -- sh -c '{ pwd; printf "<%s>\n" "$@"; } >"$0/args"' \
+	kb_expect 2 --json-fd 3 -- sh -c 'pwd >ran.argv; { pwd; printf "<%s>\n" "$@"; } >"$0/args"' \
 		"$out" "$a1" "$a2" "" 3>"$d/j.json"
 	assert_not_exists "$out/args"
+	assert_file_is "$ws/sub/ran.argv" "$ws/sub"
 	ID=$(jget 'd["id"]' "$d/j.json")
 	kp_expect 0 grant "$ID" --write "$out" --once
 	cd /
@@ -363,8 +383,10 @@ t_decline() {
 	denial "$out/f"
 	kp_expect 0 decline "$ID" --note "use ./cache"
 	assert_file_is "$KP_OUT" "declined $ID"
-	kp_refused 'was declined: use \./cache$' retry "$ID"
+	rm ran.denial
+	kp_refused "$ID was declined: use ./cache" retry "$ID"
 	assert_not_exists "$out/f"
+	assert_not_exists ran.denial
 	assert_not_exists "$XDG_STATE_HOME/kinbox/denials/$ID.retried"
 	kp_expect 0 show "$ID"
 	assert_has_line "$KP_OUT" "denial:    $ID (declined)"
@@ -372,10 +394,11 @@ t_decline() {
 	kp_expect 0 pending
 	assert_not_file_has_content "$KP_OUT" "$ID"
 	# a decision is final
-	kp_refused 'already has a decision' decline "$ID" --note "again"
-	kp_refused 'already has a decision' grant "$ID" --write "$out" --once
-	kp_refused 'was declined' retry "$ID"
+	kp_refused "$ID already has a decision; see kinpolicy show $ID" decline "$ID" --note "again"
+	kp_refused "$ID already has a decision; see kinpolicy show $ID" grant "$ID" --write "$out" --once
+	kp_refused "$ID was declined: use ./cache" retry "$ID"
 	assert_not_exists "$out/f"
+	assert_not_exists ran.denial
 }
 run_test "decline --note 'use ./cache': retry 125 naming the note, show prints the note, not pending, a second decision refused" t_decline
 
@@ -397,8 +420,10 @@ t_interactive() {
 	printf 'n\nd\nask me tomorrow\n' | script -qec "'$KP' grant $ID" /dev/null >"$d/tty2" 2>&1 ||
 		fail "interactive decline exited $?: $(cat "$d/tty2")"
 	assert_has_text "$d/tty2" "declined $ID"
-	kp_refused 'was declined: ask me tomorrow' retry "$ID"
+	rm ran.denial
+	kp_refused "$ID was declined: ask me tomorrow" retry "$ID"
 	assert_not_exists "$out/g"
+	assert_not_exists ran.denial
 }
 run_test "grant on a terminal without capability options asks: 'y' + once → retry works; 'n' + decline → the note" t_interactive
 
@@ -407,23 +432,25 @@ t_decided_store() {
 	denial "$out/f"
 	kp_expect 0 decline "$ID" --note "no"
 	# refused (125) — and then nothing may have been stored either
-	kp_refused 'already has a decision' grant "$ID" --write "$out" --workspace
+	kp_refused "$ID already has a decision; see kinpolicy show $ID" grant "$ID" --write "$out" --workspace
 	kp_expect 0 grants
 	assert_empty "$KP_OUT"
 	if [ -f "$CFG" ]; then
 		assert_not_file_has_content "$CFG" 'workspace'
 	fi
-	kb_expect 1 -- touch "$out/f"
+	kb_expect 1 -- touch ran.f "$out/f"
 	assert_not_exists "$out/f"
+	assert_touched "$ws/ran.f"
 	# the same for a session grant over a granted (once) decision
 	denial "$out/g"
 	kp_expect 0 grant "$ID" --write "$out" --once
 	KINBOX_SESSION=$("$KP" session new)
 	export KINBOX_SESSION
-	kp_refused 'already has a decision' grant "$ID" --write "$out" --session
+	kp_refused "$ID already has a decision; see kinpolicy show $ID" grant "$ID" --write "$out" --session
 	assert_empty "$XDG_RUNTIME_DIR/kinbox/sessions/$KINBOX_SESSION.ini"
-	kb_expect 1 -- touch "$out/g"
+	kb_expect 1 -- touch ran.g "$out/g"
 	assert_not_exists "$out/g"
+	assert_touched "$ws/ran.g"
 }
 run_test "a grant refused because the id already has a decision (declined / granted once) stores no workspace or session grant" t_decided_store
 
@@ -458,12 +485,14 @@ t_session() {
 	# without it (unset, or empty): not
 	(
 		unset KINBOX_SESSION
-		kb_expect 1 -- touch "$out/nosession"
+		kb_expect 1 -- touch ran.unset "$out/nosession"
 		assert_not_exists "$out/nosession"
+		assert_touched "$ws/ran.unset"
 		KINBOX_SESSION=
 		export KINBOX_SESSION
-		kb_expect 1 -- touch "$out/nosession"
+		kb_expect 1 -- touch ran.empty "$out/nosession"
 		assert_not_exists "$out/nosession"
+		assert_touched "$ws/ran.empty"
 	)
 	# listed, with where it came from
 	kp_expect 0 grants
@@ -479,8 +508,9 @@ t_session() {
 	assert_file_is "$KP_OUT" "revoked 1"
 	assert_not_file_has_content "$sf" 'write_paths'
 	assert_streq "$(mode "$sf")" 600 "session file mode after revoke"
-	kb_expect 1 -- touch "$out/again"
+	kb_expect 1 -- touch ran.again "$out/again"
 	assert_not_exists "$out/again"
+	assert_touched "$ws/ran.again"
 	kp_expect 0 grants
 	assert_empty "$KP_OUT"
 }
@@ -494,27 +524,30 @@ t_session_bad() {
 		kb_expect 125 -- touch "$ws/marker"
 		assert_not_exists "$ws/marker"
 		assert_empty "$KB_OUT"
+		if [ "$s" = ses_0000000000000000 ]; then
+			assert_file_is "$KB_ERR" "kinbox: $XDG_RUNTIME_DIR/kinbox/sessions/ses_0000000000000000.ini: No such file or directory; fix the file or its permissions"
+		else
+			assert_file_is "$KB_ERR" "kinbox: KINBOX_SESSION=$s: not a session id; create one with kinpolicy session new"
+		fi
 	done
-	assert_one_kinbox_line "$KB_ERR" "sessions/ses_0000000000000000\\.ini: No such file"
-	KINBOX_SESSION=bogus
-	kb_expect 125 -- touch "$ws/marker"
-	assert_one_kinbox_line "$KB_ERR" "^kinbox: KINBOX_SESSION=bogus: not a session id"
 	# a session id without XDG_RUNTIME_DIR
 	KINBOX_SESSION=$("$KP" session new)
+	printf '%s\n' "$KINBOX_SESSION" | grep -Eqx 'ses_[0-9a-f]{16}' ||
+		fail "kinpolicy session new printed '$KINBOX_SESSION'"
 	(
 		unset XDG_RUNTIME_DIR
 		kb_expect 125 -- touch "$ws/marker"
-		assert_one_kinbox_line "$KB_ERR" 'XDG_RUNTIME_DIR'
+		assert_file_is "$KB_ERR" "kinbox: KINBOX_SESSION is set but XDG_RUNTIME_DIR is not; sessions live there"
 		assert_not_exists "$ws/marker"
 	)
 	# grant --session needs a session that exists
 	unset KINBOX_SESSION
 	denial "$out/f"
-	kp_refused 'KINBOX_SESSION' grant "$ID" --write "$out" --session
+	kp_refused "--session needs KINBOX_SESSION; create one with kinpolicy session new" grant "$ID" --write "$out" --session
 	assert_not_exists "$(decision_file "$ID")"
 	KINBOX_SESSION=ses_0123456789abcdef
 	export KINBOX_SESSION
-	kp_refused 'no such session' grant "$ID" --write "$out" --session
+	kp_refused "KINBOX_SESSION=ses_0123456789abcdef: no such session; create one with kinpolicy session new" grant "$ID" --write "$out" --session
 	assert_not_exists "$(decision_file "$ID")"
 	assert_not_exists "$XDG_RUNTIME_DIR/kinbox/sessions/ses_0123456789abcdef.ini"
 }
@@ -571,12 +604,16 @@ t_workspace() {
 	kb_expect 0 --dry-run -- true
 	assert_has_line "$KB_OUT" "# write: $out (workspace grant)"
 	# another workspace, and a subdirectory as the workspace: not granted
-	(cd "$d/ws2" && kb_expect 1 -- touch "$out/ws2")
+	# (each also touches a marker in its own workspace: it ran)
+	(cd "$d/ws2" && kb_expect 1 -- touch ran.ws2 "$out/ws2")
 	assert_not_exists "$out/ws2"
-	kb_expect 1 -C "$ws/sub" -- touch "$out/sub-C"
+	assert_touched "$d/ws2/ran.ws2"
+	kb_expect 1 -C "$ws/sub" -- touch "$ws/sub/ran.C" "$out/sub-C"
 	assert_not_exists "$out/sub-C"
-	(cd "$ws/sub" && kb_expect 1 -- touch "$out/sub-cwd")
+	assert_touched "$ws/sub/ran.C"
+	(cd "$ws/sub" && kb_expect 1 -- touch ran.cwd "$out/sub-cwd")
 	assert_not_exists "$out/sub-cwd"
+	assert_touched "$ws/sub/ran.cwd"
 	# listed
 	kp_expect 0 grants
 	assert_has_line "$KP_OUT" "1  workspace  [workspace]  ($CFG)"
@@ -586,8 +623,9 @@ t_workspace() {
 	kp_expect 0 revoke --all
 	assert_file_is "$KP_OUT" "revoked all grants"
 	assert_not_file_has_content "$CFG" 'workspace|write_paths'
-	kb_expect 1 -- touch "$out/after"
+	kb_expect 1 -- touch ran.after "$out/after"
 	assert_not_exists "$out/after"
+	assert_touched "$ws/ran.after"
 	kp_expect 0 grants
 	assert_empty "$KP_OUT"
 }
@@ -597,7 +635,7 @@ t_workspace_caps() {
 	setup w6
 	denial "$out/f"
 	# unconfined: at most a session
-	kp_refused 'at most for a session' grant "$ID" --unconfined --workspace
+	kp_refused "--unconfined can be granted at most for a session; use --once or --session" grant "$ID" --unconfined --workspace
 	# credential and config dirs below home: at most a session (a home
 	# outside /var/tmp, which the caps exempt as scratch space)
 	h=$(mktemp -d /tmp/kinbox-t40-home.XXXXXX)
@@ -607,15 +645,15 @@ t_workspace_caps() {
 		(
 			HOME=$h
 			export HOME
-			kp_refused 'at most for a session' grant "$ID" --write "$h/$sub" --workspace
+			kp_refused "--write $h/$sub: a system or credential directory can be granted at most for a session; use --once or --session" grant "$ID" --write "$h/$sub" --workspace
 		)
 	done
 	# /etc: as root (where it is writable) the cap; as a user, not writable
 	if [ "$IS_ROOT" = 1 ]; then
-		kp_refused 'at most for a session' grant "$ID" --write /etc --workspace
-		kp_refused 'at most for a session' grant "$ID" --write /usr/local --workspace
+		kp_refused "--write /etc: a system or credential directory can be granted at most for a session; use --once or --session" grant "$ID" --write /etc --workspace
+		kp_refused "--write /usr/local: a system or credential directory can be granted at most for a session; use --once or --session" grant "$ID" --write /usr/local --workspace
 	else
-		kp_refused 'not writable' grant "$ID" --write /etc --workspace
+		kp_refused "--write /etc: not writable by you (Permission denied); grant a directory you can write" grant "$ID" --write /etc --workspace
 	fi
 	assert_not_exists "$CFG"
 	assert_not_exists "$(decision_file "$ID")"
@@ -638,7 +676,7 @@ t_workspace_unconfined_in_config() {
 	global_config '[workspace]\npath = %s\nunconfined = on\n' "$ws"
 	kb_expect 125 -- touch "$ws/marker"
 	assert_not_exists "$ws/marker"
-	assert_one_kinbox_line "$KB_ERR" "config\\.ini:3: unconfined cannot be a workspace grant"
+	assert_file_is "$KB_ERR" "kinbox: $CFG:3: unconfined cannot be a workspace grant (at most a session); remove the line"
 }
 run_test "a hand-written 'unconfined = on' in a [workspace] section: exit 125, config.ini:3, not run" t_workspace_unconfined_in_config
 
@@ -650,10 +688,11 @@ t_special_write_path() {
 	assert_streq "$(jget 'd["suggest"]["write_paths"]' "$d/j.json")" "[\"$d/a ;b\"]" "the suggestion"
 	# a stored grant cannot hold it exactly (INI reads ' ;' as a
 	# comment): refused, nothing stored, neither directory writable
-	kp_refused 'cannot be stored' grant "$ID" --write "$d/a ;b" --workspace
-	kb -- sh -c 'touch "$1/x"; touch "$2/y"' sh "$d/a ;b" "$d/a"
+	kp_refused "--write $d/a ;b: a path with ';', '#', a line break or surrounding blanks, or longer than 180 bytes, cannot be stored; use --once" grant "$ID" --write "$d/a ;b" --workspace
+	kb -- sh -c 'touch ran.sp; touch "$1/x"; touch "$2/y"' sh "$d/a ;b" "$d/a"
 	assert_not_exists "$d/a/y"
 	assert_not_exists "$d/a ;b/x"
+	assert_touched "$ws/ran.sp"
 	# a once grant carries it exactly
 	kp_expect 0 grant "$ID" --write "$d/a ;b" --once
 	kp_expect 0 retry "$ID"
@@ -669,12 +708,14 @@ t_special_workspace_path() {
 		cd "$d/w ;x"
 		kb_expect 1 --json-fd 3 -- touch "$out/f" 3>"$d/j.json"
 		wsid=$(jget 'd["id"]' "$d/j.json")
-		kp_refused 'cannot be stored' grant "$wsid" --write "$out" --workspace
+		kp_refused "workspace $d/w ;x: a path with ';', '#', a line break or surrounding blanks, or longer than 180 bytes, cannot be stored in the config" grant "$wsid" --write "$out" --workspace
 	)
 	# refused, so nothing breaks the other runs, and nothing was granted
-	(cd "$d/other" && kb_expect 0 -- true)
-	(cd "$d/w ;x" && kb_expect 1 -- touch "$out/f")
+	(cd "$d/other" && kb_expect 0 -- touch ran.other)
+	assert_touched "$d/other/ran.other"
+	(cd "$d/w ;x" && kb_expect 1 -- touch ran.wx "$out/f")
 	assert_not_exists "$out/f"
+	assert_touched "$d/w ;x/ran.wx"
 }
 run_test "a workspace grant for a workspace named 'w ;x' is refused (it cannot be stored exactly) and every other run still works" t_special_workspace_path
 
@@ -698,6 +739,7 @@ t_workspace_long() {
 	global_config '[workspace]\npath = %s\nunconfined = on\n' "$ws"
 	kb_expect 125 -- touch "$ws/marker"
 	assert_not_exists "$ws/marker"
+	assert_file_is "$KB_ERR" "kinbox: $CFG:3: unconfined cannot be a workspace grant (at most a session); remove the line"
 }
 run_test "a workspace grant for a workspace path of 80+ characters applies (and a forbidden key in its section is still an error)" t_workspace_long
 
@@ -756,8 +798,9 @@ run_test "project: 'mask = ~/somefile' hides it (reads empty inside), 'scrub_env
 t_project_write_ignored() {
 	setup projwrite
 	printf '[sandbox]\nwrite_paths = %s\n' "$out" >"$ws/.kinbox.ini"
-	kb_expect 1 -- touch "$out/f"
+	kb_expect 1 -- touch ran.f "$out/f"
 	assert_not_exists "$out/f"
+	assert_touched "$ws/ran.f"
 	assert_streq "$(sed -n 1p "$KB_ERR")" \
 		"kinbox: $ws/.kinbox.ini:2: 'write_paths' ignored: a project file may only tighten (network = off, mask, scrub_env)"
 	assert_streq "$(grep -c "ignored" "$KB_ERR")" 1 "warning lines"
@@ -801,7 +844,7 @@ t_project_error() {
 	printf '[sandbox]\nnetwork = perhaps\n' >"$ws/.kinbox.ini"
 	kb_expect 125 -- touch "$ws/marker"
 	assert_not_exists "$ws/marker"
-	assert_one_kinbox_line "$KB_ERR" "^kinbox: $ws/\\.kinbox\\.ini:2: network = perhaps: "
+	assert_file_is "$KB_ERR" "kinbox: $ws/.kinbox.ini:2: network = perhaps: not on or off; write on or off"
 }
 run_test "project: a bad value in .kinbox.ini is an error too (125, FILE:2:, not run)" t_project_error
 
@@ -827,17 +870,19 @@ t_project_not_regular() {
 	# a dangling symlink too (it would otherwise be "absent")
 	ln -s "$d/nowhere.ini" "$ws/.kinbox.ini"
 	kb_expect 125 -- touch "$ws/ran"
-	assert_one_kinbox_line "$KB_ERR" 'a symlink; a project file must be a regular file'
+	assert_file_is "$KB_ERR" "kinbox: $ws/.kinbox.ini: a symlink; a project file must be a regular file in the workspace (a link could point kinbox anywhere); replace it with the file itself"
+	assert_not_exists "$ws/ran"
 	rm "$ws/.kinbox.ini"
 	# a directory
 	mkdir "$ws/.kinbox.ini"
 	kb_expect 125 -- touch "$ws/ran"
 	assert_file_is "$KB_ERR" "kinbox: $ws/.kinbox.ini: a directory; a config file must be a regular file; remove it or replace it with one"
+	assert_not_exists "$ws/ran"
 	rmdir "$ws/.kinbox.ini"
-	# larger than 64 KiB
+	# larger than 64 KiB (10 + 70000 + 1 bytes)
 	{ printf '[sandbox]\n'; head -c 70000 /dev/zero | tr '\0' '#'; printf '\n'; } >"$ws/.kinbox.ini"
 	kb_expect 125 -- touch "$ws/ran"
-	assert_one_kinbox_line "$KB_ERR" "^kinbox: $ws/\\.kinbox\\.ini: [0-9]+ bytes, more than the 64 KiB a project file may hold; shorten it$"
+	assert_file_is "$KB_ERR" "kinbox: $ws/.kinbox.ini: 70011 bytes, more than the 64 KiB a project file may hold; shorten it"
 	assert_not_exists "$ws/ran"
 	# control: a regular file of the same content as the link's target
 	cp "$d/elsewhere.ini" "$ws/.kinbox.ini"
@@ -879,41 +924,43 @@ run_test "project: a key with ESC and BEL in it is printed escaped in the warnin
 # 5. The global (and system) config
 # ============================================================================
 
-# t_cfg_error NAME LINE-REGEX MESSAGE-REGEX FORMAT: config.ini made of
-# FORMAT → exit 125, one kinbox line "…/config.ini:LINE: …", not run
+# t_cfg_error NAME LINE-REGEX MESSAGE FORMAT: config.ini made of FORMAT →
+# exit 125, the one kinbox line "…/config.ini:LINE: MESSAGE", not run
 t_cfg_error() {
 	setup "cfgerr-$1"
 	global_config "$4"
+	_re="^kinbox: $(re_escape "$CFG"):$2: $(re_escape "$3")\$"
 	kb_expect 125 -- touch "$ws/marker"
 	assert_not_exists "$ws/marker"
 	assert_empty "$KB_OUT"
-	assert_one_kinbox_line "$KB_ERR" "^kinbox: $CFG:$2: $3"
+	assert_one_kinbox_line "$KB_ERR" "$_re"
 	# --dry-run does not get past it either
 	kb_expect 125 --dry-run -- true
 	assert_empty "$KB_OUT"
+	assert_one_kinbox_line "$KB_ERR" "$_re"
 }
 run_test "config error: unknown key → 125, one line config.ini:2:, not run" \
-	t_cfg_error unknownkey 2 "unknown key 'bogus' in \\[sandbox\\]" '[sandbox]\nbogus = 1\n'
+	t_cfg_error unknownkey 2 "unknown key 'bogus' in [sandbox]; see kinbox.conf(5)" '[sandbox]\nbogus = 1\n'
 run_test "config error: network = maybe → 125, one line config.ini:3:, not run" \
-	t_cfg_error badvalue 3 'network = maybe: not on or off' '[sandbox]\n# a comment\nnetwork = maybe\n'
+	t_cfg_error badvalue 3 'network = maybe: not on or off; write on or off' '[sandbox]\n# a comment\nnetwork = maybe\n'
 run_test "config error: '[sandbox' (a broken section line 1) → 125, one line naming config.ini:1:, not run" \
-	t_cfg_error brokensection 1 '' '[sandbox\nnetwork = off\n'
+	t_cfg_error brokensection 1 'not an INI line (want [section] or key = value); fix it or see kinbox.conf(5)' '[sandbox\nnetwork = off\n'
 run_test "config error: a line that is not INI → 125, config.ini:2: not an INI line" \
-	t_cfg_error notini 2 'not an INI line' '[sandbox]\nnetwork\n'
+	t_cfg_error notini 2 'not an INI line (want [section] or key = value); fix it or see kinbox.conf(5)' '[sandbox]\nnetwork\n'
 run_test "config error: unknown section [nosuch] → 125, config.ini:3 or 4 (its key), not run" \
-	t_cfg_error unknownsection '[34]' 'unknown section \[nosuch\]' '[sandbox]\nnetwork = off\n[nosuch]\nkey = v\n'
+	t_cfg_error unknownsection '[34]' 'unknown section [nosuch]; see kinbox.conf(5)' '[sandbox]\nnetwork = off\n[nosuch]\nkey = v\n'
 run_test "config error: unknown cache name → 125, config.ini:2:" \
-	t_cfg_error unknowncache 2 "unknown cache 'pip'" '[caches]\npip = persisted\n'
+	t_cfg_error unknowncache 2 "unknown cache 'pip' in [caches]; known: cache, npm, cargo, gomod, gradle, maven" '[caches]\npip = persisted\n'
 run_test "config error: bad cache mode → 125, config.ini:2:" \
 	t_cfg_error badcache 2 'npm = sometimes: write off, ephemeral or persisted' '[caches]\nnpm = sometimes\n'
 run_test "config error: relative mask → 125, config.ini:2:" \
-	t_cfg_error relmask 2 'mask = rel: not an absolute path' '[sandbox]\nmask = rel\n'
+	t_cfg_error relmask 2 'mask = rel: not an absolute path; write /path or ~/path' '[sandbox]\nmask = rel\n'
 run_test "config error: keep_env with a pattern → 125, config.ini:2:" \
-	t_cfg_error keeppattern 2 'keep_env = A\*: keep_env takes exact names' '[sandbox]\nkeep_env = A*\n'
+	t_cfg_error keeppattern 2 'keep_env = A*: keep_env takes exact names, no patterns' '[sandbox]\nkeep_env = A*\n'
 run_test "config error: write_paths of a missing directory → 125, config.ini:2:" \
-	t_cfg_error missingwrite 2 'write_paths: --write /nonexistent-kinbox-t40: no such directory' '[sandbox]\nwrite_paths = /nonexistent-kinbox-t40\n'
+	t_cfg_error missingwrite 2 'write_paths: --write /nonexistent-kinbox-t40: no such directory; create it first or fix the path' '[sandbox]\nwrite_paths = /nonexistent-kinbox-t40\n'
 run_test "config error: unknown backend → 125, config.ini:2:" \
-	t_cfg_error badbackend 2 '--backend firejail: unknown backend' '[sandbox]\nbackend = firejail\n'
+	t_cfg_error badbackend 2 '--backend firejail: unknown backend; use auto or bwrap' '[sandbox]\nbackend = firejail\n'
 
 t_session_file_error() {
 	setup sesserr
@@ -923,7 +970,7 @@ t_session_file_error() {
 	printf '[sandbox]\nnetwork = on\n' >"$sf"
 	kb_expect 125 -- touch "$ws/marker"
 	assert_not_exists "$ws/marker"
-	assert_one_kinbox_line "$KB_ERR" "^kinbox: $sf:2: unknown section \\[sandbox\\] in a session file"
+	assert_file_is "$KB_ERR" "kinbox: $sf:2: unknown section [sandbox] in a session file; only [grant] and [always]"
 }
 run_test "a session file may hold [grant] sections only: [sandbox] there → 125, FILE:2:" t_session_file_error
 
@@ -1025,9 +1072,10 @@ t_cache_missing() {
 	export HOME="$d/home"
 	mkdir -p "$HOME"
 	global_config '[caches]\nnpm = persisted\ncargo = ephemeral\n'
-	kb -- sh -c 'mkdir ~/.npm || true; mkdir -p ~/.cargo/registry || true'
+	kb -- sh -c 'mkdir ~/.npm || true; mkdir -p ~/.cargo/registry || true; touch ran.mk'
 	assert_not_exists "$HOME/.npm"
 	assert_not_exists "$HOME/.cargo"
+	assert_touched "$ws/ran.mk"
 	kb_expect 0 --dry-run -- true
 	assert_not_file_has_content "$KB_OUT" 'cache, '
 }
@@ -1061,14 +1109,15 @@ t_system_config() {
 		assert_file_has_content "$KB_OUT" '^failed: '
 		# workspace grants live in the user's config only
 		printf '[workspace]\npath = %s\nwrite_paths = %s\n' "$ws" "$out" >/etc/kinbox/config.ini
-		kb_expect 125 -- touch "$out/f"
+		kb_expect 125 -- touch "$ws/marker" "$out/f"
 		assert_not_exists "$out/f"
-		assert_one_kinbox_line "$KB_ERR" "^kinbox: /etc/kinbox/config\\.ini:2: workspace grants live in the user's config only"
+		assert_not_exists "$ws/marker"
+		assert_file_is "$KB_ERR" "kinbox: /etc/kinbox/config.ini:2: workspace grants live in the user's config only"
 		# an error there stops every run
 		printf '[sandbox]\nnetwork = sometimes\n' >/etc/kinbox/config.ini
 		kb_expect 125 -- touch "$ws/marker"
 		assert_not_exists "$ws/marker"
-		assert_one_kinbox_line "$KB_ERR" "^kinbox: /etc/kinbox/config\\.ini:2: network = sometimes"
+		assert_file_is "$KB_ERR" "kinbox: /etc/kinbox/config.ini:2: network = sometimes: not on or off; write on or off"
 	)
 	rc=$?
 	rm -rf /etc/kinbox
@@ -1097,28 +1146,43 @@ t_no_self_grant() {
 		printf "[grant]\nwrite_paths = %s\n" "$1" >"$XDG_RUNTIME_DIR/kinbox/sessions/ses_feedfeedfeedfeed.ini"
 		printf "{\"decision\":\"granted\",\"lifetime\":\"once\",\"write_paths\":[\"%s\"]}" "$1" >"$XDG_STATE_HOME/kinbox/denials/$2.decision.json"
 		mkdir -p "$XDG_STATE_HOME/kinbox/denials" && : >"$XDG_STATE_HOME/kinbox/denials/$2.decision.json"
-		true' sh "$out" "$ID"
+		echo ran >ran.inside' sh "$out" "$ID"
+	# the positive control: the command ran to its end
+	assert_file_is "$ws/ran.inside" ran
 	assert_files_equal "$d/cfg.before" "$CFG"
 	assert_not_exists "$XDG_CONFIG_HOME/kinbox/new.ini"
 	assert_empty "$sf"
 	assert_not_exists "$XDG_RUNTIME_DIR/kinbox/sessions/ses_feedfeedfeedfeed.ini"
 	assert_not_exists "$(decision_file "$ID")"
-	# kinpolicy inside kinbox: fails, decides nothing
+	# kinpolicy inside kinbox: fails, decides nothing. It does run there
+	# (its own line, the first, is the positive control): the journal is
+	# hidden inside (kinbox may add a denial line after it)
 	kb -- "$KP" grant "$ID" --write "$out" --once
 	[ "$KB_RC" != 0 ] || fail "kinpolicy grant succeeded inside kinbox"
+	nojournal="kinpolicy: no denial $ID in the journal (unable to open $XDG_STATE_HOME/kinbox/denials/$ID.json: No such file or directory); see kinpolicy pending"
+	assert_streq "$(sed -n 1p "$KB_ERR")" "$nojournal" "kinpolicy grant's line inside"
 	assert_not_exists "$(decision_file "$ID")"
 	kb -- "$KP" decline "$ID" --note "from inside"
 	[ "$KB_RC" != 0 ] || fail "kinpolicy decline succeeded inside kinbox"
+	assert_streq "$(sed -n 1p "$KB_ERR")" "$nojournal" "kinpolicy decline's line inside"
+	# session new inside: a session in the sandbox's own runtime dir (as a
+	# user) or refused there (as root); either way kinpolicy ran
 	kb -- "$KP" session new
+	grep -Eqx 'ses_[0-9a-f]{16}' "$KB_OUT" ||
+		sed -n 1p "$KB_ERR" | grep -Eq "^kinpolicy: $(re_escape "$XDG_RUNTIME_DIR")/kinbox/sessions/ses_[0-9a-f]{16}\.ini: " ||
+		{ _show_file "$KB_OUT"; _show_file "$KB_ERR"; fail "kinpolicy session new did not run inside kinbox"; }
 	assert_streq "$(find "$XDG_RUNTIME_DIR/kinbox/sessions" -type f | wc -l)" 1 "session files"
 	# outside, the id is still undecided
-	kp_refused 'no decision' retry "$ID"
+	rm ran.denial
+	kp_refused "$ID has no decision yet; a human grants it first (kinpolicy grant $ID ...)" retry "$ID"
 	assert_not_exists "$out/f"
+	assert_not_exists ran.denial
 	kp_expect 0 show "$ID"
 	assert_has_line "$KP_OUT" "denial:    $ID (pending)"
 	# and the session still grants nothing
-	kb_expect 1 -- touch "$out/f"
+	kb_expect 1 -- touch ran.after "$out/f"
 	assert_not_exists "$out/f"
+	assert_touched "$ws/ran.after"
 }
 run_test "inside kinbox: config.ini, a new store file, the session file, a decision file and 'kinpolicy grant/decline/session new' all fail; retry outside → 125 no decision" t_no_self_grant
 
@@ -1148,8 +1212,9 @@ t_no_self_grant_written_parent() {
 	assert_not_exists "$XDG_STATE_HOME/kinbox.old"
 	assert_exists "$XDG_STATE_HOME/kinbox/denials/$ID.json"
 	assert_not_exists "$(decision_file "$ID")"
-	kb_expect 1 -- touch "$out/f"
+	kb_expect 1 -- touch ran.after "$out/f"
 	assert_not_exists "$out/f"
+	assert_touched "$ws/ran.after"
 }
 run_test "with --write \$XDG_CONFIG_HOME or \$XDG_STATE_HOME: 125, nothing runs (config.ini unchanged, no decision, not removed or renamed)" t_no_self_grant_written_parent
 
@@ -1161,26 +1226,38 @@ t_no_self_grant_absent_store() {
 		mkdir -p "$XDG_CONFIG_HOME/kinbox" &&
 		printf "[sandbox]\nnetwork = on\nwrite_paths = %s\n" "$1" >"$XDG_CONFIG_HOME/kinbox/config.ini"
 		true' sh "$out"
-	kb -- touch "$out/f"
+	assert_file_is "$KB_ERR" "kinbox: \$XDG_CONFIG_HOME/kinbox ($XDG_CONFIG_HOME/kinbox) lies inside the write root $XDG_CONFIG_HOME (flag): a command could write its own grants; move XDG_CONFIG_HOME out of that write root"
+	assert_not_exists "$XDG_CONFIG_HOME/kinbox"
+	# the next run: denied, and it ran (ran.next)
+	kb -- touch ran.next "$out/f"
 	if [ -e "$out/f" ]; then
 		fail "a command run with --write \$XDG_CONFIG_HOME created $CFG and the next run obeyed it: it granted itself write access to $out"
 	fi
+	assert_streq "$KB_RC" 1 "the next run's exit status"
+	assert_touched "$ws/ran.next"
 	assert_not_exists "$CFG"
 }
-run_test "with --write \$XDG_CONFIG_HOME and no kinbox dir there yet: the command cannot create kinbox/config.ini and grant the next run anything" t_no_self_grant_absent_store
+run_test "with --write \$XDG_CONFIG_HOME and no kinbox dir there yet: 125, nothing run; the command cannot create kinbox/config.ini and grant the next run anything" t_no_self_grant_absent_store
 
 # kinbox's stores inside a writable root of this run: refused (125) before
 # anything runs, with one line naming the store, where it lies and the
 # fix; the same command runs once the store is elsewhere.
-# store_refused VAR DIR GAIN [KINBOX-ARG...]: VAR=DIR (inside a root) → 125
+# store_refused VAR DIR GAIN WHERE [KINBOX-ARG...]: VAR=DIR (inside a root)
+# → 125, nothing run, stderr exactly the line "kinbox: $VAR/kinbox
+# (DIR/kinbox) lies inside WHERE: a command could GAIN; move VAR out of
+# ..." (WHERE: "ws" for the workspace, else the write root, a flag)
 store_refused() {
-	_var=$1 _dir=$2 _gain=$3
-	shift 3
+	_var=$1 _dir=$2 _gain=$3 _where=$4
+	shift 4
+	if [ "$_where" = ws ]; then
+		_in="the writable workspace $ws" _fix="the workspace"
+	else
+		_in="the write root $_where (flag)" _fix="that write root"
+	fi
 	rm -f "$ws/ran"
 	kb_expect 125 "$@" -- touch "$ws/ran"
 	assert_not_exists "$ws/ran"
-	assert_one_kinbox_line "$KB_ERR"
-	assert_file_has_content "$KB_ERR" "^kinbox: \\\$$_var/kinbox \\($_dir/kinbox\\) lies inside .*: a command could $_gain; move $_var out of "
+	assert_file_is "$KB_ERR" "kinbox: \$$_var/kinbox ($_dir/kinbox) lies inside $_in: a command could $_gain; move $_var out of $_fix"
 }
 
 t_store_in_root() {
@@ -1194,19 +1271,18 @@ t_store_in_root() {
 	assert_not_exists "$ws/xdg-config"
 	# ... in a --write root, through a symlink, not yet existing
 	XDG_CONFIG_HOME=$out/cfg
-	store_refused XDG_CONFIG_HOME "$out/cfg" "write its own grants" --write "$out"
-	assert_file_has_content "$KB_ERR" "inside the write root $out \\(flag\\): .*; move XDG_CONFIG_HOME out of that write root$"
+	store_refused XDG_CONFIG_HOME "$out/cfg" "write its own grants" "$out" --write "$out"
 	mkdir -p "$ws/real-cfg"
 	ln -s "$ws/real-cfg" "$d/cfg-link"
 	XDG_CONFIG_HOME=$d/cfg-link
-	store_refused XDG_CONFIG_HOME "$ws/real-cfg" "write its own grants"
+	store_refused XDG_CONFIG_HOME "$ws/real-cfg" "write its own grants" ws
 	XDG_CONFIG_HOME=$good_cfg
 	# the session store and the journal
 	XDG_RUNTIME_DIR=$ws/run
-	store_refused XDG_RUNTIME_DIR "$ws/run" "write its own session grants"
+	store_refused XDG_RUNTIME_DIR "$ws/run" "write its own session grants" ws
 	XDG_RUNTIME_DIR=$good_run
 	XDG_STATE_HOME=$ws/not/yet/state
-	store_refused XDG_STATE_HOME "$ws/not/yet/state" "forge the denial journal and the decisions kinpolicy retry obeys"
+	store_refused XDG_STATE_HOME "$ws/not/yet/state" "forge the denial journal and the decisions kinpolicy retry obeys" ws
 	assert_not_exists "$ws/not"
 	XDG_STATE_HOME=$good_state
 	# a root inside a store: the session store granted writable
@@ -1218,6 +1294,7 @@ t_store_in_root() {
 	XDG_CONFIG_HOME=$ws/xdg-config
 	kb_expect 125 --dry-run -- true
 	assert_empty "$KB_OUT"
+	assert_file_is "$KB_ERR" "kinbox: \$XDG_CONFIG_HOME/kinbox ($ws/xdg-config/kinbox) lies inside the writable workspace $ws: a command could write its own grants; move XDG_CONFIG_HOME out of the workspace"
 	XDG_CONFIG_HOME=$good_cfg
 	# positive control: the stores elsewhere, the same command runs
 	kb_expect 0 -- touch "$ws/ran"
@@ -1240,9 +1317,10 @@ t_store_planted() {
 		printf '[grant]\nunconfined = on\n' >"$run/kinbox/sessions/$KINBOX_SESSION.ini"
 	done
 	XDG_RUNTIME_DIR=$ws/run
-	kb_expect 125 -- touch "$out/pwned"
+	kb_expect 125 -- touch "$ws/ran" "$out/pwned"
 	assert_not_exists "$out/pwned"
-	assert_one_kinbox_line "$KB_ERR" 'XDG_RUNTIME_DIR/kinbox .* lies inside the writable workspace'
+	assert_not_exists "$ws/ran"
+	assert_file_is "$KB_ERR" "kinbox: \$XDG_RUNTIME_DIR/kinbox ($ws/run/kinbox) lies inside the writable workspace $ws: a command could write its own session grants; move XDG_RUNTIME_DIR out of the workspace"
 	# control: the same file where no run could have written it is
 	# obeyed (a session grant a human made)
 	XDG_RUNTIME_DIR=$d/run-elsewhere
@@ -1255,9 +1333,10 @@ t_store_planted() {
 	XDG_CONFIG_HOME=$ws/cfg
 	mkdir -p "$XDG_CONFIG_HOME/kinbox"
 	printf '[sandbox]\nwrite_paths = %s\nnetwork = on\n' "$out" >"$XDG_CONFIG_HOME/kinbox/config.ini"
-	kb_expect 125 -- touch "$out/pwned"
+	kb_expect 125 -- touch "$ws/ran" "$out/pwned"
 	assert_not_exists "$out/pwned"
-	assert_one_kinbox_line "$KB_ERR" 'XDG_CONFIG_HOME/kinbox .* lies inside the writable workspace'
+	assert_not_exists "$ws/ran"
+	assert_file_is "$KB_ERR" "kinbox: \$XDG_CONFIG_HOME/kinbox ($ws/cfg/kinbox) lies inside the writable workspace $ws: a command could write its own grants; move XDG_CONFIG_HOME out of the workspace"
 }
 run_test "planted stores are not obeyed: a session file (unconfined = on) and a config.ini (write_paths) under the workspace → 125, nothing written outside; the same session file elsewhere is obeyed" t_store_planted
 
@@ -1269,10 +1348,10 @@ t_kp_store_in_workspace() {
 	denial "$out/f"
 	# a grant of a root that holds a store: every run with it would be
 	# refused, so it is not stored (nor decided)
-	kp_refused "^kinpolicy: \\\$XDG_STATE_HOME/kinbox \\($XDG_STATE_HOME/kinbox\\) lies inside the write root $XDG_STATE_HOME \\(flag\\)" grant "$ID" --write "$XDG_STATE_HOME" --once
+	kp_refused "\$XDG_STATE_HOME/kinbox ($XDG_STATE_HOME/kinbox) lies inside the write root $XDG_STATE_HOME (flag): a command could forge the denial journal and the decisions kinpolicy retry obeys; move XDG_STATE_HOME out of that write root" grant "$ID" --write "$XDG_STATE_HOME" --once
 	assert_not_exists "$(decision_file "$ID")"
 	XDG_CONFIG_HOME=$ws/cfg
-	kp_refused 'XDG_CONFIG_HOME/kinbox .* lies inside the writable workspace' grant "$ID" --write "$out" --workspace
+	kp_refused "\$XDG_CONFIG_HOME/kinbox ($ws/cfg/kinbox) lies inside the writable workspace $ws: a command could write its own grants; move XDG_CONFIG_HOME out of the workspace" grant "$ID" --write "$out" --workspace
 	assert_not_exists "$(decision_file "$ID")"
 	assert_not_exists "$ws/cfg"
 	XDG_CONFIG_HOME=$good_cfg
@@ -1280,17 +1359,20 @@ t_kp_store_in_workspace() {
 	XDG_RUNTIME_DIR=$ws/run
 	mkdir -p "$XDG_RUNTIME_DIR"
 	chmod 700 "$XDG_RUNTIME_DIR"
-	kp_refused 'XDG_RUNTIME_DIR/kinbox .* lies inside the writable workspace' retry "$ID"
+	rm ran.denial
+	kp_refused "\$XDG_RUNTIME_DIR/kinbox ($ws/run/kinbox) lies inside the writable workspace $ws: a command could write its own session grants; move XDG_RUNTIME_DIR out of the workspace" retry "$ID"
 	assert_not_exists "$out/f"
+	assert_not_exists ran.denial
 	assert_not_exists "$XDG_STATE_HOME/kinbox/denials/$ID.retried"
 	# decide with a session whose "always" answers lie in the workspace
 	kp_expect 0 session new
 	S=$(cat "$KP_OUT")
-	kp_refused 'XDG_RUNTIME_DIR/kinbox .* lies inside the writable workspace' decide --mode auto --kind shell --command "rm -rf x" --session "$S"
+	kp_refused "\$XDG_RUNTIME_DIR/kinbox ($ws/run/kinbox) lies inside the writable workspace $ws: a command could write its own session grants; move XDG_RUNTIME_DIR out of the workspace" decide --mode auto --kind shell --command "rm -rf x" --session "$S"
 	# control: the same with the stores elsewhere
 	XDG_RUNTIME_DIR=$good_run
 	kp_expect 0 retry "$ID"
 	assert_exists "$out/f"
+	assert_touched "$ws/ran.denial"
 }
 run_test "kinpolicy grant, retry and decide --session refuse a store that lies in the denial's workspace (125, nothing stored or run); elsewhere they work" t_kp_store_in_workspace
 
@@ -1310,22 +1392,23 @@ t_kp_show_escaped() {
 	bad=$(printf 'a\033[2Jb')
 	mkdir "$out/$bad"
 	zero=$(printf 'name\n\033[8m')
-	kb_expect 2 -- sh -c 'echo x > "$1"' "$zero" "$out/$bad/f"
+	kb_expect 2 -- sh -c 'echo ran > ran.esc; echo x > "$1"' "$zero" "$out/$bad/f"
 	assert_not_exists "$out/$bad/f"
+	assert_file_is "$ws/ran.esc" ran
 	grep '^kinbox: ' "$KB_ERR" >"$d/kb.lines"
 	no_raw_control "$d/kb.lines"
 	assert_one_line "$d/kb.lines" "^kinbox: denied write '$out/a\\\\x1b\\[2Jb/f' "
 	ID=$(sed -n 's/.*\[\(sbx_[0-9a-f]*\)\]$/\1/p' "$d/kb.lines")
 	kp_expect 0 show "$ID"
 	no_raw_control "$KP_OUT"
-	assert_has_line "$KP_OUT" "command:   sh -c 'echo x > \"\$1\"' \$'name\\n\\x1b[8m' \$'$out/a\\x1b[2Jb/f'"
+	assert_has_line "$KP_OUT" "command:   sh -c 'echo ran > ran.esc; echo x > \"\$1\"' \$'name\\n\\x1b[8m' \$'$out/a\\x1b[2Jb/f'"
 	assert_has_line "$KP_OUT" "path:      $out/a\\x1b[2Jb/f"
 	assert_has_line "$KP_OUT" "suggested: --write \$'$out/a\\x1b[2Jb'"
 	assert_has_line "$KP_OUT" "source:    the command's stderr: the path, the evidence and so the suggestion are what it printed"
 	assert_streq "$(grep -c '' "$KP_OUT")" 9 "show: one line per field"
 	kp_expect 0 pending
 	no_raw_control "$KP_OUT"
-	assert_has_line "$KP_OUT" "$ID  write   $out/a\\x1b[2Jb/f  sh -c 'echo x > \"\$1\"' \$'name\\n\\x1b[8m' \$'$out/a\\x1b[2Jb/f'"
+	assert_has_line "$KP_OUT" "$ID  write   $out/a\\x1b[2Jb/f  sh -c 'echo ran > ran.esc; echo x > \"\$1\"' \$'name\\n\\x1b[8m' \$'$out/a\\x1b[2Jb/f'"
 	# the JSON keeps the exact bytes (jansson escapes them as JSON does)
 	kp_expect 0 show "$ID" --json
 	assert_streq "$(jget 'd["path"]' "$KP_OUT")" "$out/$bad/f" "the path in the JSON"
@@ -1368,39 +1451,41 @@ run_test "without XDG_CONFIG_HOME/XDG_STATE_HOME: ~/.config/kinbox/config.ini is
 t_kp_bad_input() {
 	setup kpbad
 	denial "$out/f"
-	kp_refused "no verb given"
-	kp_refused "unknown verb 'nosuchverb'" nosuchverb
-	kp_refused "'notanid' is not a denial id" show notanid
-	kp_refused "'sbx_123' is not a denial id" show sbx_123
-	kp_refused "'\\.\\./x' is not a denial id" retry ../x
-	kp_refused "no denial sbx_0000000000000000 in the journal" show sbx_0000000000000000
-	kp_refused "no denial sbx_0000000000000000 in the journal" retry sbx_0000000000000000
-	kp_refused "a question is only asked on a terminal" grant "$ID"
-	kp_refused "a question is only asked on a terminal" grant "$ID" --once
-	kp_refused "give a lifetime" grant "$ID" --write "$out"
-	kp_refused "give one lifetime" grant "$ID" --write "$out" --once --session
-	kp_refused "unknown option '--bogus'" grant "$ID" --bogus --once
-	kp_refused "no such directory" grant "$ID" --write "$d/missing" --once
-	kp_refused "usage: kinpolicy grant" grant
-	kp_refused "usage: kinpolicy decline" decline "$ID"
-	kp_refused "usage: kinpolicy decline" decline "$ID" --note
-	kp_refused "usage: kinpolicy show" show
-	kp_refused "usage: kinpolicy retry" retry
-	kp_refused "usage: kinpolicy session new" session
-	kp_refused "usage: kinpolicy session new" session old
-	kp_refused "usage: kinpolicy pending" pending extra
-	kp_refused "usage: kinpolicy grants" grants extra
-	kp_refused "revoke 0: too small" revoke 0
-	kp_refused "revoke x: invalid" revoke x
-	kp_refused "revoke -1" revoke -1
-	kp_refused "no grant 1" revoke 1
-	kp_refused "usage: kinpolicy revoke" revoke
+	kp_refused "no verb given; see kinpolicy --help"
+	kp_refused "unknown verb 'nosuchverb'; see kinpolicy --help" nosuchverb
+	kp_refused "'notanid' is not a denial id (sbx_ and 16 hex digits); see kinpolicy pending" show notanid
+	kp_refused "'sbx_123' is not a denial id (sbx_ and 16 hex digits); see kinpolicy pending" show sbx_123
+	kp_refused "'../x' is not a denial id (sbx_ and 16 hex digits); see kinpolicy pending" retry ../x
+	nodenial="no denial sbx_0000000000000000 in the journal (unable to open $XDG_STATE_HOME/kinbox/denials/sbx_0000000000000000.json: No such file or directory); see kinpolicy pending"
+	kp_refused "$nodenial" show sbx_0000000000000000
+	kp_refused "$nodenial" retry sbx_0000000000000000
+	notty="grant $ID: name the capabilities (--write DIR, --net, --ssh-agent, --unconfined) and a lifetime; a question is only asked on a terminal"
+	kp_refused "$notty" grant "$ID"
+	kp_refused "$notty" grant "$ID" --once
+	kp_refused "grant $ID: give a lifetime: --once, --session or --workspace" grant "$ID" --write "$out"
+	kp_refused "give one lifetime: --once, --session or --workspace" grant "$ID" --write "$out" --once --session
+	kp_refused "grant: unknown option '--bogus'; see kinpolicy --help" grant "$ID" --bogus --once
+	kp_refused "--write $d/missing: no such directory; create it first or fix the path" grant "$ID" --write "$d/missing" --once
+	kp_refused "usage: kinpolicy grant ID [--write DIR]... [--net] [--ssh-agent] [--unconfined] --once|--session|--workspace" grant
+	kp_refused "usage: kinpolicy decline ID --note TEXT" decline "$ID"
+	kp_refused "usage: kinpolicy decline ID --note TEXT" decline "$ID" --note
+	kp_refused "usage: kinpolicy show ID [--json]" show
+	kp_refused "usage: kinpolicy retry ID" retry
+	kp_refused "usage: kinpolicy session new [--json]" session
+	kp_refused "usage: kinpolicy session new [--json]" session old
+	kp_refused "usage: kinpolicy pending [--json]" pending extra
+	kp_refused "usage: kinpolicy grants [--json]" grants extra
+	kp_refused "revoke 0: too small; give N from kinpolicy grants, or --all" revoke 0
+	kp_refused "revoke x: invalid; give N from kinpolicy grants, or --all" revoke x
+	kp_refused "revoke -1: too small; give N from kinpolicy grants, or --all" revoke -1
+	kp_refused "no grant 1; see kinpolicy grants" revoke 1
+	kp_refused "usage: kinpolicy revoke N|--all (N from kinpolicy grants)" revoke
 	# none of it decided anything
 	assert_not_exists "$(decision_file "$ID")"
 	assert_not_exists "$CFG"
 	kp_expect 0 --help
 	assert_has_text "$KP_OUT" "kinpolicy grant ID"
 }
-run_test "kinpolicy bad input → 125 with one line: no verb, unknown verb, show notanid/absent id, grant without lifetime (not a tty) or capabilities, revoke 0/x/-1/1, usage errors" t_kp_bad_input
+run_test "kinpolicy bad input → 125 with its one line: no verb, unknown verb, show notanid/absent id, grant without lifetime (not a tty) or capabilities, revoke 0/x/-1/1, usage errors" t_kp_bad_input
 
 done_testing

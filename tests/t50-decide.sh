@@ -354,17 +354,24 @@ t_check_write() {
 run_test "check-write: symlinks and .. judged at the real location, secrets DENY, protected ASK, extra roots" t_check_write
 
 t_bad_input() {
-	for args in "decide --kind shell" "decide --mode auto" \
-		"decide --mode nope --kind read" \
-		"decide --mode auto --kind read --session ses_nosuchsession" \
-		"classify" "check-write" "allow --session x"; do
+	# ARGS|THE LINE kinpolicy prints (and nothing on stdout)
+	while IFS='|' read -r args want; do
 		# shellcheck disable=SC2086
 		kp $args
 		assert_streq "$KP_RC" 125 "kinpolicy $args"
+		[ ! -s "$KP_OUT" ] || fail "kinpolicy $args printed on stdout: $(cat "$KP_OUT")"
+		assert_streq "$(cat "$KP_ERR")" "kinpolicy: $want" "kinpolicy $args"
 		assert_streq "$(wc -l <"$KP_ERR")" 1 "one line: kinpolicy $args"
-		assert_file_has_content "$KP_ERR" '^kinpolicy: '
-	done
+	done <<'EOF'
+decide --kind shell|decide: --mode auto|strict is required
+decide --mode auto|decide: --kind is required (read, edit, shell, meta, mcp, network, rig, outpost, publish)
+decide --mode nope --kind read|--mode nope: unknown mode; use auto or strict
+decide --mode auto --kind read --session ses_nosuchsession|--session ses_nosuchsession: the session file cannot be read; create one with kinpolicy session new
+classify|usage: kinpolicy classify -- COMMAND [ARG...] | --command STRING [--json]
+check-write|usage: kinpolicy check-write PATH [--workspace DIR] [--write DIR]... [--mode auto|strict] [--json]
+allow --session x|usage: kinpolicy allow --session ID --signature SIG [--kind KIND]
+EOF
 }
-run_test "bad input: usage errors exit 125 with one line" t_bad_input
+run_test "bad input: usage errors exit 125 with their one line" t_bad_input
 
 done_testing
