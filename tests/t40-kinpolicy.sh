@@ -688,7 +688,7 @@ t_special_write_path() {
 	assert_streq "$(jget 'd["suggest"]["write_paths"]' "$d/j.json")" "[\"$d/a ;b\"]" "the suggestion"
 	# a stored grant cannot hold it exactly (INI reads ' ;' as a
 	# comment): refused, nothing stored, neither directory writable
-	kp_refused "--write $d/a ;b: a path with ';', '#', a line break or surrounding blanks, or longer than 180 bytes, cannot be stored; use --once" grant "$ID" --write "$d/a ;b" --workspace
+	kp_refused "--write $d/a ;b: a path with ';', '#', a line break or surrounding blanks, or longer than 184 bytes, cannot be stored; use --once" grant "$ID" --write "$d/a ;b" --workspace
 	kb -- sh -c 'touch ran.sp; touch "$1/x"; touch "$2/y"' sh "$d/a ;b" "$d/a"
 	assert_not_exists "$d/a/y"
 	assert_not_exists "$d/a ;b/x"
@@ -708,7 +708,7 @@ t_special_workspace_path() {
 		cd "$d/w ;x"
 		kb_expect 1 --json-fd 3 -- touch "$out/f" 3>"$d/j.json"
 		wsid=$(jget 'd["id"]' "$d/j.json")
-		kp_refused "workspace $d/w ;x: a path with ';', '#', a line break or surrounding blanks, or longer than 180 bytes, cannot be stored in the config" grant "$wsid" --write "$out" --workspace
+		kp_refused "workspace $d/w ;x: a path with ';', '#', a line break or surrounding blanks, or longer than 191 bytes, cannot be stored in the config" grant "$wsid" --write "$out" --workspace
 	)
 	# refused, so nothing breaks the other runs, and nothing was granted
 	(cd "$d/other" && kb_expect 0 -- touch ran.other)
