@@ -42,8 +42,9 @@ extern char **environ;
 
 struct kb_opts {
 	bool dry_run;
-	int json_fd;   /* -1: none */
-	int verbosity; /* -1 quiet, 0 normal, 1 verbose */
+	int json_fd;              /* -1: none */
+	const char *json_fd_name; /* "--json-fd" or "KINBOX_JSON_FD" */
+	int verbosity;            /* -1 quiet, 0 normal, 1 verbose */
 };
 
 /*
@@ -167,34 +168,34 @@ same_object(int fd, int fd2)
 static void
 check_json_fd(const struct kb_policy *p, const struct kb_opts *o)
 {
+	const char *name = o->json_fd_name; /* what the user set */
 	int fd = o->json_fd;
 
 	if (fd == -1)
 		return;
 	if (fd <= 2)
-		die("--json-fd %d: the command writes to descriptor %d too, so "
-		    "it "
+		die("%s %d: the command writes to descriptor %d too, so it "
 		    "could forge a record there; give a descriptor of its own, "
 		    "e.g. --json-fd 3 3>denial.json",
-		    fd, fd);
+		    name, fd, fd);
 	for (size_t i = 0; i < p->nkeep; i++)
 		if (p->keep_fd[i] == fd)
-			die("--json-fd %d and --keep-fd %d: a kept descriptor "
-			    "is the command's to write, so it could forge the "
-			    "record; give --json-fd a descriptor of its own",
-			    fd, fd);
+			die("%s %d and --keep-fd %d: a kept descriptor is the "
+			    "command's to write, so it could forge the record; "
+			    "give %s a descriptor of its own",
+			    name, fd, fd, name);
 	for (int other = 0; other <= 2; other++)
 		if (same_object(fd, other))
-			die("--json-fd %d is the same pipe, socket or file as "
+			die("%s %d is the same pipe, socket or file as "
 			    "descriptor %d, which the command inherits, so it "
 			    "could forge a record; give it one of its own",
-			    fd, other);
+			    name, fd, other);
 	for (size_t i = 0; i < p->nkeep; i++)
 		if (same_object(fd, p->keep_fd[i]))
-			die("--json-fd %d is the same pipe, socket or file as "
+			die("%s %d is the same pipe, socket or file as "
 			    "--keep-fd %d, which the command may write to, so "
 			    "it could forge a record; give it one of its own",
-			    fd, p->keep_fd[i]);
+			    name, fd, p->keep_fd[i]);
 }
 
 /* A policy flag as typed, applied after the config layers below it
@@ -247,6 +248,7 @@ parse_args(int argc, char **argv, struct kb_opts *o, struct pending *pend,
 		switch (opt->id) {
 		case KB_OPT_JSON_FD:
 			o->json_fd = parse_json_fd(optarg, "--json-fd");
+			o->json_fd_name = "--json-fd";
 			continue;
 		case KB_OPT_DRY_RUN:
 			o->dry_run = true;
@@ -287,9 +289,11 @@ parse_args(int argc, char **argv, struct kb_opts *o, struct pending *pend,
 		(*npend)++;
 	}
 	if (o->json_fd == -1 && getenv("KINBOX_JSON_FD") != NULL &&
-	    *getenv("KINBOX_JSON_FD") != '\0')
+	    *getenv("KINBOX_JSON_FD") != '\0') {
 		o->json_fd =
 		    parse_json_fd(getenv("KINBOX_JSON_FD"), "KINBOX_JSON_FD");
+		o->json_fd_name = "KINBOX_JSON_FD";
+	}
 	if (optind >= argc)
 		die("no command given; usage: kinbox [OPTIONS] -- COMMAND "
 		    "[ARG...]");

@@ -637,26 +637,82 @@ scan_target(struct kb_policy *p, const char *abs, enum target what,
 	return;
 }
 
+/* drops what a scan pass added (guards, notes) before it is run again */
+static void
+scan_undo(struct kb_policy *p, size_t nguard, size_t nnotes)
+{
+	while (p->nguard > nguard) {
+		struct kb_guard *g = &p->guard[--p->nguard];
+
+		free(g->path);
+		free(g->rel);
+		free(g->link);
+		if (g->fd != -1)
+			close(g->fd);
+	}
+	while (p->gitnotes.n > nnotes)
+		free(p->gitnotes.v[--p->gitnotes.n]);
+	if (p->gitnotes.v != NULL)
+		p->gitnotes.v[p->gitnotes.n] = NULL;
+}
+
+static bool
+same_time(const struct stat *a, const struct stat *b)
+{
+	return a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+	       a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+#define SCAN_TRIES 4
+
 int
 kb_gitguard_scan(struct kb_policy *p, const char *root, struct kb_err *e)
 {
 	_cleanup_free_ char *hooks = user_hookspath(p->home);
-	struct scan s = {.p = p, .root = root, .global_hooks = hooks};
+	size_t nguard = p->nguard, nnotes = p->gitnotes.n;
+	struct stat before, after;
 
-	s.rootfd = kb_open_dir_nofollow(root);
-	if (s.rootfd == -1)
-		return kb_err_set(e,
-		    "%s: %s (changed since it was resolved?); "
-		    "run again",
-		    root, strerror(errno));
-	if (is_gitdir(&s, ".")) {
-		guard_gitdir(&s, ".", true, NULL, 0);
-	} else {
-		scan_repo(&s, ".", 0, true);
-		each_entry(&s, ".", child_entry, NULL);
+	for (int tries = 0; tries < SCAN_TRIES; tries++) {
+		struct scan s = {.p = p, .root = root, .global_hooks = hooks};
+
+		s.rootfd = kb_open_dir_nofollow(root);
+		if (s.rootfd == -1)
+			return kb_err_set(e,
+			    "%s: %s (changed since it was resolved?); "
+			    "run again",
+			    root, strerror(errno));
+		/*
+		 * The children are found by name: a repository that a
+		 * concurrent process renames back and forth while the
+		 * directory is read can be missed under every name it has.
+		 * Any rename in the root changes its mtime and ctime (ctime
+		 * in nanoseconds once it was looked at, Linux >= 6.13), so
+		 * a pass during which they changed is done again.
+		 */
+		if (fstat(s.rootfd, &before) == -1) {
+			close(s.rootfd);
+			return kb_err_set(e, "%s: %s", root, strerror(errno));
+		}
+		if (is_gitdir(&s, ".")) {
+			guard_gitdir(&s, ".", true, NULL, 0);
+		} else {
+			scan_repo(&s, ".", 0, true);
+			each_entry(&s, ".", child_entry, NULL);
+		}
+		if (fstat(s.rootfd, &after) == -1)
+			memset(&after, 0, sizeof(after));
+		close(s.rootfd);
+		if (same_time(&before, &after))
+			return 0;
+		scan_undo(p, nguard, nnotes);
 	}
-	close(s.rootfd);
-	return 0;
+	return kb_err_set(e,
+	    "%s: its entries kept changing while kinbox looked for git "
+	    "repositories in it (a concurrent process renaming them?); "
+	    "nothing was run, run it again",
+	    root);
 }
 
 int
