@@ -915,6 +915,70 @@ t_race() {
 }
 run_test "[F7] a parallel sandboxed job swaps child dirs with symlinks to outside repos (RENAME_EXCHANGE loop); 100 runs write there (every 10th, the swapper paused, must run): outside unchanged" t_race
 
+# A concurrent process exchanges a child repository with a symlink to an
+# outside one as fast as it can, so that at any moment one of the two names
+# is the repository. The scan finds the children by name: read while they
+# move, it could miss the repository under both names, and the run then
+# had its hooks writable. Now a scan during which the root's entries
+# changed is done again (and the run refused after four tries). No run may
+# see a writable hooks directory under either name.
+t_scan_race() {
+	ws_at scanrace repo
+	mkrepo "$ws/child"
+	mkrepo "$d/out1"
+	ln -s "$d/out1" "$ws/lnk1"
+	cat >"$d/probe.sh" <<'EOF'
+touch "ran.$1"
+for n in child lnk1; do
+	if [ -d "$n/.git/hooks" ] && [ ! -L "$n" ] &&
+		touch "$n/.git/hooks/pw.$1" 2>/dev/null; then
+		echo "WRITABLE $n"
+	fi
+done
+EOF
+	# the probe sees a writable hooks directory where there is one
+	sh "$d/probe.sh" control >"$d/control.out"
+	assert_file_has_content "$d/control.out" '^WRITABLE child$'
+	rm -f "$ws/child/.git/hooks/pw.control" "$ws/ran.control"
+	cat >"$d/tight.py" <<'EOF'
+import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+end = time.time() + float(sys.argv[1])
+open("swapping", "w").close()
+n = 0
+while time.time() < end and not os.path.exists("stop"):
+    libc.renameat2(-100, b"child", -100, b"lnk1", 2)
+    n += 1
+if os.path.islink("child"):
+    libc.renameat2(-100, b"child", -100, b"lnk1", 2)
+print("swaps %d" % n)
+EOF
+	(cd "$ws" && exec "$PY" "$d/tight.py" 60) >"$d/tight.out" 2>&1 &
+	sp=$!
+	bg_register "$sp"
+	poll_for "$ws/swapping" 100 || fail "the swapper did not start"
+	i=0 ran=0 start=$(date +%s)
+	while [ "$i" -lt 60 ] && [ $(($(date +%s) - start)) -lt 40 ]; do
+		i=$((i + 1))
+		timeout -k 2 20 "$KINBOX" -- sh "$d/probe.sh" "$i" </dev/null \
+			>>"$d/runs.out" 2>>"$d/runs.err" || true
+		[ ! -e "$ws/ran.$i" ] || ran=$((ran + 1))
+	done
+	: >"$ws/stop"
+	wait "$sp" || true
+	diag "$i runs while swapping, $ran ran; $(cat "$d/tight.out")"
+	assert_not_file_has_content "$d/runs.out" WRITABLE
+	found=$(find "$ws" "$d/out1" -name 'pw.*' | head -3)
+	[ -z "$found" ] || fail "hooks written: $found"
+	# control: with the swapper gone the run works and the guard holds
+	[ ! -L "$ws/child" ] || fail "the swapper left child a symlink"
+	kb_expect 0 -- sh "$d/probe.sh" after
+	assert_exists "$ws/ran.after"
+	assert_not_file_has_content "$KB_OUT" WRITABLE
+	assert_not_exists "$ws/child/.git/hooks/pw.after"
+}
+run_test "[F7] a host process exchanges a child repo with a symlink in a tight loop: no run sees a writable hooks dir under either name (control: the probe sees one outside, a run after works)" t_scan_race
+
 # ============================================================================
 # [F8] a config or session store the command could write is refused
 # ============================================================================
