@@ -92,6 +92,34 @@ open_root(const char *path, int *fd, struct kb_err *e)
 	return 0;
 }
 
+/* A root inside a credential store the sandbox hides (mounted over after
+ * the roots) would be an empty, unwritable directory inside: the command
+ * runs, and nothing it writes lands. Refused, naming the store. */
+static int
+check_roots_unmasked(const struct kb_policy *p, struct kb_err *e)
+{
+	const char *roots[KB_MAX_ROOTS];
+	size_t n = kb_policy_roots(p, roots);
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < p->nmask; k++) {
+			const struct kb_mask *m = &p->mask[k];
+
+			if ((m->kind != KB_MASK_DIR &&
+				m->kind != KB_MASK_FILE) ||
+			    !kb_path_within(roots[i], m->path))
+				continue;
+			return kb_err_set(e,
+			    "%s %s: it lies in %s, which kinbox hides in every "
+			    "sandbox (a credential store): the command would "
+			    "find it empty and could write nothing there; pick "
+			    "a directory outside it",
+			    roots[i] == p->workspace ? "workspace" : "--write",
+			    roots[i], m->path);
+		}
+	return 0;
+}
+
 int
 kb_policy_finalize(struct kb_policy *p, struct kb_err *e)
 {
@@ -111,5 +139,5 @@ kb_policy_finalize(struct kb_policy *p, struct kb_err *e)
 			return -1;
 	if (kb_masks_compute(p, e) == -1)
 		return -1;
-	return 0;
+	return check_roots_unmasked(p, e);
 }

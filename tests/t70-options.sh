@@ -240,4 +240,22 @@ t_help_from_table() {
 }
 run_test "--help lists every flag of the table and each is accepted; a misspelt flag and a repeated --workspace are refused by name" t_help_from_table
 
+t_root_in_mask() {
+	ws=$(newdir ws11)
+	h=$(newdir home11)
+	mkdir -p "$h/.config/gh/proj" "$h/.aws"
+	echo token >"$h/.config/gh/hosts.yml"
+	cd "$h/.config/gh/proj"
+	HOME=$h kb_expect 125 -- sh -c 'echo ran >ctl'
+	assert_kinbox_said "$KB_ERR" "kinbox: workspace $h/.config/gh/proj: it lies in $h/.config/gh, which kinbox hides in every sandbox (a credential store): the command would find it empty and could write nothing there; pick a directory outside it"
+	assert_not_exists "$h/.config/gh/proj/ctl"
+	cd "$ws"
+	HOME=$h kb_expect 125 -w "$h/.aws" -- sh -c 'echo ran >ctl'
+	assert_kinbox_said "$KB_ERR" "kinbox: --write $h/.aws: it lies in $h/.aws, which kinbox hides in every sandbox (a credential store): the command would find it empty and could write nothing there; pick a directory outside it"
+	assert_not_exists "$ws/ctl"
+	HOME=$h kb_expect 0 -- sh -c 'echo ran >ctl'
+	assert_file_has_content "$ws/ctl" '^ran$'
+}
+run_test "a workspace or --write root inside a hidden credential store (~/.config/gh, ~/.aws): 125 naming the store, nothing ran (control: elsewhere it runs)" t_root_in_mask
+
 done_testing
