@@ -727,16 +727,16 @@ t_creds_workspace() {
 	assert_file_has_content "$H/.config/ok" '^x$'
 	assert_not_file_has_content "$KB_OUT" 'kb-cred-'
 	assert_not_exists "$H/.config/gh/new"
-	# the workspace is the store itself
+	# the workspace is the store itself: refused, naming the store (inside
+	# it would be an empty directory nothing can be written to)
 	cd "$H/.config/gh"
-	kb -- sh -c "cat hosts.yml; cat '$H/.config/gh/hosts.yml'; ls -A; echo x > new; echo CONTROL-RAN"
-	# the control: the command ran (nothing it can write is visible here)
-	assert_file_has_content "$KB_OUT" '^CONTROL-RAN$'
+	kb_expect 125 -- sh -c "cat hosts.yml; cat '$H/.config/gh/hosts.yml'; ls -A; echo x > new; echo CONTROL-RAN"
+	assert_kinbox_said "$KB_ERR" "kinbox: workspace $H/.config/gh: it lies in $H/.config/gh, which kinbox hides in every sandbox (a credential store): the command would find it empty and could write nothing there; pick a directory outside it"
 	assert_not_file_has_content "$KB_OUT" 'kb-cred-'
 	assert_not_exists "$H/.config/gh/new"
 	unset XDG_CONFIG_HOME
 }
-run_test "credential stores: a store inside the workspace (or the workspace itself) stays masked" t_creds_workspace
+run_test "credential stores: a store inside the workspace stays masked; the store itself as the workspace is refused, naming it" t_creds_workspace
 
 # The host rewrites a credential file while the command runs, the way
 # docker login, gh auth, npm login and editors do: a new file renamed over
