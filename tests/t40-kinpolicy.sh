@@ -1157,17 +1157,21 @@ t_no_self_grant() {
 	# kinpolicy inside kinbox: fails, decides nothing. It does run there
 	# (its own line, the first, is the positive control): the journal is
 	# hidden inside (kinbox may add a denial line after it)
-	kb -- "$KP" grant "$ID" --write "$out" --once
+	# a copy the sandbox shows (a build under /tmp is hidden by the
+	# private /tmp)
+	kpin=$d/kinpolicy-copy
+	cp "$KP" "$kpin"
+	kb -- "$kpin" grant "$ID" --write "$out" --once
 	[ "$KB_RC" != 0 ] || fail "kinpolicy grant succeeded inside kinbox"
 	nojournal="kinpolicy: no denial $ID in the journal (unable to open $XDG_STATE_HOME/kinbox/denials/$ID.json: No such file or directory); see kinpolicy pending"
 	assert_streq "$(sed -n 1p "$KB_ERR")" "$nojournal" "kinpolicy grant's line inside"
 	assert_not_exists "$(decision_file "$ID")"
-	kb -- "$KP" decline "$ID" --note "from inside"
+	kb -- "$kpin" decline "$ID" --note "from inside"
 	[ "$KB_RC" != 0 ] || fail "kinpolicy decline succeeded inside kinbox"
 	assert_streq "$(sed -n 1p "$KB_ERR")" "$nojournal" "kinpolicy decline's line inside"
 	# session new inside: a session in the sandbox's own runtime dir (as a
 	# user) or refused there (as root); either way kinpolicy ran
-	kb -- "$KP" session new
+	kb -- "$kpin" session new
 	grep -Eqx 'ses_[0-9a-f]{16}' "$KB_OUT" ||
 		sed -n 1p "$KB_ERR" | grep -Eq "^kinpolicy: $(re_escape "$XDG_RUNTIME_DIR")/kinbox/sessions/ses_[0-9a-f]{16}\.ini: " ||
 		{ _show_file "$KB_OUT"; _show_file "$KB_ERR"; fail "kinpolicy session new did not run inside kinbox"; }
