@@ -185,12 +185,14 @@ EOF
 run_test "project network = off + --net: off (--dry-run names the file:line); a network denial there suggests no --net, the record keeps flags.network true, and kinpolicy grant --net is refused (no dead-end loop)" t_project_off_net
 
 t_flags_record_typed() {
-	ws=$(newdir ws7)
+	ws=$(newdir ws-typed)
+	out=$(newdir out-typed)
 	cd "$ws"
-	kb_expect 7 --net --json-fd 3 -- sh -c 'echo ran >ctl
-		echo "touch: cannot touch '"'"'/etc/kbx'"'"': Read-only file system" >&2
-		exit 7' 3>"$KB_T/rec.json"
+	# a real write outside the workspace, refused by the sandbox
+	kb_expect 1 --net --json-fd 3 -- sh -c 'echo ran >ctl; touch "$1/f"' \
+		sh "$out" 3>"$KB_T/rec.json"
 	assert_file_has_content "$ws/ctl" '^ran$'
+	assert_not_exists "$out/f"
 	python3 - "$KB_T/rec.json" <<'EOF' || fail "record: $(cat "$KB_T/rec.json")"
 import json, sys
 r = json.load(open(sys.argv[1]))
