@@ -82,7 +82,11 @@ HDRS = $(filter-out backends/seccomp-bpf.h,$(wildcard lib/*.h policy/*.h gitguar
 UNIT_TESTS = tests/unit/test-util tests/unit/test-paths tests/unit/test-bwrap tests/unit/test-env tests/unit/test-classify tests/unit/test-seccomp tests/unit/test-gitindex \
              tests/unit/test-decide tests/unit/test-checkwrite tests/unit/test-readonly \
              tests/unit/test-fsat tests/unit/test-readonly-git tests/unit/test-options \
-             tests/unit/test-resolve tests/unit/test-golden tests/unit/test-config
+             tests/unit/test-resolve tests/unit/test-golden tests/unit/test-config \
+             tests/unit/test-config-syntax
+# the headers the unit tests share (static functions and tables)
+UNIT_HDRS = tests/unit/tap.h tests/unit/ro-check.h tests/unit/readonly-cases.h \
+            tests/unit/config-fixture.h tests/unit/golden-harness.h
 
 .PHONY: all check check-layers format format-check unit unit-san unit-valgrind \
         integration stub-check man-check bench deps demo install uninstall clean \
@@ -117,10 +121,10 @@ kinbox-exec: backends/kinbox-exec.c
 	$(CC) $(CSTD) $(WARN) -O2 -static -o $@ $<
 
 # --- tests ---------------------------------------------------------------
-tests/unit/test-%: tests/unit/test-%.c $(CORE_OBJS) backends/seccomp.o tests/unit/tap.h tests/unit/ro-check.h
+tests/unit/test-%: tests/unit/test-%.c $(CORE_OBJS) backends/seccomp.o $(UNIT_HDRS)
 	$(CC) $(ALLCFLAGS) $(ALLLDFLAGS) -o $@ $< $(CORE_OBJS) backends/seccomp.o $(LIBS_KINBOX) -lseccomp
 
-tests/unit/san-%: tests/unit/test-%.c $(CORE_SRCS) backends/seccomp.c $(HDRS) backends/seccomp-bpf.h tests/unit/tap.h tests/unit/ro-check.h
+tests/unit/san-%: tests/unit/test-%.c $(CORE_SRCS) backends/seccomp.c $(HDRS) backends/seccomp-bpf.h $(UNIT_HDRS)
 	$(CC) $(CSTD) $(WARN) $(SAN) $(DEFS) -o $@ $< $(CORE_SRCS) backends/seccomp.c $(LIBS_KINBOX) -lseccomp
 
 unit: $(UNIT_TESTS)
