@@ -264,7 +264,7 @@ def main(tmp):
         problem("kinbox --dry-run failed: " + r.stderr.strip())
         return
     notes, argv = parse_plan(r.stdout)
-    m = next((re.match(r"backend: bwrap \((/.*)\)$", n) for n in notes
+    m = next((re.match(r"backend: bwrap \((/[^)]*)\)", n) for n in notes
               if n.startswith("backend: ")), None)
     argv[0] = m.group(1) if m else (shutil.which("bwrap") or argv[0])
     end = argv.index("--")
