@@ -471,13 +471,11 @@ rewrite(const char *file, long index, long *seen, struct kb_err *e)
 	char *p, *nl;
 	int fd, rc = 0, line = 0;
 
-	rc = kb_ini_read(file, false, &v, &h, e);
-	if (rc == 1)
-		return 0;
-	if (rc == -1)
-		return -1;
+	/* read once: the blocks are found in the very bytes rewritten */
 	if ((s = kb_read_small_file(file, 1 << 20)) == NULL)
 		return 0;
+	if (kb_ini_read_text(file, s, strlen(s), &v, &h, e) == -1)
+		return -1;
 	kb_buf_puts(&out, "");
 	for (p = s; *p != '\0'; p = nl) {
 		nl = strchr(p, '\n');

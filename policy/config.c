@@ -237,19 +237,15 @@ entry_handler(void *vs, const char *section, const char *key, const char *v)
 	return 1;
 }
 
-int
-kb_ini_read(const char *file, bool project, const struct kb_ini_visitor *v,
-    void *ctx, struct kb_err *e)
+static int
+read_stream(FILE *f, const char *file, size_t max,
+    const struct kb_ini_visitor *v, void *ctx, struct kb_err *e)
 {
-	struct stream s = {.file = file, .v = v, .ctx = ctx, .e = e};
-	int rc;
+	struct stream s = {
+	    .f = f, .file = file, .left = max, .v = v, .ctx = ctx, .e = e};
+	int rc = ini_parse_stream(line_reader, &s, entry_handler, &s);
 
-	s.left = project ? KB_PROJECT_MAX : KB_CONFIG_MAX;
-	s.f = open_config(file, project, e);
-	if (s.f == NULL)
-		return errno == ENOENT ? 1 : -1;
-	rc = ini_parse_stream(line_reader, &s, entry_handler, &s);
-	fclose(s.f);
+	fclose(f);
 	/* the first error wins: inih's (a broken line) or ours */
 	if (s.failed && (rc <= 0 || s.fail_line <= rc))
 		return -1;
@@ -261,6 +257,34 @@ kb_ini_read(const char *file, bool project, const struct kb_ini_visitor *v,
 	if (rc < 0)
 		return kb_err_set(e, "%s: cannot be read", file);
 	return 0;
+}
+
+int
+kb_ini_read(const char *file, bool project, const struct kb_ini_visitor *v,
+    void *ctx, struct kb_err *e)
+{
+	FILE *f = open_config(file, project, e);
+
+	if (f == NULL)
+		return errno == ENOENT ? 1 : -1;
+	return read_stream(
+	    f, file, project ? KB_PROJECT_MAX : KB_CONFIG_MAX, v, ctx, e);
+}
+
+int
+kb_ini_read_text(const char *name, const char *text, size_t len,
+    const struct kb_ini_visitor *v, void *ctx, struct kb_err *e)
+{
+	FILE *f;
+
+	if (len > KB_CONFIG_MAX)
+		return kb_err_set(e, "%s: more than %d KiB; shorten it", name,
+		    KB_CONFIG_MAX / 1024);
+	if (len == 0)
+		return 0; /* fmemopen takes no empty buffer */
+	if ((f = fmemopen((void *)text, len, "r")) == NULL)
+		return kb_err_set(e, "%s: %s", name, strerror(errno));
+	return read_stream(f, name, KB_CONFIG_MAX, v, ctx, e);
 }
 
 bool
@@ -312,23 +336,32 @@ warnf(struct cfg *c, int line, const char *key, const char *why)
 	kb_strv_push(&c->p->notes, l);
 }
 
+/* the one setter, or (apply false) only its check of the value's form */
 static int
 set(struct cfg *c, const struct kb_option *o, enum kb_origin origin,
-    const char *v, int line, struct kb_err *e)
+    const char *v, int line, bool apply, struct kb_err *e)
 {
 	_cleanup_free_ char *where = xasprintf("%s:%d", c->file, line);
 	struct kb_src src = {origin, where};
 
+	if (!apply)
+		return kb_option_check(o->id, v, &src, e);
 	return kb_option_set(c->p, o->id, v, &src, e);
 }
 
-/* [workspace] path = /abs blocks of the global config and [grant] of a
- * session file */
+/*
+ * [workspace] path = /abs blocks of the global config and [grant] of a
+ * session file. A block for another workspace is not applied (`apply`
+ * false), but judged all the same without I/O: a file is valid or not
+ * whichever workspace reads it, and a write root of another project may be
+ * absent on this machine.
+ */
 static int
 grant_entry(struct cfg *c, enum kb_origin origin, const char *key,
-    const char *v, int line, struct kb_err *e)
+    const char *v, int line, bool apply, struct kb_err *e)
 {
 	const struct kb_option *o;
+	bool on = false;
 
 	if (strcmp(key, "from") == 0 || strcmp(key, "granted") == 0)
 		return 0; /* provenance, for kinpolicy grants */
@@ -338,57 +371,17 @@ grant_entry(struct cfg *c, enum kb_origin origin, const char *key,
 		    "unknown grant key '%s'; see "
 		    "kinbox.conf(5)",
 		    key);
+	if (set(c, o, origin, v, line, false, e) == -1)
+		return -1;
 	if (origin == KB_ORIGIN_WORKSPACE && o->max_life < KB_LIFE_WORKSPACE) {
-		bool on = false;
-
-		/* "unconfined = off" grants nothing: harmless */
-		if (kb_parse_onoff(v, &on) == 0 && !on)
-			return 0;
-		return cfail(c, line, e,
-		    "%s cannot be a workspace grant (at "
-		    "most a %s); remove the line",
-		    key, kb_lifetime_name(o->max_life));
-	}
-	return set(c, o, origin, v, line, e);
-}
-
-/* A workspace grant for another workspace: not applied here, but a file is
- * valid or not whichever workspace reads it. Judged without I/O (a write
- * root of another project may be absent on this machine). */
-static int
-grant_syntax(
-    struct cfg *c, const char *key, const char *v, int line, struct kb_err *e)
-{
-	const struct kb_option *o;
-	bool on;
-
-	if (strcmp(key, "from") == 0 || strcmp(key, "granted") == 0)
-		return 0;
-	o = kb_option_by_key(key);
-	if (o == NULL || !(o->sections & KB_IN_GRANT))
-		return cfail(c, line, e,
-		    "unknown grant key '%s'; see "
-		    "kinbox.conf(5)",
-		    key);
-	if (o->type == KB_T_SWITCH) {
-		if (kb_parse_onoff(v, &on) == -1)
+		if (kb_parse_onoff(v, &on) == 0 && on)
 			return cfail(c, line, e,
-			    "%s = %s: not on or off; write "
-			    "on or off",
-			    key, v);
-		if (on && o->max_life < KB_LIFE_WORKSPACE)
-			return cfail(c, line, e,
-			    "%s cannot be a workspace "
-			    "grant (at most a %s); remove the line",
+			    "%s cannot be a workspace grant (at most a %s); "
+			    "remove the line",
 			    key, kb_lifetime_name(o->max_life));
-	} else if (v[0] != '/' &&
-		   !(v[0] == '~' && (v[1] == '/' || v[1] == '\0'))) {
-		return cfail(c, line, e,
-		    "%s = %s: not an absolute path; write "
-		    "/path or ~/path",
-		    key, v);
+		return 0; /* "unconfined = off" grants nothing */
 	}
-	return 0;
+	return apply ? set(c, o, origin, v, line, true, e) : 0;
 }
 
 /* .kinbox.ini: tightening only */
@@ -406,12 +399,10 @@ project_entry(struct cfg *c, const char *section, const char *key,
 		warnf(c, line, key, only);
 		return 0;
 	}
+	if (set(c, o, KB_ORIGIN_PROJECT, v, line, false, e) == -1)
+		return -1;
 	if (o->project == KB_PROJECT_OFF_ONLY) {
-		if (kb_parse_onoff(v, &on) == -1)
-			return cfail(c, line, e,
-			    "%s = %s: not on or off; write "
-			    "on or off",
-			    key, v);
+		kb_parse_onoff(v, &on);
 		if (on) {
 			warnf(c, line, key,
 			    "a project file cannot turn the "
@@ -419,7 +410,7 @@ project_entry(struct cfg *c, const char *section, const char *key,
 			return 0;
 		}
 	}
-	return set(c, o, KB_ORIGIN_PROJECT, v, line, e);
+	return set(c, o, KB_ORIGIN_PROJECT, v, line, true, e);
 }
 
 /* [workspace] path = /abs: does it name our workspace, exactly? */
@@ -465,7 +456,7 @@ entry_visit(void *ctx, const char *section, const char *key, const char *v,
 			    "unknown section [%s] in a "
 			    "session file; only [grant] and [always]",
 			    section);
-		return grant_entry(c, KB_ORIGIN_SESSION, key, v, line, e);
+		return grant_entry(c, KB_ORIGIN_SESSION, key, v, line, true, e);
 	case KB_ORIGIN_SYSTEM:
 	case KB_ORIGIN_GLOBAL:
 		if (strcmp(section, "sandbox") == 0) {
@@ -475,13 +466,13 @@ entry_visit(void *ctx, const char *section, const char *key, const char *v,
 				    "unknown key '%s' in "
 				    "[sandbox]; see kinbox.conf(5)",
 				    key);
-			return set(c, o, c->origin, v, line, e);
+			return set(c, o, c->origin, v, line, true, e);
 		}
 		if (strcmp(section, "caches") == 0) {
 			_cleanup_free_ char *kv = xasprintf("%s=%s", key, v);
 
 			return set(c, &kb_options[KB_OPT_CACHE], c->origin, kv,
-			    line, e);
+			    line, true, e);
 		}
 		if (strcmp(section, "workspace") != 0)
 			return cfail(c, line, e,
@@ -506,9 +497,8 @@ entry_visit(void *ctx, const char *section, const char *key, const char *v,
 			return cfail(c, line, e,
 			    "[workspace] must name its "
 			    "path first (path = /abs/dir)");
-		if (!c->ws_match)
-			return grant_syntax(c, key, v, line, e);
-		return grant_entry(c, KB_ORIGIN_WORKSPACE, key, v, line, e);
+		return grant_entry(
+		    c, KB_ORIGIN_WORKSPACE, key, v, line, c->ws_match, e);
 	case KB_ORIGIN_DEFAULT:
 	case KB_ORIGIN_WORKSPACE:
 	case KB_ORIGIN_FLAG:

@@ -37,6 +37,11 @@ struct kb_ini_visitor {
 int kb_ini_read(const char *file, bool project, const struct kb_ini_visitor *,
     void *ctx, struct kb_err *e);
 
+/* The same reader on text already in memory (`name` for messages): for a
+ * writer that rewrites what it read, so that both see the same bytes. */
+int kb_ini_read_text(const char *name, const char *text, size_t len,
+    const struct kb_ini_visitor *, void *ctx, struct kb_err *e);
+
 /* true when "key = value" with a key of `keylen` bytes reads back exactly:
  * within KB_INI_LINE_MAX, no comment character, line break or
  * surrounding blank */

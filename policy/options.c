@@ -71,29 +71,12 @@ expand(const struct kb_policy *p, const char *v, const struct kb_src *s)
 }
 
 static int
-switch_value(const struct kb_option *o, const char *v, const struct kb_src *s,
-    bool *on, struct kb_err *e)
-{
-	char b[64];
-
-	if (kb_parse_onoff(v, on) == -1)
-		return kb_err_set(e, "%s %s: not on or off; write on or off",
-		    what(o, s, b, sizeof(b)), v);
-	return 0;
-}
-
-static int
 set_write(struct kb_policy *p, const struct kb_option *o, const char *v,
     const struct kb_src *s, struct kb_err *e)
 {
 	_cleanup_free_ char *path = expand(p, v, s);
 	char b[64];
 
-	if (!is_flag(s) && path[0] != '/')
-		return kb_err_set(e,
-		    "%s %s: not an absolute path; write /path "
-		    "or ~/path",
-		    what(o, s, b, sizeof(b)), v);
 	return kb_policy_add_write_as(
 	    p, path, s->origin, what(o, s, b, sizeof(b)), e);
 }
@@ -111,10 +94,9 @@ static int
 set_bool(struct kb_policy *p, const struct kb_option *o, const char *v,
     const struct kb_src *s, struct kb_err *e)
 {
-	bool on;
+	bool on = false;
 
-	if (switch_value(o, v, s, &on, e) == -1)
-		return -1;
+	kb_parse_onoff(v, &on); /* its form was checked */
 	if (o->id == KB_OPT_NET) {
 		p->net = on;
 	} else if (o->id == KB_OPT_SSH_AGENT) {
@@ -145,17 +127,11 @@ static int
 set_backend(struct kb_policy *p, const struct kb_option *o, const char *v,
     const struct kb_src *s, struct kb_err *e)
 {
-	char b[64];
-
+	(void)o;
 	(void)s;
-	if (strcmp(v, "auto") == 0)
-		p->backend = KB_BACKEND_AUTO;
-	else if (strcmp(v, "bwrap") == 0)
-		p->backend = KB_BACKEND_BWRAP;
-	else
-		return kb_err_set(e,
-		    "%s %s: unknown backend; use auto or bwrap",
-		    what(o, s, b, sizeof(b)), v);
+	(void)e;
+	p->backend =
+	    strcmp(v, "bwrap") == 0 ? KB_BACKEND_BWRAP : KB_BACKEND_AUTO;
 	return 0;
 }
 
@@ -176,20 +152,8 @@ static int
 set_env_name(struct kb_policy *p, const struct kb_option *o, const char *v,
     const struct kb_src *s, struct kb_err *e)
 {
-	char b[64];
-
 	if (is_flag(s))
 		return kb_policy_add_keep_env(p, v, e);
-	if (!valid_env_pattern(v))
-		return kb_err_set(e,
-		    "%s %s: not a variable name or pattern "
-		    "(letters, digits, _, * and ?)",
-		    what(o, s, b, sizeof(b)), v);
-	if (o->id == KB_OPT_KEEP_ENV && strpbrk(v, "*?") != NULL)
-		return kb_err_set(e,
-		    "keep_env = %s: keep_env takes exact names, "
-		    "no patterns",
-		    v);
 	kb_strv_push(
 	    o->id == KB_OPT_KEEP_ENV ? &p->keep_env : &p->scrub_env, v);
 	return 0;
@@ -209,51 +173,128 @@ set_mask(struct kb_policy *p, const struct kb_option *o, const char *v,
     const struct kb_src *s, struct kb_err *e)
 {
 	_cleanup_free_ char *path = expand(p, v, s);
-	char b[64];
 
-	if (path[0] != '/')
-		return kb_err_set(e,
-		    "%s %s: not an absolute path; write /path "
-		    "or ~/path",
-		    what(o, s, b, sizeof(b)), v);
+	(void)o;
+	(void)e;
 	kb_strv_push(&p->extra_mask, path);
 	return 0;
 }
 
-/* [caches] NAME = MODE arrives as "NAME=MODE" */
+/* [caches] NAME = MODE arrives as "NAME=MODE"; both were checked */
+static enum kb_cache_mode
+cache_mode(const char *m)
+{
+	return strcmp(m, "ephemeral") == 0   ? KB_CACHE_EPHEMERAL
+	       : strcmp(m, "persisted") == 0 ? KB_CACHE_PERSISTED
+					     : KB_CACHE_OFF;
+}
+
+static int
+cache_index(const char *name, size_t len)
+{
+	for (size_t i = 0; i < kb_cache_count; i++)
+		if (strlen(kb_cache_table[i].name) == len &&
+		    strncmp(kb_cache_table[i].name, name, len) == 0)
+			return (int)i;
+	return -1;
+}
+
 static int
 set_cache(struct kb_policy *p, const struct kb_option *o, const char *v,
     const struct kb_src *s, struct kb_err *e)
 {
 	const char *eq = strchr(v, '=');
-	_cleanup_free_ char *name = NULL;
-	enum kb_cache_mode m;
 
 	(void)o;
 	(void)s;
-	if (eq == NULL)
-		return kb_err_set(
-		    e, "internal: a cache setting without a name");
-	name = xasprintf("%.*s", (int)(eq - v), v);
-	if (strcmp(eq + 1, "off") == 0)
-		m = KB_CACHE_OFF;
-	else if (strcmp(eq + 1, "ephemeral") == 0)
-		m = KB_CACHE_EPHEMERAL;
-	else if (strcmp(eq + 1, "persisted") == 0)
-		m = KB_CACHE_PERSISTED;
-	else
-		return kb_err_set(e,
-		    "%s = %s: write off, ephemeral or persisted", name, eq + 1);
-	for (size_t i = 0; i < kb_cache_count; i++) {
-		if (strcmp(kb_cache_table[i].name, name) == 0) {
-			p->cache[i] = m;
-			return 0;
-		}
+	(void)e;
+	p->cache[cache_index(v, (size_t)(eq - v))] = cache_mode(eq + 1);
+	return 0;
+}
+
+/*
+ * A value's form, judged without I/O and before any setter runs: the
+ * one place that says what a switch, a config path, a variable name, a
+ * backend or a cache mode may look like. Returns the bare message (the
+ * caller says where).
+ */
+static int
+check_form(const struct kb_option *o, const char *v, const struct kb_src *s,
+    struct kb_err *e)
+{
+	const char *eq;
+	char b[64];
+	bool on;
+
+	switch (o->id) {
+	case KB_OPT_NET:
+	case KB_OPT_SSH_AGENT:
+	case KB_OPT_UNCONFINED:
+		if (kb_parse_onoff(v, &on) == -1)
+			return kb_err_set(e,
+			    "%s %s: not on or off; write on or off",
+			    what(o, s, b, sizeof(b)), v);
+		return 0;
+	case KB_OPT_WRITE:
+	case KB_OPT_MASK:
+		/* a flag's path is the shell's: relative is fine */
+		if ((!is_flag(s) || o->id == KB_OPT_MASK) && v[0] != '/' &&
+		    !(v[0] == '~' && (v[1] == '/' || v[1] == '\0')))
+			return kb_err_set(e,
+			    "%s %s: not an absolute path; write /path or "
+			    "~/path",
+			    what(o, s, b, sizeof(b)), v);
+		return 0;
+	case KB_OPT_KEEP_ENV:
+	case KB_OPT_SCRUB_ENV:
+		if (is_flag(s))
+			return 0; /* kb_policy_add_keep_env judges a name */
+		if (!valid_env_pattern(v))
+			return kb_err_set(e,
+			    "%s %s: not a variable name or pattern "
+			    "(letters, digits, _, * and ?)",
+			    what(o, s, b, sizeof(b)), v);
+		if (o->id == KB_OPT_KEEP_ENV && strpbrk(v, "*?") != NULL)
+			return kb_err_set(e,
+			    "keep_env = %s: keep_env takes exact names, no "
+			    "patterns",
+			    v);
+		return 0;
+	case KB_OPT_BACKEND:
+		if (strcmp(v, "auto") != 0 && strcmp(v, "bwrap") != 0)
+			return kb_err_set(e,
+			    "%s %s: unknown backend; use auto or bwrap",
+			    what(o, s, b, sizeof(b)), v);
+		return 0;
+	case KB_OPT_CACHE:
+		if ((eq = strchr(v, '=')) == NULL)
+			return kb_err_set(
+			    e, "internal: a cache setting without a name");
+		if (strcmp(eq + 1, "off") != 0 &&
+		    strcmp(eq + 1, "ephemeral") != 0 &&
+		    strcmp(eq + 1, "persisted") != 0)
+			return kb_err_set(e,
+			    "%.*s = %s: write off, ephemeral or persisted",
+			    (int)(eq - v), v, eq + 1);
+		if (cache_index(v, (size_t)(eq - v)) == -1)
+			return kb_err_set(e,
+			    "unknown cache '%.*s' in [caches]; known: cache, "
+			    "npm, cargo, gomod, gradle, maven",
+			    (int)(eq - v), v);
+		return 0;
+	case KB_OPT_WORKSPACE:
+	case KB_OPT_KEEP_FD:
+	case KB_OPT_JSON_FD:
+	case KB_OPT_DRY_RUN:
+	case KB_OPT_QUIET:
+	case KB_OPT_VERBOSE:
+	case KB_OPT_STATUS:
+	case KB_OPT_HELP:
+	case KB_OPT_VERSION:
+	case KB_OPT__N:
+		break;
 	}
-	return kb_err_set(e,
-	    "unknown cache '%s' in [caches]; known: cache, "
-	    "npm, cargo, gomod, gradle, maven",
-	    name);
+	return 0; /* judged by its setter, which needs the file system */
 }
 
 /* clang-format off */
@@ -452,6 +493,19 @@ kb_option_by_key(const char *key)
 }
 
 int
+kb_option_check(
+    enum kb_opt id, const char *value, const struct kb_src *s, struct kb_err *e)
+{
+	struct kb_err inner;
+
+	if (check_form(&kb_options[id], value, s, &inner) == 0)
+		return 0;
+	if (!is_flag(s) && s->where != NULL)
+		return kb_err_set(e, "%s: %s", s->where, inner.msg);
+	return kb_err_set(e, "%s", inner.msg);
+}
+
+int
 kb_option_set(struct kb_policy *p, enum kb_opt id, const char *value,
     const struct kb_src *s, struct kb_err *e)
 {
@@ -460,7 +514,8 @@ kb_option_set(struct kb_policy *p, enum kb_opt id, const char *value,
 
 	if (o->set == NULL)
 		return kb_err_set(e, "internal: no setter for option %d", id);
-	if (o->set(p, o, value, s, &inner) == -1) {
+	if (check_form(o, value, s, &inner) == -1 ||
+	    o->set(p, o, value, s, &inner) == -1) {
 		/* a file's line says where; a flag's message names it */
 		if (!is_flag(s) && s->where != NULL)
 			return kb_err_set(e, "%s: %s", s->where, inner.msg);

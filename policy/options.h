@@ -108,6 +108,13 @@ const struct kb_option *kb_option_by_key(const char *key);
 /* Parses an INI on/off value (on, off, true, false, yes, no, 1, 0). */
 int kb_parse_onoff(const char *v, bool *out);
 
+/* The value's form (on/off, an absolute config path, a variable name, a
+ * backend, a cache mode), judged without I/O: kb_option_set() calls it
+ * first; a grant for another workspace is judged by it alone. 0, or -1
+ * with one line in `e` that names `where`. */
+int kb_option_check(enum kb_opt, const char *value, const struct kb_src *,
+    struct kb_err *);
+
 /*
  * Sets a knob from any source: `value` is the flag's argument, "on" or
  * "off" for a switch, or the INI value. Records the origin and `where`.
