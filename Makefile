@@ -159,10 +159,10 @@ check-layers: all
 	 sh tests/check-layers.sh
 
 # make stub-check: a self-test of the suites. They run (as the caller only)
-# against tests/stub/kinbox, which runs nothing, and the real kinpolicy;
+# against tests/stub/kinbox-stub, which runs nothing, and the real kinpolicy;
 # every test that still passes must be in tests/stub-allow.txt, with why
 stub-check: kinpolicy
-	@KINBOX="$(CURDIR)/tests/stub/kinbox" \
+	@KINBOX="$(CURDIR)/tests/stub/kinbox-stub" \
 	 KINPOLICY="$(if $(KINPOLICY),$(KINPOLICY),$(CURDIR)/kinpolicy)" \
 	 sh tests/stub-check.sh
 

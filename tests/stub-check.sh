@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/stub-check.sh — a self-test of the integration suites: runs every
 # tests/t[0-9][0-9]-*.sh (as the caller only, no unprivileged pass) against
-# a kinbox that runs nothing (tests/stub/kinbox: one "kinbox:" line, exit
+# a kinbox that runs nothing (tests/stub/kinbox-stub: one "kinbox:" line, exit
 # 125) and the real kinpolicy. A test that still passes asserts nothing
 # about kinbox, unless tests/stub-allow.txt lists it with the reason it
 # legitimately passes without kinbox (it checks the host, or exercises only
@@ -17,7 +17,7 @@
 # sh tests/stub-check.sh [SUITE...]: only these suites (t10-core.sh ...),
 # and only their allow-list entries.
 #
-# Environment: KINBOX (default tests/stub/kinbox), KINPOLICY (default
+# Environment: KINBOX (default tests/stub/kinbox-stub), KINPOLICY (default
 # ./kinpolicy), KB_STUB_ALLOW (default tests/stub-allow.txt),
 # KB_STUB_TIMEOUT (seconds per suite, default 300), KB_VERBOSE=1 (show
 # each suite's TAP output).
@@ -30,7 +30,7 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-: "${KINBOX:=$here/stub/kinbox}"
+: "${KINBOX:=$here/stub/kinbox-stub}"
 : "${KINPOLICY:=$top/kinpolicy}"
 : "${KB_STUB_ALLOW:=$here/stub-allow.txt}"
 : "${KB_STUB_TIMEOUT:=300}"
