@@ -112,8 +112,8 @@ int kb_parse_onoff(const char *v, bool *out);
  * backend, a cache mode), judged without I/O: kb_option_set() calls it
  * first; a grant for another workspace is judged by it alone. 0, or -1
  * with one line in `e` that names `where`. */
-int kb_option_check(enum kb_opt, const char *value, const struct kb_src *,
-    struct kb_err *);
+int kb_option_check(
+    enum kb_opt, const char *value, const struct kb_src *, struct kb_err *);
 
 /*
  * Sets a knob from any source: `value` is the flag's argument, "on" or
