@@ -9,17 +9,26 @@
 #        program from backends/seccomp.bpf (the build-time compile kinbox
 #        embeds), the helper's status and stderr descriptors,
 #   (c)  kinbox -- /bin/true (which relays the command's stderr),
-# kinbox's own peak RSS on `kinbox --dry-run -- /bin/true`, and the relay's
-# throughput: 1 GiB written to stderr through kinbox against the same
-# sandboxed command piped through cat, and 1 GiB to stdout (untouched).
+# and, for the record, the sandboxes a user would pick instead, each when
+# installed (else its row says how to install it; make deps does not):
+#   (d)  firejail --quiet --noprofile --net=none --private-tmp -- /bin/true
+#   (e)  firejail --quiet /bin/true (its default profile)
+#   (f)  srt /bin/true (npm @anthropic-ai/sandbox-runtime, its defaults)
+#   (g)  codex sandbox [linux] /bin/true (npm @openai/codex, its defaults);
+# then kinbox's own peak RSS on `kinbox --dry-run -- /bin/true` and after
+# `kinbox -- git add -A` in a 30,000-file repository built for the run, and
+# the relay's throughput: 1 GiB written to stderr through kinbox against the
+# same sandboxed command piped through cat, and 8 GiB to stdout (untouched).
 #
 # Timer: hyperfine when installed (make deps installs it), else a
 # posix_spawn loop in python3. It reports against the targets (median
-# <= 1.15x raw bwrap, peak RSS <= 2 MiB) and does not fail on them: the exit
-# status is non-zero only when something could not run.
+# <= 1.15x raw bwrap, peak RSS <= 2 MiB, >= 4x faster than firejail's
+# default profile, >= 25x faster than srt) and does not fail on them: the
+# exit status is non-zero only when something of kinbox's own could not
+# run (a peer that is missing or fails is reported in its row).
 #
-# Knobs: KB_BENCH_RUNS (50), KB_BENCH_WARMUP (5), KB_BENCH_TIMER
-# (auto | hyperfine | python).
+# Knobs: KB_BENCH_RUNS (50), KB_BENCH_WARMUP (5), KB_BENCH_PEER_RUNS (20),
+# KB_BENCH_PEER_WARMUP (2), KB_BENCH_TIMER (auto | hyperfine | python).
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd) || exit 1
@@ -32,6 +41,7 @@ if [ ! -x "$top/kinbox" ] || [ ! -x "$top/kinbox-exec" ]; then
 	exit 1
 fi
 exec python3 - "$top" <<'EOF'
+import ctypes
 import fcntl
 import json
 import math
@@ -39,6 +49,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -50,7 +61,13 @@ KINBOX = os.path.join(TOP, "kinbox")
 RUNS = int(os.environ.get("KB_BENCH_RUNS", "50"))
 WARMUP = int(os.environ.get("KB_BENCH_WARMUP", "5"))
 TIMER = os.environ.get("KB_BENCH_TIMER", "auto")
+PEER_RUNS = int(os.environ.get("KB_BENCH_PEER_RUNS", "20"))
+PEER_WARMUP = int(os.environ.get("KB_BENCH_PEER_WARMUP", "2"))
 RATIO_TARGET = 1.15
+FIREJAIL_TARGET = 4    # kinbox at least this many times faster than (e)
+SRT_TARGET = 25        # ... and than (f)
+REPO_DIRS, REPO_FILES_PER_DIR = 300, 100   # the git add -A repository
+GITADD_RUNS = 3
 RELAY_RATIO_TARGET = 1.25
 THROUGHPUT_TARGET = 0.9
 GIB = 1 << 30
@@ -101,13 +118,19 @@ def spawn_actions(row):
     return acts
 
 
+def row_env(row):
+    env = dict(os.environ)
+    env.update(row.get("env", {}))
+    return env
+
+
 def spawn_once(row, ws):
     """Returns (wall seconds, wait status, rusage)."""
     cwd = os.getcwd()
     os.chdir(ws)
     try:
         t0 = time.perf_counter()
-        pid = os.posix_spawn(row["argv"][0], row["argv"], os.environ,
+        pid = os.posix_spawn(row["argv"][0], row["argv"], row_env(row),
                              file_actions=spawn_actions(row))
         _, status, ru = os.wait4(pid, 0)
         t1 = time.perf_counter()
@@ -117,7 +140,10 @@ def spawn_once(row, ws):
 
 
 def shell_line(row):
-    s = " ".join(shlex.quote(a) for a in row["argv"])
+    s = " ".join("%s=%s" % (k, shlex.quote(v))
+                 for k, v in sorted(row.get("env", {}).items()))
+    s += " " if s else ""
+    s += " ".join(shlex.quote(a) for a in row["argv"])
     for fd, kind, arg in row["fds"]:
         if kind == "read":
             s += " %d<%s" % (fd, shlex.quote(arg))
@@ -128,41 +154,144 @@ def shell_line(row):
     return s
 
 
-def time_hyperfine(rows, ws, tmp):
+def time_hyperfine(rows, ws, tmp, runs, warmup):
+    """Returns ({key: times}, None), or (None, hyperfine's complaint)."""
     out = os.path.join(tmp, "hyperfine.json")
     # bash: the bind-source descriptors may have two digits (dash takes
     # one in a redirection)
     cmd = ["hyperfine", "--shell", "bash", "--style", "none", "--warmup",
-           str(WARMUP),
-           "--runs", str(RUNS), "--export-json", out]
+           str(warmup),
+           "--runs", str(runs), "--export-json", out]
     for row in rows:
         cmd += ["-n", row["key"], shell_line(row)]
     r = subprocess.run(cmd, cwd=ws, stdin=subprocess.DEVNULL,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        text=True)
     if r.returncode != 0:
-        problem("hyperfine failed: " + (r.stderr or r.stdout).strip())
-        return None
+        return None, (r.stderr or r.stdout).strip()
     with open(out) as f:
         res = json.load(f)["results"]
-    return {x["command"]: x["times"] for x in res}
+    return {x["command"]: x["times"] for x in res}, None
 
 
-def time_python(rows, ws):
+def time_python(rows, ws, runs, warmup):
     """Round-robin over the rows, so that a burst of load elsewhere on the
-    machine lands on every row alike."""
+    machine lands on every row alike. A row that fails is dropped: a
+    problem for kinbox's rows, a note in the row for a peer's."""
     times = {row["key"]: [] for row in rows}
-    for i in range(WARMUP + RUNS):
+    for i in range(warmup + runs):
         for row in rows:
             if times.get(row["key"]) is None:
                 continue
             dt, status, _ = spawn_once(row, ws)
             if status != 0:
-                problem("%s exited with wait status %d" % (row["key"], status))
+                msg = "exited with wait status %d while timed" % status
+                if row.get("peer"):
+                    row["skip"] = "failed: " + msg
+                else:
+                    problem("%s %s" % (row["key"], msg))
                 times[row["key"]] = None
-            elif i >= WARMUP:
+            elif i >= warmup:
                 times[row["key"]].append(dt)
     return {k: v for k, v in times.items() if v}
+
+
+def time_peers(peers, ws, tmp, use_hyperfine):
+    """The peers, after kinbox's rows and with fewer runs (srt takes near
+    half a second a run). Under hyperfine each peer is a run of its own, so
+    that one that fails midway costs only its own row."""
+    if not use_hyperfine:
+        return time_python(peers, ws, PEER_RUNS, PEER_WARMUP)
+    times = {}
+    for row in peers:
+        t, err = time_hyperfine([row], ws, tmp, PEER_RUNS, PEER_WARMUP)
+        if t is None:
+            row["skip"] = "failed while timed: " + last_line(err)
+        else:
+            times.update(t)
+    return times
+
+
+def last_line(text):
+    lines = [x.strip() for x in (text or "").splitlines() if x.strip()]
+    return lines[-1] if lines else "no message"
+
+
+def first_line(text):
+    lines = [x.strip() for x in (text or "").splitlines() if x.strip()]
+    return lines[0] if lines else ""
+
+
+def codex_argv(codex):
+    """codex-cli 0.2x-0.4x took `codex sandbox linux CMD`; later releases
+    take `codex sandbox CMD` (Linux implied) and list no `linux`
+    subcommand."""
+    h = subprocess.run([codex, "sandbox", "--help"], stdin=subprocess.DEVNULL,
+                       capture_output=True, text=True, timeout=60)
+    if re.search(r"^\s+linux\s", h.stdout, re.M):
+        return ["sandbox", "linux", "/bin/true"]
+    return ["sandbox", "/bin/true"]
+
+
+# key, label, program, how to install it, and the words after the program
+# (None: codex, whose syntax is read from its --help)
+PEERS = [
+    ("d", "firejail --noprofile --net=none --private-tmp", "firejail",
+     "apt-get install firejail",
+     ["--quiet", "--noprofile", "--net=none", "--private-tmp", "--",
+      "/bin/true"]),
+    ("e", "firejail --quiet /bin/true (default profile)", "firejail",
+     "apt-get install firejail", ["--quiet", "/bin/true"]),
+    ("f", "srt /bin/true (its defaults)", "srt",
+     "npm install -g @anthropic-ai/sandbox-runtime (it also needs bwrap, "
+     "socat and rg: apt-get install bubblewrap socat ripgrep)",
+     ["/bin/true"]),
+    ("g", "codex sandbox ... /bin/true", "codex",
+     "npm install -g @openai/codex", None),
+]
+
+
+def peer_rows(ws, tmp):
+    """The peers' rows; one that is missing or does not run here has a
+    "skip" reason instead of an argv that works."""
+    rows, versions = [], {}
+    for key, label, prog, how, words in PEERS:
+        row = {"key": key, "label": label, "fds": [], "peer": True}
+        rows.append(row)
+        path = shutil.which(prog)
+        if path is None:
+            row["skip"] = "not installed: " + how
+            continue
+        try:
+            if words is None:
+                words = codex_argv(path)
+                row["label"] = " ".join([prog] + words) + " (its defaults)"
+            row["argv"] = [path] + words
+            if prog == "srt":
+                # srt leaves a socket a run in $TMPDIR: keep them in ours
+                sdir = os.path.join(tmp, "srt-tmp")
+                os.makedirs(sdir, exist_ok=True)
+                row["env"] = {"TMPDIR": sdir}
+            if prog not in versions:
+                v = subprocess.run([path, "--version"], capture_output=True,
+                                   stdin=subprocess.DEVNULL, text=True,
+                                   timeout=60)
+                v = first_line(v.stdout) or "version unknown"
+                versions[prog] = v if prog in v else prog + " " + v
+            r = subprocess.run(row["argv"], cwd=ws, env=row_env(row),
+                               stdin=subprocess.DEVNULL, capture_output=True,
+                               text=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            row["skip"] = "does not run here: no exit within 60 s"
+            continue
+        if r.returncode != 0:
+            row["skip"] = ("does not run here (exit %d): %s"
+                           % (r.returncode, last_line(r.stderr + r.stdout)))
+    return rows, versions
+
+
+def met(ok):
+    return "MET" if ok else "NOT MET"
 
 
 def p90(xs):
@@ -248,6 +377,131 @@ def peak_rss(ws):
     return max(vals), how
 
 
+# ptrace(2), for kinbox's own peak RSS at its exit
+PTRACE_CONT, PTRACE_DETACH, PTRACE_SEIZE = 7, 17, 0x4206
+PTRACE_O_TRACEEXIT, PTRACE_EVENT_EXIT = 0x40, 6
+
+
+def hwm_at_exit(cmd, cwd):
+    """Peak RSS (KiB) of the process that runs `cmd` itself, over its whole
+    life: it is traced for one event, its exit, where its address space
+    still exists and VmHWM can be read. (GNU time's %M, the rusage of the
+    waited child, is the largest of it and its descendants: under
+    kinbox -- git add, git's.) Returns (KiB, wait status), or (None, why)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p,
+                            ctypes.c_void_p]
+    libc.ptrace.restype = ctypes.c_long
+    r, w = os.pipe()  # the child execs once it is traced
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(w)
+            os.read(r, 1)
+            os.chdir(cwd)
+            null = os.open("/dev/null", os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            os.execv(cmd[0], cmd)
+        finally:
+            os._exit(127)
+    os.close(r)
+    if libc.ptrace(PTRACE_SEIZE, pid, None,
+                   ctypes.c_void_p(PTRACE_O_TRACEEXIT)) == -1:
+        why = "ptrace: " + os.strerror(ctypes.get_errno())
+        os.close(w)
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        return None, why
+    os.write(w, b"x")
+    os.close(w)
+    kib = None
+    while True:
+        _, st = os.waitpid(pid, 0)
+        if os.WIFEXITED(st) or os.WIFSIGNALED(st):
+            return kib, st
+        if st >> 16 == PTRACE_EVENT_EXIT:
+            with open("/proc/%d/status" % pid) as f:
+                m = re.search(r"^VmHWM:\s+(\d+) kB", f.read(), re.M)
+            kib = int(m.group(1)) if m else None
+            libc.ptrace(PTRACE_DETACH, pid, None, None)
+            continue
+        # a signal for kinbox (SIGCHLD, ...) goes on to it; an event or
+        # group stop does not
+        sig = os.WSTOPSIG(st)
+        inject = 0 if st >> 16 or sig == signal.SIGTRAP else sig
+        libc.ptrace(PTRACE_CONT, pid, None, ctypes.c_void_p(inject))
+
+
+def gitadd_rss(tmp):
+    """kinbox's own peak RSS on `kinbox -- git add -A` in a repository of
+    REPO_DIRS * REPO_FILES_PER_DIR small files, committed once; before each
+    of GITADD_RUNS runs, three files are touched, one is changed and one is
+    added. Reported, no target."""
+    if shutil.which("git") is None:
+        return
+    n = REPO_DIRS * REPO_FILES_PER_DIR
+    repo = os.path.join(tmp, "repo%d" % n)
+    git = ["git", "-c", "user.name=kinbox bench",
+           "-c", "user.email=bench@localhost", "-c", "commit.gpgsign=false",
+           "-c", "core.hooksPath=/dev/null"]
+    # no automatic gc: after the commit's 30,000 loose objects it would
+    # pack them in the background, racing the removal of the directory
+    gc_off = [["config", "gc.auto", "0"],
+              ["config", "maintenance.auto", "false"]]
+    t0 = time.perf_counter()
+    os.mkdir(repo)
+    for d in range(REPO_DIRS):
+        os.mkdir(os.path.join(repo, "d%03d" % d))
+        for f in range(REPO_FILES_PER_DIR):
+            with open(os.path.join(repo, "d%03d" % d, "f%03d" % f), "w") as fh:
+                fh.write("file %d of dir %d\n" % (f, d))
+    for step in [["init", "-q"]] + gc_off + [
+            ["add", "-A"], ["commit", "-q", "--no-verify", "-m", "bench"]]:
+        r = subprocess.run(git + step, cwd=repo, stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            problem("the %d-file repository: git %s: %s"
+                    % (n, step[0], last_line(r.stderr)))
+            return
+    built = time.perf_counter() - t0
+    vals, walls = [], []
+    for i in range(GITADD_RUNS):
+        d = os.path.join(repo, "d%03d" % (i * 97 % REPO_DIRS))
+        for f in ("f001", "f002", "f003"):
+            os.utime(os.path.join(d, f))
+        with open(os.path.join(d, "f004"), "a") as fh:
+            fh.write("changed in run %d\n" % i)
+        new = "new%d" % i
+        with open(os.path.join(d, new), "w") as fh:
+            fh.write("added in run %d\n" % i)
+        t = time.perf_counter()
+        kib, st = hwm_at_exit([KINBOX, "--", "git", "add", "-A"], repo)
+        walls.append(time.perf_counter() - t)
+        if kib is None:
+            what = st if isinstance(st, str) else "wait status %d" % st
+            problem("kinbox peak RSS after git add -A not measured: " + what)
+            return
+        if st != 0:
+            problem("kinbox -- git add -A exited with wait status %d" % st)
+            return
+        rel = os.path.relpath(os.path.join(d, new), repo)
+        r = subprocess.run(["git", "ls-files", "--error-unmatch", rel],
+                           cwd=repo, capture_output=True)
+        if r.returncode != 0:
+            problem("kinbox -- git add -A exited 0 but did not add " + rel)
+            return
+        vals.append(kib)
+    print("report  kinbox peak RSS on kinbox -- git add -A, %s files:  %d KiB"
+          % (format(n, ","), max(vals)))
+    print("        (no target; largest of %d runs, %.0f ms each (median), 5"
+          " files changed before each;" % (GITADD_RUNS,
+                                           statistics.median(walls) * 1e3))
+    print("        kinbox's own VmHWM read at its exit through ptrace, git's"
+          " memory not in it;")
+    print("        repository built and committed in %.1f s)" % built)
+
+
 def main(tmp):
     ws = os.path.join(tmp, "ws")
     os.mkdir(ws)
@@ -307,17 +561,21 @@ def main(tmp):
             problem("%s (%s) does not run: wait status %d"
                     % (row["key"], row["label"], status))
             rows.remove(row)
+    peers, versions = peer_rows(ws, tmp)
 
     notes = []
     hf = shutil.which("hyperfine")
     if TIMER == "hyperfine" and hf is None:
         problem("KB_BENCH_TIMER=hyperfine but hyperfine is not installed")
         return
-    if hf is not None and TIMER != "python":
+    use_hf = hf is not None and TIMER != "python"
+    if use_hf:
         v = subprocess.run([hf, "--version"], stdout=subprocess.PIPE,
                            text=True).stdout.strip()
         timer = v + ", every command via sh, sh's start-up subtracted"
-        times = time_hyperfine(rows, ws, tmp)
+        times, err = time_hyperfine(rows, ws, tmp, RUNS, WARMUP)
+        if times is None:
+            problem("hyperfine failed: " + err)
         notes.append("(a) under hyperfine is what is left of /bin/true once"
                      " sh's own start-up is")
         notes.append("    subtracted (sh execs it in place): it can read"
@@ -325,17 +583,22 @@ def main(tmp):
     else:
         timer = ("python3 posix_spawn loop, wall time spawn to wait, rows "
                  "interleaved")
-        times = time_python(rows, ws)
+        times = time_python(rows, ws, RUNS, WARMUP)
     if not times:
         return
+    times.update(time_peers([p for p in peers if "skip" not in p], ws, tmp,
+                            use_hf))
 
     bw = subprocess.run([argv[0], "--version"], stdout=subprocess.PIPE,
                         text=True).stdout.strip()
-    print("kinbox bench: %d runs per command after %d warm-up runs; timer: %s"
-          % (RUNS, WARMUP, timer))
+    print("kinbox bench: %d runs per command after %d warm-up runs (peers: "
+          "%d after %d); timer: %s"
+          % (RUNS, WARMUP, PEER_RUNS, PEER_WARMUP, timer))
     print("host: Linux %s, %s, %d CPUs, load %.2f, uid %d"
           % (os.uname().release, bw, os.cpu_count() or 0,
              os.getloadavg()[0], os.getuid()))
+    print("peers installed: %s" % (", ".join(versions[k] for k in
+                                             sorted(versions)) or "none"))
     print("workspace: %s (a git repository: the git guards are in the plan)"
           % ws)
     print()
@@ -344,46 +607,71 @@ def main(tmp):
     print("prints, run directly, with the descriptors it names supplied.")
     print("Descriptors: %d (the seccomp program, %s), %s."
           % (seccomp_fd, BPF, supplied))
-    print("Ratios are against (b).")
+    print("The peers (d)-(g) are what a user would run instead, each with its"
+          " own policy, not")
+    print("kinbox's, from the same workspace:")
+    for p in peers:
+        if "argv" in p:
+            print("    (%s) %s" % (p["key"], " ".join(
+                ["%s=%s" % kv for kv in sorted(p.get("env", {}).items())] +
+                [os.path.basename(p["argv"][0])] + p["argv"][1:])))
+    print("Ratios are the row's median over (b)'s and over (c)'s: above 1 is"
+          " slower.")
     print()
     stats = {}
-    for row in rows:
+    for row in rows + peers:
         t = times.get(row["key"])
-        if t:
+        if t and "skip" not in row:
             stats[row["key"]] = (statistics.median(t) * 1e3, p90(t) * 1e3)
     base = stats.get("b", (None,))[0]
-    fmt = "%-4s %-46s %9s %8s %12s"
-    print(fmt % ("", "command", "median ms", "p90 ms", "vs raw bwrap"))
-    for row in rows:
+    kb = stats.get("c", (None,))[0]
+    fmt = "%-4s %-46s %9s %8s %12s %10s"
+    print(fmt % ("", "command", "median ms", "p90 ms", "vs raw bwrap",
+                 "vs kinbox"))
+    for row in rows + peers:
+        if "skip" in row:
+            print("%-4s %-46s %s" % ("(%s)" % row["key"], row["label"],
+                                     row["skip"]))
+            continue
         if row["key"] not in stats:
             continue
         med, p = stats[row["key"]]
-        ratio = "%.2fx" % (med / base) if base else "-"
         print(fmt % ("(%s)" % row["key"], row["label"], "%.2f" % med,
-                     "%.2f" % p, ratio))
+                     "%.2f" % p, "%.2fx" % (med / base) if base else "-",
+                     "%.2fx" % (med / kb) if kb else "-"))
     for n in notes:
         print(n)
     print()
 
-    if base and "c" in stats:
-        ratio = stats["c"][0] / base
+    if base and kb:
+        ratio = kb / base
         print("target  kinbox median <= %.2fx raw bwrap (b):  %.2fx  %s"
-              % (RATIO_TARGET, ratio,
-                 "met" if ratio <= RATIO_TARGET else "NOT met"))
+              % (RATIO_TARGET, ratio, met(ratio <= RATIO_TARGET)))
         print("target  kinbox with its stderr relay <= %.2fx (b):  %.2fx  %s"
-              % (RELAY_RATIO_TARGET, ratio,
-                 "met" if ratio <= RELAY_RATIO_TARGET else "NOT met"))
+              % (RELAY_RATIO_TARGET, ratio, met(ratio <= RELAY_RATIO_TARGET)))
     else:
         problem("the kinbox/raw bwrap ratio could not be computed")
+    for key, what, target in (("e", "firejail's default profile",
+                               FIREJAIL_TARGET), ("f", "srt", SRT_TARGET)):
+        head = "target  kinbox >= %dx faster than %s (%s):" % (target, what,
+                                                               key)
+        row = next(p for p in peers if p["key"] == key)
+        if kb and key in stats:
+            x = stats[key][0] / kb
+            print("%s  %.2fx  %s  (%.2f ms / %.2f ms)"
+                  % (head, x, met(x >= target), stats[key][0], kb))
+        else:
+            print("%s  not measured: %s" % (head, row.get("skip", "no time "
+                                                          "for (c)")))
     rss, how = peak_rss(ws)
     if rss is None:
         problem("peak RSS not measured: " + how)
     else:
         print("target  kinbox peak RSS <= %d KiB (2 MiB):        %d KiB  %s"
-              % (RSS_TARGET_KIB, rss,
-                 "met" if rss <= RSS_TARGET_KIB else "NOT met"))
+              % (RSS_TARGET_KIB, rss, met(rss <= RSS_TARGET_KIB)))
         print("        (kinbox --dry-run -- /bin/true, largest of 5, %s)"
               % how)
+    gitadd_rss(tmp)
     print()
     throughput(ws, argv, raw_fds)
 
@@ -448,8 +736,7 @@ def throughput(ws, argv, raw_fds):
         ratio = mibs[k] / mibs[raw_i]
         target = THROUGHPUT_TARGET if name == "stderr" else 0.95
         print("target  %s through kinbox >= %.2fx the raw run:  %.2fx  %s"
-              % (name, target, ratio, "met" if ratio >= target else
-                 "NOT met"))
+              % (name, target, ratio, met(ratio >= target)))
 
 
 tmp = tempfile.mkdtemp(prefix="kinbox-bench.", dir="/var/tmp")
