@@ -5,6 +5,8 @@ LIBEXECDIR ?= $(PREFIX)/libexec/kinbox
 MANDIR     ?= $(PREFIX)/share/man
 DESTDIR    ?=
 VERSION    := 0.1.0
+# the stage libraries' rules come first below: `make` alone builds all
+.DEFAULT_GOAL := all
 
 CC      ?= cc
 CSTD    = -std=c11 -D_GNU_SOURCE
@@ -46,7 +48,7 @@ POLICY_SRCS   = policy/policy.c policy/options.c policy/finalize.c policy/paths.
                 policy/stores.c policy/resolve.c
 GITGUARD_SRCS = gitguard/scan.c gitguard/audit.c gitguard/gitconfig.c \
                 gitguard/gitindex.c
-BACKEND_SRCS  = backends/plan.c backends/bwrap.c backends/seccomp-blob.c \
+BACKEND_SRCS  = backends/plan.c backends/bwrap.c backends/mounts.c backends/seccomp-blob.c \
                 backends/run.c backends/landlock.c
 DENIAL_SRCS   = denial/denial.c denial/patterns.c denial/oracle.c \
                 denial/report.c denial/journal.c

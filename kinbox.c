@@ -454,6 +454,7 @@ main(int argc, char **argv)
 	struct kb_err e;
 	_cleanup_free_ char *bwrap = NULL;
 	_cleanup_free_ char *helper = NULL;
+	_cleanup_close_ int helper_fd = -1;
 	const char *mode = getenv("KINBOX_SANDBOX");
 
 	struct pending *pend =
@@ -529,9 +530,16 @@ main(int argc, char **argv)
 	if ((bwrap = kb_bwrap_find(&e)) == NULL)
 		die("%s", e.msg);
 	helper = find_helper();
+	/* O_PATH: bwrap executes it through /proc/self/fd (see the plan) */
+	if ((helper_fd = open(helper, O_PATH | O_CLOEXEC)) == -1)
+		die("no sandbox: cannot open the helper %s (%s); reinstall "
+		    "kinbox — nothing was run",
+		    helper, strerror(errno));
 	host.landlock_abi = kb_landlock_abi();
 	host.root = geteuid() == 0;
-	if (kb_bwrap_plan(&pol, &host, bwrap, helper, environ, &plan, &e) == -1)
+	host.overlay = kb_overlay_supported();
+	if (kb_bwrap_plan(&pol, &host, bwrap, helper, helper_fd, environ, &plan,
+		&e) == -1)
 		die("%s", e.msg);
 	if (o.dry_run || o.verbosity > 0) {
 		_cleanup_free_ char *text = kb_plan_render(&plan);
@@ -543,7 +551,8 @@ main(int argc, char **argv)
 			return 0;
 		}
 	}
-	if (kb_run(&plan, &run, &e) == -1)
+	if (kb_caches_create(&pol, host.overlay, &e) == -1 ||
+	    kb_run(&plan, &run, &e) == -1)
 		die("%s", e.msg);
 	/* from here on kinbox's lines follow the command's output: each
 	 * starts clean (SGR reset on a terminal, a fresh line) */
@@ -580,6 +589,13 @@ main(int argc, char **argv)
 			    "new "
 			    "one (Landlock)\n",
 			    line);
+	}
+	if (run.setup_fail[0] != '\0' && !WIFSIGNALED(run.wstatus)) {
+		kb_gitguard_audit(&pol, report_guard);
+		die("no sandbox: %s; nothing was run — if it names a cache, "
+		    "set "
+		    "it to empty or off in [caches] (kinbox.conf(5))",
+		    run.setup_fail);
 	}
 	if (run.check_failed != 0) {
 		size_t i = (size_t)run.check_failed - 1;

@@ -46,6 +46,15 @@ struct kb_plan {
 	/* mount points kinbox-exec verifies before the command starts, in the
 	 * order of its --check arguments (for the message when one fails) */
 	struct kb_strv checks;
+	/* Ephemeral caches (canonical paths, and their [caches] names) that
+	 * kb_run() overlays inside the sandbox once bwrap has mounted the
+	 * rest and before the command starts: bwrap 0.8 has no overlays. */
+	struct kb_strv overlay;
+	struct kb_strv overlay_name;
+	/* kinbox-exec waits on this descriptor for kb_run()'s go ('G')
+	 * after bwrap's setup (overlays to mount, the mount watch to arm);
+	 * -1 when there is nothing to wait for */
+	int go_fd;
 };
 
 void kb_plan_free(struct kb_plan *);
@@ -59,7 +68,11 @@ char *kb_plan_render(const struct kb_plan *);
 struct kb_host {
 	int landlock_abi; /* 0 when Landlock is unavailable */
 	bool root;        /* kinbox runs as uid 0 */
+	bool overlay;     /* overlayfs mounts in a user namespace (5.11) */
 };
+
+/* Does the running kernel mount overlayfs in a user namespace? */
+bool kb_overlay_supported(void);
 
 /* backends/landlock.c */
 
@@ -74,9 +87,12 @@ int kb_landlock_abi(void);
 char *kb_bwrap_find(struct kb_err *e);
 
 /* Builds the bwrap plan. `bwrap` and `helper` are absolute paths (borrowed),
- * `envp` the caller's environment (borrowed). Pure: no system calls. */
+ * `helper_fd` an O_PATH descriptor of the helper that bwrap executes it
+ * through (so that it runs wherever kinbox lives, /tmp included), or -1 to
+ * exec it by path; `envp` the caller's environment (borrowed). Pure: no
+ * system calls. */
 int kb_bwrap_plan(const struct kb_policy *, const struct kb_host *,
-    const char *bwrap, const char *helper, char *const *envp,
+    const char *bwrap, const char *helper, int helper_fd, char *const *envp,
     struct kb_plan *out, struct kb_err *e);
 
 /* The command's environment for any backend (and --unconfined): the
@@ -113,21 +129,42 @@ extern const size_t kb_seccomp_blob_len;
 /* A memfd holding the build-time program, or -1 with `e` set. */
 int kb_seccomp_fd(struct kb_err *e);
 
+/* backends/mounts.c */
+
+/* The mount points of a /proc/PID/mountinfo descriptor, unescaped, read
+ * from its start into `points` (replaced). -1 with errno on failure. */
+int kb_mountinfo_read(int fd, struct kb_strv *points);
+bool kb_mountinfo_has(const struct kb_strv *points, const char *path);
+
+/* Forks the process that mounts pl->overlay inside the sandbox once it is
+ * set up and then writes kinbox-exec's go on `go_w` (the caller may close
+ * its own copy); returns kinbox's end of its socket (the child's pid in
+ * *child), -1 on failure. Closing the socket without kb_overlay_go() ends
+ * it, and with it the run. */
+int kb_overlay_start(const struct kb_plan *pl, int go_w, pid_t *child);
+/* Hands it the sandbox's mount namespace and /proc/PID/mountinfo, waits
+ * until it has mounted the overlays and let the command go: 0, or -1 with
+ * the reason in `why`. */
+int kb_overlay_go(int sock, int mntfd, int infofd, char *why, size_t whylen);
+
 /* backends/run.c */
 
 struct kb_run {
-	int wstatus;          /* bwrap's wait status */
-	bool started;         /* the command was exec'd (or exec was tried) */
-	int exec_errno;       /* exec failed inside with this errno, else 0 */
-	int confine_errno;    /* Landlock could not be applied: nothing ran */
-	int check_failed;     /* 1 + the index in plan.checks of a mount that
-				 was not where it was planned: nothing ran */
-	char broken[4096];    /* a watched path the host replaced: the sandbox
-				 was stopped (empty when none) */
-	char setup_err[4096]; /* what bwrap printed before the start */
-	char replaced[4096];  /* masked paths the host replaced while Landlock
-				 kept them unreadable, one a line */
-	int exit_code;        /* kinbox's exit status for this run */
+	int wstatus;           /* bwrap's wait status */
+	bool started;          /* the command was exec'd (or exec was tried) */
+	int exec_errno;        /* exec failed inside with this errno, else 0 */
+	int confine_errno;     /* Landlock could not be applied: nothing ran */
+	int check_failed;      /* 1 + the index in plan.checks of a mount that
+				  was not where it was planned: nothing ran */
+	char broken[4096];     /* a watched path the host replaced: the sandbox
+				  was stopped (empty when none) */
+	char setup_err[4096];  /* what bwrap printed before the start */
+	char replaced[4096];   /* masked paths the host replaced while Landlock
+				  kept them unreadable, one a line */
+	char setup_fail[1024]; /* kinbox's own setup inside the started
+				  sandbox failed (an overlay): why; nothing
+				  ran */
+	int exit_code;         /* kinbox's exit status for this run */
 	/* the last KB_TAIL bytes of the command's stderr, in order */
 	char tail[KB_TAIL];
 	size_t tail_len;

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../policy/tables.h"
 #include "backend.h"
 
 char *
@@ -124,23 +125,31 @@ guard_word(enum kb_guard_kind k)
 	return "?";
 }
 
-/* A bind whose source kinbox opened and checked: passed as a descriptor. */
-static void
-add_bind_fd(struct kb_plan *pl, const char *op, int fd, const char *path)
+/* Passes kinbox's descriptor `fd` (of `path`) to bwrap; returns its name
+ * there, /proc/self/fd/N (static storage). */
+static const char *
+pass_fd(struct kb_plan *pl, int fd, const char *path)
 {
-	char src[32];
+	static char src[32];
 
-	if (fd == -1) {
-		add3(pl, op, path, path);
-		return;
-	}
 	pl->pass_src = xreallocarray(pl->pass_src, pl->npass + 1, sizeof(int));
 	pl->pass_src[pl->npass] = fd;
 	snprintf(src, sizeof(src), "/proc/self/fd/%d",
 	    pl->pass_base + (int)pl->npass);
 	pl->npass++;
 	kb_strv_push(&pl->pass_path, path);
-	add3(pl, op, src, path);
+	return src;
+}
+
+/* A bind whose source kinbox opened and checked: passed as a descriptor. */
+static void
+add_bind_fd(struct kb_plan *pl, const char *op, int fd, const char *path)
+{
+	if (fd == -1) {
+		add3(pl, op, path, path);
+		return;
+	}
+	add3(pl, op, pass_fd(pl, fd, path), path);
 }
 
 /* kinbox-exec checks, before the command starts, that `path` (resolved
@@ -226,6 +235,18 @@ plan_guards(
 	free(order);
 }
 
+/* Does the environment `envp` set `name`? */
+static bool
+envp_has(char *const *envp, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (char *const *e = envp; e != NULL && *e != NULL; e++)
+		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+			return true;
+	return false;
+}
+
 void
 kb_plan_env(const struct kb_policy *p, char *const *envp, const char *active,
     struct kb_plan *pl)
@@ -272,6 +293,26 @@ kb_plan_env(const struct kb_policy *p, char *const *envp, const char *active,
 	/* lets a nested kinbox explain why it cannot nest */
 	if (active != NULL)
 		kb_strv_pushf(&pl->envp, "KINBOX_ACTIVE=%s", active);
+	if (sandboxed && !p->net) {
+		struct kb_buf set = {0};
+
+		for (size_t i = 0; i < kb_offline_env_count; i++) {
+			const struct kb_offline_env *o =
+			    &kb_offline_env_table[i];
+
+			if (envp_has(envp, o->name))
+				continue;
+			kb_strv_pushf(&pl->envp, "%s=%s", o->name, o->value);
+			kb_buf_printf(&set, "%s %s=%s (%s)", set.s ? "," : "",
+			    o->name, o->value, o->tool);
+		}
+		if (set.s != NULL)
+			kb_strv_pushf(&pl->notes,
+			    "env: network off, so tools use what is there "
+			    "instead of waiting on it:%s",
+			    set.s);
+		kb_buf_free(&set);
+	}
 	if (pl->envp.v == NULL) /* execve wants a vector, even empty */
 		pl->envp.v = xcalloc(1, sizeof(char *));
 	for (size_t i = 0; i < removed.n; i++)
@@ -297,13 +338,16 @@ mask_word(enum kb_mask_kind k)
 		return "shown read-only";
 	case KB_EXPOSE_SOCKET:
 		return "granted socket (--ssh-agent)";
+	case KB_CACHE_COW:
 	case KB_CACHE_TMPFS:
-		return "cache, ephemeral: empty and writable, discarded";
 	case KB_CACHE_BIND:
-		return "cache, persisted: writable";
+		return "cache";
 	}
 	return "?";
 }
+
+static void plan_cache_notes(
+    const struct kb_policy *, const struct kb_host *, struct kb_plan *);
 
 static void
 plan_notes(
@@ -352,8 +396,10 @@ plan_notes(
 	for (size_t i = 0; i < p->gitnotes.n; i++)
 		kb_strv_pushf(&pl->notes, "git: %s", p->gitnotes.v[i]);
 	for (size_t i = 0; i < p->nmask; i++)
-		kb_strv_pushf(&pl->notes, "mask: %s (%s)", p->mask[i].path,
-		    mask_word(p->mask[i].kind));
+		if (p->mask[i].cache == -1)
+			kb_strv_pushf(&pl->notes, "mask: %s (%s)",
+			    p->mask[i].path, mask_word(p->mask[i].kind));
+	plan_cache_notes(p, h, pl);
 	kb_strv_pushf(&pl->notes, "ssh agent: %s",
 	    p->ssh_agent ? "granted (socket and public ~/.ssh files only)"
 			 : "not granted");
@@ -446,6 +492,7 @@ plan_masks(const struct kb_policy *p, struct kb_plan *pl, bool trees)
 			break;
 		case KB_EXPOSE_RO:
 		case KB_EXPOSE_SOCKET:
+		case KB_CACHE_COW:
 		case KB_CACHE_TMPFS:
 		case KB_CACHE_BIND:
 			break;
@@ -453,19 +500,112 @@ plan_masks(const struct kb_policy *p, struct kb_plan *pl, bool trees)
 	}
 }
 
-/* caches the config made writable: after the roots, before the
- * credential masks (which win) */
+/* What a cache becomes here. */
+enum cache_plan {
+	CP_OVERLAY,
+	CP_EMPTY,
+	CP_BIND,
+	CP_READONLY
+};
+
+static enum cache_plan
+cache_plan(const struct kb_host *h, const struct kb_mask *m)
+{
+	if (m->kind == KB_CACHE_TMPFS)
+		return CP_EMPTY;
+	if (m->kind == KB_CACHE_BIND)
+		return CP_BIND;
+	if (h->overlay)
+		return CP_OVERLAY;
+	return kb_cache_table[m->cache].fallback == KB_CACHE_EMPTY
+		   ? CP_EMPTY
+		   : CP_READONLY;
+}
+
+/*
+ * Caches, before the roots (none lies inside one; a root inside a cache is
+ * mounted over it) and the credential masks. An overlay is not a bwrap
+ * argument: kb_run() mounts it once bwrap is done, from outside, and
+ * carries the mounts below it over (pl->overlay).
+ */
 static void
-plan_caches(const struct kb_policy *p, struct kb_plan *pl)
+plan_caches(
+    const struct kb_policy *p, const struct kb_host *h, struct kb_plan *pl)
 {
 	for (size_t i = 0; i < p->nmask; i++) {
 		const struct kb_mask *m = &p->mask[i];
 
-		if (m->kind == KB_CACHE_TMPFS)
+		if (m->cache == -1)
+			continue;
+		switch (cache_plan(h, m)) {
+		case CP_OVERLAY:
+			kb_strv_push(&pl->overlay, m->path);
+			kb_strv_push(
+			    &pl->overlay_name, kb_cache_table[m->cache].name);
+			break;
+		case CP_EMPTY:
 			add2(pl, "--tmpfs", m->path);
-		else if (m->kind == KB_CACHE_BIND)
+			break;
+		case CP_BIND:
 			add3(pl, "--bind", m->path, m->path);
+			break;
+		case CP_READONLY:
+			break;
+		}
 	}
+}
+
+#define NO_OVERLAY                                                             \
+	"no overlay: this kernel cannot mount one in a user namespace "        \
+	"(Linux < 5.11)"
+
+static void
+plan_cache_notes(
+    const struct kb_policy *p, const struct kb_host *h, struct kb_plan *pl)
+{
+	for (size_t i = 0; i < p->nmask; i++) {
+		const struct kb_mask *m = &p->mask[i];
+		const struct kb_cache *c;
+		bool dflt;
+
+		if (m->cache == -1)
+			continue;
+		c = &kb_cache_table[m->cache];
+		dflt = m->kind == KB_CACHE_COW;
+		switch (cache_plan(h, m)) {
+		case CP_OVERLAY:
+			kb_strv_pushf(&pl->notes,
+			    "cache %s: %s (ephemeral): a copy-on-write "
+			    "overlay, "
+			    "warm reads, writes discarded after the run",
+			    c->name, m->path);
+			break;
+		case CP_EMPTY:
+			kb_strv_pushf(&pl->notes,
+			    "cache %s: %s (%s): %s, writes discarded after the "
+			    "run%s%s",
+			    c->name, m->path, dflt ? "ephemeral" : "empty",
+			    dflt ? c->why : "empty and writable",
+			    dflt ? "; " : "", dflt ? NO_OVERLAY : "");
+			break;
+		case CP_BIND:
+			kb_strv_pushf(&pl->notes,
+			    "cache %s: %s (persisted): the real directory, "
+			    "writable; what the command writes there stays",
+			    c->name, m->path);
+			break;
+		case CP_READONLY:
+			kb_strv_pushf(&pl->notes,
+			    "cache %s: %s (ephemeral): %s; " NO_OVERLAY,
+			    c->name, m->path, c->why);
+			break;
+		}
+	}
+	for (size_t i = 0; i < kb_cache_count; i++)
+		if (p->cache[i] == KB_CACHE_OFF)
+			kb_strv_pushf(&pl->notes,
+			    "cache %s: off, read-only like the rest of home",
+			    kb_cache_table[i].name);
 }
 
 static void
@@ -498,10 +638,12 @@ plan_watch(const struct kb_policy *p, struct kb_plan *pl)
 
 /* the highest descriptor number the plan refers to on kinbox's side */
 static int
-max_fd(const struct kb_policy *p, const struct kb_plan *pl)
+max_fd(const struct kb_policy *p, const struct kb_plan *pl, int helper_fd)
 {
-	int m = pl->empty_fd;
+	int m = pl->go_fd > pl->empty_fd ? pl->go_fd : pl->empty_fd;
 
+	if (helper_fd > m)
+		m = helper_fd;
 	for (size_t i = 0; i < p->nkeep; i++)
 		if (p->keep_fd[i] > m)
 			m = p->keep_fd[i];
@@ -553,7 +695,7 @@ plan_deny_read(
 
 int
 kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
-    const char *bwrap, const char *helper, char *const *envp,
+    const char *bwrap, const char *helper, int helper_fd, char *const *envp,
     struct kb_plan *pl, struct kb_err *e)
 {
 	struct kb_strv checks = {0}, deny = {0};
@@ -569,9 +711,10 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 	pl->status_fd = free_fd(p, pl->seccomp_fd + 1);
 	pl->stderr_fd = free_fd(p, pl->status_fd + 1);
 	pl->empty_fd = free_fd(p, pl->stderr_fd + 1);
+	pl->go_fd = free_fd(p, pl->empty_fd + 1);
 	/* above every descriptor it is copied from, so that putting them in
 	 * place in the child never overwrites one still to be copied */
-	pl->pass_base = max_fd(p, pl) + 1;
+	pl->pass_base = max_fd(p, pl, helper_fd) + 1;
 	memcpy(pl->keep_fd, p->keep_fd, sizeof(pl->keep_fd));
 	pl->nkeep = p->nkeep;
 	snprintf(num[0], sizeof(num[0]), "%d", pl->seccomp_fd);
@@ -596,6 +739,7 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 		plan_proc_ro(pl);
 	add2(pl, "--tmpfs", "/tmp");
 	plan_masks(p, pl, true);
+	plan_caches(p, h, pl);
 	if (p->tmpdir_private != NULL)
 		add2(pl, "--dir", p->tmpdir_private);
 	if (p->tmpdir != NULL)
@@ -603,20 +747,28 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 	add_bind_fd(pl, "--bind", p->workspace_fd, p->workspace);
 	for (size_t i = 0; i < p->nwrite; i++)
 		add_bind_fd(pl, "--bind", p->write[i].fd, p->write[i].path);
-	plan_caches(p, pl);
 	plan_guards(p, pl, &checks);
 	plan_masks(p, pl, false);
 	plan_exposes(p, pl);
-	/* a build tree under /tmp (a clone there): the helper is hidden by
-	 * the private /tmp, so it is shown again, read-only, at its path */
-	if (kb_path_within(helper, "/tmp"))
-		add3(pl, "--ro-bind", helper, helper);
+	plan_watch(p, pl);
 	add2(pl, "--chdir", p->cwd);
 	add2(pl, "--seccomp", num[0]);
 	add(pl, "--");
-	add(pl, helper);
+	/* by descriptor: it runs wherever kinbox lives (a build tree under
+	 * the private /tmp, a masked or covered directory), and what runs is
+	 * the file kinbox found */
+	if (helper_fd != -1)
+		add(pl, pass_fd(pl, helper_fd, helper));
+	else
+		add(pl, helper);
 	add(pl, num[1]);
 	add(pl, num[2]);
+	if (pl->overlay.n > 0 || pl->watch.n > 0) {
+		add(pl, "--wait");
+		kb_strv_pushf(&pl->argv, "%d", pl->go_fd);
+	} else {
+		pl->go_fd = -1;
+	}
 	if (pl->npass > 0) {
 		add(pl, "--close-fds");
 		kb_strv_pushf(&pl->argv, "%d", pl->pass_base);
@@ -644,7 +796,6 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 		    "(ABI %d)",
 		    deny.n / 2, h->landlock_abi);
 	kb_plan_env(p, envp, "bwrap", pl);
-	plan_watch(p, pl);
 	kb_strv_free(&checks);
 	kb_strv_free(&deny);
 	return 0;

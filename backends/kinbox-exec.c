@@ -18,6 +18,11 @@
  * nothing runs.
  *
  * Before the command starts it also:
+ * --wait FD          after 'S', waits for kinbox's 'G' on FD: kinbox
+ *                    mounts the ephemeral caches' overlays into this
+ *                    sandbox from outside and arms its mount watch
+ *                    meanwhile; anything else (EOF included) ends the run
+ *                    before the command, with kinbox saying why;
  * --close-fds LO HI  closes the bind sources kinbox passed to bwrap as
  *                    descriptors (O_PATH descriptors of host directories:
  *                    openat() through one would bypass every mount);
@@ -308,7 +313,7 @@ main(int argc, char **argv)
 	static const int reset[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE};
 	static char *deny[MAX_DENY];
 	sigset_t none;
-	int status_fd, err_fd, errsv, cmd, ndeny = 0, nchecks = 0;
+	int status_fd, err_fd, errsv, cmd, ndeny = 0, nchecks = 0, go_fd = -1;
 	int check_first = 0;
 	bool scope = false;
 
@@ -319,6 +324,11 @@ main(int argc, char **argv)
 	for (cmd = 3; cmd < argc && strcmp(argv[cmd], "--") != 0; cmd++) {
 		if (strcmp(argv[cmd], "--scope-abstract") == 0) {
 			scope = true;
+		} else if (strcmp(argv[cmd], "--wait") == 0 && cmd + 1 < argc &&
+			   go_fd == -1) {
+			go_fd = fdarg(argv[++cmd]);
+			if (go_fd == status_fd || go_fd == err_fd)
+				_exit(125);
 		} else if (strcmp(argv[cmd], "--close-fds") == 0 &&
 			   cmd + 2 < argc) {
 			int lo = fdarg(argv[cmd + 1]),
@@ -326,7 +336,8 @@ main(int argc, char **argv)
 
 			if (lo == status_fd || lo == err_fd || hi < lo ||
 			    (status_fd >= lo && status_fd <= hi) ||
-			    (err_fd >= lo && err_fd <= hi))
+			    (err_fd >= lo && err_fd <= hi) ||
+			    (go_fd >= lo && go_fd <= hi))
 				_exit(125);
 			if (syscall(SYS_close_range, lo, hi, 0) == -1)
 				for (int fd = lo; fd <= hi; fd++)
@@ -360,6 +371,18 @@ main(int argc, char **argv)
 		_exit(125);
 	if (write(status_fd, "S", 1) != 1)
 		_exit(125);
+	/* before the Landlock rules: they attach to inodes, and a rule on a
+	 * directory an overlay then covers would not apply beneath it */
+	if (go_fd != -1) {
+		char go = 0;
+		ssize_t n;
+
+		while ((n = read(go_fd, &go, 1)) == -1 && errno == EINTR)
+			;
+		if (n != 1 || go != 'G')
+			_exit(125);
+		close(go_fd);
+	}
 	for (int i = 0, a = check_first; i < nchecks; a++) {
 		if (strcmp(argv[a], "--check") != 0)
 			continue;

@@ -18,6 +18,8 @@ kb_plan_free(struct kb_plan *pl)
 	kb_strv_free(&pl->watch_report);
 	kb_strv_free(&pl->pass_path);
 	kb_strv_free(&pl->checks);
+	kb_strv_free(&pl->overlay);
+	kb_strv_free(&pl->overlay_name);
 	free(pl->pass_src);
 	memset(pl, 0, sizeof(*pl));
 }

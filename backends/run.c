@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -106,7 +105,7 @@ first_child(pid_t pid)
  * never signalled. Returns -1 when the command is not (or no longer) there.
  */
 static int
-command_pidfd(pid_t bwrap)
+command_pidfd(pid_t bwrap, pid_t *pid)
 {
 	pid_t parent = bwrap, child;
 	int fd = -1;
@@ -119,8 +118,11 @@ command_pidfd(pid_t bwrap)
 		fd = (int)syscall(SYS_pidfd_open, child, 0);
 		if (fd == -1 || parent_of(child) != parent)
 			break;
-		if (!comm_is(child, "bwrap"))
+		if (!comm_is(child, "bwrap")) {
+			if (pid != NULL)
+				*pid = child;
 			return fd;
+		}
 		parent = child;
 	}
 	if (fd != -1)
@@ -131,7 +133,7 @@ command_pidfd(pid_t bwrap)
 static void
 forward(pid_t bwrap, int sig)
 {
-	int fd = command_pidfd(bwrap);
+	int fd = command_pidfd(bwrap, NULL);
 
 	if (fd == -1)
 		return;
@@ -303,52 +305,11 @@ open_relay(struct relay *rl, int *child_end)
 
 /* --- watching the mounts' targets on the host ------------------------- */
 
+/* The sandbox's mount table (backends/mounts.c): armed by go_inside(). */
 struct watch {
-	int fd;      /* inotify, -1 when nothing is watched */
-	int *wd;     /* per watched path */
-	size_t *idx; /* its index in the plan's watch list */
-	char **name; /* its last component */
-	size_t n;
+	int fd; /* /proc/PID/mountinfo of the sandbox, -1 when unarmed */
+	struct kb_strv points;
 };
-
-static void
-watch_open(struct watch *w, const struct kb_plan *pl)
-{
-	w->fd = -1;
-	w->n = 0;
-	w->wd = NULL;
-	w->idx = NULL;
-	w->name = NULL;
-	if (pl->watch.n == 0)
-		return;
-	w->fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-	if (w->fd == -1)
-		return;
-	w->wd = xcalloc(pl->watch.n, sizeof(int));
-	w->idx = xcalloc(pl->watch.n, sizeof(size_t));
-	w->name = xcalloc(pl->watch.n, sizeof(char *));
-	for (size_t i = 0; i < pl->watch.n; i++) {
-		char *dir = xstrdup(pl->watch.v[i]);
-		char *slash = strrchr(dir, '/');
-
-		if (slash == NULL || slash[1] == '\0') {
-			free(dir);
-			continue;
-		}
-		w->name[w->n] = xstrdup(slash + 1);
-		w->idx[w->n] = i;
-		*(slash == dir ? slash + 1 : slash) = '\0';
-		w->wd[w->n] = inotify_add_watch(w->fd, dir,
-		    IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE |
-			IN_ONLYDIR | IN_DONT_FOLLOW);
-		free(dir);
-		if (w->wd[w->n] == -1) {
-			free(w->name[w->n]);
-			continue;
-		}
-		w->n++;
-	}
-}
 
 static bool
 in_strv(const struct kb_strv *sv, const char *s)
@@ -360,45 +321,95 @@ in_strv(const struct kb_strv *sv, const char *s)
 }
 
 /*
- * Reads the pending events. A replaced path that Landlock keeps unreadable
- * (pl->watch_report) is only noted in r->replaced; returns the plan path
- * of the first one whose protection is gone with its mount, or NULL.
+ * Compares the watched mount points with the mount table. A replaced path
+ * that Landlock keeps unreadable (pl->watch_report) is only noted in
+ * r->replaced; returns the plan path of the first one whose protection is
+ * gone with its mount, or NULL.
  */
 static const char *
 watch_hit(struct watch *w, const struct kb_plan *pl, struct kb_run *r)
 {
-	char buf[4096]
-	    __attribute__((aligned(__alignof__(struct inotify_event))));
 	const char *hard = NULL;
-	ssize_t n;
 
-	while ((n = read(w->fd, buf, sizeof(buf))) > 0) {
-		for (char *p = buf; p < buf + n;) {
-			struct inotify_event *ev = (struct inotify_event *)p;
+	if (kb_mountinfo_read(w->fd, &w->points) == -1)
+		return NULL; /* the namespace is gone: the run is over */
+	for (size_t i = 0; i < pl->watch.n; i++) {
+		const char *path = pl->watch.v[i];
+		size_t len = strlen(r->replaced);
 
-			for (size_t i = 0; ev->len > 0 && i < w->n; i++) {
-				const char *path = pl->watch.v[w->idx[i]];
-				size_t len = strlen(r->replaced);
-
-				if (ev->wd != w->wd[i] ||
-				    strcmp(ev->name, w->name[i]) != 0)
-					continue;
-				if (!in_strv(&pl->watch_report, path)) {
-					if (hard == NULL)
-						hard = path;
-					continue;
-				}
-				if (strstr(r->replaced, path) == NULL &&
-				    len + strlen(path) + 2 <
-					sizeof(r->replaced))
-					snprintf(r->replaced + len,
-					    sizeof(r->replaced) - len, "%s%s",
-					    len ? "\n" : "", path);
-			}
-			p += sizeof(*ev) + ev->len;
+		if (kb_mountinfo_has(&w->points, path))
+			continue;
+		if (!in_strv(&pl->watch_report, path)) {
+			if (hard == NULL)
+				hard = path;
+			continue;
 		}
+		if (strstr(r->replaced, path) == NULL &&
+		    len + strlen(path) + 2 < sizeof(r->replaced))
+			snprintf(r->replaced + len, sizeof(r->replaced) - len,
+			    "%s%s", len ? "\n" : "", path);
 	}
 	return hard;
+}
+
+/*
+ * bwrap is done and kinbox-exec waits (--wait): mount the overlays, arm
+ * the watch, then let it go. The watch is opened after the overlays (their
+ * mounts are no event) and checked once right away: a mount the host
+ * detached between bwrap's setup and now is caught here. Returns false
+ * when the command must not start (r->setup_fail says why, or r->broken).
+ */
+static bool
+go_inside(const struct kb_plan *pl, pid_t bwrap, struct watch *w, int ov_sock,
+    struct kb_run *r)
+{
+	char path[64];
+	pid_t pid;
+	int pidfd = command_pidfd(bwrap, &pid), mntfd = -1;
+	const char *hit;
+	bool ok = false;
+
+	if (pidfd == -1) {
+		snprintf(r->setup_fail, sizeof(r->setup_fail),
+		    "the sandbox's first process is gone");
+		return false;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)pid);
+	w->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (pl->overlay.n > 0) {
+		snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+		mntfd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	/* both opened on the process pinned by the pidfd, not a recycled
+	 * pid: it is still there after the opens */
+	if (w->fd == -1 || (pl->overlay.n > 0 && mntfd == -1) ||
+	    syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == -1 ||
+	    kb_mountinfo_read(w->fd, &w->points) == -1) {
+		snprintf(r->setup_fail, sizeof(r->setup_fail),
+		    "cannot read the sandbox's mount table (/proc/%d): %s",
+		    (int)pid, strerror(errno));
+		goto out;
+	}
+	/* a mount the host detached between bwrap's setup and the open
+	 * above; later ones are events on w->fd */
+	if ((hit = watch_hit(w, pl, r)) != NULL) {
+		snprintf(r->broken, sizeof(r->broken), "%s", hit);
+		goto out;
+	}
+	if (pl->overlay.n > 0 &&
+	    kb_overlay_go(ov_sock, mntfd, w->fd, r->setup_fail,
+		sizeof(r->setup_fail)) == -1)
+		goto out;
+	ok = true;
+out:
+	if (mntfd != -1)
+		close(mntfd);
+	close(pidfd);
+	if (pl->watch.n == 0 && w->fd != -1) {
+		close(w->fd);
+		w->fd = -1;
+	}
+	return ok;
 }
 
 static void
@@ -406,16 +417,12 @@ watch_close(struct watch *w)
 {
 	if (w->fd != -1)
 		close(w->fd);
-	for (size_t i = 0; i < w->n; i++)
-		free(w->name[i]);
-	free(w->name);
-	free(w->wd);
-	free(w->idx);
+	kb_strv_free(&w->points);
 }
 
 /* descriptors kb_run() hands to the backend, before they get their numbers */
 struct fds {
-	int seccomp, status_w, err_w, realerr, empty;
+	int seccomp, status_w, err_w, realerr, empty, go_r;
 	const struct rlimit *nofile; /* to restore before exec, or NULL */
 };
 
@@ -439,7 +446,8 @@ static void __attribute__((noreturn)) exec_backend(const struct kb_plan *pl,
 	if (dup2(f->err_w, 2) == -1 || dup2(f->seccomp, pl->seccomp_fd) == -1 ||
 	    dup2(f->status_w, pl->status_fd) == -1 ||
 	    dup2(f->realerr, pl->stderr_fd) == -1 ||
-	    dup2(f->empty, pl->empty_fd) == -1)
+	    dup2(f->empty, pl->empty_fd) == -1 ||
+	    (pl->go_fd != -1 && dup2(f->go_r, pl->go_fd) == -1))
 		_exit(KB_EXIT_ERROR);
 	for (size_t i = 0; i < pl->nkeep; i++)
 		if (fcntl(pl->keep_fd[i], F_SETFD, 0) == -1)
@@ -508,10 +516,12 @@ drain_err(int fd, struct kb_run *r, size_t *errlen)
 int
 kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 {
-	int status_p[2] = {-1, -1}, err_p[2] = {-1, -1};
+	int status_p[2] = {-1, -1}, err_p[2] = {-1, -1}, go_p[2] = {-1, -1};
+	int ov_sock = -1;
+	pid_t ov_pid = -1;
 	int seccomp_fd, realerr, empty, sigfd, base = 32, maxfd;
 	struct relay rl = {0};
-	struct watch w;
+	struct watch w = {.fd = -1};
 	struct fds f;
 	unsigned char stbuf[16];
 	size_t stlen = 0, errlen = 0;
@@ -553,9 +563,13 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 		return -1;
 	if ((empty = memfd_create("kinbox-empty", MFD_CLOEXEC)) == -1)
 		return kb_err_set(e, "memfd_create: %s", strerror(errno));
-	if (pipe2(status_p, O_CLOEXEC) == -1 || pipe2(err_p, O_CLOEXEC) == -1)
+	if (pipe2(status_p, O_CLOEXEC) == -1 || pipe2(err_p, O_CLOEXEC) == -1 ||
+	    (pl->go_fd != -1 && pipe2(go_p, O_CLOEXEC) == -1))
 		return kb_err_set(e, "pipe: %s", strerror(errno));
 	seccomp_fd = lift(seccomp_fd, base);
+	if (pl->go_fd != -1 && (go_p[0] = lift(go_p[0], base)) == -1)
+		return kb_err_set(
+		    e, "cannot arrange descriptors: %s", strerror(errno));
 	status_p[1] = lift(status_p[1], base);
 	err_p[1] = lift(err_p[1], base);
 	empty = lift(empty, base);
@@ -568,8 +582,6 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 		return kb_err_set(
 		    e, "cannot arrange descriptors: %s", strerror(errno));
 
-	/* before bwrap mounts anything, so that no replacement is missed */
-	watch_open(&w, pl);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
 	for (size_t i = 0; i < nitems(relayed); i++)
@@ -580,7 +592,7 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 		return kb_err_set(e, "signalfd: %s", strerror(errno));
 
 	f = (struct fds){seccomp_fd, status_p[1], err_p[1], realerr, empty,
-	    raised ? &orig_nofile : NULL};
+	    go_p[0], raised ? &orig_nofile : NULL};
 	pid = spawn_backend(pl, self, &oldmask, &f, maxfd);
 	if (pid == -1)
 		return kb_err_set(e, "vfork: %s", strerror(errno));
@@ -589,6 +601,17 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 	close(err_p[1]);
 	close(realerr);
 	close(empty);
+	if (go_p[0] != -1)
+		close(go_p[0]);
+	/* forked now, while bwrap sets up; it gives the go */
+	if (pl->overlay.n > 0) {
+		if ((ov_sock = kb_overlay_start(pl, go_p[1], &ov_pid)) == -1)
+			snprintf(r->setup_fail, sizeof(r->setup_fail),
+			    "cannot start the overlays' mounter: %s",
+			    strerror(errno));
+		close(go_p[1]);
+		go_p[1] = -1;
+	}
 	/* kinbox itself must not die writing to a closed stderr */
 	signal(SIGPIPE, SIG_IGN);
 	fcntl(status_p[0], F_SETFL, O_NONBLOCK);
@@ -600,7 +623,7 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 		    {.fd = status_p[0], .events = POLLIN},
 		    {.fd = err_p[0], .events = POLLIN},
 		    {.fd = rl.fd, .events = POLLIN},
-		    {.fd = reaped ? -1 : w.fd, .events = POLLIN},
+		    {.fd = reaped ? -1 : w.fd, .events = POLLPRI},
 		};
 		int n = poll(pfd, 5, reaped ? 1000 : -1);
 
@@ -618,6 +641,25 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 		}
 		if (r->started && !was_started) {
 			was_started = true;
+			/* kinbox-exec waits for its go (from here, or from
+			 * the overlays' mounter); an EOF instead stops it
+			 * before the command */
+			if (pl->go_fd != -1) {
+				if (r->setup_fail[0] == '\0' &&
+				    go_inside(pl, pid, &w, ov_sock, r) &&
+				    go_p[1] != -1 &&
+				    write(go_p[1], "G", 1) != 1)
+					snprintf(r->setup_fail,
+					    sizeof(r->setup_fail),
+					    "cannot start the command: %s",
+					    strerror(errno));
+				if (go_p[1] != -1)
+					close(go_p[1]);
+				go_p[1] = -1;
+				if (ov_sock != -1)
+					close(ov_sock);
+				ov_sock = -1;
+			}
 			if (errlen > 0 && write(2, r->setup_err, errlen) == -1)
 				errlen = 0;
 			for (int s = 1; s < 32; s++)
@@ -679,6 +721,13 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 	}
 	if (!reaped)
 		waitpid(pid, &r->wstatus, 0);
+	if (go_p[1] != -1)
+		close(go_p[1]);
+	if (ov_sock != -1)
+		close(ov_sock);
+	if (ov_pid > 0)
+		while (waitpid(ov_pid, NULL, 0) == -1 && errno == EINTR)
+			;
 	if (status_p[0] != -1)
 		close(status_p[0]);
 	if (err_p[0] != -1)

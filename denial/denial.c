@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "../policy/resolve.h"
+#include "../policy/tables.h"
 #include "denial.h"
 
 #define LOOKBACK 4 /* lines searched above a message that names no path */
@@ -360,6 +361,30 @@ set_evidence(struct kb_denial *d, const struct line *l, const char *reason)
 	snprintf(d->reason, sizeof(d->reason), "%s", reason);
 }
 
+/* In a toolchain cache of kb_cache_table (read-only here, or the write
+ * would have landed)? Names it in `d`. */
+static bool
+in_cache(const struct kb_policy *p, const char *real, struct kb_denial *d)
+{
+	for (size_t i = 0; i < kb_cache_count && p->home != NULL; i++)
+		for (size_t j = 0; j < nitems(kb_cache_table[i].path); j++) {
+			char dir[PATH_MAX];
+
+			if (kb_cache_table[i].path[j] == NULL)
+				continue;
+			snprintf(dir, sizeof(dir), "%s/%s", p->home,
+			    kb_cache_table[i].path[j]);
+			if (!kb_path_within(real, dir))
+				continue;
+			snprintf(d->cache, sizeof(d->cache), "%s",
+			    kb_cache_table[i].name);
+			snprintf(d->cache_dir, sizeof(d->cache_dir), "%s", dir);
+			d->cache_off = p->cache[i] == KB_CACHE_OFF;
+			return true;
+		}
+	return false;
+}
+
 /* A write denial on line `i`: the path from the line, else from the few
  * lines above it (cargo's "Caused by", npm's "npm ERR! path"). */
 static bool
@@ -414,6 +439,8 @@ judge_write(const struct line *lines, size_t nlines, size_t i, size_t at,
 		d->suggest_unconfined = true;
 		return true;
 	}
+	if (in_cache(p, real, d))
+		return true;
 	if (!o->suggest_root(
 		real, d->suggest_write, sizeof(d->suggest_write), o->ctx)) {
 		d->suggest_write[0] = '\0';

@@ -36,6 +36,12 @@ struct kb_denial {
 	/* the network is off by a project file's tightening, which no grant
 	 * lifts: its file:line, and nothing is suggested */
 	char net_blocked_by[PATH_MAX + 16];
+	/* write: the toolchain cache ([caches] NAME) the path lies in, which
+	 * is read-only in this run; then its directory. The setting, not a
+	 * --write on some subdirectory of it, is what helps. */
+	char cache[16];
+	char cache_dir[PATH_MAX];
+	bool cache_off; /* [caches] says off (else: no overlay here) */
 };
 
 struct kb_oracle {

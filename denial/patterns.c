@@ -85,6 +85,11 @@ const struct kb_phrase kb_net_phrases[] = {
 	/* curl to an address: no route, or a server on the host's loopback,
 	 * which the private network namespace does not share */
 	P("Couldn't connect to server",          "no network"),
+	/* the offline modes kinbox sets when the network is off
+	 * (kb_offline_env_table): what they say when the cache lacks it */
+	P("cache mode is 'only-if-cached'",      "no network (npm offline)"),
+	P("--offline was specified",             "no network (cargo offline)"),
+	P("Network connectivity is disabled",    "no network (uv offline)"),
 };
 const size_t kb_net_count = nitems(kb_net_phrases);
 

@@ -57,6 +57,27 @@ kb_report_line(const struct kb_denial *d, const char *id)
 
 	switch (d->cls) {
 	case KB_CLASS_WRITE:
+		if (d->cache[0] != '\0' && d->cache_off)
+			return xasprintf(
+			    "denied write '%s' (%s, " FROM_STDERR
+			    "): the %s cache %s is read-only "
+			    "([caches] %s = off); set %s = "
+			    "ephemeral (writes discarded after the "
+			    "run) in [caches] of your config.ini "
+			    "(kinbox.conf(5))  [%s]",
+			    path, reason, d->cache, d->cache_dir, d->cache,
+			    d->cache, eid);
+		if (d->cache[0] != '\0')
+			return xasprintf(
+			    "denied write '%s' (%s, " FROM_STDERR
+			    "): the %s cache %s is read-only here "
+			    "(ephemeral, and this kernel cannot "
+			    "overlay it); set %s = empty (an empty "
+			    "cache, discarded) or persisted in "
+			    "[caches] of your config.ini "
+			    "(kinbox.conf(5))  [%s]",
+			    path, reason, d->cache, d->cache_dir, d->cache,
+			    eid);
 		if (d->suggest_write[0] != '\0')
 			return xasprintf("denied write '%s' (%s, " FROM_STDERR
 					 "); retry with --write %s  [%s]",
@@ -147,6 +168,10 @@ fingerprint(const struct kb_denial *d, const char *id)
 	set(o, "reason", jstr(d->reason));
 	if (d->cls == KB_CLASS_WRITE)
 		set(o, "path", jstr(d->path));
+	if (d->cache[0] != '\0') {
+		set(o, "cache", jstr(d->cache));
+		set(o, "cache_dir", jstr(d->cache_dir));
+	}
 	if (d->cls == KB_CLASS_NETWORK && d->host[0] != '\0')
 		set(o, "host", jstr(d->host));
 	if (d->net_blocked_by[0] != '\0')

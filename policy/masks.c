@@ -29,6 +29,7 @@ add_mask(struct kb_policy *p, const char *path, const char *src,
 	p->mask[p->nmask].path = xstrdup(path);
 	p->mask[p->nmask].src = src != NULL ? xstrdup(src) : NULL;
 	p->mask[p->nmask].kind = kind;
+	p->mask[p->nmask].cache = -1;
 	p->nmask++;
 	return 0;
 }
@@ -260,6 +261,90 @@ expose_ssh(struct kb_policy *p, struct kb_err *e)
 	return rc;
 }
 
+/*
+ * Toolchain caches made writable ([caches], ephemeral by default). A cache
+ * inside a write root is left as that root has it. A missing cache whose
+ * parent exists is planned all the same (kb_caches_create() makes it, empty,
+ * before the run): a tool would create it on its first run, and it cannot
+ * in the read-only home.
+ */
+static int
+add_caches(struct kb_policy *p, struct kb_err *e)
+{
+	static const enum kb_mask_kind kinds[] = {
+	    [KB_CACHE_EPHEMERAL] = KB_CACHE_COW,
+	    [KB_CACHE_EMPTY] = KB_CACHE_TMPFS,
+	    [KB_CACHE_PERSISTED] = KB_CACHE_BIND,
+	};
+
+	for (size_t i = 0; i < kb_cache_count && p->home != NULL; i++) {
+		if (p->cache[i] == KB_CACHE_OFF)
+			continue;
+		for (size_t j = 0; j < nitems(kb_cache_table[i].path); j++) {
+			const char *rel = kb_cache_table[i].path[j];
+			_cleanup_free_ char *d = NULL, *real = NULL;
+			struct stat st;
+
+			if (rel == NULL)
+				continue;
+			d = xasprintf("%s/%s", p->home, rel);
+			if ((real = realpath(d, NULL)) != NULL) {
+				if (stat(real, &st) == -1 ||
+				    !S_ISDIR(st.st_mode))
+					continue;
+			} else {
+				char *slash = strrchr(d, '/');
+
+				/* missing: planned when its parent is there
+				 * (and is not a symlink) */
+				*slash = '\0';
+				if (errno != ENOENT || lstat(d, &st) == -1 ||
+				    !S_ISDIR(st.st_mode))
+					continue;
+				*slash = '/';
+				real = xstrdup(d);
+			}
+			if (kb_policy_within_roots(p, real) ||
+			    kb_path_within(real, "/tmp"))
+				continue;
+			if (add_mask(p, real, NULL, kinds[p->cache[i]], e) ==
+			    -1)
+				return -1;
+			p->mask[p->nmask - 1].cache = (int)i;
+		}
+	}
+	return 0;
+}
+
+int
+kb_caches_create(const struct kb_policy *p, bool overlay, struct kb_err *e)
+{
+	for (size_t i = 0; i < p->nmask; i++) {
+		const struct kb_mask *m = &p->mask[i];
+		_cleanup_free_ char *parent = NULL;
+		_cleanup_close_ int dfd = -1;
+		const char *base;
+
+		if (m->cache == -1 || access(m->path, F_OK) == 0 ||
+		    (m->kind == KB_CACHE_COW && !overlay &&
+			kb_cache_table[m->cache].fallback == KB_CACHE_OFF))
+			continue;
+		parent = xstrdup(m->path);
+		*strrchr(parent, '/') = '\0';
+		base = strrchr(m->path, '/') + 1;
+		dfd =
+		    open(parent, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd == -1 ||
+		    (mkdirat(dfd, base, 0700) == -1 && errno != EEXIST))
+			return kb_err_set(e,
+			    "cannot create the missing cache %s (%s); create "
+			    "it, or set [caches] %s = off",
+			    m->path, strerror(errno),
+			    kb_cache_table[m->cache].name);
+	}
+	return 0;
+}
+
 int
 kb_masks_compute(struct kb_policy *p, struct kb_err *e)
 {
@@ -346,22 +431,8 @@ kb_masks_compute(struct kb_policy *p, struct kb_err *e)
 				return -1;
 		}
 	}
-	/* toolchain caches the config made writable */
-	for (size_t i = 0; i < kb_cache_count && p->home != NULL; i++) {
-		_cleanup_free_ char *d = NULL;
-		struct stat st;
-
-		if (p->cache[i] == KB_CACHE_OFF)
-			continue;
-		d = xasprintf("%s/%s", p->home, kb_cache_table[i].path);
-		if (stat(d, &st) == -1 || !S_ISDIR(st.st_mode))
-			continue;
-		if (add_mask(p, d, NULL,
-			p->cache[i] == KB_CACHE_EPHEMERAL ? KB_CACHE_TMPFS
-							  : KB_CACHE_BIND,
-			e) == -1)
-			return -1;
-	}
+	if (add_caches(p, e) == -1)
+		return -1;
 	/* DNS must keep working with --net when resolv.conf lives in /run
 	 * (systemd-resolved, NetworkManager, resolvconf). */
 	resolv = realpath("/etc/resolv.conf", NULL);

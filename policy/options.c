@@ -185,6 +185,7 @@ static enum kb_cache_mode
 cache_mode(const char *m)
 {
 	return strcmp(m, "ephemeral") == 0   ? KB_CACHE_EPHEMERAL
+	       : strcmp(m, "empty") == 0     ? KB_CACHE_EMPTY
 	       : strcmp(m, "persisted") == 0 ? KB_CACHE_PERSISTED
 					     : KB_CACHE_OFF;
 }
@@ -272,9 +273,11 @@ check_form(const struct kb_option *o, const char *v, const struct kb_src *s,
 			    e, "internal: a cache setting without a name");
 		if (strcmp(eq + 1, "off") != 0 &&
 		    strcmp(eq + 1, "ephemeral") != 0 &&
+		    strcmp(eq + 1, "empty") != 0 &&
 		    strcmp(eq + 1, "persisted") != 0)
 			return kb_err_set(e,
-			    "%.*s = %s: write off, ephemeral or persisted",
+			    "%.*s = %s: write ephemeral, empty, off or "
+			    "persisted",
 			    (int)(eq - v), v, eq + 1);
 		if (cache_index(v, (size_t)(eq - v)) == -1)
 			return kb_err_set(e,

@@ -26,6 +26,8 @@ kb_policy_init(struct kb_policy *p)
 	for (size_t i = 0; i < KB_MAX_WRITE; i++)
 		p->write[i].fd = -1;
 	p->backend = KB_BACKEND_AUTO;
+	for (size_t i = 0; i < nitems(p->cache); i++)
+		p->cache[i] = KB_CACHE_EPHEMERAL;
 	for (size_t i = 0; i < KB_OPT__N; i++) {
 		p->origin[i] = KB_ORIGIN_DEFAULT;
 		p->typed[i] = -1;
@@ -237,7 +239,8 @@ kb_policy_within_writable(const struct kb_policy *p, const char *canonical)
 	    kb_path_within(canonical, "/tmp"))
 		return true;
 	for (size_t i = 0; i < p->nmask; i++)
-		if ((p->mask[i].kind == KB_CACHE_TMPFS ||
+		if ((p->mask[i].kind == KB_CACHE_COW ||
+			p->mask[i].kind == KB_CACHE_TMPFS ||
 			p->mask[i].kind == KB_CACHE_BIND) &&
 		    kb_path_within(canonical, p->mask[i].path))
 			return true;

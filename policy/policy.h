@@ -38,8 +38,11 @@ enum kb_origin {
 
 /* How a toolchain cache in the home directory is treated. */
 enum kb_cache_mode {
-	KB_CACHE_OFF,       /* read-only like the rest of home (default) */
-	KB_CACHE_EPHEMERAL, /* an empty writable tmpfs, discarded */
+	KB_CACHE_OFF,       /* read-only like the rest of home */
+	KB_CACHE_EPHEMERAL, /* the default: writable, warm, writes discarded
+			       (an overlay where the kernel allows it, else
+			       the cache's fallback in kb_cache_table) */
+	KB_CACHE_EMPTY,     /* an empty writable tmpfs, discarded */
 	KB_CACHE_PERSISTED, /* the real directory, writable */
 };
 
@@ -103,7 +106,9 @@ enum kb_mask_kind {
 	KB_MASK_FILE, /* credential file or socket: empty, after the roots */
 	KB_EXPOSE_RO, /* src shown read-only at path inside a mask */
 	KB_EXPOSE_SOCKET, /* a granted socket (ssh agent), connectable */
-	KB_CACHE_TMPFS,   /* an ephemeral cache: empty, writable, discarded */
+	KB_CACHE_COW,     /* an ephemeral cache: the backend makes it a
+			     copy-on-write overlay (or the fallback) */
+	KB_CACHE_TMPFS,   /* an empty cache: empty, writable, discarded */
 	KB_CACHE_BIND,    /* a persisted cache: the real directory, writable */
 };
 
@@ -111,6 +116,7 @@ struct kb_mask {
 	char *path;
 	char *src; /* KB_EXPOSE_*: the host file; else NULL */
 	enum kb_mask_kind kind;
+	int cache; /* KB_CACHE_*: its index in kb_cache_table, else -1 */
 };
 
 struct kb_policy {
@@ -253,6 +259,11 @@ void kb_env_scrub(const struct kb_policy *, char *const *envp,
 /* Fills p->mask from the tables: only paths that exist are masked. Returns
  * -1 with `e` set on a bad --ssh-agent setup or a full table. */
 int kb_masks_compute(struct kb_policy *p, struct kb_err *e);
+/* Creates, empty (0700), the missing cache directories the masks plan to
+ * make writable (their parent exists); run before the sandbox starts.
+ * `overlay`: the backend overlays ephemeral caches here (else an ephemeral
+ * cache whose fallback is read-only is left absent). */
+int kb_caches_create(const struct kb_policy *p, bool overlay, struct kb_err *e);
 
 /* policy/paths.c */
 

@@ -154,8 +154,8 @@ kb_config_check_stores(
 	const char *run = getenv("XDG_RUNTIME_DIR");
 	const char *state = getenv("XDG_STATE_HOME");
 	struct store st[4] = {{0}};
-	struct wroot roots[2 + KB_MAX_WRITE + nitems(p->cache)];
-	char *cache_paths[nitems(p->cache)] = {0};
+	struct wroot roots[2 + KB_MAX_WRITE + 2 * nitems(p->cache)];
+	char *cache_paths[2 * nitems(p->cache)] = {0};
 	size_t nst = 0, nroots = 0;
 	int rc = 0;
 
@@ -198,16 +198,22 @@ kb_config_check_stores(
 	for (size_t i = 0;
 	     i < kb_cache_count && i < nitems(p->cache) && p->home != NULL;
 	     i++) {
-		_cleanup_free_ char *d = NULL;
-
 		if (p->cache[i] != KB_CACHE_PERSISTED)
 			continue;
-		d = xasprintf("%s/%s", p->home, kb_cache_table[i].path);
-		cache_paths[i] = realpath(d, NULL);
-		if (cache_paths[i] == NULL)
-			cache_paths[i] = steal_pointer(&d);
-		roots[nroots++] = (struct wroot){
-		    ROOT_CACHE, cache_paths[i], kb_cache_table[i].name};
+		for (size_t j = 0; j < 2; j++) {
+			_cleanup_free_ char *d = NULL;
+			char **cp = &cache_paths[2 * i + j];
+
+			if (kb_cache_table[i].path[j] == NULL)
+				continue;
+			d = xasprintf(
+			    "%s/%s", p->home, kb_cache_table[i].path[j]);
+			*cp = realpath(d, NULL);
+			if (*cp == NULL)
+				*cp = steal_pointer(&d);
+			roots[nroots++] = (struct wroot){
+			    ROOT_CACHE, *cp, kb_cache_table[i].name};
+		}
 	}
 
 	for (size_t i = 0; i < nst && rc == 0; i++)

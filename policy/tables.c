@@ -5,6 +5,7 @@
  */
 #include "tables.h"
 #include "../lib/util.h"
+#include "policy.h"
 
 /* clang-format off */
 const struct kb_env_pattern kb_secret_env_table[] = {
@@ -108,14 +109,37 @@ const char *const kb_ssh_public_table[] = {
 };
 const size_t kb_ssh_public_count = nitems(kb_ssh_public_table);
 /* At most 8 (struct kb_policy's cache[] array). See README "Caches" for
- * why each is off by default. */
+ * what each holds, why nothing written there may outlive the run, and why
+ * each fallback is the one that keeps the common commands working. */
 const struct kb_cache kb_cache_table[] = {
-	{ "cache",  ".cache" },          /* XDG: pip wheels, pre-commit hooks */
-	{ "npm",    ".npm" },
-	{ "cargo",  ".cargo/registry" },
-	{ "gomod",  "go/pkg/mod" },
-	{ "gradle", ".gradle/caches" },
-	{ "maven",  ".m2/repository" },
+	{ "cache",  { ".cache", NULL }, KB_CACHE_OFF,
+	  "read-only: pre-commit runs its installed hooks and pip skips a "
+	  "cache it cannot write; go needs [caches] cache = empty" },
+	{ "npm",    { ".npm", NULL }, KB_CACHE_EMPTY,
+	  "empty: npm writes its cache on every install and refetches "
+	  "what it lacks" },
+	{ "cargo",  { ".cargo/registry", ".cargo/git" }, KB_CACHE_OFF,
+	  "read-only: an offline build reads the registry; fetching a new "
+	  "crate needs [caches] cargo = empty" },
+	{ "gomod",  { "go/pkg/mod", NULL }, KB_CACHE_OFF,
+	  "read-only: builds read the module tree; a download needs "
+	  "[caches] gomod = empty" },
+	{ "gradle", { ".gradle/caches", NULL }, KB_CACHE_EMPTY,
+	  "empty: gradle writes locks and transforms there even offline" },
+	{ "maven",  { ".m2/repository", NULL }, KB_CACHE_OFF,
+	  "read-only: an offline build only reads the repository" },
 };
 const size_t kb_cache_count = nitems(kb_cache_table);
+
+const struct kb_offline_env kb_offline_env_table[] = {
+	/* uv run syncs the project's .venv first (a lookup that dies on the
+	 * missing resolver); uvx and uv pip resolve against the index */
+	{ "UV_NO_SYNC",         "1",    "uv run: the .venv as it is" },
+	{ "UV_OFFLINE",         "1",    "uv/uvx: the cache only" },
+	/* npm retries a failed fetch for about a minute before it gives up */
+	{ "npm_config_offline", "true", "npm: the cache only" },
+	/* cargo retries too, and updates the index before a build */
+	{ "CARGO_NET_OFFLINE",  "true", "cargo: the registry as it is" },
+};
+const size_t kb_offline_env_count = nitems(kb_offline_env_table);
 /* clang-format on */

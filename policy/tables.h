@@ -62,13 +62,27 @@ extern const size_t kb_env_path_count;
 extern const char *const kb_ssh_public_table[];
 extern const size_t kb_ssh_public_count;
 
-/* Toolchain caches, relative to the home directory, that config may make
- * writable ([caches] NAME = persisted | ephemeral | off). */
+/* Toolchain caches, relative to the home directory ([caches] NAME =
+ * ephemeral | empty | off | persisted; ephemeral by default). `fallback`
+ * (KB_CACHE_EMPTY or KB_CACHE_OFF) is what an ephemeral cache gets where
+ * the kernel cannot overlay it, `why` says why that one. */
 struct kb_cache {
 	const char *name;
-	const char *path;
+	const char *path[2]; /* the second may be NULL */
+	int fallback;        /* enum kb_cache_mode */
+	const char *why;
 };
 extern const struct kb_cache kb_cache_table[];
 extern const size_t kb_cache_count;
+
+/* Set for the command when the network is off and the caller has not set
+ * them: tools that would otherwise reach for the network on their own
+ * (an implicit sync, a retried fetch) and hang or die on the missing
+ * resolver use what is already there instead. */
+struct kb_offline_env {
+	const char *name, *value, *tool;
+};
+extern const struct kb_offline_env kb_offline_env_table[];
+extern const size_t kb_offline_env_count;
 
 #endif

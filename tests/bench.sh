@@ -535,12 +535,22 @@ def main(tmp):
     helper_fds += [(fd, "read", "/dev/null") for fd in data_fds]
     # the checked bind sources: the same directories, opened by path
     helper_fds += [(fd, "read", path) for fd, path in sorted(PASSED.items())]
+    # kinbox-exec --wait FD: kinbox's go ('G') once its own setup inside
+    # (overlays, the mount watch) is done; here a file that says it at once
+    go = []
+    if "--wait" in argv[end:]:
+        go_fd = int(argv[argv.index("--wait", end) + 1])
+        go_file = os.path.join(tmp, "go")
+        with open(go_file, "w") as f:
+            f.write("G")
+        helper_fds.append((go_fd, "read", go_file))
+        go = ["%d (the go for kinbox-exec --wait: a file holding G)" % go_fd]
     supplied = ", ".join(["%d (status pipe: /dev/null)" % status_fd,
                           "%d (stderr: a copy of fd 2)" % stderr_fd] +
                          ["%d (data for empty files: /dev/null)" % fd
                           for fd in data_fds] +
                          ["%d (bind source %s)" % (fd, path)
-                          for fd, path in sorted(PASSED.items())])
+                          for fd, path in sorted(PASSED.items())] + go)
 
     if not os.path.exists(BPF):
         problem("%s is missing: run make first" % BPF)

@@ -171,7 +171,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    p.ssh_agent || p.unconfined || p.backend != KB_BACKEND_AUTO)
 			abort();
 		for (size_t i = 0; i < sizeof(p.cache) / sizeof(p.cache[0]); i++)
-			if (p.cache[i] != KB_CACHE_OFF)
+			if (p.cache[i] != KB_CACHE_EPHEMERAL)
 				abort();
 	}
 	if (p.unconfined && p.origin[KB_OPT_UNCONFINED] != KB_ORIGIN_SESSION)

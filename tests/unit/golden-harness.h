@@ -678,7 +678,7 @@ plan_case(struct kb_policy *p, const struct run *r, struct kb_plan *pl,
 	    kb_gitguard_scan_roots(p, e) == -1 ||
 	    kb_config_check_stores(p, etc, e) == -1)
 		return -1;
-	return kb_bwrap_plan(p, &r->host, bwrap_path, helper_path, environ, pl,
+	return kb_bwrap_plan(p, &r->host, bwrap_path, helper_path, -1, environ, pl,
 	    e);
 }
 

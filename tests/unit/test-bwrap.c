@@ -117,7 +117,7 @@ plan_for(const char *ws_rel, struct kb_policy *p, struct kb_plan *pl,
 		rc = kb_gitguard_scan_roots(p, &e);
 	if (rc == 0)
 		rc = kb_bwrap_plan(p, &test_host, "/usr/bin/bwrap", "/usr/libexec/kinbox/"
-		    "kinbox-exec", test_env, pl, &e);
+		    "kinbox-exec", -1, test_env, pl, &e);
 	if (rc != 0)
 		printf("# %s\n", e.msg);
 	free(ws);
@@ -294,7 +294,7 @@ test_worktree(void)
 		ok(kb_policy_add_write(&p, mainrepo, KB_ORIGIN_FLAG, &e) == 0 &&
 		    kb_policy_finalize(&p, &e) == 0 &&
 		    kb_gitguard_scan_roots(&p, &e) == 0 &&
-		    kb_bwrap_plan(&p, &test_host, "/usr/bin/bwrap", "/x/kinbox-exec",
+		    kb_bwrap_plan(&p, &test_host, "/usr/bin/bwrap", "/x/kinbox-exec", -1,
 			test_env, &pl, &e) == 0, "plan with --write main");
 		free(mainrepo);
 	}
@@ -440,7 +440,7 @@ test_keep_fds(void)
 		if (chdir(base) == 0 && chdir("plain") == 0 &&
 		    kb_policy_finalize(&p, &e) == 0 &&
 		    kb_gitguard_scan_roots(&p, &e) == 0 &&
-		    kb_bwrap_plan(&p, &test_host, "/usr/bin/bwrap", "/h",
+		    kb_bwrap_plan(&p, &test_host, "/usr/bin/bwrap", "/h", -1,
 			test_env, &pl,
 			&e) == 0) {
 			assert_cmpint(pl.seccomp_fd, 5, "seccomp fd skips kept fds");

@@ -72,6 +72,8 @@ mkdirs(const char *path)
 struct label {
 	int status, net, ssh;
 	char cls[16], path[PATH_MAX], suggest[PATH_MAX], host[256];
+	char cache[16]; /* the cache the denial names ([caches] NAME) */
+	bool caches_off; /* captured with every [caches] NAME = off */
 	char *write[8];
 	int nwrite;
 	char *cmd;
@@ -105,6 +107,10 @@ read_label(const char *file, struct label *l)
 			snprintf(l->cls, sizeof(l->cls), "%s", val);
 		else if (strcmp(line, "path") == 0)
 			snprintf(l->path, sizeof(l->path), "%s", val);
+		else if (strcmp(line, "cache") == 0)
+			snprintf(l->cache, sizeof(l->cache), "%s", val);
+		else if (strcmp(line, "caches") == 0)
+			l->caches_off = strcmp(val, "off") == 0;
 		else if (strcmp(line, "suggest") == 0)
 			snprintf(l->suggest, sizeof(l->suggest), "%s", val);
 		else if (strcmp(line, "host") == 0) {
@@ -186,6 +192,9 @@ main(int argc, char **argv)
 		p.workspace = xstrdup(ws);
 		p.cwd = xstrdup(ws);
 		p.net = l.net;
+		if (l.caches_off)
+			for (size_t c = 0; c < nitems(p.cache); c++)
+				p.cache[c] = KB_CACHE_OFF;
 		/* the masks kinbox would have had here (/run, hidden
 		 * sockets); the fake home holds no credential store */
 		if (kb_masks_compute(&p, &e) == -1)
@@ -213,7 +222,8 @@ main(int argc, char **argv)
 		right = strcmp(kb_class_name(d.cls), l.cls) == 0;
 		if (right && d.cls == KB_CLASS_WRITE)
 			right = strcmp(d.path, l.path) == 0 &&
-			    strcmp(d.suggest_write, l.suggest) == 0;
+			    strcmp(d.suggest_write, l.suggest) == 0 &&
+			    strcmp(d.cache, l.cache) == 0;
 		if (right && d.cls == KB_CLASS_NETWORK)
 			right = strcmp(d.host, l.has_host ? l.host : "") == 0;
 		if (want)
@@ -231,10 +241,11 @@ main(int argc, char **argv)
 		ok((want == got) && right, "%s: %s", name, l.cls);
 		if (!((want == got) && right))
 			printf("#   got class=%s path='%s' suggest='%s' host='%s' "
-			       "evidence='%s'\n#   want path='%s' suggest='%s' "
-			       "host='%s'\n",
+			       "cache='%s' evidence='%s'\n#   want path='%s' "
+			       "suggest='%s' host='%s' cache='%s'\n",
 			    kb_class_name(d.cls), d.path, d.suggest_write,
-			    d.host, d.evidence, l.path, l.suggest, l.host);
+			    d.host, d.cache, d.evidence, l.path, l.suggest,
+			    l.host, l.cache);
 		free(text);
 		free(l.cmd);
 		kb_policy_free(&p);

@@ -295,7 +295,8 @@ test_caches(void)
 		const char *word;
 		enum kb_cache_mode mode;
 	} modes[] = { { "ephemeral", KB_CACHE_EPHEMERAL },
-		{ "persisted", KB_CACHE_PERSISTED }, { "off", KB_CACHE_OFF } };
+		{ "empty", KB_CACHE_EMPTY }, { "persisted", KB_CACHE_PERSISTED },
+		{ "off", KB_CACHE_OFF } };
 	struct kb_policy p;
 	struct kb_err e;
 	bool all = true;
@@ -317,10 +318,11 @@ test_caches(void)
 			kb_policy_free(&p);
 		}
 	}
-	ok(all, "every cache takes off, ephemeral and persisted; the last "
-	    "line wins");
+	ok(all, "every cache takes ephemeral, empty, off and persisted; the "
+	    "last line wins");
 	check_err(glob_file, "[caches]\nnpm = on\n", 2,
-	    "npm = on: write off, ephemeral or persisted", "a bad cache mode");
+	    "npm = on: write ephemeral, empty, off or persisted",
+	    "a bad cache mode");
 	check_err(glob_file, "[caches]\npip = off\n", 2,
 	    "unknown cache 'pip' in [caches]; known: cache, npm, cargo, gomod, "
 	    "gradle, maven", "an unknown cache");
@@ -657,7 +659,7 @@ test_project(void)
 		      "[grant]\nunconfined = on\n", w1, ws);
 	ok(only(proj_file, t, &p, &e) == 0 && p.nwrite == 0 &&
 	    p.keep_env.n == 0 && p.backend == KB_BACKEND_AUTO &&
-	    !p.ssh_agent && p.cache[cache_index("npm")] == KB_CACHE_OFF &&
+	    !p.ssh_agent && p.cache[cache_index("npm")] == KB_CACHE_EPHEMERAL &&
 	    !p.net && !p.unconfined, "every loosening key is ignored");
 	{
 		static const struct {

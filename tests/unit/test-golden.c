@@ -22,7 +22,8 @@
  */
 #include "golden-harness.h"
 
-static const struct kb_host host6 = { .landlock_abi = 6, .root = false };
+static const struct kb_host host6 = { .landlock_abi = 6, .root = false,
+	.overlay = true };
 
 /* --- the cases ------------------------------------------------------------ */
 
@@ -213,21 +214,23 @@ static void
 case_caches(void)
 {
 	struct run r = { "caches", "[caches] in the global config: cache "
-		"ephemeral, npm persisted, cargo ephemeral (no such dir), "
-		"gomod off", "cc", host6, NULL };
+		"ephemeral, npm persisted, cargo empty (registry there, git "
+		"not: made), gomod off, the rest ephemeral by default (absent, "
+		"parents absent)", "cc", host6, NULL };
 	struct kb_policy p;
 
 	mkd("cc");
 	mkd("home/.cache/pip");
 	mkd("home/.npm/_cacache");
 	mkd("home/go/pkg/mod");
+	mkd("home/.cargo/registry");
 	mkd("home/.config/kinbox");
 	mkf("home/.config/kinbox/config.ini", "[caches]\ncache = ephemeral\n"
-	    "npm = persisted\ncargo = ephemeral\ngomod = off\n");
+	    "npm = persisted\ncargo = empty\ngomod = off\n");
 	reset_env();
 	if (start(&p, r.cwd))
 		finish(&r, &p);
-	/* the next cases see no caches */
+	/* the next cases see the default: every cache ephemeral */
 	mkf("home/.config/kinbox/config.ini", "");
 }
 
@@ -322,8 +325,9 @@ case_config_layers(void)
 static void
 case_old_kernel(void)
 {
-	struct run r = { "old-kernel", "--net on a kernel without Landlock: no "
-		"scope, no deny-read, the gap named", "cred",
+	struct run r = { "old-kernel", "--net on a kernel without Landlock "
+		"nor overlays in a user namespace: no scope, no deny-read, the "
+		"gap named; the caches' fallbacks", "cred",
 		{ .landlock_abi = 0, .root = false }, NULL };
 	struct kb_policy p;
 

@@ -1,0 +1,390 @@
+/*
+ * backends/mounts.c — kinbox's two looks into a started sandbox's mount
+ * namespace from outside, while kinbox-exec waits for its go (--wait):
+ *
+ * - the ephemeral caches' overlays. bwrap 0.8 has no overlays, and the
+ *   command's side of the sandbox may not mount (it runs in a nested user
+ *   namespace, with no capability over the mount namespace). kinbox owns
+ *   the user namespace that does own it, so a forked child of kinbox
+ *   enters that one (NS_GET_USERNS on the mount namespace) and then the
+ *   mount namespace, and mounts each cache as overlayfs: the real
+ *   directory as the read-only lower layer, an upper layer on a tmpfs that
+ *   no path reaches once the overlay holds it. Reads are warm, writes are
+ *   gone with the sandbox. Mounts bwrap made below a cache (a credential
+ *   mask, a write root, a git guard) are cloned before the overlay covers
+ *   them and moved back on top of it, so what was masked stays masked.
+ *
+ * - the mount watch. When the host unlinks or renames over the target of a
+ *   mount, the kernel detaches that mount in every namespace; a mask is
+ *   then gone. /proc/PID/mountinfo polls POLLPRI on every change of the
+ *   mount table, so kb_run() keeps one open and compares the watched
+ *   mount points with it on each event. Unlike inotify it costs nothing at
+ *   exit (closing an inotify instance waits for an SRCU grace period) and
+ *   does not wake kinbox for every file created beside a watched one.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/socket.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/nsfs.h>
+
+#include "backend.h"
+
+#ifndef SYS_open_tree
+#define SYS_open_tree 428
+#endif
+#ifndef SYS_move_mount
+#define SYS_move_mount 429
+#endif
+#ifndef OPEN_TREE_CLONE
+#define OPEN_TREE_CLONE 1
+#endif
+#ifndef OPEN_TREE_CLOEXEC
+#define OPEN_TREE_CLOEXEC O_CLOEXEC
+#endif
+#ifndef MOVE_MOUNT_F_EMPTY_PATH
+#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#endif
+
+bool
+kb_overlay_supported(void)
+{
+	struct utsname u;
+	unsigned major = 0, minor = 0;
+
+	if (uname(&u) == -1 || sscanf(u.release, "%u.%u", &major, &minor) != 2)
+		return false;
+	return major > 5 || (major == 5 && minor >= 11);
+}
+
+/* --- /proc/PID/mountinfo ---------------------------------------------- */
+
+/* Undoes mountinfo's octal escapes (\040 space, \011, \012, \134) in place. */
+static void
+unescape(char *s)
+{
+	char *w = s;
+
+	for (char *r = s; *r != '\0'; r++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' &&
+		    r[2] <= '7' && r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') << 6 | (r[2] - '0') << 3 |
+				      (r[3] - '0'));
+			r += 3;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+}
+
+int
+kb_mountinfo_read(int fd, struct kb_strv *points)
+{
+	struct kb_buf b = {0};
+	char chunk[8192];
+	ssize_t n;
+
+	kb_strv_free(points);
+	if (lseek(fd, 0, SEEK_SET) == -1)
+		return -1;
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0) {
+		if (b.len + (size_t)n > 4 * 1024 * 1024) {
+			errno = EFBIG;
+			n = -1;
+			break;
+		}
+		kb_buf_add(&b, chunk, (size_t)n);
+	}
+	if (n == -1) {
+		kb_buf_free(&b);
+		return -1;
+	}
+	for (char *line = b.s, *next; line != NULL && *line != '\0';
+	     line = next) {
+		char *f[5] = {0}, *save = NULL, *tok;
+		int k = 0;
+
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		/* id parent major:minor root MOUNT-POINT options ... */
+		for (tok = strtok_r(line, " ", &save); tok != NULL && k < 5;
+		     tok = strtok_r(NULL, " ", &save))
+			f[k++] = tok;
+		if (k < 5)
+			continue;
+		unescape(f[4]);
+		kb_strv_push(points, f[4]);
+	}
+	kb_buf_free(&b);
+	return 0;
+}
+
+bool
+kb_mountinfo_has(const struct kb_strv *points, const char *path)
+{
+	for (size_t i = 0; i < points->n; i++)
+		if (strcmp(points->v[i], path) == 0)
+			return true;
+	return false;
+}
+
+/* --- the overlays ----------------------------------------------------- */
+
+static void __attribute__((noreturn, format(printf, 2, 3)))
+child_fail(int errfd, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (len > 0 &&
+	    write(errfd, msg,
+		(size_t)len < sizeof(msg) ? (size_t)len : sizeof(msg) - 1) < 0)
+		_exit(2);
+	_exit(1);
+}
+
+/* The mounts strictly below `dir` that no other one below it covers:
+ * cloned (with what is below them) before the overlay, put back after. */
+static bool
+top_submount(const struct kb_strv *points, const char *dir, size_t i)
+{
+	const char *s = points->v[i];
+
+	if (!kb_path_within(s, dir) || strcmp(s, dir) == 0)
+		return false;
+	for (size_t j = 0; j < points->n; j++) {
+		const char *t = points->v[j];
+
+		if (j < i && strcmp(t, s) == 0)
+			return false; /* stacked at the same place: once */
+		if (strcmp(t, dir) != 0 && strcmp(t, s) != 0 &&
+		    kb_path_within(t, dir) && kb_path_within(s, t))
+			return false;
+	}
+	return true;
+}
+
+static void __attribute__((noreturn)) overlay_child(
+    int mntfd, int infofd, const struct kb_plan *pl, int errfd, int go_w)
+{
+	char stage[] = "/tmp/.kinbox-overlay-XXXXXX";
+	struct kb_strv pts = {0};
+	const struct kb_strv *points = &pts;
+	int uns = ioctl(mntfd, NS_GET_USERNS);
+
+	/* read on the host's /proc, before entering: the sandbox's /proc
+	 * has no entry for this process */
+	if (kb_mountinfo_read(infofd, &pts) == -1)
+		child_fail(errfd, "cannot read the sandbox's mount table: %s",
+		    strerror(errno));
+	if (uns == -1 || setns(uns, CLONE_NEWUSER) == -1)
+		child_fail(errfd,
+		    "cannot enter the sandbox's user namespace: %s",
+		    strerror(errno));
+	if (setns(mntfd, CLONE_NEWNS) == -1)
+		child_fail(errfd,
+		    "cannot enter the sandbox's mount namespace: %s",
+		    strerror(errno));
+	/* root and cwd are now the sandbox's; /tmp is its private tmpfs */
+	if (mkdtemp(stage) == NULL ||
+	    mount("kinbox-cache", stage, "tmpfs", MS_NOSUID | MS_NODEV,
+		"mode=0700") == -1)
+		child_fail(errfd, "cannot make the overlays' tmpfs: %s",
+		    strerror(errno));
+	for (size_t i = 0; i < pl->overlay.n; i++) {
+		const char *dir = pl->overlay.v[i];
+		char up[64], wk[64], opts[8192];
+		int clone_fd[64];
+		const char *clone_at[64];
+		size_t nclone = 0;
+		struct stat st;
+
+		/* overlayfs splits its options at ',' and lowerdir at ':' */
+		if (strpbrk(dir, ",:\\") != NULL)
+			child_fail(errfd,
+			    "%s: a ',', ':' or '\\' in the path cannot be "
+			    "passed to overlayfs",
+			    dir);
+		if (stat(dir, &st) == -1 || !S_ISDIR(st.st_mode))
+			child_fail(errfd, "%s: %s", dir,
+			    errno != 0 ? strerror(errno) : "not a directory");
+		snprintf(up, sizeof(up), "%s/u%zu", stage, i);
+		snprintf(wk, sizeof(wk), "%s/w%zu", stage, i);
+		/* the overlay's root takes the upper directory's owner and
+		 * mode: the cache's own */
+		if (mkdir(up, 0700) == -1 || mkdir(wk, 0700) == -1 ||
+		    chown(up, st.st_uid, st.st_gid) == -1 ||
+		    chmod(up, st.st_mode & 07777) == -1)
+			child_fail(errfd, "%s: the upper layer: %s", dir,
+			    strerror(errno));
+		for (size_t k = 0; k < points->n; k++) {
+			int fd;
+
+			if (!top_submount(points, dir, k))
+				continue;
+			if (nclone == nitems(clone_fd))
+				child_fail(errfd,
+				    "%s: more than %zu mounts below it", dir,
+				    nitems(clone_fd));
+			fd = (int)syscall(SYS_open_tree, AT_FDCWD, points->v[k],
+			    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE |
+				AT_SYMLINK_NOFOLLOW);
+			if (fd == -1)
+				child_fail(errfd,
+				    "%s: cannot keep the mount at %s: %s", dir,
+				    points->v[k], strerror(errno));
+			clone_at[nclone] = points->v[k];
+			clone_fd[nclone++] = fd;
+		}
+		snprintf(opts, sizeof(opts),
+		    "lowerdir=%s,upperdir=%s,workdir=%s,userxattr", dir, up,
+		    wk);
+		if (mount("kinbox-cache", dir, "overlay", MS_NOSUID | MS_NODEV,
+			opts) == -1)
+			child_fail(
+			    errfd, "overlayfs on %s: %s", dir, strerror(errno));
+		for (size_t k = 0; k < nclone; k++)
+			if (syscall(SYS_move_mount, clone_fd[k], "", AT_FDCWD,
+				clone_at[k], MOVE_MOUNT_F_EMPTY_PATH) == -1)
+				child_fail(errfd,
+				    "%s: cannot put the mount at %s back: %s",
+				    dir, clone_at[k], strerror(errno));
+	}
+	/* the overlays hold their upper layers; nothing else reaches them */
+	if (umount2(stage, MNT_DETACH) == -1 || rmdir(stage) == -1)
+		child_fail(errfd, "cannot detach the overlays' tmpfs: %s",
+		    strerror(errno));
+	/* done: the command may start (one hop fewer than through kinbox),
+	 * and kinbox goes on while this one exits */
+	if (write(go_w, "G", 1) != 1)
+		child_fail(
+		    errfd, "cannot start the command: %s", strerror(errno));
+	if (write(errfd, "+", 1) != 1)
+		_exit(2);
+	_exit(0);
+}
+
+/* Receives the two descriptors kb_overlay_go() sends. */
+static int
+recv_fds(int sock, int fds[2])
+{
+	char byte, ctl[CMSG_SPACE(2 * sizeof(int))];
+	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	struct msghdr msg = {.msg_iov = &iov,
+	    .msg_iovlen = 1,
+	    .msg_control = ctl,
+	    .msg_controllen = sizeof(ctl)};
+	struct cmsghdr *c;
+	ssize_t n;
+
+	while (
+	    (n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC)) == -1 && errno == EINTR)
+		;
+	c = n == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
+	if (c == NULL || c->cmsg_level != SOL_SOCKET ||
+	    c->cmsg_type != SCM_RIGHTS ||
+	    c->cmsg_len != CMSG_LEN(2 * sizeof(int)))
+		return -1;
+	memcpy(fds, CMSG_DATA(c), 2 * sizeof(int));
+	return 0;
+}
+
+/*
+ * The overlays' mounter, forked while bwrap still sets up (its start and
+ * its exit are then not on the path the caller waits on). It keeps only
+ * its socket and waits for the sandbox's mount namespace and mount table.
+ */
+/* closes every descriptor from 3 up but `a` and `b` */
+static void
+close_all_but(int a, int b)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+
+	if (lo > 3)
+		syscall(SYS_close_range, 3U, (unsigned)lo - 1, 0U);
+	if (hi > lo + 1)
+		syscall(
+		    SYS_close_range, (unsigned)lo + 1, (unsigned)hi - 1, 0U);
+	syscall(SYS_close_range, (unsigned)hi + 1, ~0U, 0U);
+}
+
+int
+kb_overlay_start(const struct kb_plan *pl, int go_w, pid_t *child)
+{
+	int sv[2];
+
+	*child = -1;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1)
+		return -1;
+	if ((*child = fork()) == -1) {
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
+	if (*child == 0) {
+		int fds[2];
+
+		/* nothing of kinbox's but the socket and the go: a pipe end
+		 * held here would keep kinbox waiting for its EOF */
+		close_all_but(sv[1], go_w);
+		if (recv_fds(sv[1], fds) == -1)
+			_exit(3); /* kinbox went away, or stopped the run */
+		overlay_child(fds[0], fds[1], pl, sv[1], go_w);
+	}
+	close(sv[1]);
+	return sv[0];
+}
+
+int
+kb_overlay_go(int sock, int mntfd, int infofd, char *why, size_t whylen)
+{
+	char byte = 'm', ctl[CMSG_SPACE(2 * sizeof(int))];
+	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	struct msghdr msg = {.msg_iov = &iov,
+	    .msg_iovlen = 1,
+	    .msg_control = ctl,
+	    .msg_controllen = sizeof(ctl)};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	int fds[2] = {mntfd, infofd};
+	ssize_t n;
+
+	why[0] = '\0';
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(fds));
+	memcpy(CMSG_DATA(c), fds, sizeof(fds));
+	if (sendmsg(sock, &msg, MSG_NOSIGNAL) != 1) {
+		snprintf(why, whylen, "cannot reach the overlays' mounter: %s",
+		    strerror(errno));
+		return -1;
+	}
+	/* "+" when it is done, else why not */
+	while ((n = read(sock, why, whylen - 1)) == -1 && errno == EINTR)
+		;
+	why[n > 0 ? n : 0] = '\0';
+	if (n == 1 && why[0] == '+') {
+		why[0] = '\0';
+		return 0;
+	}
+	if (n <= 0)
+		snprintf(why, whylen, "the overlays' mounter died");
+	return -1;
+}
