@@ -551,8 +551,7 @@ main(int argc, char **argv)
 			return 0;
 		}
 	}
-	if (kb_caches_create(&pol, host.overlay, &e) == -1 ||
-	    kb_run(&plan, &run, &e) == -1)
+	if (kb_run(&plan, &run, &e) == -1)
 		die("%s", e.msg);
 	/* from here on kinbox's lines follow the command's output: each
 	 * starts clean (SGR reset on a terminal, a fresh line) */

@@ -601,11 +601,23 @@ plan_cache_notes(
 			break;
 		}
 	}
-	for (size_t i = 0; i < kb_cache_count; i++)
-		if (p->cache[i] == KB_CACHE_OFF)
+	for (size_t i = 0; i < kb_cache_count; i++) {
+		bool planned = false;
+
+		if (p->cache[i] == KB_CACHE_OFF) {
 			kb_strv_pushf(&pl->notes,
 			    "cache %s: off, read-only like the rest of home",
 			    kb_cache_table[i].name);
+			continue;
+		}
+		for (size_t k = 0; k < p->nmask; k++)
+			planned |= p->mask[k].cache == (int)i;
+		if (!planned && p->home != NULL)
+			kb_strv_pushf(&pl->notes,
+			    "cache %s: ~/%s absent, nothing to mount (kinbox "
+			    "does not create it)",
+			    kb_cache_table[i].name, kb_cache_table[i].path[0]);
+	}
 }
 
 static void
@@ -673,7 +685,11 @@ static void
 plan_deny_read(
     const struct kb_policy *p, const struct kb_host *h, struct kb_strv *args)
 {
-	if (h->landlock_abi < 1)
+	/* ABI 2 (Linux 5.19): a ruleset that cannot handle LANDLOCK_ACCESS_
+	 * FS_REFER refuses every rename or link across directories (EXDEV:
+	 * cargo, rustc, git, mv all break); kinbox-exec handles it and grants
+	 * it everywhere */
+	if (h->landlock_abi < 2)
 		return;
 	for (size_t i = 0; i < p->nmask; i++) {
 		const struct kb_mask *m = &p->mask[i];

@@ -68,6 +68,7 @@ struct kb_ll_path_beneath {
 } __attribute__((packed));
 #define KB_LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
 #define KB_LL_ACCESS_FS_READ_FILE        (1ULL << 2)
+#define KB_LL_ACCESS_FS_REFER            (1ULL << 13)
 #define KB_LL_RULE_PATH_BENEATH          1
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
@@ -287,8 +288,14 @@ add_read_rules(int ruleset, char **deny, int ndeny)
 static int
 confine(bool scope, char **deny, int ndeny)
 {
+	/* REFER handled and granted below /: a ruleset that does not handle
+	 * it refuses every rename or link across directories. Landlock still
+	 * refuses one that would make a file readable that was not (a
+	 * replaced credential moved out from under its mask). */
 	struct kb_ll_ruleset_attr attr = {
-	    .handled_access_fs = ndeny > 0 ? KB_LL_ACCESS_FS_READ_FILE : 0,
+	    .handled_access_fs =
+		ndeny > 0 ? KB_LL_ACCESS_FS_READ_FILE | KB_LL_ACCESS_FS_REFER
+			  : 0,
 	    .scoped = scope ? KB_LL_SCOPE_ABSTRACT_UNIX_SOCKET : 0,
 	};
 	long fd;
@@ -299,8 +306,20 @@ confine(bool scope, char **deny, int ndeny)
 	fd = syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (fd < 0)
 		return -1;
-	if (ndeny > 0)
-		rc = add_read_rules((int)fd, deny, ndeny);
+	if (ndeny > 0) {
+		struct kb_ll_path_beneath pb = {
+		    .allowed_access = KB_LL_ACCESS_FS_REFER,
+		    .parent_fd = open("/", O_PATH | O_CLOEXEC)};
+
+		rc = pb.parent_fd == -1
+			 ? -1
+			 : (int)syscall(SYS_landlock_add_rule, (int)fd,
+			       KB_LL_RULE_PATH_BENEATH, &pb, 0);
+		if (pb.parent_fd != -1)
+			close(pb.parent_fd);
+		if (rc == 0)
+			rc = add_read_rules((int)fd, deny, ndeny);
+	}
 	if (rc == 0)
 		rc = (int)syscall(SYS_landlock_restrict_self, (int)fd, 0);
 	close((int)fd);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "../policy/resolve.h"
 #include "../policy/tables.h"
@@ -374,12 +375,19 @@ in_cache(const struct kb_policy *p, const char *real, struct kb_denial *d)
 				continue;
 			snprintf(dir, sizeof(dir), "%s/%s", p->home,
 			    kb_cache_table[i].path[j]);
-			if (!kb_path_within(real, dir))
+			/* in it, or on the way to it from home (a missing
+			 * ~/.cargo before ~/.cargo/git) when it is absent */
+			if (!kb_path_within(real, dir) &&
+			    !(kb_path_within(dir, real) &&
+				kb_path_within(real, p->home) &&
+				strcmp(real, p->home) != 0 &&
+				access(dir, F_OK) == -1))
 				continue;
 			snprintf(d->cache, sizeof(d->cache), "%s",
 			    kb_cache_table[i].name);
 			snprintf(d->cache_dir, sizeof(d->cache_dir), "%s", dir);
 			d->cache_off = p->cache[i] == KB_CACHE_OFF;
+			d->cache_absent = access(dir, F_OK) == -1;
 			return true;
 		}
 	return false;

@@ -41,7 +41,8 @@ struct kb_denial {
 	 * --write on some subdirectory of it, is what helps. */
 	char cache[16];
 	char cache_dir[PATH_MAX];
-	bool cache_off; /* [caches] says off (else: no overlay here) */
+	bool cache_off;    /* [caches] says off (else: no overlay here) */
+	bool cache_absent; /* it does not exist: nothing was mounted */
 };
 
 struct kb_oracle {

@@ -57,6 +57,15 @@ kb_report_line(const struct kb_denial *d, const char *id)
 
 	switch (d->cls) {
 	case KB_CLASS_WRITE:
+		if (d->cache[0] != '\0' && d->cache_absent && !d->cache_off)
+			return xasprintf(
+			    "denied write '%s' (%s, " FROM_STDERR
+			    "): the %s cache %s does not exist, so "
+			    "kinbox could not make it writable (it "
+			    "creates nothing in your home); create "
+			    "it (mkdir -p %s) and run again  [%s]",
+			    path, reason, d->cache, d->cache_dir, d->cache_dir,
+			    eid);
 		if (d->cache[0] != '\0' && d->cache_off)
 			return xasprintf(
 			    "denied write '%s' (%s, " FROM_STDERR

@@ -263,10 +263,9 @@ expose_ssh(struct kb_policy *p, struct kb_err *e)
 
 /*
  * Toolchain caches made writable ([caches], ephemeral by default). A cache
- * inside a write root is left as that root has it. A missing cache whose
- * parent exists is planned all the same (kb_caches_create() makes it, empty,
- * before the run): a tool would create it on its first run, and it cannot
- * in the read-only home.
+ * inside a write root is left as that root has it. A missing one is left
+ * missing: kinbox writes nothing into the home directory (a write there is
+ * a denial that names the cache and the mkdir that helps).
  */
 static int
 add_caches(struct kb_policy *p, struct kb_err *e)
@@ -288,22 +287,9 @@ add_caches(struct kb_policy *p, struct kb_err *e)
 			if (rel == NULL)
 				continue;
 			d = xasprintf("%s/%s", p->home, rel);
-			if ((real = realpath(d, NULL)) != NULL) {
-				if (stat(real, &st) == -1 ||
-				    !S_ISDIR(st.st_mode))
-					continue;
-			} else {
-				char *slash = strrchr(d, '/');
-
-				/* missing: planned when its parent is there
-				 * (and is not a symlink) */
-				*slash = '\0';
-				if (errno != ENOENT || lstat(d, &st) == -1 ||
-				    !S_ISDIR(st.st_mode))
-					continue;
-				*slash = '/';
-				real = xstrdup(d);
-			}
+			if ((real = realpath(d, NULL)) == NULL ||
+			    stat(real, &st) == -1 || !S_ISDIR(st.st_mode))
+				continue;
 			if (kb_policy_within_roots(p, real) ||
 			    kb_path_within(real, "/tmp"))
 				continue;
@@ -312,35 +298,6 @@ add_caches(struct kb_policy *p, struct kb_err *e)
 				return -1;
 			p->mask[p->nmask - 1].cache = (int)i;
 		}
-	}
-	return 0;
-}
-
-int
-kb_caches_create(const struct kb_policy *p, bool overlay, struct kb_err *e)
-{
-	for (size_t i = 0; i < p->nmask; i++) {
-		const struct kb_mask *m = &p->mask[i];
-		_cleanup_free_ char *parent = NULL;
-		_cleanup_close_ int dfd = -1;
-		const char *base;
-
-		if (m->cache == -1 || access(m->path, F_OK) == 0 ||
-		    (m->kind == KB_CACHE_COW && !overlay &&
-			kb_cache_table[m->cache].fallback == KB_CACHE_OFF))
-			continue;
-		parent = xstrdup(m->path);
-		*strrchr(parent, '/') = '\0';
-		base = strrchr(m->path, '/') + 1;
-		dfd =
-		    open(parent, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (dfd == -1 ||
-		    (mkdirat(dfd, base, 0700) == -1 && errno != EEXIST))
-			return kb_err_set(e,
-			    "cannot create the missing cache %s (%s); create "
-			    "it, or set [caches] %s = off",
-			    m->path, strerror(errno),
-			    kb_cache_table[m->cache].name);
 	}
 	return 0;
 }

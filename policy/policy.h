@@ -259,11 +259,6 @@ void kb_env_scrub(const struct kb_policy *, char *const *envp,
 /* Fills p->mask from the tables: only paths that exist are masked. Returns
  * -1 with `e` set on a bad --ssh-agent setup or a full table. */
 int kb_masks_compute(struct kb_policy *p, struct kb_err *e);
-/* Creates, empty (0700), the missing cache directories the masks plan to
- * make writable (their parent exists); run before the sandbox starts.
- * `overlay`: the backend overlays ephemeral caches here (else an ephemeral
- * cache whose fallback is read-only is left absent). */
-int kb_caches_create(const struct kb_policy *p, bool overlay, struct kb_err *e);
 
 /* policy/paths.c */
 

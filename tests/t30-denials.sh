@@ -344,25 +344,25 @@ run_test "touch in a user-owned dir outside the workspace: denial suggesting --w
 
 t_fake_home() {
 	d=$(newdir fhome)
-	mkdir -p "$d/ws" "$d/home/.cache"
+	mkdir -p "$d/ws" "$d/home/.local/share"
 	cd "$d/ws"
 	export HOME="$d/home"
 	XDG_STATE_HOME=$(state fhome)
 	j=$KB_T/fhome.json
 	# a file directly in an existing directory below home
-	kb_expect 1 --json-fd 3 -- touch "$d/ws/ok1" "$HOME/.cache/x" 3>"$j"
-	assert_not_exists "$HOME/.cache/x"
+	kb_expect 1 --json-fd 3 -- touch "$d/ws/ok1" "$HOME/.local/share/x" 3>"$j"
+	assert_not_exists "$HOME/.local/share/x"
 	assert_touched "$d/ws/ok1"
 	assert_denial "$KB_ERR" \
-		"kinbox: denied write '$HOME/.cache/x' (Read-only file system, read from the command's stderr); retry with --write $HOME/.cache"
-	jcheck 'd["path"] == a[0] + "/.cache/x" and d["suggest"]["write_paths"] == [a[0] + "/.cache"] and not d["suggest"]["unconfined"]' "$j" -- "$HOME"
+		"kinbox: denied write '$HOME/.local/share/x' (Read-only file system, read from the command's stderr); retry with --write $HOME/.local/share"
+	jcheck 'd["path"] == a[0] + "/.local/share/x" and d["suggest"]["write_paths"] == [a[0] + "/.local/share"] and not d["suggest"]["unconfined"]' "$j" -- "$HOME"
 	# a deeper path that does not exist yet: the nearest existing dir
-	kb_expect 1 --json-fd 3 -- mkdir -p "$d/ws/ok2" "$HOME/.cache/tool/v1" 3>"$j"
-	assert_not_exists "$HOME/.cache/tool"
+	kb_expect 1 --json-fd 3 -- mkdir -p "$d/ws/ok2" "$HOME/.local/share/tool/v1" 3>"$j"
+	assert_not_exists "$HOME/.local/share/tool"
 	[ -d "$d/ws/ok2" ] || fail "mkdir -p did not make ok2 in the workspace"
 	assert_denial "$KB_ERR" \
-		"kinbox: denied write '$HOME/.cache/tool' (Read-only file system, read from the command's stderr); retry with --write $HOME/.cache"
-	jcheck 'd["suggest"]["write_paths"] == [a[0] + "/.cache"]' "$j" -- "$HOME"
+		"kinbox: denied write '$HOME/.local/share/tool' (Read-only file system, read from the command's stderr); retry with --write $HOME/.local/share"
+	jcheck 'd["suggest"]["write_paths"] == [a[0] + "/.local/share"]' "$j" -- "$HOME"
 	# home itself: no --write root fits
 	kb_expect 1 --json-fd 3 -- touch "$d/ws/ok3" "$HOME/.bashrc" 3>"$j"
 	assert_not_exists "$HOME/.bashrc"
@@ -372,7 +372,7 @@ t_fake_home() {
 	assert_file_has_content "$KB_ERR" 'no --write root fits'
 	jcheck 'd["class"] == "write" and d["path"] == a[0] + "/.bashrc" and d["suggest"] == {"write_paths": [], "network": False, "ssh_agent": False, "unconfined": True}' "$j" -- "$HOME"
 }
-run_test "fake HOME: \$HOME/.cache/x suggests --write \$HOME/.cache (nearest dir, not home); \$HOME/.bashrc: no --write root fits" t_fake_home
+run_test "fake HOME: \$HOME/.local/share/x suggests --write \$HOME/.local/share (nearest dir, not home; ~/.cache is a writable cache now); \$HOME/.bashrc: no --write root fits" t_fake_home
 
 t_relative_path() {
 	d=$(newdir relpath)
@@ -956,7 +956,7 @@ run_test "terminal: after \\e[8m, colour and \\e(0 without a newline the kinbox 
 
 t_agree() {
 	d=$(newdir "agree-$1")
-	mkdir -p "$d/ws" "$d/outside" "$d/cwd" "$d/home/.cache"
+	mkdir -p "$d/ws" "$d/outside" "$d/cwd" "$d/home/.local/share"
 	cd "$d/ws"
 	XDG_STATE_HOME=$(state "agree-$1")
 	j=$KB_T/agree.json
@@ -985,7 +985,7 @@ t_agree() {
 		flags="--workspace $d/ws" ;;
 	home)
 		export HOME="$d/home"
-		kb_expect 1 --json-fd 3 -- mkdir -p "$HOME/.cache/tool/v1" 3>"$j" ;;
+		kb_expect 1 --json-fd 3 -- mkdir -p "$HOME/.local/share/tool/v1" 3>"$j" ;;
 	bashrc)
 		export HOME="$d/home"
 		kb_expect 1 --json-fd 3 -- touch "$HOME/.bashrc" 3>"$j" ;;
@@ -1009,7 +1009,7 @@ run_test "kinpolicy agrees with kinbox: write to /etc (root: write; user: none f
 run_test "kinpolicy agrees with kinbox: write to a user dir outside" t_agree outside
 run_test "kinpolicy agrees with kinbox: write outside a --write root (--write)" t_agree write-root
 run_test "kinpolicy agrees with kinbox: relative write, cwd outside -C workspace (--workspace)" t_agree workspace
-run_test "kinpolicy agrees with kinbox: mkdir -p under a fake HOME's .cache" t_agree home
+run_test "kinpolicy agrees with kinbox: mkdir -p under a fake HOME's .local/share" t_agree home
 run_test "kinpolicy agrees with kinbox: \$HOME/.bashrc (no --write root fits)" t_agree bashrc
 run_test "kinpolicy agrees with kinbox: network (curl example.com)" t_agree network
 run_test "kinpolicy agrees with kinbox: ssh (ssh-add -l, --net)" t_agree ssh

@@ -952,7 +952,7 @@ run_test "config error: unknown section [nosuch] → 125, config.ini:3 or 4 (its
 run_test "config error: unknown cache name → 125, config.ini:2:" \
 	t_cfg_error unknowncache 2 "unknown cache 'pip' in [caches]; known: cache, npm, cargo, gomod, gradle, maven" '[caches]\npip = persisted\n'
 run_test "config error: bad cache mode → 125, config.ini:2:" \
-	t_cfg_error badcache 2 'npm = sometimes: write off, ephemeral or persisted' '[caches]\nnpm = sometimes\n'
+	t_cfg_error badcache 2 'npm = sometimes: write ephemeral, empty, off or persisted' '[caches]\nnpm = sometimes\n'
 run_test "config error: relative mask → 125, config.ini:2:" \
 	t_cfg_error relmask 2 'mask = rel: not an absolute path; write /path or ~/path' '[sandbox]\nmask = rel\n'
 run_test "config error: keep_env with a pattern → 125, config.ini:2:" \
@@ -1032,14 +1032,23 @@ t_cache() {
 	fi
 	kb -- sh -c 'echo "list:$(ls -A ~/.npm | tr "\n" " ")"; echo new >~/.npm/new && echo wrote; cat ~/.npm/new'
 	case $1 in
-	ephemeral)
+	default | ephemeral)
+		assert_streq "$KB_RC" 0 "exit status"
+		printf 'list:old \nwrote\nnew\n' >"$d/want"
+		assert_files_equal "$d/want" "$KB_OUT"
+		assert_not_exists "$HOME/.npm/new"
+		assert_file_is "$HOME/.npm/old" old
+		kb_expect 0 --dry-run -- true
+		assert_has_line "$KB_OUT" "# cache npm: $HOME/.npm (ephemeral): a copy-on-write overlay, warm reads, writes discarded after the run"
+		;;
+	empty)
 		assert_streq "$KB_RC" 0 "exit status"
 		printf 'list:\nwrote\nnew\n' >"$d/want"
 		assert_files_equal "$d/want" "$KB_OUT"
 		assert_not_exists "$HOME/.npm/new"
 		assert_file_is "$HOME/.npm/old" old
 		kb_expect 0 --dry-run -- true
-		assert_has_line "$KB_OUT" "# mask: $HOME/.npm (cache, ephemeral: empty and writable, discarded)"
+		assert_has_line "$KB_OUT" "# cache npm: $HOME/.npm (empty): empty and writable, writes discarded after the run"
 		;;
 	persisted)
 		assert_streq "$KB_RC" 0 "exit status"
@@ -1047,25 +1056,26 @@ t_cache() {
 		assert_files_equal "$d/want" "$KB_OUT"
 		assert_file_is "$HOME/.npm/new" new
 		kb_expect 0 --dry-run -- true
-		assert_has_line "$KB_OUT" "# mask: $HOME/.npm (cache, persisted: writable)"
+		assert_has_line "$KB_OUT" "# cache npm: $HOME/.npm (persisted): the real directory, writable; what the command writes there stays"
 		;;
-	default | off)
+	off)
 		[ "$KB_RC" != 0 ] || fail "writing ~/.npm succeeded with npm = $1"
 		assert_has_line "$KB_OUT" "list:old "
 		assert_no_line "$KB_OUT" wrote
 		assert_not_exists "$HOME/.npm/new"
-		# a denial that names the cache
+		# a denial that names the cache and its setting
 		kb_expect 2 -- sh -c 'echo new >~/.npm/new'
 		assert_streq "$(tail -n 1 "$KB_ERR" | sed 's/  \[sbx_[0-9a-f]*\]$//')" \
-			"kinbox: denied write '$HOME/.npm/new' (Read-only file system, read from the command's stderr); retry with --write $HOME/.npm" \
+			"kinbox: denied write '$HOME/.npm/new' (Read-only file system, read from the command's stderr): the npm cache $HOME/.npm is read-only ([caches] npm = off); set npm = ephemeral (writes discarded after the run) in [caches] of your config.ini (kinbox.conf(5))" \
 			"the denial line"
 		;;
 	esac
 }
-run_test "caches: npm = ephemeral → ~/.npm empty and writable inside, the write does not appear outside, the old file hidden" t_cache ephemeral
+run_test "caches: default (no [caches]) → ~/.npm an overlay: the old file there, the write succeeds inside and does not appear outside" t_cache default
+run_test "caches: npm = ephemeral → as the default" t_cache ephemeral
+run_test "caches: npm = empty → ~/.npm empty and writable inside, the write does not appear outside, the old file hidden" t_cache empty
 run_test "caches: npm = persisted → the real ~/.npm, writable; the write appears outside" t_cache persisted
-run_test "caches: default (no [caches]) → ~/.npm readable, a write fails and is a denial naming ~/.npm" t_cache default
-run_test "caches: npm = off → as the default" t_cache off
+run_test "caches: npm = off → ~/.npm readable, a write fails and is a denial naming the cache and its setting" t_cache off
 
 t_cache_missing() {
 	setup cachemissing
@@ -1077,7 +1087,8 @@ t_cache_missing() {
 	assert_not_exists "$HOME/.cargo"
 	assert_touched "$ws/ran.mk"
 	kb_expect 0 --dry-run -- true
-	assert_not_file_has_content "$KB_OUT" 'cache, '
+	assert_has_line "$KB_OUT" "# cache npm: ~/.npm absent, nothing to mount (kinbox does not create it)"
+	assert_has_line "$KB_OUT" "# cache cargo: ~/.cargo/registry absent, nothing to mount (kinbox does not create it)"
 }
 run_test "caches: a cache directory that does not exist is not created or made writable" t_cache_missing
 
