@@ -214,9 +214,9 @@ static void
 case_caches(void)
 {
 	struct run r = { "caches", "[caches] in the global config: cache "
-		"ephemeral, npm persisted, cargo empty (registry there, git "
-		"not: made), gomod off, the rest ephemeral by default (absent, "
-		"parents absent)", "cc", host6, NULL };
+		"ephemeral, npm persisted, cargo empty (registry there; git "
+		"absent: left so), gomod off, the rest ephemeral by default "
+		"(absent)", "cc", host6, NULL };
 	struct kb_policy p;
 
 	mkd("cc");
