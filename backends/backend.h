@@ -142,10 +142,11 @@ bool kb_mountinfo_has(const struct kb_strv *points, const char *path);
  * *child), -1 on failure. Closing the socket without kb_overlay_go() ends
  * it, and with it the run. */
 int kb_overlay_start(const struct kb_plan *pl, int go_w, pid_t *child);
-/* Hands it the sandbox's mount namespace and /proc/PID/mountinfo, waits
+/* Hands it the sandbox's mount namespace and mount points, waits
  * until it has mounted the overlays and let the command go: 0, or -1 with
  * the reason in `why`. */
-int kb_overlay_go(int sock, int mntfd, int infofd, char *why, size_t whylen);
+int kb_overlay_go(int sock, int mntfd, const struct kb_strv *points, char *why,
+    size_t whylen);
 
 /* backends/run.c */
 

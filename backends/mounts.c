@@ -55,6 +55,19 @@
 #ifndef OPEN_TREE_CLOEXEC
 #define OPEN_TREE_CLOEXEC O_CLOEXEC
 #endif
+#ifndef SYS_fsopen
+#define SYS_fsopen   430
+#define SYS_fsconfig 431
+#define SYS_fsmount  432
+#endif
+#ifndef FSOPEN_CLOEXEC
+#define FSOPEN_CLOEXEC      0x00000001
+#define FSCONFIG_SET_STRING 1
+#define FSCONFIG_CMD_CREATE 6
+#define FSMOUNT_CLOEXEC     0x00000001
+#define MOUNT_ATTR_NOSUID   0x00000002
+#define MOUNT_ATTR_NODEV    0x00000004
+#endif
 #ifndef MOVE_MOUNT_F_EMPTY_PATH
 #define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
 #endif
@@ -182,19 +195,11 @@ top_submount(const struct kb_strv *points, const char *dir, size_t i)
 	return true;
 }
 
-static void __attribute__((noreturn)) overlay_child(
-    int mntfd, int infofd, const struct kb_plan *pl, int errfd, int go_w)
+static void __attribute__((noreturn)) overlay_child(int mntfd,
+    const struct kb_strv *points, const struct kb_plan *pl, int errfd, int go_w)
 {
-	char stage[] = "/tmp/.kinbox-overlay-XXXXXX";
-	struct kb_strv pts = {0};
-	const struct kb_strv *points = &pts;
-	int uns = ioctl(mntfd, NS_GET_USERNS);
+	int uns = ioctl(mntfd, NS_GET_USERNS), fsfd, up;
 
-	/* read on the host's /proc, before entering: the sandbox's /proc
-	 * has no entry for this process */
-	if (kb_mountinfo_read(infofd, &pts) == -1)
-		child_fail(errfd, "cannot read the sandbox's mount table: %s",
-		    strerror(errno));
 	if (uns == -1 || setns(uns, CLONE_NEWUSER) == -1)
 		child_fail(errfd,
 		    "cannot enter the sandbox's user namespace: %s",
@@ -203,15 +208,23 @@ static void __attribute__((noreturn)) overlay_child(
 		child_fail(errfd,
 		    "cannot enter the sandbox's mount namespace: %s",
 		    strerror(errno));
-	/* root and cwd are now the sandbox's; /tmp is its private tmpfs */
-	if (mkdtemp(stage) == NULL ||
-	    mount("kinbox-cache", stage, "tmpfs", MS_NOSUID | MS_NODEV,
-		"mode=0700") == -1)
+	/* The upper layers: a tmpfs that is never attached anywhere (no
+	 * path reaches it, nothing to unmount), named relative to the cwd */
+	fsfd = (int)syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC);
+	if (fsfd == -1 ||
+	    syscall(SYS_fsconfig, fsfd, FSCONFIG_SET_STRING, "mode", "0700",
+		0) == -1 ||
+	    syscall(SYS_fsconfig, fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) ==
+		-1 ||
+	    (up = (int)syscall(SYS_fsmount, fsfd, FSMOUNT_CLOEXEC,
+		 MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) == -1 ||
+	    fchdir(up) == -1)
 		child_fail(errfd, "cannot make the overlays' tmpfs: %s",
 		    strerror(errno));
+	umask(0);
 	for (size_t i = 0; i < pl->overlay.n; i++) {
 		const char *dir = pl->overlay.v[i];
-		char up[64], wk[64], opts[8192];
+		char up_name[32], wk_name[32], opts[8192];
 		int clone_fd[64];
 		const char *clone_at[64];
 		size_t nclone = 0;
@@ -226,13 +239,14 @@ static void __attribute__((noreturn)) overlay_child(
 		if (stat(dir, &st) == -1 || !S_ISDIR(st.st_mode))
 			child_fail(errfd, "%s: %s", dir,
 			    errno != 0 ? strerror(errno) : "not a directory");
-		snprintf(up, sizeof(up), "%s/u%zu", stage, i);
-		snprintf(wk, sizeof(wk), "%s/w%zu", stage, i);
+		snprintf(up_name, sizeof(up_name), "u%zu", i);
+		snprintf(wk_name, sizeof(wk_name), "w%zu", i);
 		/* the overlay's root takes the upper directory's owner and
 		 * mode: the cache's own */
-		if (mkdir(up, 0700) == -1 || mkdir(wk, 0700) == -1 ||
-		    chown(up, st.st_uid, st.st_gid) == -1 ||
-		    chmod(up, st.st_mode & 07777) == -1)
+		if (mkdir(up_name, st.st_mode & 07777) == -1 ||
+		    mkdir(wk_name, 0700) == -1 ||
+		    ((st.st_uid != getuid() || st.st_gid != getgid()) &&
+			chown(up_name, st.st_uid, st.st_gid) == -1))
 			child_fail(errfd, "%s: the upper layer: %s", dir,
 			    strerror(errno));
 		for (size_t k = 0; k < points->n; k++) {
@@ -255,8 +269,8 @@ static void __attribute__((noreturn)) overlay_child(
 			clone_fd[nclone++] = fd;
 		}
 		snprintf(opts, sizeof(opts),
-		    "lowerdir=%s,upperdir=%s,workdir=%s,userxattr", dir, up,
-		    wk);
+		    "lowerdir=%s,upperdir=%s,workdir=%s,userxattr", dir,
+		    up_name, wk_name);
 		if (mount("kinbox-cache", dir, "overlay", MS_NOSUID | MS_NODEV,
 			opts) == -1)
 			child_fail(
@@ -268,10 +282,6 @@ static void __attribute__((noreturn)) overlay_child(
 				    "%s: cannot put the mount at %s back: %s",
 				    dir, clone_at[k], strerror(errno));
 	}
-	/* the overlays hold their upper layers; nothing else reaches them */
-	if (umount2(stage, MNT_DETACH) == -1 || rmdir(stage) == -1)
-		child_fail(errfd, "cannot detach the overlays' tmpfs: %s",
-		    strerror(errno));
 	/* done: the command may start (one hop fewer than through kinbox),
 	 * and kinbox goes on while this one exits */
 	if (write(go_w, "G", 1) != 1)
@@ -282,12 +292,16 @@ static void __attribute__((noreturn)) overlay_child(
 	_exit(0);
 }
 
-/* Receives the two descriptors kb_overlay_go() sends. */
+#define MSG_MAX (256 * 1024)
+
+/* Receives the mount namespace and the mount points (NUL-separated) that
+ * kb_overlay_go() sends. */
 static int
-recv_fds(int sock, int fds[2])
+recv_go(int sock, int *mntfd, struct kb_strv *points)
 {
-	char byte, ctl[CMSG_SPACE(2 * sizeof(int))];
-	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	static char buf[MSG_MAX];
+	char ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
 	struct msghdr msg = {.msg_iov = &iov,
 	    .msg_iovlen = 1,
 	    .msg_control = ctl,
@@ -298,12 +312,16 @@ recv_fds(int sock, int fds[2])
 	while (
 	    (n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC)) == -1 && errno == EINTR)
 		;
-	c = n == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
+	c = n >= 1 ? CMSG_FIRSTHDR(&msg) : NULL;
 	if (c == NULL || c->cmsg_level != SOL_SOCKET ||
 	    c->cmsg_type != SCM_RIGHTS ||
-	    c->cmsg_len != CMSG_LEN(2 * sizeof(int)))
+	    c->cmsg_len != CMSG_LEN(sizeof(int)) ||
+	    (msg.msg_flags & MSG_TRUNC) || buf[n - 1] != '\0')
 		return -1;
-	memcpy(fds, CMSG_DATA(c), 2 * sizeof(int));
+	memcpy(mntfd, CMSG_DATA(c), sizeof(int));
+	for (char *p = buf; p < buf + n; p += strlen(p) + 1)
+		if (*p != '\0')
+			kb_strv_push(points, p);
 	return 0;
 }
 
@@ -340,38 +358,51 @@ kb_overlay_start(const struct kb_plan *pl, int go_w, pid_t *child)
 		return -1;
 	}
 	if (*child == 0) {
-		int fds[2];
+		struct kb_strv points = {0};
+		int mntfd;
 
 		/* nothing of kinbox's but the socket and the go: a pipe end
 		 * held here would keep kinbox waiting for its EOF */
 		close_all_but(sv[1], go_w);
-		if (recv_fds(sv[1], fds) == -1)
+		if (recv_go(sv[1], &mntfd, &points) == -1)
 			_exit(3); /* kinbox went away, or stopped the run */
-		overlay_child(fds[0], fds[1], pl, sv[1], go_w);
+		overlay_child(mntfd, &points, pl, sv[1], go_w);
 	}
 	close(sv[1]);
 	return sv[0];
 }
 
 int
-kb_overlay_go(int sock, int mntfd, int infofd, char *why, size_t whylen)
+kb_overlay_go(
+    int sock, int mntfd, const struct kb_strv *points, char *why, size_t whylen)
 {
-	char byte = 'm', ctl[CMSG_SPACE(2 * sizeof(int))];
-	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	struct kb_buf b = {0};
+	char ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov;
 	struct msghdr msg = {.msg_iov = &iov,
 	    .msg_iovlen = 1,
 	    .msg_control = ctl,
 	    .msg_controllen = sizeof(ctl)};
 	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	int fds[2] = {mntfd, infofd};
 	ssize_t n;
 
 	why[0] = '\0';
+	kb_buf_add(&b, "", 1);
+	for (size_t i = 0; i < points->n; i++)
+		kb_buf_add(&b, points->v[i], strlen(points->v[i]) + 1);
+	if (b.len > MSG_MAX) {
+		kb_buf_free(&b);
+		snprintf(why, whylen, "the sandbox has too many mounts");
+		return -1;
+	}
+	iov = (struct iovec){.iov_base = b.s, .iov_len = b.len};
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(fds));
-	memcpy(CMSG_DATA(c), fds, sizeof(fds));
-	if (sendmsg(sock, &msg, MSG_NOSIGNAL) != 1) {
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &mntfd, sizeof(int));
+	n = sendmsg(sock, &msg, MSG_NOSIGNAL);
+	kb_buf_free(&b);
+	if (n < 1) {
 		snprintf(why, whylen, "cannot reach the overlays' mounter: %s",
 		    strerror(errno));
 		return -1;

@@ -397,7 +397,7 @@ go_inside(const struct kb_plan *pl, pid_t bwrap, struct watch *w, int ov_sock,
 		goto out;
 	}
 	if (pl->overlay.n > 0 &&
-	    kb_overlay_go(ov_sock, mntfd, w->fd, r->setup_fail,
+	    kb_overlay_go(ov_sock, mntfd, &w->points, r->setup_fail,
 		sizeof(r->setup_fail)) == -1)
 		goto out;
 	ok = true;
