@@ -24,6 +24,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -407,7 +408,20 @@ kb_overlay_go(
 		    strerror(errno));
 		return -1;
 	}
-	/* "+" when it is done, else why not */
+	/* "+" when it is done, else why not; a mount that hangs (a dead
+	 * NFS home under a cache) fails the run rather than kinbox */
+	{
+		struct pollfd p = {.fd = sock, .events = POLLIN};
+		int rc;
+
+		while ((rc = poll(&p, 1, 20000)) == -1 && errno == EINTR)
+			;
+		if (rc == 0) {
+			snprintf(why, whylen,
+			    "the overlays' mounter did not answer in 20 s");
+			return -1;
+		}
+	}
 	while ((n = read(sock, why, whylen - 1)) == -1 && errno == EINTR)
 		;
 	why[n > 0 ? n : 0] = '\0';

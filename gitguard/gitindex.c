@@ -30,31 +30,42 @@ be32(const unsigned char *p)
 	return ntohl(v);
 }
 
-/* The whole index from an open descriptor: a regular file of bounded size
- * (fstat first: a FIFO planted as the index must not block kinbox). */
-static unsigned char *
-slurp(int fd, size_t *len)
-{
-	struct stat st;
+/*
+ * The index is read through a window, not whole: a 30,000-file repository's
+ * index is megabytes, and kinbox's peak memory should not grow with it.
+ * One entry is below ENTRY_FIXED + 2 + 10 + 4096 + 8 bytes, so the window
+ * is refilled whenever less than NEED is left in it.
+ */
+#define WINDOW (64u * 1024)
+#define NEED   (ENTRY_FIXED + 2 + 10 + 4096 + 8)
+
+struct window {
+	int fd;
 	unsigned char *buf;
-	size_t got = 0;
+	size_t start, end; /* the unread bytes: buf[start, end) */
+	bool eof;
+};
 
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    (size_t)st.st_size > INDEX_MAX)
-		return NULL;
-	buf = xmalloc((size_t)st.st_size + 1);
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+/* The unread bytes, at least NEED of them unless the file ends first. */
+static size_t
+fill(struct window *w)
+{
+	if (w->end - w->start >= NEED || w->eof)
+		return w->end - w->start;
+	memmove(w->buf, w->buf + w->start, w->end - w->start);
+	w->end -= w->start;
+	w->start = 0;
+	while (w->end < WINDOW && !w->eof) {
+		ssize_t n = read(w->fd, w->buf + w->end, WINDOW - w->end);
 
-		if (n <= 0) {
-			if (n == -1 && errno == EINTR)
-				continue;
-			break;
-		}
-		got += (size_t)n;
+		if (n > 0)
+			w->end += (size_t)n;
+		else if (n == -1 && errno == EINTR)
+			continue;
+		else
+			w->eof = true;
 	}
-	*len = got;
-	return buf;
+	return w->end - w->start;
 }
 
 /* git's offset varint (used by index v4 for the prefix length) */
@@ -95,31 +106,37 @@ kb_git_index_gitlinks(const char *index, struct kb_strv *out)
 int
 kb_git_index_gitlinks_fd(int fd, struct kb_strv *out)
 {
-	size_t len = 0;
-	unsigned char *buf = slurp(fd, &len);
+	struct window w = {.fd = fd};
 	const unsigned char *p, *end;
 	uint32_t version, count;
 	char path[4096] = "";
 	size_t plen = 0;
+	struct stat st;
 	int rc = -1;
 
-	if (buf == NULL)
+	/* fstat first: a FIFO planted as the index must not block kinbox */
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    (size_t)st.st_size > INDEX_MAX)
 		return -1;
-	p = buf;
-	end = buf + len;
-	if (len < 12 || memcmp(p, "DIRC", 4) != 0)
+	w.buf = xmalloc(WINDOW);
+	p = w.buf;
+	end = p + fill(&w);
+	if (end - p < 12 || memcmp(p, "DIRC", 4) != 0)
 		goto out;
 	version = be32(p + 4);
 	count = be32(p + 8);
 	if (version < 2 || version > 4)
 		goto out;
-	p += 12;
+	w.start += 12;
 	for (uint32_t i = 0; i < count; i++) {
-		const unsigned char *entry = p;
+		const unsigned char *entry;
 		uint32_t mode;
 		uint16_t flags;
 		const unsigned char *nul;
+		size_t have = fill(&w);
 
+		entry = p = w.buf + w.start;
+		end = p + have;
 		if ((size_t)(end - p) < ENTRY_FIXED)
 			goto out;
 		mode = be32(p + 24);
@@ -156,11 +173,12 @@ kb_git_index_gitlinks_fd(int fd, struct kb_strv *out)
 				goto out;
 			p = entry + used;
 		}
+		w.start += (size_t)(p - entry);
 		if ((mode & 0170000) == GITLINK)
 			kb_strv_push(out, path);
 	}
 	rc = 0;
 out:
-	free(buf);
+	free(w.buf);
 	return rc;
 }

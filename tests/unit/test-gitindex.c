@@ -4,6 +4,7 @@
  * ones (truncated, wrong magic, garbage): found gitlinks, or a clean -1.
  */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,41 @@ main(void)
 		    links.n);
 	}
 	kb_strv_free(&links);
+	/* an index far larger than the reader's 64 KiB window: 4000 files
+	 * (some with 200-byte names), gitlinks spread through it, so that
+	 * entries straddle every refill */
+	{
+		char *big = xasprintf("%s/big/.git/index", base);
+		bool all = true;
+
+		ok(sh("export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null; "
+		      "git init -q big && cd big && "
+		      "long=$(printf 'n%.0s' $(seq 200)) && "
+		      "for i in $(seq 4000); do "
+		      "  if [ $((i % 7)) = 0 ]; then echo > d$i-$long; "
+		      "  else echo > f$i; fi; done && git add . && "
+		      "for i in 1 1333 2999 4000; do git update-index --add "
+		      "--cacheinfo 160000,"
+		      "1111111111111111111111111111111111111111,sub$i; done") ==
+			0,
+		    "a 4000-file index with 4 gitlinks written by git");
+		for (int v = 2; v <= 4; v++) {
+			char *cmd = xasprintf("cd big && git update-index "
+					      "--index-version %d", v);
+
+			kb_strv_free(&links);
+			all &= sh(cmd) == 0 &&
+			       kb_git_index_gitlinks(big, &links) == 0 &&
+			       links.n == 4 && strcmp(links.v[0], "sub1") == 0 &&
+			       strcmp(links.v[1], "sub1333") == 0 &&
+			       strcmp(links.v[2], "sub2999") == 0 &&
+			       strcmp(links.v[3], "sub4000") == 0;
+			free(cmd);
+		}
+		ok(all, "versions 2, 3, 4 of it: the 4 gitlinks, in order");
+		kb_strv_free(&links);
+		free(big);
+	}
 	ok(sh("head -c 100 super/.git/index > cut && mv cut super/.git/index")
 		    == 0 &&
 		kb_git_index_gitlinks(index, &links) == -1,
