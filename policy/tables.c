@@ -140,6 +140,9 @@ const struct kb_offline_env kb_offline_env_table[] = {
 	{ "npm_config_offline", "true", "npm: the cache only" },
 	/* cargo retries too, and updates the index before a build */
 	{ "CARGO_NET_OFFLINE",  "true", "cargo: the registry as it is" },
+	/* pip retries an unreachable index five times with a backoff; with
+	 * none it fails at once (what it then reports is a network denial) */
+	{ "PIP_RETRIES",        "0",    "pip: no retries" },
 };
 const size_t kb_offline_env_count = nitems(kb_offline_env_table);
 /* clang-format on */

@@ -207,8 +207,8 @@ run_test "a --write root inside an overlaid cache stays a write root (its mount 
 
 t_offline_env() {
 	ws=$(newdir ws8)
-	(cd "$ws" && kb_expect 0 -- sh -c 'echo "$UV_NO_SYNC $UV_OFFLINE $npm_config_offline $CARGO_NET_OFFLINE" >out')
-	assert_streq "$(cat "$ws/out")" "1 1 true true" "network off"
+	(cd "$ws" && kb_expect 0 -- sh -c 'echo "$UV_NO_SYNC $UV_OFFLINE $npm_config_offline $CARGO_NET_OFFLINE $PIP_RETRIES" >out')
+	assert_streq "$(cat "$ws/out")" "1 1 true true 0" "network off"
 	(cd "$ws" && kb_expect 0 --net -- sh -c 'echo "${UV_NO_SYNC-unset} ${npm_config_offline-unset}" >out')
 	assert_streq "$(cat "$ws/out")" "unset unset" "network on"
 	(cd "$ws" && UV_NO_SYNC=0 kb_expect 0 -- sh -c 'echo "$UV_NO_SYNC $UV_OFFLINE" >out')
@@ -216,7 +216,7 @@ t_offline_env() {
 	(cd "$ws" && kb --dry-run -- true)
 	assert_file_has_content "$KB_OUT" '^# env: network off, so tools use what is there.*UV_NO_SYNC=1'
 }
-run_test "network off: UV_NO_SYNC, UV_OFFLINE, npm_config_offline, CARGO_NET_OFFLINE set unless the caller set them; none with --net" t_offline_env
+run_test "network off: UV_NO_SYNC, UV_OFFLINE, npm_config_offline, CARGO_NET_OFFLINE, PIP_RETRIES set unless the caller set them; none with --net" t_offline_env
 
 # --- 2. the real tools -----------------------------------------------------
 
