@@ -42,7 +42,7 @@ LIBS_STATIC_EXTRA = -lmd
 #   gate/      kinpolicy's gate and grants (policy, lib)
 # kinbox links denial, backends, gitguard, policy, lib; never gate/
 # (`make check-layers` verifies both).
-LIB_SRCS      = lib/util.c lib/fsat.c
+LIB_SRCS      = lib/util.c lib/fsat.c lib/execsearch.c
 POLICY_SRCS   = policy/policy.c policy/options.c policy/finalize.c policy/paths.c \
                 policy/tables.c policy/env.c policy/masks.c policy/config.c \
                 policy/stores.c policy/resolve.c
@@ -119,8 +119,8 @@ backends/seccomp-blob.o: backends/seccomp-blob.c backends/seccomp-bpf.h $(HDRS)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 
 # Static and libc-only: it is exec'd once per sandboxed command.
-kinbox-exec: backends/kinbox-exec.c
-	$(CC) $(CSTD) $(WARN) -O2 -static -o $@ $<
+kinbox-exec: backends/kinbox-exec.c lib/execsearch.c lib/execsearch.h
+	$(CC) $(CSTD) $(WARN) -O2 -static -o $@ backends/kinbox-exec.c lib/execsearch.c
 
 # --- tests ---------------------------------------------------------------
 tests/unit/test-%: tests/unit/test-%.c $(CORE_OBJS) backends/seccomp.o $(UNIT_HDRS)

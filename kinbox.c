@@ -26,6 +26,7 @@
 #include "denial/report.h"
 #include "gitguard/gitguard.h"
 #include "policy/policy.h"
+#include "lib/execsearch.h"
 #include "lib/util.h"
 
 #ifndef KB_VERSION
@@ -342,6 +343,17 @@ find_helper(void)
 	    cand);
 }
 
+/* What a shell says of a command that did not start: "command not found"
+ * for a name PATH did not hold, the error itself for a path ("./x: No such
+ * file or directory", "Permission denied", "Is a directory"). */
+static const char *
+exec_error_text(const char *cmd, int err)
+{
+	if (err == ENOENT && strchr(cmd, '/') == NULL)
+		return "command not found";
+	return strerror(err);
+}
+
 /*
  * No sandbox: --unconfined (the explicit escape hatch) or
  * KINBOX_SANDBOX=container (the caller declares a disposable container is
@@ -353,6 +365,7 @@ static void __attribute__((noreturn)) exec_unsandboxed(
 {
 	struct kb_plan pl = {0};
 	size_t i;
+	int err;
 
 	kb_plan_env(p, environ, NULL, &pl);
 	if (o->dry_run) {
@@ -369,11 +382,10 @@ static void __attribute__((noreturn)) exec_unsandboxed(
 		if (fcntl(p->keep_fd[i], F_SETFD, 0) == -1)
 			die_errno("--keep-fd %d", p->keep_fd[i]);
 	environ = pl.envp.v;
-	execvp(p->argv[0], p->argv);
-	warnx("%s: %s", p->argv[0],
-	    errno == ENOENT ? "command not found" : strerror(errno));
-	exit(errno == ENOENT || errno == ENOTDIR ? KB_EXIT_NOTFOUND
-						 : KB_EXIT_NOEXEC);
+	err = kb_exec_search(p->argv[0], p->argv);
+	warnx("%s: %s", p->argv[0], exec_error_text(p->argv[0], err));
+	exit(err == ENOENT || err == ENOTDIR ? KB_EXIT_NOTFOUND
+					     : KB_EXIT_NOEXEC);
 }
 
 /*
@@ -613,8 +625,7 @@ main(int argc, char **argv)
 		    strerror(run.confine_errno));
 	if (run.exec_errno != 0)
 		warnx("%s: %s", pol.argv[0],
-		    run.exec_errno == ENOENT ? "command not found"
-					     : strerror(run.exec_errno));
+		    exec_error_text(pol.argv[0], run.exec_errno));
 	if (kb_gitguard_audit(&pol, report_guard) > 0 && o.verbosity >= 0)
 		warnx("SECURITY: the command tampered with git metadata; see "
 		      "the lines above");
