@@ -4,7 +4,10 @@
 #   1. a command's exit status and message follow the shell's PATH rule: a
 #      directory of PATH that cannot be read never turns "not found" (127)
 #      into "Permission denied" (126); 126 only for a file found and
-#      refused (or a path naming a directory).
+#      refused (or a path naming a directory);
+#   2. the host's /tmp (however it is spelled) is never a write root or the
+#      workspace; a root below /tmp is bound inside the private /tmp and
+#      --dry-run says so.
 #
 # Run: sh tests/t80-edges.sh (TAP), or all suites: sh tests/run-integration.sh
 # shellcheck disable=SC2317,SC2016,SC2164
@@ -217,5 +220,151 @@ t_exec_not_executable() {
 }
 run_test "found but not executable (mode 644 behind unreadable dirs, a path to one, a path to a dir): 126; behind a same-named dir, paths that do not exist: 127, as bash, with the shell's message; control: the executable after it runs" t_exec_not_executable sandboxed
 run_test "the same without a sandbox (--unconfined)" t_exec_not_executable unconfined
+
+# ============================================================================
+# 2. /tmp
+# ============================================================================
+
+TMPTAIL=": the sandbox's /tmp is already private and writable (empty, discarded); to share a host directory, grant a subdirectory, e.g."
+
+# tmp_refused MARKER LINE CMD...: 125, exactly LINE, MARKER not created
+tmp_refused() {
+	_m=$1
+	_line=$2
+	shift 2
+	_rc=0
+	"$@" >"$KB_OUT" 2>"$KB_ERR" </dev/null || _rc=$?
+	if [ "$_rc" != 125 ]; then
+		_show_file "$KB_ERR"
+		fail "exit status $_rc, expected 125: $*"
+	fi
+	assert_kinbox_said "$KB_ERR" "$_line"
+	[ ! -s "$KB_OUT" ] || fail "stdout is not empty"
+	assert_not_exists "$_m"
+}
+
+t_tmp_refused() {
+	d=$(newdir tmp-refused)
+	mkdir -p "$d/ws"
+	ln -s /tmp "$d/tmplink"
+	ln -s tmplink "$d/tmplink2"
+	m=/tmp/kinbox-t80-ran.$(basename "$KB_T")
+	cleanup_add "rm -f '$m'"
+	cd "$d/ws"
+	for w in /tmp /tmp/ /tmp/. //tmp /var/../tmp "$d/tmplink" "$d/tmplink2" ../tmplink; do
+		if [ "$w" = /tmp ]; then
+			line="kinbox: --write /tmp$TMPTAIL --write /tmp/NAME"
+		else
+			line="kinbox: --write $w: that is /tmp, and the sandbox's /tmp is already private and writable (empty, discarded); to share a host directory, grant a subdirectory, e.g. --write /tmp/NAME"
+		fi
+		tmp_refused "$m" "$line" "$KINBOX" --write "$w" -- touch "$m"
+		tmp_refused "$m" "$line" "$KINBOX" -w "$w" --dry-run -- touch "$m"
+	done
+	# the global config's write_paths, and a session grant
+	printf '[sandbox]\nwrite_paths = /tmp/.\n' >"$XDG_CONFIG_HOME/kinbox.ini.tmp"
+	mkdir -p "$XDG_CONFIG_HOME/kinbox"
+	mv "$XDG_CONFIG_HOME/kinbox.ini.tmp" "$XDG_CONFIG_HOME/kinbox/config.ini"
+	tmp_refused "$m" "kinbox: $XDG_CONFIG_HOME/kinbox/config.ini:2: write_paths = /tmp/.: that is /tmp, and the sandbox's /tmp is already private and writable (empty, discarded); to share a host directory, grant a subdirectory, e.g. write_paths = /tmp/NAME" \
+		"$KINBOX" -- touch "$m"
+	rm "$XDG_CONFIG_HOME/kinbox/config.ini"
+	if have "$KP"; then
+		S=$("$KP" session new) || fail "kinpolicy session new failed"
+		SF=$XDG_RUNTIME_DIR/kinbox/sessions/$S.ini
+		printf '[grant]\nwrite_paths = /tmp\n' >>"$SF"
+		tmp_refused "$m" "kinbox: $SF:2: write_paths = /tmp$TMPTAIL write_paths = /tmp/NAME" \
+			env KINBOX_SESSION="$S" "$KINBOX" -- touch "$m"
+	fi
+	# the workspace: started in /tmp, -C /tmp, --workspace of a /tmp link
+	wsline="kinbox: workspace /tmp: the sandbox's /tmp is private (empty, discarded), so the host's /tmp cannot be the workspace; work in a subdirectory, e.g. /tmp/NAME"
+	(cd /tmp && tmp_refused "$m" "$wsline" "$KINBOX" -- touch "$m")
+	tmp_refused "$m" "$wsline" "$KINBOX" -C /tmp -- touch "$m"
+	tmp_refused "$m" "kinbox: workspace $d/tmplink: that is /tmp, and the sandbox's /tmp is private (empty, discarded), so the host's /tmp cannot be the workspace; work in a subdirectory, e.g. /tmp/NAME" \
+		"$KINBOX" --workspace "$d/tmplink" -- touch "$m"
+	# the positive control: a directory below /tmp is a fine write root
+	sub=$(mktemp -d /tmp/kinbox-t80-ok.XXXXXX)
+	cleanup_add "rm -rf '$sub'"
+	kb_expect 0 --write "$d/tmplink/$(basename "$sub")" -- sh -c "echo ok >'$sub/f'; echo ran >ran"
+	assert_file_has_content "$sub/f" '^ok$'
+	assert_file_has_content "$d/ws/ran" '^ran$'
+}
+run_test "the host's /tmp as a write root (/tmp, /tmp/., //tmp, /var/../tmp, symlinks, relative; flag, global config, session grant) or as the workspace (cwd, -C, --workspace): 125 naming the fix; control: a directory below /tmp is granted" t_tmp_refused
+
+t_tmp_below() {
+	d=$(newdir tmp-below)
+	mkdir -p "$d/ws"
+	top=$(mktemp -d /tmp/kinbox-t80-below.XXXXXX)
+	cleanup_add "rm -rf '$top'"
+	mkdir -p "$top/build" "$top/a/b/c" "$top/proj"
+	echo host >"$top/a/sibling"
+	hostfile=$(mktemp /tmp/kinbox-t80-host.XXXXXX)
+	cleanup_add "rm -f '$hostfile'"
+	inner=/tmp/kinbox-t80-inner.$(basename "$KB_T")
+	cleanup_add "rm -f '$inner'"
+	cd "$d/ws"
+	kb_expect 0 --dry-run -w "$top/build" -w "$top/a/b/c" -- true
+	assert_file_has_content "$KB_OUT" '^# tmp: private /tmp \(discarded\), empty but for the host directories below$'
+	assert_file_has_content "$KB_OUT" "^# tmp: $top/build: the host's, writable \\(a write root\\), bound inside the private /tmp; what is written there stays\$"
+	assert_file_has_content "$KB_OUT" "^# tmp: $top/a/b/c: the host's, writable \\(a write root\\), bound inside the private /tmp; what is written there stays\$"
+	assert_not_file_has_content "$KB_OUT" '^# tmp: private /tmp \(empty, discarded\)$'
+	assert_file_has_content "$KB_OUT" "^# write: $top/build \\(flag\\)\$"
+	# the run: both roots land on the host; the rest of /tmp is private
+	# (a host file is not seen, a write beside the roots stays inside)
+	kb_expect 0 -w "$top/build" -w "$top/a/b/c" -- sh -c "
+		echo b >'$top/build/out'; echo c >'$top/a/b/c/out'
+		echo x >'$inner'
+		if [ -e '$hostfile' ] || [ -e '$top/a/sibling' ]; then echo seen; else echo unseen; fi >seen
+		echo y >'$top/a/new' || true"
+	assert_file_has_content "$top/build/out" '^b$'
+	assert_file_has_content "$top/a/b/c/out" '^c$'
+	assert_file_has_content "$d/ws/seen" '^unseen$'
+	assert_not_exists "$inner"
+	assert_not_exists "$top/a/new"
+	assert_file_has_content "$top/a/sibling" '^host$'
+	# without a root below /tmp the plan says so as before
+	kb_expect 0 --dry-run -- true
+	assert_file_has_content "$KB_OUT" '^# tmp: private /tmp \(empty, discarded\)$'
+	# a workspace below /tmp: the same, named as the workspace
+	cd "$top/proj"
+	kb_expect 0 --dry-run -- true
+	assert_file_has_content "$KB_OUT" "^# tmp: $top/proj: the host's, writable \\(the workspace\\), bound inside the private /tmp; what is written there stays\$"
+	kb_expect 0 -- sh -c 'echo w >f'
+	assert_file_has_content "$top/proj/f" '^w$'
+	# a config write_paths below /tmp
+	mkdir -p "$XDG_CONFIG_HOME/kinbox"
+	printf '[sandbox]\nwrite_paths = %s\n' "$top/build" >"$XDG_CONFIG_HOME/kinbox/config.ini"
+	cleanup_add "rm -f '$XDG_CONFIG_HOME/kinbox/config.ini'"
+	cd "$d/ws"
+	kb_expect 0 -- sh -c "echo g >'$top/build/global'"
+	rm -f "$XDG_CONFIG_HOME/kinbox/config.ini"
+	assert_file_has_content "$top/build/global" '^g$'
+}
+run_test "write roots below /tmp (depth 1 and 3, a flag and write_paths) and a workspace there: --dry-run names each as the host's inside the private /tmp; the writes land on the host, the rest of /tmp stays private" t_tmp_below
+
+t_tmp_grant_refused() {
+	have "$KP" || skip_test "kinpolicy is not built"
+	have python3 || skip_test "python3 is needed"
+	d=$(newdir tmp-grant)
+	mkdir -p "$d/ws" "$d/outside"
+	cd "$d/ws"
+	kb_expect 1 --json-fd 3 -- touch ran "$d/outside/f" 3>"$KB_T/tg.json"
+	assert_exists "$d/ws/ran"
+	assert_not_exists "$d/outside/f"
+	id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$KB_T/tg.json")
+	rc=0
+	"$KP" grant "$id" --write /tmp/. --once >"$KB_T/tg.out" 2>"$KB_T/tg.err" </dev/null || rc=$?
+	assert_streq "$rc" 125 "kinpolicy grant --write /tmp/."
+	assert_kinbox_said "$KB_T/tg.err" "kinpolicy: --write /tmp/.: that is /tmp, and the sandbox's /tmp is already private and writable (empty, discarded); to share a host directory, grant a subdirectory, e.g. --write /tmp/NAME"
+	# the control: the grant that fits works, and the retry writes
+	rc=0
+	"$KP" grant "$id" --write "$d/outside" --once >"$KB_T/tg.out" 2>"$KB_T/tg.err" </dev/null || rc=$?
+	assert_streq "$rc" 0 "kinpolicy grant --write $d/outside"
+	rm -f "$d/ws/ran"
+	rc=0
+	"$KP" retry "$id" >"$KB_T/tg.out" 2>"$KB_T/tg.err" </dev/null || rc=$?
+	assert_streq "$rc" 0 "kinpolicy retry"
+	assert_exists "$d/outside/f"
+	assert_exists "$d/ws/ran"
+}
+run_test "kinpolicy grant --write /tmp/. is refused with the same fix; control: the fitting grant and its retry write on the host" t_tmp_grant_refused
 
 done_testing
