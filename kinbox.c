@@ -254,6 +254,15 @@ parse_args(int argc, char **argv, struct kb_opts *o, struct pending *pend,
 		case KB_OPT_DRY_RUN:
 			o->dry_run = true;
 			continue;
+		case KB_OPT_CHDIR:
+			/* now, as git and make do: relative paths given
+			 * anywhere on the line (--write, --workspace, a
+			 * later -C) are then taken from DIR, and DIR is the
+			 * workspace unless --workspace says otherwise */
+			if (chdir(optarg) == -1)
+				die("-C %s: %s; give a directory to run in",
+				    optarg, strerror(errno));
+			continue;
 		case KB_OPT_QUIET:
 			o->verbosity = -1;
 			continue;
@@ -445,6 +454,29 @@ report_guard(const char *line, bool security)
 	warnx("%s%s", security ? "SECURITY: " : "", line);
 }
 
+/*
+ * --workspace names the workspace and keeps the current directory, where
+ * the command runs: that directory must lie in it. A command started in a
+ * read-only directory outside its workspace is a mistake -C (chdir) says
+ * what was meant by.
+ */
+static void
+check_cwd(struct kb_policy *p)
+{
+	struct kb_err e;
+
+	if (p->where[KB_OPT_WORKSPACE] == NULL)
+		return;
+	if (kb_policy_resolve_workspace(p, &e) == -1)
+		die("%s", e.msg);
+	if (kb_path_within(p->cwd, p->workspace))
+		return;
+	die("--workspace %s: the current directory %s lies outside it, and the "
+	    "command runs in the current directory; cd into the workspace "
+	    "first, or give -C %s to run in it",
+	    p->workspace, p->cwd, p->workspace);
+}
+
 /* kinbox's own stores lie outside what the command may write */
 static void
 check_stores(struct kb_policy *p)
@@ -486,6 +518,7 @@ main(int argc, char **argv)
 	 * layers need), the config files and grants, the flags, the
 	 * project's tightening; validated once, in kb_policy_finalize */
 	apply_flags(&pol, pend, npend, true);
+	check_cwd(&pol);
 	with_config = !unconfined_flag &&
 		      (mode == NULL || strcmp(mode, "container") != 0);
 	if (with_config) {

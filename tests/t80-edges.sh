@@ -7,7 +7,9 @@
 #      refused (or a path naming a directory);
 #   2. the host's /tmp (however it is spelled) is never a write root or the
 #      workspace; a root below /tmp is bound inside the private /tmp and
-#      --dry-run says so.
+#      --dry-run says so;
+#   3. -C DIR changes directory first (git, make), --workspace DIR keeps
+#      the current directory, which must lie in it.
 #
 # Run: sh tests/t80-edges.sh (TAP), or all suites: sh tests/run-integration.sh
 # shellcheck disable=SC2317,SC2016,SC2164
@@ -366,5 +368,109 @@ t_tmp_grant_refused() {
 	assert_exists "$d/ws/ran"
 }
 run_test "kinpolicy grant --write /tmp/. is refused with the same fix; control: the fitting grant and its retry write on the host" t_tmp_grant_refused
+
+# ============================================================================
+# 3. -C DIR changes directory; --workspace DIR stays
+# ============================================================================
+
+t_C_chdir() {
+	d=$(newdir C-chdir)
+	mkdir -p "$d/proj/sub/deeper" "$d/other" "$d/shared"
+	cd "$d"
+	kb_expect 0 -C proj -- touch x
+	assert_exists "$d/proj/x"
+	assert_not_exists "$d/x"
+	# composed like git's: -C a -C b is a/b; .. and absolute paths too
+	kb_expect 0 -C proj -C sub -- sh -c 'pwd >where; touch y'
+	assert_file_has_content "$d/proj/sub/where" "^$d/proj/sub\$"
+	assert_exists "$d/proj/sub/y"
+	kb_expect 0 -C proj/sub/deeper -C .. -C ../../other -- touch z
+	assert_exists "$d/other/z"
+	kb_expect 0 --directory "$d/proj/sub/deeper" -- touch w
+	assert_exists "$d/proj/sub/deeper/w"
+	# DIR is the workspace: its parent stays read-only
+	kb -C proj/sub -- sh -c 'touch ../up; touch inside'
+	assert_not_exists "$d/proj/up"
+	assert_exists "$d/proj/sub/inside"
+	kb_expect 0 --dry-run -C proj -C sub -- true
+	assert_file_has_content "$KB_OUT" "^# workspace: $d/proj/sub \\(writable\\)\$"
+	assert_file_has_content "$KB_OUT" "^# cwd: $d/proj/sub\$"
+	# relative --write paths are taken from the last -C, wherever typed
+	kb_expect 0 -w ../shared -C proj -- touch ../shared/s
+	assert_exists "$d/shared/s"
+	kb_expect 0 -w ../../shared -C proj/sub -- touch ../../shared/s2
+	assert_exists "$d/shared/s2"
+	# a missing directory: 125, nothing ran
+	check=$d/proj/never
+	rc=0
+	"$KINBOX" -C proj -C nope -- touch "$check" >"$KB_OUT" 2>"$KB_ERR" || rc=$?
+	assert_streq "$rc" 125 "-C into a missing directory"
+	assert_kinbox_said "$KB_ERR" "kinbox: -C nope: No such file or directory; give a directory to run in"
+	assert_not_exists "$check"
+}
+run_test "-C DIR changes directory first: from the parent -C proj -- touch x makes proj/x; -C a -C b is a/b (.., absolute, --directory); DIR is the workspace and the cwd, its parent read-only; relative --write from DIR; a missing DIR: 125" t_C_chdir
+
+t_workspace_stays() {
+	d=$(newdir ws-stays)
+	mkdir -p "$d/proj/src/deep" "$d/other"
+	cd "$d/proj/src"
+	kb_expect 0 --workspace .. -- sh -c 'pwd >where; touch here ../up'
+	assert_file_has_content "$d/proj/src/where" "^$d/proj/src\$"
+	assert_exists "$d/proj/src/here"
+	assert_exists "$d/proj/up"
+	cd deep
+	kb_expect 0 --workspace "$d/proj" -- touch here2
+	assert_exists "$d/proj/src/deep/here2"
+	kb_expect 0 --dry-run --workspace ../.. -- true
+	assert_file_has_content "$KB_OUT" "^# workspace: $d/proj \\(writable\\)\$"
+	assert_file_has_content "$KB_OUT" "^# cwd: $d/proj/src/deep\$"
+	# -C then --workspace: the workspace is taken from DIR
+	cd "$d"
+	kb_expect 0 -C proj/src --workspace .. -- touch c1 ../c2
+	assert_exists "$d/proj/src/c1"
+	assert_exists "$d/proj/c2"
+	# the current directory outside the workspace: refused, nothing ran
+	cd "$d/other"
+	rc=0
+	"$KINBOX" --workspace "$d/proj" -- touch "$d/proj/never" >"$KB_OUT" 2>"$KB_ERR" || rc=$?
+	assert_streq "$rc" 125 "--workspace with the cwd outside it"
+	assert_kinbox_said "$KB_ERR" "kinbox: --workspace $d/proj: the current directory $d/other lies outside it, and the command runs in the current directory; cd into the workspace first, or give -C $d/proj to run in it"
+	assert_not_exists "$d/proj/never"
+	rc=0
+	"$KINBOX" --workspace "$d/proj" --workspace "$d/proj" -- touch "$d/proj/never" >"$KB_OUT" 2>"$KB_ERR" || rc=$?
+	assert_streq "$rc" 125 "--workspace twice"
+	assert_kinbox_said "$KB_ERR" "kinbox: --workspace given twice; give one workspace"
+	assert_not_exists "$d/proj/never"
+}
+run_test "--workspace DIR stays in the current directory (DIR its ancestor, relative or absolute; after -C, from DIR); the cwd outside it or a second --workspace: 125, nothing ran" t_workspace_stays
+
+t_retry_in_cwd() {
+	have "$KP" || skip_test "kinpolicy is not built"
+	have python3 || skip_test "python3 is needed"
+	d=$(newdir retry-cwd)
+	mkdir -p "$d/proj/sub" "$d/outside"
+	cd "$d"
+	# from the parent with -C, and with --workspace from a subdirectory
+	for how in C workspace; do
+		rm -f "$d/outside/f" "$d/proj/sub/ran"
+		if [ "$how" = C ]; then
+			kb_expect 1 --json-fd 3 -C proj/sub -- touch ran "$d/outside/f" 3>"$KB_T/rc.json"
+		else
+			(cd proj/sub && kb_expect 1 --json-fd 3 --workspace .. -- touch ran "$d/outside/f" 3>"$KB_T/rc.json")
+		fi
+		assert_exists "$d/proj/sub/ran"
+		assert_not_exists "$d/outside/f"
+		rm "$d/proj/sub/ran"
+		id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$KB_T/rc.json")
+		"$KP" grant "$id" --write "$d/outside" --once >/dev/null 2>"$KB_T/rc.err" </dev/null ||
+			fail "grant: $(cat "$KB_T/rc.err")"
+		rc=0
+		"$KP" retry "$id" >"$KB_T/rc.out" 2>"$KB_T/rc.err" </dev/null || rc=$?
+		assert_streq "$rc" 0 "retry of the $how run: $(cat "$KB_T/rc.err")"
+		assert_exists "$d/outside/f"
+		assert_exists "$d/proj/sub/ran"
+	done
+}
+run_test "kinpolicy retry of a run made with -C, and with --workspace from a subdirectory: the same cwd and workspace again (the relative marker lands in proj/sub), the granted write lands" t_retry_in_cwd
 
 done_testing
