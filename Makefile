@@ -92,7 +92,7 @@ UNIT_HDRS = tests/unit/tap.h tests/unit/ro-check.h tests/unit/readonly-cases.h \
 
 .PHONY: all check check-layers format format-check unit unit-san unit-valgrind \
         integration stub-check man-check bench deps demo install uninstall clean \
-        fuzz fuzz-short golden-update
+        fuzz fuzz-short golden-update state-check
 
 all: kinbox kinbox-exec kinpolicy
 
@@ -147,10 +147,22 @@ golden-update: tests/unit/test-golden
 
 # make integration KINBOX=/path/to/kinbox KINPOLICY=/path/to/kinpolicy runs
 # the suites against another build or an installed copy
+# (KB_SUITES="t10-core.sh ...": only these suites)
+#
+# The targets that run kinbox (integration, stub-check, demo, bench) run
+# it with a home and XDG directories of their own
+# (tests/isolated.sh): the caller's grants, denial journal and sessions
+# are never read or written; make state-check checks that
+ISOLATED = sh tests/isolated.sh
 integration: kinbox kinbox-exec kinpolicy
 	@KINBOX="$(if $(KINBOX),$(KINBOX),$(CURDIR)/kinbox)" \
 	 KINPOLICY="$(if $(KINPOLICY),$(KINPOLICY),$(if $(KINBOX),$(dir $(KINBOX))kinpolicy,$(CURDIR)/kinpolicy))" \
-	 sh tests/run-integration.sh
+	 $(ISOLATED) sh tests/run-integration.sh
+
+# make demo and an integration run (KB_STATE_SUITES, default t10-core.sh)
+# leave the caller's kinbox config, journal and sessions as they were
+state-check: all
+	@MAKE="$(MAKE)" sh tests/state-check.sh
 
 # The layers (the stages at the top of this file): includes, the symbols
 # each library takes from the others, no gate/ symbol in kinbox, and the
@@ -166,7 +178,7 @@ check-layers: all
 stub-check: kinpolicy
 	@KINBOX="$(CURDIR)/tests/stub/kinbox-stub" \
 	 KINPOLICY="$(if $(KINPOLICY),$(KINPOLICY),$(CURDIR)/kinpolicy)" \
-	 sh tests/stub-check.sh
+	 $(ISOLATED) sh tests/stub-check.sh
 
 # The C layout is .clang-format's (STYLE.md 3.10, clang-format 14); the
 # generated seccomp header is not ours to format
@@ -216,10 +228,10 @@ fuzz-short: $(FUZZ_TARGETS)
 	  rm -rf $$d $$d.log; done
 
 check: all format-check check-layers unit unit-san unit-valgrind man-check fuzz-short \
-       integration stub-check
+       integration stub-check state-check
 
 bench: kinbox kinbox-exec
-	@sh tests/bench.sh
+	@$(ISOLATED) sh tests/bench.sh
 
 # Installs what building and testing need; a no-op when all is present.
 DEB_PKGS = bubblewrap libseccomp-dev libcap-ng-dev libinih-dev libbsd-dev \
@@ -241,7 +253,7 @@ deps:
 	else echo "deps: all present"; fi
 
 demo: all
-	@sh tests/demo.sh
+	@$(ISOLATED) sh tests/demo.sh
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MANDIR)/man1 \
