@@ -92,12 +92,21 @@ UNIT_HDRS = tests/unit/tap.h tests/unit/ro-check.h tests/unit/readonly-cases.h \
 
 .PHONY: all check check-layers format format-check unit unit-san unit-valgrind \
         integration stub-check man-check bench deps demo install uninstall clean \
-        fuzz fuzz-short golden-update state-check
+        fuzz fuzz-short golden-update install-check state-check FORCE
 
 all: kinbox kinbox-exec kinpolicy
 
 %.o: %.c $(HDRS)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
+
+# The install paths and the version are compiled in (kinbox's helper
+# path): .build-defs changes when they do, so that `make install
+# PREFIX=...` after a plain `make` builds kinbox for that PREFIX
+BUILD_DEFS = $(VERSION) $(LIBEXECDIR)
+.build-defs: FORCE
+	@printf '%s\n' '$(BUILD_DEFS)' | cmp -s - $@ || \
+	  printf '%s\n' '$(BUILD_DEFS)' >$@
+kinbox.o kinpolicy.o: .build-defs
 
 kinbox: kinbox.o $(KINBOX_LIBS)
 	$(CC) $(ALLCFLAGS) $(STATICLDFLAGS) -o $@ kinbox.o $(KINBOX_LIBS) $(LIBS_KINBOX) $(LIBS_STATIC_EXTRA)
@@ -149,8 +158,8 @@ golden-update: tests/unit/test-golden
 # the suites against another build or an installed copy
 # (KB_SUITES="t10-core.sh ...": only these suites)
 #
-# The targets that run kinbox (integration, stub-check, demo, bench) run
-# it with a home and XDG directories of their own
+# The targets that run kinbox (integration, stub-check, demo, bench,
+# install-check) run it with a home and XDG directories of their own
 # (tests/isolated.sh): the caller's grants, denial journal and sessions
 # are never read or written; make state-check checks that
 ISOLATED = sh tests/isolated.sh
@@ -163,6 +172,13 @@ integration: kinbox kinbox-exec kinpolicy
 # leave the caller's kinbox config, journal and sessions as they were
 state-check: all
 	@MAKE="$(MAKE)" sh tests/state-check.sh
+
+# make install into a temporary PREFIX (and a DESTDIR staging), the
+# installed kinbox run on a real command, make uninstall; then the tree is
+# built again for this make's own PREFIX
+install-check: all
+	@MAKE="$(MAKE)" $(ISOLATED) sh tests/install-check.sh
+	@$(MAKE) -s --no-print-directory all
 
 # The layers (the stages at the top of this file): includes, the symbols
 # each library takes from the others, no gate/ symbol in kinbox, and the
@@ -228,7 +244,7 @@ fuzz-short: $(FUZZ_TARGETS)
 	  rm -rf $$d $$d.log; done
 
 check: all format-check check-layers unit unit-san unit-valgrind man-check fuzz-short \
-       integration stub-check state-check
+       integration stub-check install-check state-check
 
 bench: kinbox kinbox-exec
 	@$(ISOLATED) sh tests/bench.sh
@@ -276,3 +292,4 @@ clean:
 	rm -f backends/seccomp-gen backends/seccomp-bpf.h backends/seccomp.bpf
 	rm -rf $(FUZZ_TARGETS) tests/fuzz/*.corpus
 	rm -f kinbox kinbox-exec kinpolicy *.o */*.o */*.a $(UNIT_TESTS) tests/unit/san-*
+	rm -f .build-defs

@@ -326,13 +326,17 @@ apply_flags(struct kb_policy *p, const struct pending *pend, size_t n,
 	}
 }
 
-/* kinbox-exec sits beside kinbox in a build tree, else in LIBEXECDIR. */
+/*
+ * kinbox-exec sits beside kinbox in a build tree; installed, it is in
+ * BIN/../libexec/kinbox (make install with any PREFIX, DESTDIR staging
+ * and a moved tree included), else in the LIBEXECDIR it was built for.
+ */
 static char *
 find_helper(void)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash, *cand;
+	char *slash, *cand, *real;
 
 	if (n > 0) {
 		self[n] = '\0';
@@ -342,6 +346,13 @@ find_helper(void)
 			if (access(cand, X_OK) == 0)
 				return cand;
 			free(cand);
+			cand =
+			    xasprintf("%s/../libexec/kinbox/kinbox-exec", self);
+			real = realpath(cand, NULL);
+			free(cand);
+			if (real != NULL && access(real, X_OK) == 0)
+				return real;
+			free(real);
 		}
 	}
 	cand = xstrdup(KB_LIBEXECDIR "/kinbox-exec");

@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/isolated.sh CMD [ARG...] — runs CMD with a home and XDG directories
 # of its own. The Makefile's test targets (integration, demo, bench,
-# stub-check) run through it, so that they never read or
+# stub-check, install-check) run through it, so that they never read or
 # write the caller's kinbox state: the grants in ~/.config/kinbox, the
 # denial journal in ~/.local/state/kinbox (which `kinpolicy pending`
 # lists), the session store in $XDG_RUNTIME_DIR/kinbox. A caller's global
