@@ -14,7 +14,7 @@
 # KINPOLICY (default: beside KINBOX),
 # KINBOX_MUST_WORK=1 (skips fail), KB_VERBOSE=1, KB_TEST_USER (default
 # kinbox-test), KB_NO_UNPRIVILEGED=1 (root: skip the second pass),
-# KB_SUITES="t10-core.sh t80-edges.sh" (only these scripts).
+# KB_SUITES="t10-core.sh t85-edges.sh" (only these scripts).
 
 set -u
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/t80-edges.sh — the rough edges of issue 11, each checked from
+# tests/t85-edges.sh — the rough edges of issue 11, each checked from
 # outside the sandbox with a positive control in the same test:
 #   1. a command's exit status and message follow the shell's PATH rule: a
 #      directory of PATH that cannot be read never turns "not found" (127)
@@ -11,7 +11,7 @@
 #   3. -C DIR changes directory first (git, make), --workspace DIR keeps
 #      the current directory, which must lie in it.
 #
-# Run: sh tests/t80-edges.sh (TAP), or all suites: sh tests/run-integration.sh
+# Run: sh tests/t85-edges.sh (TAP), or all suites: sh tests/run-integration.sh
 # shellcheck disable=SC2317,SC2016,SC2164
 # SC2317: the t_* bodies are called through run_test.
 # SC2016: single-quoted $... is meant for the shell inside the sandbox.
