@@ -159,7 +159,7 @@ golden-update: tests/unit/test-golden
 # (KB_SUITES="t10-core.sh ...": only these suites)
 #
 # The targets that run kinbox (integration, stub-check, demo, bench,
-# install-check) run it with a home and XDG directories of their own
+# install-check) run it with a home and XDG_RUNTIME_DIR of their own
 # (tests/isolated.sh): the caller's grants, denial journal and sessions
 # are never read or written; make state-check checks that
 ISOLATED = sh tests/isolated.sh

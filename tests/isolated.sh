@@ -1,16 +1,20 @@
 #!/bin/sh
-# tests/isolated.sh CMD [ARG...] — runs CMD with a home and XDG directories
-# of its own. The Makefile's test targets (integration, demo, bench,
-# stub-check, install-check) run through it, so that they never read or
-# write the caller's kinbox state: the grants in ~/.config/kinbox, the
+# tests/isolated.sh CMD [ARG...] — runs CMD with a home (and an
+# XDG_RUNTIME_DIR) of its own. The Makefile's test targets (integration,
+# demo, bench, stub-check, install-check) run through it, so that they
+# never read or write the caller's kinbox state: the grants in ~/.config/kinbox, the
 # denial journal in ~/.local/state/kinbox (which `kinpolicy pending`
 # lists), the session store in $XDG_RUNTIME_DIR/kinbox. A caller's global
 # config cannot change what the tests see either.
 #
-# The directories are fresh and empty, under /var/tmp (not /tmp: the
-# sandbox's /tmp is private, so a HOME there would vanish inside it), and
-# removed afterwards. KINBOX_SESSION and KINBOX_JSON_FD are unset: they name
-# the caller's session and descriptor.
+# HOME and XDG_RUNTIME_DIR (0700) are fresh and empty, under /var/tmp (not
+# /tmp: the sandbox's /tmp is private, so a HOME there would vanish inside
+# it), and removed afterwards. XDG_CONFIG_HOME, XDG_STATE_HOME,
+# XDG_CACHE_HOME and XDG_DATA_HOME are unset, so they are that HOME's (and
+# follow a test that moves HOME, as for a user who never set them).
+# KINBOX_SESSION and KINBOX_JSON_FD are unset: they name the caller's
+# session and descriptor. KB_REAL_HOME says where the caller's home is,
+# for a test that needs a toolchain installed there (rustup's).
 #
 # KB_ISOLATED_DIR=DIR: use DIR (created when missing) and keep it, so that
 # the caller can look at what the run left there (make state-check).
@@ -31,16 +35,12 @@ else
 	trap 'exit 143' TERM
 	trap 'exit 129' HUP
 fi
-mkdir -p "$dir/home" "$dir/config" "$dir/state" "$dir/cache" \
-	"$dir/data" "$dir/run" || exit 1
+mkdir -p "$dir/home" "$dir/run" || exit 1
 chmod 700 "$dir/home" "$dir/run" || exit 1
+KB_REAL_HOME=${KB_REAL_HOME:-${HOME:-}}
 HOME=$dir/home
-XDG_CONFIG_HOME=$dir/config
-XDG_STATE_HOME=$dir/state
-XDG_CACHE_HOME=$dir/cache
-XDG_DATA_HOME=$dir/data
 XDG_RUNTIME_DIR=$dir/run
-export HOME XDG_CONFIG_HOME XDG_STATE_HOME XDG_CACHE_HOME XDG_DATA_HOME \
-	XDG_RUNTIME_DIR
-unset KINBOX_SESSION KINBOX_JSON_FD || true
+export KB_REAL_HOME HOME XDG_RUNTIME_DIR
+unset XDG_CONFIG_HOME XDG_STATE_HOME XDG_CACHE_HOME XDG_DATA_HOME \
+	KINBOX_SESSION KINBOX_JSON_FD || true
 "$@"

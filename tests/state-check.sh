@@ -69,9 +69,10 @@ if ! diff "$tmp/before" "$tmp/after" >"$tmp/diff"; then
 	grep '^[<>]' "$tmp/diff" | head -n 20
 	not_ok "make demo and make integration changed the caller's kinbox state ($(grep -c '^[<>]' "$tmp/diff") entries, the first above)"
 fi
-n=$(find "$iso/state/kinbox/denials" -name 'sbx_*.json' 2>/dev/null | wc -l)
+n=$(find "$iso/home/.local/state/kinbox/denials" -name 'sbx_*.json' \
+	2>/dev/null | wc -l)
 if [ "$n" -eq 0 ]; then
-	not_ok "control: no denial record in the runs' own state dir $iso/state (did they run?)"
+	not_ok "control: no denial record in the runs' own journal $iso/home/.local/state/kinbox (did they run?)"
 fi
 if [ "$fails" -ne 0 ]; then
 	echo "state-check: $fails check(s) failed"
