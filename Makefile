@@ -42,7 +42,7 @@ LIBS_STATIC_EXTRA = -lmd
 #   gate/      kinpolicy's gate and grants (policy, lib)
 # kinbox links denial, backends, gitguard, policy, lib; never gate/
 # (`make check-layers` verifies both).
-LIB_SRCS      = lib/util.c lib/fsat.c
+LIB_SRCS      = lib/util.c lib/fsat.c lib/execsearch.c
 POLICY_SRCS   = policy/policy.c policy/options.c policy/finalize.c policy/paths.c \
                 policy/tables.c policy/env.c policy/masks.c policy/config.c \
                 policy/stores.c policy/resolve.c
@@ -92,12 +92,21 @@ UNIT_HDRS = tests/unit/tap.h tests/unit/ro-check.h tests/unit/readonly-cases.h \
 
 .PHONY: all check check-layers format format-check unit unit-san unit-valgrind \
         integration stub-check man-check bench deps demo install uninstall clean \
-        fuzz fuzz-short golden-update
+        fuzz fuzz-short golden-update install-check state-check FORCE
 
 all: kinbox kinbox-exec kinpolicy
 
 %.o: %.c $(HDRS)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
+
+# The install paths and the version are compiled in (kinbox's helper
+# path): .build-defs changes when they do, so that `make install
+# PREFIX=...` after a plain `make` builds kinbox for that PREFIX
+BUILD_DEFS = $(VERSION) $(LIBEXECDIR)
+.build-defs: FORCE
+	@printf '%s\n' '$(BUILD_DEFS)' | cmp -s - $@ || \
+	  printf '%s\n' '$(BUILD_DEFS)' >$@
+kinbox.o kinpolicy.o: .build-defs
 
 kinbox: kinbox.o $(KINBOX_LIBS)
 	$(CC) $(ALLCFLAGS) $(STATICLDFLAGS) -o $@ kinbox.o $(KINBOX_LIBS) $(LIBS_KINBOX) $(LIBS_STATIC_EXTRA)
@@ -119,8 +128,8 @@ backends/seccomp-blob.o: backends/seccomp-blob.c backends/seccomp-bpf.h $(HDRS)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 
 # Static and libc-only: it is exec'd once per sandboxed command.
-kinbox-exec: backends/kinbox-exec.c
-	$(CC) $(CSTD) $(WARN) -O2 -static -o $@ $<
+kinbox-exec: backends/kinbox-exec.c lib/execsearch.c lib/execsearch.h
+	$(CC) $(CSTD) $(WARN) -O2 -static -o $@ backends/kinbox-exec.c lib/execsearch.c
 
 # --- tests ---------------------------------------------------------------
 tests/unit/test-%: tests/unit/test-%.c $(CORE_OBJS) backends/seccomp.o $(UNIT_HDRS)
@@ -147,10 +156,29 @@ golden-update: tests/unit/test-golden
 
 # make integration KINBOX=/path/to/kinbox KINPOLICY=/path/to/kinpolicy runs
 # the suites against another build or an installed copy
+# (KB_SUITES="t10-core.sh ...": only these suites)
+#
+# The targets that run kinbox (integration, stub-check, demo, bench,
+# install-check) run it with a home and XDG_RUNTIME_DIR of their own
+# (tests/isolated.sh): the caller's grants, denial journal and sessions
+# are never read or written; make state-check checks that
+ISOLATED = sh tests/isolated.sh
 integration: kinbox kinbox-exec kinpolicy
 	@KINBOX="$(if $(KINBOX),$(KINBOX),$(CURDIR)/kinbox)" \
 	 KINPOLICY="$(if $(KINPOLICY),$(KINPOLICY),$(if $(KINBOX),$(dir $(KINBOX))kinpolicy,$(CURDIR)/kinpolicy))" \
-	 sh tests/run-integration.sh
+	 $(ISOLATED) sh tests/run-integration.sh
+
+# make demo and an integration run (KB_STATE_SUITES, default t10-core.sh)
+# leave the caller's kinbox config, journal and sessions as they were
+state-check: all
+	@MAKE="$(MAKE)" sh tests/state-check.sh
+
+# make install into a temporary PREFIX (and a DESTDIR staging), the
+# installed kinbox run on a real command, make uninstall; then the tree is
+# built again for this make's own PREFIX
+install-check: all
+	@MAKE="$(MAKE)" $(ISOLATED) sh tests/install-check.sh
+	@$(MAKE) -s --no-print-directory all
 
 # The layers (the stages at the top of this file): includes, the symbols
 # each library takes from the others, no gate/ symbol in kinbox, and the
@@ -166,7 +194,7 @@ check-layers: all
 stub-check: kinpolicy
 	@KINBOX="$(CURDIR)/tests/stub/kinbox-stub" \
 	 KINPOLICY="$(if $(KINPOLICY),$(KINPOLICY),$(CURDIR)/kinpolicy)" \
-	 sh tests/stub-check.sh
+	 $(ISOLATED) sh tests/stub-check.sh
 
 # The C layout is .clang-format's (STYLE.md 3.10, clang-format 14); the
 # generated seccomp header is not ours to format
@@ -216,10 +244,10 @@ fuzz-short: $(FUZZ_TARGETS)
 	  rm -rf $$d $$d.log; done
 
 check: all format-check check-layers unit unit-san unit-valgrind man-check fuzz-short \
-       integration stub-check
+       integration stub-check install-check state-check
 
 bench: kinbox kinbox-exec
-	@sh tests/bench.sh
+	@$(ISOLATED) sh tests/bench.sh
 
 # Installs what building and testing need; a no-op when all is present.
 DEB_PKGS = bubblewrap libseccomp-dev libcap-ng-dev libinih-dev libbsd-dev \
@@ -241,7 +269,7 @@ deps:
 	else echo "deps: all present"; fi
 
 demo: all
-	@sh tests/demo.sh
+	@$(ISOLATED) sh tests/demo.sh
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MANDIR)/man1 \
@@ -264,3 +292,4 @@ clean:
 	rm -f backends/seccomp-gen backends/seccomp-bpf.h backends/seccomp.bpf
 	rm -rf $(FUZZ_TARGETS) tests/fuzz/*.corpus
 	rm -f kinbox kinbox-exec kinpolicy *.o */*.o */*.a $(UNIT_TESTS) tests/unit/san-*
+	rm -f .build-defs

@@ -26,6 +26,7 @@
 #include "denial/report.h"
 #include "gitguard/gitguard.h"
 #include "policy/policy.h"
+#include "lib/execsearch.h"
 #include "lib/util.h"
 
 #ifndef KB_VERSION
@@ -253,6 +254,15 @@ parse_args(int argc, char **argv, struct kb_opts *o, struct pending *pend,
 		case KB_OPT_DRY_RUN:
 			o->dry_run = true;
 			continue;
+		case KB_OPT_CHDIR:
+			/* now, as git and make do: relative paths given
+			 * anywhere on the line (--write, --workspace, a
+			 * later -C) are then taken from DIR, and DIR is the
+			 * workspace unless --workspace says otherwise */
+			if (chdir(optarg) == -1)
+				die("-C %s: %s; give a directory to run in",
+				    optarg, strerror(errno));
+			continue;
 		case KB_OPT_QUIET:
 			o->verbosity = -1;
 			continue;
@@ -316,13 +326,17 @@ apply_flags(struct kb_policy *p, const struct pending *pend, size_t n,
 	}
 }
 
-/* kinbox-exec sits beside kinbox in a build tree, else in LIBEXECDIR. */
+/*
+ * kinbox-exec sits beside kinbox in a build tree; installed, it is in
+ * BIN/../libexec/kinbox (make install with any PREFIX, DESTDIR staging
+ * and a moved tree included), else in the LIBEXECDIR it was built for.
+ */
 static char *
 find_helper(void)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash, *cand;
+	char *slash, *cand, *real;
 
 	if (n > 0) {
 		self[n] = '\0';
@@ -332,6 +346,13 @@ find_helper(void)
 			if (access(cand, X_OK) == 0)
 				return cand;
 			free(cand);
+			cand =
+			    xasprintf("%s/../libexec/kinbox/kinbox-exec", self);
+			real = realpath(cand, NULL);
+			free(cand);
+			if (real != NULL && access(real, X_OK) == 0)
+				return real;
+			free(real);
 		}
 	}
 	cand = xstrdup(KB_LIBEXECDIR "/kinbox-exec");
@@ -340,6 +361,17 @@ find_helper(void)
 	die("no sandbox: the helper %s is missing; reinstall kinbox "
 	    "(make install) — nothing was run",
 	    cand);
+}
+
+/* What a shell says of a command that did not start: "command not found"
+ * for a name PATH did not hold, the error itself for a path ("./x: No such
+ * file or directory", "Permission denied", "Is a directory"). */
+static const char *
+exec_error_text(const char *cmd, int err)
+{
+	if (err == ENOENT && strchr(cmd, '/') == NULL)
+		return "command not found";
+	return strerror(err);
 }
 
 /*
@@ -353,6 +385,7 @@ static void __attribute__((noreturn)) exec_unsandboxed(
 {
 	struct kb_plan pl = {0};
 	size_t i;
+	int err;
 
 	kb_plan_env(p, environ, NULL, &pl);
 	if (o->dry_run) {
@@ -369,11 +402,10 @@ static void __attribute__((noreturn)) exec_unsandboxed(
 		if (fcntl(p->keep_fd[i], F_SETFD, 0) == -1)
 			die_errno("--keep-fd %d", p->keep_fd[i]);
 	environ = pl.envp.v;
-	execvp(p->argv[0], p->argv);
-	warnx("%s: %s", p->argv[0],
-	    errno == ENOENT ? "command not found" : strerror(errno));
-	exit(errno == ENOENT || errno == ENOTDIR ? KB_EXIT_NOTFOUND
-						 : KB_EXIT_NOEXEC);
+	err = kb_exec_search(p->argv[0], p->argv);
+	warnx("%s: %s", p->argv[0], exec_error_text(p->argv[0], err));
+	exit(err == ENOENT || err == ENOTDIR ? KB_EXIT_NOTFOUND
+					     : KB_EXIT_NOEXEC);
 }
 
 /*
@@ -433,6 +465,29 @@ report_guard(const char *line, bool security)
 	warnx("%s%s", security ? "SECURITY: " : "", line);
 }
 
+/*
+ * --workspace names the workspace and keeps the current directory, where
+ * the command runs: that directory must lie in it. A command started in a
+ * read-only directory outside its workspace is a mistake -C (chdir) says
+ * what was meant by.
+ */
+static void
+check_cwd(struct kb_policy *p)
+{
+	struct kb_err e;
+
+	if (p->where[KB_OPT_WORKSPACE] == NULL)
+		return;
+	if (kb_policy_resolve_workspace(p, &e) == -1)
+		die("%s", e.msg);
+	if (kb_path_within(p->cwd, p->workspace))
+		return;
+	die("--workspace %s: the current directory %s lies outside it, and the "
+	    "command runs in the current directory; cd into the workspace "
+	    "first, or give -C %s to run in it",
+	    p->workspace, p->cwd, p->workspace);
+}
+
 /* kinbox's own stores lie outside what the command may write */
 static void
 check_stores(struct kb_policy *p)
@@ -474,6 +529,7 @@ main(int argc, char **argv)
 	 * layers need), the config files and grants, the flags, the
 	 * project's tightening; validated once, in kb_policy_finalize */
 	apply_flags(&pol, pend, npend, true);
+	check_cwd(&pol);
 	with_config = !unconfined_flag &&
 		      (mode == NULL || strcmp(mode, "container") != 0);
 	if (with_config) {
@@ -613,8 +669,7 @@ main(int argc, char **argv)
 		    strerror(run.confine_errno));
 	if (run.exec_errno != 0)
 		warnx("%s: %s", pol.argv[0],
-		    run.exec_errno == ENOENT ? "command not found"
-					     : strerror(run.exec_errno));
+		    exec_error_text(pol.argv[0], run.exec_errno));
 	if (kb_gitguard_audit(&pol, report_guard) > 0 && o.verbosity >= 0)
 		warnx("SECURITY: the command tampered with git metadata; see "
 		      "the lines above");

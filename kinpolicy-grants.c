@@ -483,7 +483,8 @@ cmd_retry(int argc, char **argv)
 		    "the command again yourself",
 		    id);
 	kb_strv_push(&av, "kinbox");
-	kb_strv_push(&av, "-C");
+	/* in the journaled cwd (below), which lies in this workspace */
+	kb_strv_push(&av, "--workspace");
 	kb_strv_push(&av, jstr(json_object_get(rec, "policy"), "workspace"));
 	/* the flags as the record keeps them, then (a once grant rides on
 	 * this call only) the decision's capabilities; session and

@@ -140,8 +140,13 @@ cmd_fingerprint(int argc, char **argv)
 			die("option %s needs a value; see kinpolicy --help",
 			    argv[optind - 1]);
 		case 'C':
-			c = 256 + KB_OPT_WORKSPACE;
-			break;
+			/* as kinbox's -C: the command ran in DIR, which is
+			 * the workspace unless --workspace says otherwise */
+			if (chdir(optarg) == -1)
+				die("-C %s: %s; give the directory the command "
+				    "ran in",
+				    optarg, strerror(errno));
+			continue;
 		case 'w':
 			c = 256 + KB_OPT_WRITE;
 			break;

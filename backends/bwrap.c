@@ -349,6 +349,31 @@ mask_word(enum kb_mask_kind k)
 static void plan_cache_notes(
     const struct kb_policy *, const struct kb_host *, struct kb_plan *);
 
+/* The private /tmp, and the host directories bound inside it (a write
+ * root or the workspace below /tmp: /tmp itself is refused) */
+static void
+plan_tmp_notes(const struct kb_policy *p, struct kb_plan *pl)
+{
+	const char *roots[KB_MAX_ROOTS];
+	size_t n = kb_policy_roots(p, roots), k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (kb_path_within(roots[i], "/tmp"))
+			k++;
+	kb_strv_push(&pl->notes,
+	    k == 0 ? "tmp: private /tmp (empty, discarded)"
+		   : "tmp: private /tmp (discarded), empty but for the host "
+		     "directories below");
+	for (size_t i = 0; i < n; i++)
+		if (kb_path_within(roots[i], "/tmp"))
+			kb_strv_pushf(&pl->notes,
+			    "tmp: %s: the host's, writable (%s), bound inside "
+			    "the private /tmp; what is written there stays",
+			    roots[i],
+			    roots[i] == p->workspace ? "the workspace"
+						     : "a write root");
+}
+
 static void
 plan_notes(
     const struct kb_policy *p, const struct kb_host *h, struct kb_plan *pl)
@@ -368,7 +393,7 @@ plan_notes(
 		kb_strv_pushf(&pl->notes, "write: %s (%s)", p->write[i].path,
 		    kb_origin_name(p->write[i].origin));
 	kb_strv_push(&pl->notes, "read: the whole host filesystem, read-only");
-	kb_strv_push(&pl->notes, "tmp: private /tmp (empty, discarded)");
+	plan_tmp_notes(p, pl);
 	if (p->tmpdir != NULL)
 		kb_strv_pushf(&pl->notes, "TMPDIR: %s (writable)", p->tmpdir);
 	if (p->tmpdir_private != NULL)

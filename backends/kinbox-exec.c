@@ -8,7 +8,8 @@
  * helper restores the defaults before the command starts. It also puts the
  * caller's real stderr back on fd 2 (bwrap's own fd 2 is a pipe kinbox reads
  * to explain setup failures) and tells kinbox through STATUS_FD that setup
- * is over ('S'), or why exec failed ('E' + errno).
+ * is over ('S'), or why exec failed ('E' + errno: ENOENT when the command
+ * was found nowhere, lib/execsearch.c).
  *
  * --scope-abstract puts the command in a Landlock domain that cannot
  * connect to abstract unix sockets created outside it (X11's
@@ -54,6 +55,8 @@
 #include <unistd.h>
 
 #include <linux/stat.h>
+
+#include "../lib/execsearch.h"
 
 /* Debian 12's kernel headers predate Landlock scopes: the ABI is stable, so
  * the values are spelled out here. */
@@ -412,8 +415,9 @@ main(int argc, char **argv)
 	}
 	if (confine(scope, deny, ndeny) == -1)
 		fail(status_fd, 'F', errno, 125);
-	execvp(argv[cmd], argv + cmd);
-	errsv = errno;
+	/* PATH is searched as bash does: a directory of it that cannot be
+	 * read makes a missing command ENOENT (127), not EACCES (126) */
+	errsv = kb_exec_search(argv[cmd], argv + cmd);
 	fail(status_fd, 'E', errsv,
 	    errsv == ENOENT || errsv == ENOTDIR ? 127 : 126);
 }

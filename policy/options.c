@@ -286,6 +286,7 @@ check_form(const struct kb_option *o, const char *v, const struct kb_src *s,
 			    (int)(eq - v), v);
 		return 0;
 	case KB_OPT_WORKSPACE:
+	case KB_OPT_CHDIR:
 	case KB_OPT_KEEP_FD:
 	case KB_OPT_JSON_FD:
 	case KB_OPT_DRY_RUN:
@@ -312,12 +313,25 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.neghelp = NULL,
 	},
 	[KB_OPT_WORKSPACE] = {
-		.id = KB_OPT_WORKSPACE, .flag = "workspace", .shortopt = 'C',
+		.id = KB_OPT_WORKSPACE, .flag = "workspace", .shortopt = 0,
 		.negflag = NULL, .metavar = "DIR",
 		.sections = 0, .key = NULL, .json = "workspace",
 		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_VALUE,
 		.set = set_workspace,
-		.help = "the workspace (default: the current directory)",
+		.help = "DIR is the workspace (default: the current\n"
+		    "directory), which holds the current directory;\n"
+		    "the command runs in the current directory",
+		.neghelp = NULL,
+	},
+	[KB_OPT_CHDIR] = {
+		.id = KB_OPT_CHDIR, .flag = "directory", .shortopt = 'C',
+		.negflag = NULL, .metavar = "DIR",
+		.sections = 0, .key = NULL, .json = NULL,
+		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_CLI,
+		.set = NULL,
+		.help = "change to DIR first (as git -C, make -C), which\n"
+		    "is then the workspace and the command's\n"
+		    "directory; -C a -C b is a/b",
 		.neghelp = NULL,
 	},
 	[KB_OPT_NET] = {

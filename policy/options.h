@@ -27,6 +27,7 @@ struct kb_policy;
 enum kb_opt {
 	KB_OPT_WRITE,
 	KB_OPT_WORKSPACE,
+	KB_OPT_CHDIR, /* -C: kinbox's own (a chdir), not policy */
 	KB_OPT_NET,
 	KB_OPT_BACKEND,
 	KB_OPT_SSH_AGENT,

@@ -102,6 +102,30 @@ kb_paths_accept_root(
 		    what, in);
 		return NULL;
 	}
+	/* The sandbox's /tmp is a private tmpfs: the host's /tmp bound
+	 * over it would make the shared /tmp (other users' files, X11 and
+	 * agent sockets) writable, while the plan says private. A directory
+	 * below it is fine: it is bound inside the private /tmp. */
+	if (strcmp(real, "/tmp") == 0) {
+		const char *alias =
+		    strcmp(in, real) == 0 ? "" : "that is /tmp, and ";
+
+		if (strcmp(what, "workspace") == 0)
+			kb_err_set(e,
+			    "workspace %s: %sthe sandbox's /tmp is private "
+			    "(empty, discarded), so the host's /tmp cannot be "
+			    "the workspace; work in a subdirectory, e.g. "
+			    "/tmp/NAME",
+			    in, alias);
+		else
+			kb_err_set(e,
+			    "%s %s: %sthe sandbox's /tmp is already private "
+			    "and writable (empty, discarded); to share a host "
+			    "directory, grant a subdirectory, e.g. %s "
+			    "/tmp/NAME",
+			    what, in, alias, what);
+		return NULL;
+	}
 	if (strcmp(real, "/") == 0) {
 		kb_err_set(e,
 		    "%s %s: the root directory cannot be writable; "

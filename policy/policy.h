@@ -263,7 +263,8 @@ int kb_masks_compute(struct kb_policy *p, struct kb_err *e);
 /* policy/paths.c */
 
 /* Canonicalises `in` (realpath) and applies the write-root acceptance rules:
- * exists, is a directory, writable by the caller, not "/", not the home
+ * exists, is a directory, writable by the caller, not "/", not /tmp (the
+ * sandbox's /tmp is private; a directory below it is fine), not the home
  * directory or one of its ancestors, not under /proc, /sys or /dev.
  * `what` names the option for the message ("--write", "workspace").
  * Returns a new string (caller frees) or NULL with `e` set. */

@@ -259,11 +259,11 @@ t_workspace_C() {
 	d=$(newdir fs-C)
 	mkdir "$d/ws" "$d/cwd"
 	cd "$d/cwd"
-	kb_expect 0 -C "$d/ws" -- sh -c "echo w > '$d/ws/f'; echo c > '$d/cwd/f' || true"
+	kb_expect 0 -C "$d/ws" -- sh -c "echo w > f; echo c > '$d/cwd/f' || true"
 	assert_streq "$(cat "$d/ws/f")" w
 	assert_not_exists "$d/cwd/f"
 }
-run_test "-C DIR: DIR is the workspace, the current directory stays read-only" t_workspace_C
+run_test "-C DIR: the command runs in DIR, the workspace; the directory kinbox was started in stays read-only" t_workspace_C
 
 t_symlink_out() {
 	d=$(newdir fs-link)
@@ -1219,9 +1219,9 @@ t_refused() {
 		kb_expect 0 "$@" -w "$d/r2" -- sh -c "touch '$d/r17/ok' '$m'"
 		assert_exists "$d/r17/ok"
 		rm -f "$m" ;;
-	C-twice)
+	workspace-twice)
 		check_refused "$m" "kinbox: --workspace given twice; give one workspace" \
-			"$KINBOX" -C "$d/ws" -C "$d/ws" -- touch "$m" ;;
+			"$KINBOX" --workspace "$d/ws" --workspace "$d/ws" -- touch "$m" ;;
 	no-command)
 		check_refused "$m" "$NO_CMD" "$KINBOX"
 		check_refused "$m" "$NO_CMD" "$KINBOX" --
@@ -1247,6 +1247,8 @@ t_refused() {
 		(cd "$HOME" && check_refused "$hm" "kinbox: workspace $hp: $hp$HOME_IS" \
 			"$KINBOX" -- touch "$hm")
 		check_refused "$hm" "kinbox: workspace $HOME: $hp$HOME_IS" \
+			"$KINBOX" --workspace "$HOME" -- touch "$hm"
+		check_refused "$hm" "kinbox: workspace $hp: $hp$HOME_IS" \
 			"$KINBOX" -C "$HOME" -- touch "$hm" ;;
 	ws-root-proc)
 		(cd / && check_refused "$m" "kinbox: workspace /$ROOT_DIR" \
@@ -1281,12 +1283,12 @@ run_test "refused: -w a missing directory" t_refused w-missing
 run_test "refused: -w a file" t_refused w-file
 run_test "refused: -w a directory the caller cannot write (unprivileged)" t_refused w-notwritable
 run_test "refused: a 17th distinct write root (16 are fine)" t_refused w-17
-run_test "refused: -C given twice" t_refused C-twice
+run_test "refused: --workspace given twice" t_refused workspace-twice
 run_test "refused: no command (kinbox; kinbox --)" t_refused no-command
 run_test "refused: KINBOX_SANDBOX=off" t_refused sandbox-off
 run_test "refused: KINBOX_SANDBOX=bogus" t_refused sandbox-bogus
 run_test "refused: --keep-fd 99 (not open), --keep-fd 2, --keep-fd x" t_refused keep-fd-closed
-run_test "refused: workspace = \$HOME (cd \$HOME; -C \$HOME)" t_refused ws-home
+run_test "refused: workspace = \$HOME (cd \$HOME; --workspace \$HOME; -C \$HOME)" t_refused ws-home
 run_test "refused: workspace = \$HOME or its parent (HOME set to a test dir)" t_refused ws-fakehome
 run_test "refused: workspace = /, /proc, /dev" t_refused ws-root-proc
 

@@ -497,7 +497,7 @@ t_record() {
 newline" 'back\slash $HOME' "café ✓" ""
 	# the positive control: ./ok (in the cwd, ws/sub) is written first
 	py='import sys; open("ok", "w").write("ran\n"); open(sys.argv[1], "w")'
-	kb --json-fd 3 -C "$d/wslink" -w "$d/granted" --keep-env KB_T30_TOKEN -- \
+	kb --json-fd 3 --workspace "$d/wslink" -w "$d/granted" --keep-env KB_T30_TOKEN -- \
 		python3 -c "$py" "$d/outside/f" "$@" 3>"$j"
 	[ "$KB_RC" != 0 ] || fail "the command succeeded"
 	assert_not_exists "$d/outside/f"
@@ -979,10 +979,21 @@ t_agree() {
 		kb_expect 1 --json-fd 3 -w "$d/granted" -- sh -c 'touch "$1/granted/ok" && touch "$1/outside/f"' sh "$d" 3>"$j"
 		flags="--write $d/granted" ;;
 	workspace)
-		# cwd outside the workspace: a relative name is under the cwd
-		cd "$d/cwd"
-		kb_expect 1 --json-fd 3 -C "$d/ws" -- touch rel 3>"$j"
+		# the cwd below the workspace: a relative name is taken
+		# from the cwd
+		mkdir -p "$d/ws/sub/deeper"
+		cd "$d/ws/sub/deeper"
+		kb_expect 1 --json-fd 3 --workspace ../.. -- touch ok ../../../outside/rel 3>"$j"
+		assert_touched "$d/ws/sub/deeper/ok"
 		flags="--workspace $d/ws" ;;
+	chdir)
+		# -C from the parent: relative names are taken from DIR,
+		# for kinbox and for kinpolicy fingerprint -C alike
+		mkdir -p "$d/ws/sub"
+		cd "$d"
+		kb_expect 1 --json-fd 3 -C ws -C sub -- touch ok ../../outside/rel 3>"$j"
+		assert_touched "$d/ws/sub/ok"
+		flags="-C ws/sub" ;;
 	home)
 		export HOME="$d/home"
 		kb_expect 1 --json-fd 3 -- mkdir -p "$HOME/.local/share/tool/v1" 3>"$j" ;;
@@ -1008,7 +1019,8 @@ t_agree() {
 run_test "kinpolicy agrees with kinbox: write to /etc (root: write; user: none for both)" t_agree etc
 run_test "kinpolicy agrees with kinbox: write to a user dir outside" t_agree outside
 run_test "kinpolicy agrees with kinbox: write outside a --write root (--write)" t_agree write-root
-run_test "kinpolicy agrees with kinbox: relative write, cwd outside -C workspace (--workspace)" t_agree workspace
+run_test "kinpolicy agrees with kinbox: relative write from a cwd below the workspace (--workspace ../..)" t_agree workspace
+run_test "kinpolicy agrees with kinbox: relative write after -C ws -C sub (fingerprint -C ws/sub)" t_agree chdir
 run_test "kinpolicy agrees with kinbox: mkdir -p under a fake HOME's .local/share" t_agree home
 run_test "kinpolicy agrees with kinbox: \$HOME/.bashrc (no --write root fits)" t_agree bashrc
 run_test "kinpolicy agrees with kinbox: network (curl example.com)" t_agree network

@@ -228,7 +228,7 @@ run_test "a bad config value names file:line and the key as written (not a flag)
 t_help_from_table() {
 	kb_expect 0 --help
 	cp "$KB_OUT" "$KB_T/help"
-	for f in --write --workspace --net --no-net --backend --ssh-agent \
+	for f in --write --workspace --directory --net --no-net --backend --ssh-agent \
 		--keep-env --keep-fd --unconfined --json-fd --dry-run --quiet \
 		--verbose --status --help --version; do
 		grep -q -- "$f" "$KB_T/help" || fail "--help does not list $f"
@@ -237,7 +237,7 @@ t_help_from_table() {
 	done
 	kb_expect 125 --wrte x -- true
 	assert_one_kinbox_line "$KB_ERR" "^kinbox: unknown option '--wrte'; see kinbox --help$"
-	kb_expect 125 -C . -C . -- true
+	kb_expect 125 --workspace . --workspace . -- true
 	assert_one_kinbox_line "$KB_ERR" '^kinbox: --workspace given twice; give one workspace$'
 }
 run_test "--help lists every flag of the table and each is accepted; a misspelt flag and a repeated --workspace are refused by name" t_help_from_table

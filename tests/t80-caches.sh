@@ -22,7 +22,9 @@ XDG_STATE_HOME=$KB_T/state
 mkdir -p "$XDG_CONFIG_HOME/kinbox" "$XDG_STATE_HOME"
 export XDG_CONFIG_HOME XDG_STATE_HOME
 # a home of the test's own: the caches kinbox overlays are $HOME's
-REAL_HOME=$HOME
+# (the caller's own: make integration runs the suites with a home of their
+# own, tests/isolated.sh, and says where the real one is)
+REAL_HOME=${KB_REAL_HOME:-$HOME}
 HOME=$KB_T/home
 mkdir -p "$HOME"
 export HOME

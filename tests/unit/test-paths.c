@@ -63,6 +63,10 @@ test_rules(void)
 		{ file, "not a directory" },
 		{ "/nonexistent/kinbox", "no such directory" },
 		{ "", "empty path" },
+		{ "/tmp", "the sandbox's /tmp is already private" },
+		{ "/tmp/.", "that is /tmp, and the sandbox's /tmp" },
+		{ "//tmp/", "that is /tmp, and the sandbox's /tmp" },
+		{ "/var/../tmp", "that is /tmp, and the sandbox's /tmp" },
 	};
 	for (size_t i = 0; i < nitems(bad); i++) {
 		memset(&e, 0, sizeof(e));
@@ -72,6 +76,24 @@ test_rules(void)
 		if (r != NULL || strstr(e.msg, bad[i].msg) == NULL)
 			printf("#   message: %s\n", e.msg);
 		free(r);
+	}
+	/* /tmp named as the workspace: the fix is another one */
+	r = kb_paths_accept_root("/tmp", home, "workspace", &e);
+	ok(r == NULL && strstr(e.msg, "cannot be the workspace; work in a "
+				      "subdirectory, e.g. /tmp/NAME") != NULL,
+	    "the workspace /tmp is refused, naming a subdirectory");
+	free(r);
+	/* a directory below /tmp is a root like any other */
+	{
+		char tmpl[] = "/tmp/kinbox-test-paths.XXXXXX";
+		char *t = mkdtemp(tmpl);
+
+		r = t != NULL ? kb_paths_accept_root(t, home, "--write", &e)
+			      : NULL;
+		assert_cmpstr(r, t, "a directory below /tmp is accepted");
+		free(r);
+		if (t != NULL)
+			rmdir(t);
 	}
 	/* a symlink to / is still / */
 	char *rootlink = xasprintf("%s/rootlink", base);
