@@ -821,6 +821,9 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 	plan_deny_read(p, h, &deny);
 	for (size_t i = 0; i < checks.n; i++)
 		add(pl, checks.v[i]);
+	/* Landlock rules in an overlay wait for it (kinbox-exec) */
+	for (size_t i = 0; deny.n > 0 && i < pl->overlay.n; i++)
+		add2(pl, "--late", pl->overlay.v[i]);
 	for (size_t i = 0; i < deny.n; i++) {
 		add(pl, deny.v[i]);
 		if (i % 2 == 1)

@@ -32,6 +32,9 @@
  *                    a concurrent run that swapped a directory for a
  *                    symlink while bwrap mounted cannot have moved a guard
  *                    away from where it belongs ('M' + the index);
+ * --late PATH        a directory kinbox overlays before the go: the
+ *                    Landlock rules in it are added after the go, the
+ *                    rest before (while kinbox mounts);
  * --deny-read PATH   keeps a masked credential unreadable even if the host
  *                    replaces it during the run (the kernel then drops the
  *                    mask's mount): a Landlock ruleset allows reading every
@@ -226,12 +229,32 @@ staging_name(char **deny, int ndeny, const char *dir, const char *name)
  * read as empty. Whatever the host puts in place of a mask later has no
  * rule, and reads fail with EACCES.
  */
+/* Is `path` at or below one of the directories kinbox overlays after the
+ * go (--late)? A rule there must wait for the overlay: Landlock rules
+ * attach to inodes, and one on the directory the overlay then covers would
+ * not apply beneath it. */
+static bool
+late_path(char **late, int nlate, const char *path)
+{
+	for (int i = 0; i < nlate; i++) {
+		size_t n = strlen(late[i]);
+
+		if (strncmp(path, late[i], n) == 0 &&
+		    (path[n] == '\0' || path[n] == '/'))
+			return true;
+	}
+	return false;
+}
+
+/* Pass `late` false: every rule not in a --late directory (before the
+ * go, while kinbox mounts the overlays); true: the rest (after it). */
 static int
-add_read_rules(int ruleset, char **deny, int ndeny)
+add_read_rules(
+    int ruleset, char **deny, int ndeny, char **late, int nlate, bool second)
 {
 	static char *anc[MAX_DENY * 8];
 	static char buf[MAX_DENY * 8][4096];
-	unsigned count = 0;
+	static unsigned count;
 	int nanc = 0;
 
 	for (int i = 0; i < ndeny; i++) {
@@ -251,9 +274,18 @@ add_read_rules(int ruleset, char **deny, int ndeny)
 		}
 	}
 	for (int i = 0; i < nanc; i++) {
-		DIR *dir = opendir(anc[i]);
+		bool anc_late = late_path(late, nlate, anc[i]);
+		DIR *dir;
 		struct dirent *de;
 
+		/* a directory in an overlay is listed after the go, as the
+		 * overlay shows it; one above is listed before, and only its
+		 * entries in an overlay wait */
+		if (anc_late && !second)
+			continue;
+		dir = opendir(anc[i]);
+		if (dir == NULL && second && !anc_late)
+			continue; /* said, and allowed, before the go */
 		if (dir == NULL) {
 			/* cannot tell its entries apart: leave its tree to
 			 * the mounts, and say so */
@@ -278,6 +310,9 @@ add_read_rules(int ruleset, char **deny, int ndeny)
 			if (listed(anc, nanc, child) ||
 			    staging_name(deny, ndeny, anc[i], de->d_name))
 				continue;
+			if (!anc_late &&
+			    late_path(late, nlate, child) != second)
+				continue;
 			if (allow_read(ruleset, child, &count) == -1) {
 				closedir(dir);
 				return -1;
@@ -288,8 +323,13 @@ add_read_rules(int ruleset, char **deny, int ndeny)
 	return 0;
 }
 
+/*
+ * The ruleset, in two steps: confine_start() before kinbox's go (the
+ * rules outside the overlays kinbox is mounting meanwhile), confine_end()
+ * after it (the rules inside them, then the domain). -1 with errno.
+ */
 static int
-confine(bool scope, char **deny, int ndeny)
+confine_start(bool scope, char **deny, int ndeny, char **late, int nlate)
 {
 	/* REFER handled and granted below /: a ruleset that does not handle
 	 * it refuses every rename or link across directories. Landlock still
@@ -305,7 +345,7 @@ confine(bool scope, char **deny, int ndeny)
 	int rc = 0;
 
 	if (!scope && ndeny == 0)
-		return 0;
+		return -2; /* nothing to confine */
 	fd = syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (fd < 0)
 		return -1;
@@ -321,11 +361,28 @@ confine(bool scope, char **deny, int ndeny)
 		if (pb.parent_fd != -1)
 			close(pb.parent_fd);
 		if (rc == 0)
-			rc = add_read_rules((int)fd, deny, ndeny);
+			rc = add_read_rules(
+			    (int)fd, deny, ndeny, late, nlate, false);
 	}
+	if (rc != 0) {
+		close((int)fd);
+		return -1;
+	}
+	return (int)fd;
+}
+
+static int
+confine_end(int fd, char **deny, int ndeny, char **late, int nlate)
+{
+	int rc = 0;
+
+	if (fd == -2)
+		return 0;
+	if (ndeny > 0 && nlate > 0)
+		rc = add_read_rules(fd, deny, ndeny, late, nlate, true);
 	if (rc == 0)
-		rc = (int)syscall(SYS_landlock_restrict_self, (int)fd, 0);
-	close((int)fd);
+		rc = (int)syscall(SYS_landlock_restrict_self, fd, 0);
+	close(fd);
 	return rc;
 }
 
@@ -333,9 +390,10 @@ int
 main(int argc, char **argv)
 {
 	static const int reset[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE};
-	static char *deny[MAX_DENY];
+	static char *deny[MAX_DENY], *late[MAX_DENY];
 	sigset_t none;
 	int status_fd, err_fd, errsv, cmd, ndeny = 0, nchecks = 0, go_fd = -1;
+	int nlate = 0, ruleset;
 	int check_first = 0;
 	bool scope = false;
 
@@ -370,6 +428,11 @@ main(int argc, char **argv)
 			if (nchecks++ == 0)
 				check_first = cmd;
 			cmd += 2;
+		} else if (strcmp(argv[cmd], "--late") == 0 && cmd + 1 < argc &&
+			   argv[cmd + 1][0] == '/') {
+			if (nlate == MAX_DENY)
+				_exit(125);
+			late[nlate++] = argv[++cmd];
 		} else if (strcmp(argv[cmd], "--deny-read") == 0 &&
 			   cmd + 1 < argc && argv[cmd + 1][0] == '/') {
 			if (ndeny == MAX_DENY)
@@ -393,8 +456,19 @@ main(int argc, char **argv)
 		_exit(125);
 	if (write(status_fd, "S", 1) != 1)
 		_exit(125);
-	/* before the Landlock rules: they attach to inodes, and a rule on a
-	 * directory an overlay then covers would not apply beneath it */
+	/* while kinbox arms its watch and mounts the overlays: the guard
+	 * checks (an overlay carries a guard below it over, the same mount)
+	 * and the Landlock rules outside the overlays */
+	for (int i = 0, a = check_first; i < nchecks; a++) {
+		if (strcmp(argv[a], "--check") != 0)
+			continue;
+		if (!mounted_as(argv[a + 1], argv[a + 2]))
+			fail(status_fd, 'M', i, 125);
+		i++;
+		a += 2;
+	}
+	if ((ruleset = confine_start(scope, deny, ndeny, late, nlate)) == -1)
+		fail(status_fd, 'F', errno, 125);
 	if (go_fd != -1) {
 		char go = 0;
 		ssize_t n;
@@ -405,15 +479,7 @@ main(int argc, char **argv)
 			_exit(125);
 		close(go_fd);
 	}
-	for (int i = 0, a = check_first; i < nchecks; a++) {
-		if (strcmp(argv[a], "--check") != 0)
-			continue;
-		if (!mounted_as(argv[a + 1], argv[a + 2]))
-			fail(status_fd, 'M', i, 125);
-		i++;
-		a += 2;
-	}
-	if (confine(scope, deny, ndeny) == -1)
+	if (confine_end(ruleset, deny, ndeny, late, nlate) == -1)
 		fail(status_fd, 'F', errno, 125);
 	/* PATH is searched as bash does: a directory of it that cannot be
 	 * read makes a missing command ENOENT (127), not EACCES (126) */

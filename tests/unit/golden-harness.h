@@ -199,6 +199,7 @@ arity(const char *opt, bool helper)
 		{ "--remount-ro", 1 }, { "--chdir", 1 }, { "--seccomp", 1 },
 	}, kx[] = {
 		{ "--close-fds", 2 }, { "--check", 2 }, { "--deny-read", 1 },
+		{ "--late", 1 }, { "--wait", 1 },
 	};
 
 	if (!helper) {
