@@ -48,7 +48,8 @@ POLICY_SRCS   = policy/policy.c policy/options.c policy/finalize.c policy/paths.
                 policy/stores.c policy/resolve.c
 GITGUARD_SRCS = gitguard/scan.c gitguard/audit.c gitguard/gitconfig.c \
                 gitguard/gitindex.c
-BACKEND_SRCS  = backends/plan.c backends/bwrap.c backends/mounts.c backends/seccomp-blob.c \
+BACKEND_SRCS  = backends/plan.c backends/bwrap.c backends/bwrap-probe.c \
+                backends/env.c backends/mounts.c backends/seccomp-blob.c \
                 backends/run.c backends/landlock.c
 DENIAL_SRCS   = denial/denial.c denial/patterns.c denial/oracle.c \
                 denial/report.c denial/journal.c
