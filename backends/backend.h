@@ -134,7 +134,6 @@ int kb_seccomp_fd(struct kb_err *e);
 /* The mount points of a /proc/PID/mountinfo descriptor, unescaped, read
  * from its start into `points` (replaced). -1 with errno on failure. */
 int kb_mountinfo_read(int fd, struct kb_strv *points);
-bool kb_mountinfo_has(const struct kb_strv *points, const char *path);
 
 /* Forks the process that mounts pl->overlay inside the sandbox once it is
  * set up and then writes kinbox-exec's go on `go_w` (the caller may close

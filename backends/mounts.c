@@ -147,15 +147,6 @@ kb_mountinfo_read(int fd, struct kb_strv *points)
 	return 0;
 }
 
-bool
-kb_mountinfo_has(const struct kb_strv *points, const char *path)
-{
-	for (size_t i = 0; i < points->n; i++)
-		if (strcmp(points->v[i], path) == 0)
-			return true;
-	return false;
-}
-
 /* --- the overlays ----------------------------------------------------- */
 
 static void __attribute__((noreturn, format(printf, 2, 3)))

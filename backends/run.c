@@ -311,15 +311,6 @@ struct watch {
 	struct kb_strv points;
 };
 
-static bool
-in_strv(const struct kb_strv *sv, const char *s)
-{
-	for (size_t i = 0; i < sv->n; i++)
-		if (strcmp(sv->v[i], s) == 0)
-			return true;
-	return false;
-}
-
 /*
  * Compares the watched mount points with the mount table. A replaced path
  * that Landlock keeps unreadable (pl->watch_report) is only noted in
@@ -337,9 +328,9 @@ watch_hit(struct watch *w, const struct kb_plan *pl, struct kb_run *r)
 		const char *path = pl->watch.v[i];
 		size_t len = strlen(r->replaced);
 
-		if (kb_mountinfo_has(&w->points, path))
+		if (kb_strv_has(&w->points, path))
 			continue;
-		if (!in_strv(&pl->watch_report, path)) {
+		if (!kb_strv_has(&pl->watch_report, path)) {
 			if (hard == NULL)
 				hard = path;
 			continue;

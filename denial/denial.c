@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include "../policy/resolve.h"
 #include "../policy/tables.h"
@@ -365,7 +364,8 @@ set_evidence(struct kb_denial *d, const struct line *l, const char *reason)
 /* In a toolchain cache of kb_cache_table (read-only here, or the write
  * would have landed)? Names it in `d`. */
 static bool
-in_cache(const struct kb_policy *p, const char *real, struct kb_denial *d)
+in_cache(const struct kb_policy *p, const struct kb_oracle *o, const char *real,
+    struct kb_denial *d)
 {
 	for (size_t i = 0; i < kb_cache_count && p->home != NULL; i++)
 		for (size_t j = 0; j < nitems(kb_cache_table[i].path); j++) {
@@ -381,13 +381,13 @@ in_cache(const struct kb_policy *p, const char *real, struct kb_denial *d)
 			    !(kb_path_within(dir, real) &&
 				kb_path_within(real, p->home) &&
 				strcmp(real, p->home) != 0 &&
-				access(dir, F_OK) == -1))
+				!o->exists(dir, o->ctx)))
 				continue;
 			snprintf(d->cache, sizeof(d->cache), "%s",
 			    kb_cache_table[i].name);
 			snprintf(d->cache_dir, sizeof(d->cache_dir), "%s", dir);
 			d->cache_off = p->cache[i] == KB_CACHE_OFF;
-			d->cache_absent = access(dir, F_OK) == -1;
+			d->cache_absent = !o->exists(dir, o->ctx);
 			return true;
 		}
 	return false;
@@ -447,7 +447,7 @@ judge_write(const struct line *lines, size_t nlines, size_t i, size_t at,
 		d->suggest_unconfined = true;
 		return true;
 	}
-	if (in_cache(p, real, d))
+	if (in_cache(p, o, real, d))
 		return true;
 	if (!o->suggest_root(
 		real, d->suggest_write, sizeof(d->suggest_write), o->ctx)) {

@@ -193,6 +193,15 @@ kb_strv_pushf(struct kb_strv *sv, const char *fmt, ...)
 	free(s);
 }
 
+bool
+kb_strv_has(const struct kb_strv *sv, const char *s)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		if (strcmp(sv->v[i], s) == 0)
+			return true;
+	return false;
+}
+
 void
 kb_strv_free(struct kb_strv *sv)
 {

@@ -70,6 +70,8 @@ void kb_strv_push(struct kb_strv *, const char *); /* copies */
 void kb_strv_pushf(struct kb_strv *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 void kb_strv_free(struct kb_strv *);
+/* Does `sv` hold the string `s`? */
+bool kb_strv_has(const struct kb_strv *, const char *s);
 
 /* Small string builder; the buffer is always NUL-terminated. */
 struct kb_buf {

@@ -281,7 +281,7 @@ add_caches(struct kb_policy *p, struct kb_err *e)
 			continue;
 		for (size_t j = 0; j < nitems(kb_cache_table[i].path); j++) {
 			const char *rel = kb_cache_table[i].path[j];
-			_cleanup_free_ char *d = NULL, *real = NULL;
+			_cleanup_free_ char *d = NULL, *real = NULL, *up = NULL;
 			struct stat st;
 
 			if (rel == NULL)
@@ -290,7 +290,14 @@ add_caches(struct kb_policy *p, struct kb_err *e)
 			if ((real = realpath(d, NULL)) == NULL ||
 			    stat(real, &st) == -1 || !S_ISDIR(st.st_mode))
 				continue;
-			if (kb_policy_within_roots(p, real) ||
+			/* Its directory must not be the command's either: a
+			 * ~/.cargo inside a write root (or a link to one)
+			 * lets an earlier run swap registry for a link to
+			 * /etc, which would then be made writable here. */
+			*strrchr(d, '/') = '\0';
+			if ((up = realpath(d, NULL)) == NULL ||
+			    kb_policy_within_roots(p, up) ||
+			    kb_policy_within_roots(p, real) ||
 			    kb_path_within(real, "/tmp"))
 				continue;
 			if (add_mask(p, real, NULL, kinds[p->cache[i]], e) ==

@@ -207,6 +207,32 @@ t_write_root_inside_cache() {
 }
 run_test "a --write root inside an overlaid cache stays a write root (its mount is carried over the overlay); the rest of the cache discards" t_write_root_inside_cache
 
+t_cache_link_through_root() {
+	# ~/.cargo is a link into the workspace; an earlier run there made
+	# registry a link to a directory outside: a persisted cache must not
+	# make that directory writable (nor an ephemeral one cover it)
+	fresh_home
+	ws=$(newdir ws15)
+	victim=$(newdir victim15)
+	rm -rf "$HOME/.cargo"
+	mkdir "$ws/c"
+	ln -s "$ws/c" "$HOME/.cargo"
+	ln -s "$victim" "$ws/c/registry"
+	for mode in persisted ephemeral; do
+		config "[caches]
+cargo = $mode"
+		(cd "$ws" && kb --dry-run -- true)
+		assert_not_file_has_content "$KB_OUT" "cache cargo: $victim"
+		assert_not_file_has_content "$KB_OUT" "$victim\$"
+		cd "$ws"
+		kb -- sh -c 'echo control >ctl; echo x >"$HOME/.cargo/registry/planted"'
+		cd "$KB_T"
+		assert_file_has_content "$ws/ctl" '^control$'
+		assert_not_exists "$victim/planted"
+	done
+}
+run_test "a cache whose directory lies in a write root (through a link) is left alone: a registry swapped for a link outside is not made writable, persisted or not" t_cache_link_through_root
+
 t_offline_env() {
 	ws=$(newdir ws8)
 	(cd "$ws" && kb_expect 0 -- sh -c 'echo "$UV_NO_SYNC $UV_OFFLINE $npm_config_offline $CARGO_NET_OFFLINE $PIP_RETRIES" >out')

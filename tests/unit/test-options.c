@@ -66,15 +66,6 @@ man_flags(const char *man, struct kb_strv *out)
 	}
 }
 
-static bool
-in_strv(const struct kb_strv *v, const char *s)
-{
-	for (size_t i = 0; i < v->n; i++)
-		if (strcmp(v->v[i], s) == 0)
-			return true;
-	return false;
-}
-
 static void
 test_table(void)
 {
@@ -115,14 +106,14 @@ test_man(void)
 		_cleanup_free_ char *dd = NULL;
 
 		if (o->flag != NULL) {
-			ok(in_strv(&flags, o->flag),
+			ok(kb_strv_has(&flags, o->flag),
 			    "kinbox(1) OPTIONS documents --%s", o->flag);
 			dd = xasprintf("--%s", o->flag);
 			ok(strstr(help, dd) != NULL, "--help lists --%s",
 			    o->flag);
 		}
 		if (o->negflag != NULL)
-			ok(in_strv(&flags, o->negflag),
+			ok(kb_strv_has(&flags, o->negflag),
 			    "kinbox(1) OPTIONS documents --%s", o->negflag);
 		if (o->key != NULL) {
 			_cleanup_free_ char *b = xasprintf("\n.B %s\n", o->key);
