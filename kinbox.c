@@ -419,22 +419,33 @@ report_denial(const struct kb_policy *p, const struct kb_opts *o,
 {
 	struct kb_host_oracle_ctx ctx = {.home = p->home, .check_access = true};
 	struct kb_oracle oracle = kb_host_oracle_template;
-	struct kb_denial d;
+	_cleanup_free_ struct kb_denial *d =
+	    xcalloc(KB_MAX_DENIALS + 1, sizeof(*d));
 	char id[KB_ID_LEN + 1];
-	_cleanup_free_ char *line = NULL;
 	_cleanup_free_ char *json = NULL;
 	struct kb_err e;
+	size_t nd, shown;
 
 	oracle.ctx = &ctx;
-	if (!kb_classify(
-		run->exit_code, run->tail, run->tail_len, p, &oracle, &d))
+	/* one more than is shown: to say that there were more */
+	nd = kb_classify_all(run->exit_code, run->tail, run->tail_len, p,
+	    &oracle, d, KB_MAX_DENIALS + 1);
+	if (nd == 0)
 		return;
+	shown = nd > KB_MAX_DENIALS ? KB_MAX_DENIALS : nd;
 	if (kb_denial_id(id) == -1)
 		snprintf(id, sizeof(id), "sbx_unavailable");
-	/* its fields are escaped already; on a fresh line (kb_after_command) */
-	line = kb_report_line(&d, id);
-	kb_line(line);
-	json = kb_report_json(&d, id, p, run->exit_code);
+	/* one line per distinct denial; their fields are escaped already;
+	 * on a fresh line (kb_after_command) */
+	for (size_t i = 0; i < shown; i++) {
+		_cleanup_free_ char *line = kb_report_line(&d[i], id);
+
+		kb_line(line);
+	}
+	if (nd > shown)
+		kb_line("more denials than these; kinpolicy show ID lists "
+			"the ones recorded");
+	json = kb_report_json(d, shown, id, p, run->exit_code);
 	if (o->json_fd != -1) {
 		size_t n = strlen(json);
 

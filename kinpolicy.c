@@ -98,6 +98,8 @@ cmd_fingerprint(int argc, char **argv)
 	/* the policy knobs of the judged run are kinbox's own flags (the
 	 * option table); the rest are this verb's */
 	static const struct option opts[] = {
+	    {"backend", required_argument, NULL, 'b'},
+	    {"cwd", required_argument, NULL, 'c'},
 	    {"json", no_argument, NULL, 'j'},
 	    {"net", no_argument, NULL, 256 + KB_OPT_NET},
 	    {"ssh-agent", no_argument, NULL, 256 + KB_OPT_SSH_AGENT},
@@ -110,12 +112,13 @@ cmd_fingerprint(int argc, char **argv)
 	struct kb_host_oracle_ctx ctx = {.check_access = true};
 	struct kb_oracle oracle = kb_host_oracle_template;
 	struct kb_policy p;
-	struct kb_denial d;
+	static struct kb_denial d[KB_MAX_DENIALS];
 	struct kb_err e;
 	const char *errstr;
-	bool json = false, ssh = false, have_status = false;
+	bool json = false, ssh = false, have_status = false, chdir_given = false;
 	long long status = 0;
-	size_t len;
+	size_t len, n;
+	enum kb_backend_kind backend = KB_BACKEND_BWRAP;
 	int c;
 
 	kb_policy_init(&p);
@@ -127,6 +130,29 @@ cmd_fingerprint(int argc, char **argv)
 		switch (c) {
 		case 'j':
 			json = true;
+			continue;
+		case 'b':
+			/* how the run's sandbox refuses a write: bwrap's
+			 * read-only mounts answer EROFS, Landlock EACCES */
+			if (strcmp(optarg, "bwrap") == 0)
+				backend = KB_BACKEND_BWRAP;
+			else if (strcmp(optarg, "landlock") == 0)
+				backend = KB_BACKEND_LANDLOCK;
+			else
+				die("--backend %s: unknown backend; give the "
+				    "one the run used, bwrap or landlock",
+				    optarg);
+			continue;
+		case 'c':
+			/* where the command ran (its relative paths start
+			 * there), without moving kinpolicy */
+			free(p.cwd);
+			p.cwd = realpath(optarg, NULL);
+			if (p.cwd == NULL)
+				die("--cwd %s: %s; give the directory the "
+				    "command ran in",
+				    optarg, strerror(errno));
+			chdir_given = true;
 			continue;
 		case 'x':
 			status = strtonum(optarg, 0, 255, &errstr);
@@ -146,6 +172,7 @@ cmd_fingerprint(int argc, char **argv)
 				die("-C %s: %s; give the directory the command "
 				    "ran in",
 				    optarg, strerror(errno));
+			chdir_given = true;
 			continue;
 		case 'w':
 			c = 256 + KB_OPT_WRITE;
@@ -183,27 +210,35 @@ cmd_fingerprint(int argc, char **argv)
 		    argv[optind]);
 	if (ssh && !p.net)
 		die("--ssh-agent needs --net, as in kinbox");
+	/* a command kinbox ran with --workspace and no -C ran in the
+	 * workspace: its relative paths start there, not where kinpolicy
+	 * happens to be */
+	if (!chdir_given && p.cwd == NULL && p.workspace != NULL)
+		p.cwd = xstrdup(p.workspace);
 	if (kb_policy_finalize(&p, &e) == -1)
 		die("%s", e.msg);
+	p.backend = backend;
 	/* set after finalize: the agent socket of this shell is not needed
 	 * to judge someone else's run */
 	p.ssh_agent = ssh;
 	ctx.home = p.home;
 	oracle.ctx = &ctx;
 	len = read_tail(tail);
-	kb_classify((int)status, tail, len, &p, &oracle, &d);
+	n = kb_classify_all((int)status, tail, len, &p, &oracle, d,
+	    KB_MAX_DENIALS);
 	if (json) {
-		char *text = kb_report_fingerprint_json(&d);
+		char *text = kb_report_fingerprint_json(d, n);
 
 		printf("%s\n", text);
 		free(text);
-	} else if (d.cls == KB_CLASS_NONE) {
+	} else if (n == 0) {
 		printf("none: an ordinary failure, not the sandbox\n");
-	} else {
-		char *line = kb_report_line(&d, "no id"); /* escaped */
+	}
+	for (size_t i = 0; !json && i < n; i++) {
+		char *line = kb_report_line(&d[i], "no id"); /* escaped */
 
 		printf("%s\n", line);
-		print_esc("evidence: ", d.evidence);
+		print_esc("evidence: ", d[i].evidence);
 		free(line);
 	}
 	kb_policy_free(&p);
@@ -223,8 +258,9 @@ static const struct verb verbs[] = {
 	"[--session ID] [--read-only-hint] [--json]"},
     {"decline", cmd_decline, "decline ID --note TEXT"},
     {"fingerprint", cmd_fingerprint,
-	"fingerprint --status N [--workspace DIR] [--write DIR]... "
-	"[--net] [--ssh-agent] [--json] < STDERR_FILE"},
+	"fingerprint --status N [--workspace DIR] [-C DIR|--cwd DIR] "
+	"[--write DIR]... [--net] [--ssh-agent] [--backend bwrap|landlock] "
+	"[--json] < STDERR_FILE"},
     {"grant", cmd_grant,
 	"grant ID [--write DIR]... [--net] [--ssh-agent] [--unconfined] "
 	"--once|--session|--workspace [--json]"},

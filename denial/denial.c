@@ -31,6 +31,8 @@ kb_class_name(enum kb_class c)
 		return "ssh";
 	case KB_CLASS_OTHER:
 		return "other";
+	case KB_CLASS_GUARDED:
+		return "guarded";
 	}
 	return "none";
 }
@@ -234,11 +236,91 @@ extract_path(const struct line *l, size_t limit, char *out, size_t outlen)
 	/* "tool: NAME: phrase": the field right before the phrase */
 	if (best == NULL)
 		best = field_before(l, limit, &bestn);
+	/* else the first unquoted absolute path after the phrase (Ruby:
+	 * "Read-only file system @ rb_sysopen - /opt/x (Errno::EROFS)") */
+	if (best == NULL && limit < l->n) {
+		const char *p = l->s + limit, *end = l->s + l->n;
+
+		while (p < end && best == NULL) {
+			const char *t;
+			size_t n;
+
+			while (p < end && (*p == ' ' || *p == '\t' || *p == '('))
+				p++;
+			t = p;
+			while (p < end && *p != ' ' && *p != '\t')
+				p++;
+			n = (size_t)(p - t);
+			while (n > 0 && strchr(":,;).", t[n - 1]) != NULL)
+				n--;
+			if (n > 1 && t[0] == '/' && pathish(t, n, false)) {
+				best = t;
+				bestn = n;
+			}
+		}
+	}
 	if (best == NULL || bestn + 1 > outlen)
 		return false;
 	memcpy(out, best, bestn);
 	out[bestn] = '\0';
 	return true;
+}
+
+/* Every quoted path-like string of the line and every unquoted token that
+ * starts with / ~/ ./ ../, in line order: the other names a message gives
+ * (a source before the blocked destination, "'a' -> '/opt/b'"). */
+static size_t
+all_paths(const struct line *l, char (*out)[PATH_MAX], size_t max)
+{
+	size_t k = 0;
+
+	for (const char *p = l->s, *end = l->s + l->n; p < end && k < max;) {
+		const char *close = NULL;
+		size_t ol = 0;
+
+		for (size_t q = 0; q < nitems(quotes); q++)
+			if ((size_t)(end - p) >= strlen(quotes[q].open) &&
+			    memcmp(p, quotes[q].open, strlen(quotes[q].open)) ==
+				0) {
+				ol = strlen(quotes[q].open);
+				close = quotes[q].close;
+				break;
+			}
+		if (close != NULL) {
+			const char *c = memmem(
+			    p + ol, (size_t)(end - p - ol), close, strlen(close));
+
+			if (c != NULL) {
+				size_t n = (size_t)(c - p - ol);
+
+				if (pathish(p + ol, n, true)) {
+					memcpy(out[k], p + ol, n);
+					out[k++][n] = '\0';
+				}
+				p = c + strlen(close);
+				continue;
+			}
+		}
+		if (p == l->s || p[-1] == ' ' || p[-1] == '\t' || p[-1] == '(') {
+			const char *t = p;
+			size_t n;
+
+			while (p < end && *p != ' ' && *p != '\t')
+				p++;
+			n = (size_t)(p - t);
+			while (n > 0 && strchr(":,;).", t[n - 1]) != NULL)
+				n--;
+			if (t != l->s && pathish(t, n, false)) {
+				memcpy(out[k], t, n);
+				out[k++][n] = '\0';
+			}
+			if (p == t)
+				p++; /* a blank: no token here */
+			continue;
+		}
+		p++;
+	}
+	return k;
 }
 
 /* Lexical normalisation (kb_resolve_lexical): drops "." and resolves ".."
@@ -393,28 +475,129 @@ in_cache(const struct kb_policy *p, const struct kb_oracle *o, const char *real,
 	return false;
 }
 
-/* A write denial on line `i`: the path from the line, else from the few
- * lines above it (cargo's "Caused by", npm's "npm ERR! path"). */
+/* Git metadata the guards keep read-only inside a writable root: the
+ * hooks and config of a repository (.git/hooks/..., .git/config, and the
+ * same under .git/modules/NAME and .git/worktrees/NAME), and what the scan
+ * guarded (p->guard). Returns what guards it, or NULL. */
+static const char *
+guarded_git(const struct kb_policy *p, const char *real)
+{
+	for (size_t i = 0; i < p->nguard; i++) {
+		const struct kb_guard *g = &p->guard[i];
+
+		if ((g->kind == KB_GUARD_RO || g->kind == KB_GUARD_RO_ABSENT_DIR ||
+			g->kind == KB_GUARD_RO_ABSENT_FILE) &&
+		    kb_path_within(real, g->path))
+			return "kinbox's git guard (git runs hooks and config "
+			       "outside the sandbox)";
+		if (g->kind == KB_GUARD_PIN_DIR && strcmp(real, g->path) == 0)
+			return "kinbox's git guard (the repository may not be "
+			       "renamed away)";
+	}
+	for (const char *g = real; (g = strstr(g, "/.git")) != NULL; g += 5) {
+		const char *r = g + 5;
+
+		if (*r != '/')
+			continue;
+		for (r++;;) {
+			if (strncmp(r, "hooks", 5) == 0 &&
+			    (r[5] == '\0' || r[5] == '/'))
+				return "kinbox's git guard (hooks run outside "
+				       "the sandbox, as you)";
+			if (strcmp(r, "config") == 0)
+				return "kinbox's git guard (git config names "
+				       "programs that run outside the "
+				       "sandbox)";
+			if (strncmp(r, "modules/", 8) == 0 ||
+			    strncmp(r, "worktrees/", 10) == 0) {
+				const char *n = strchr(strchr(r, '/') + 1, '/');
+
+				if (n == NULL)
+					break;
+				r = n + 1;
+				continue;
+			}
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* A missing directory the write needed, where no existing directory
+ * fits as --write (your home or /): the first missing one below the
+ * nearest existing ancestor, when the path shows it is a directory (a
+ * deeper path is below it, or the message makes a directory). It can be
+ * made outside and then granted. */
 static bool
-judge_write(const struct line *lines, size_t nlines, size_t i, size_t at,
-    bool rofs, const char *base, const struct kb_policy *p,
+missing_dir(const struct kb_policy *p, const struct kb_oracle *o,
+    const char *real, bool mkdir_said, char *out, size_t outlen)
+{
+	char buf[PATH_MAX];
+	size_t n;
+
+	snprintf(buf, sizeof(buf), "%s", real);
+	if (o->exists(buf, o->ctx))
+		return false;
+	for (;;) {
+		char *slash = strrchr(buf, '/');
+		char up[PATH_MAX];
+
+		if (slash == NULL)
+			return false;
+		if (slash == buf)
+			snprintf(up, sizeof(up), "/");
+		else
+			snprintf(up, sizeof(up), "%.*s", (int)(slash - buf), buf);
+		if (o->exists(up, o->ctx)) {
+			if (!(strcmp(up, "/") == 0 ||
+				(p->home != NULL && strcmp(up, p->home) == 0)))
+				return false;
+			break;
+		}
+		*slash = '\0';
+	}
+	/* buf: the first missing directory (or the leaf itself) */
+	n = strlen(buf);
+	if (!((real[n] == '/' && real[n + 1] != '\0') ||
+		(real[n] == '\0' && mkdir_said)))
+		return false;
+	if (strstr(buf, "/.git") != NULL || masked(p, buf) ||
+	    kb_config_store_of(p, buf) != NULL)
+		return false;
+	snprintf(out, outlen, "%s", buf);
+	return true;
+}
+
+static bool
+mkdir_near(const struct line *lines, size_t i)
+{
+	for (size_t k = 0; k <= LOOKBACK && k <= i; k++)
+		for (size_t w = 0; w < kb_mkdir_word_count; w++)
+			if (memmem(lines[i - k].s, lines[i - k].n,
+				kb_mkdir_words[w],
+				strlen(kb_mkdir_words[w])) != NULL)
+				return true;
+	return false;
+}
+
+enum refusal {
+	REFUSED_ROFS,  /* EROFS: a read-only mount */
+	REFUSED_PERM,  /* EACCES/EPERM: the file's mode, or Landlock */
+	REFUSED_BUSY,  /* EBUSY: a mount point */
+};
+
+/* Judges one name a message gave for a refused write: a denial (write or
+ * guarded) in `d`, or false when the sandbox is not why it failed. */
+static bool
+judge_path(const char *raw, const struct line *lines, size_t nlines, size_t i,
+    enum refusal how, bool eacces, const char *base, const struct kb_policy *p,
     const struct kb_oracle *o, struct kb_denial *d)
 {
-	char raw[PATH_MAX], abs[PATH_MAX];
-	bool found = extract_path(&lines[i], at, raw, sizeof(raw));
+	char abs[PATH_MAX], real[PATH_MAX], ent[PATH_MAX];
+	const char *why;
+	bool hidden_link, landlock = p->backend == KB_BACKEND_LANDLOCK;
 
-	for (size_t k = 1; !found && k <= LOOKBACK && k <= i; k++)
-		found = extract_path(
-		    &lines[i - k], lines[i - k].n, raw, sizeof(raw));
-	/* CMake names the path on the line after the message */
-	if (!found && i + 1 < nlines)
-		found = extract_path(
-		    &lines[i + 1], lines[i + 1].n, raw, sizeof(raw));
-	if (!found)
-		return false;
-	char real[PATH_MAX], ent[PATH_MAX];
-	bool hidden_link;
-
+	(void)nlines;
 	if (!absolute(p, base, raw, abs, sizeof(abs)))
 		return false;
 	/* judged where the write landed: symlinks first, then ".." (a
@@ -431,14 +614,40 @@ judge_write(const struct line *lines, size_t nlines, size_t i, size_t at,
 	/* a link in a credential store is hidden with it: the write never
 	 * reached the link's target */
 	hidden_link = masked(p, ent) && !writable(p, ent);
-	if (writable(p, real) && !hidden_link)
-		return false; /* the command's own failure, or a git guard */
+	if (writable(p, real) && !hidden_link) {
+		/* inside what the command may write, only a guard refuses:
+		 * a read-only mount (EROFS), a mount point (EBUSY), or
+		 * Landlock's EACCES; anything else is the file's own mode
+		 * or the command's own failure */
+		if (how == REFUSED_PERM && !(landlock && eacces))
+			return false;
+		if ((why = guarded_git(p, real)) == NULL &&
+		    (why = guarded_git(p, ent)) == NULL)
+			return false;
+		d->cls = KB_CLASS_GUARDED;
+		snprintf(d->path, sizeof(d->path), "%s", abs);
+		snprintf(d->guard, sizeof(d->guard), "%s", why);
+		return true;
+	}
+	if (how == REFUSED_BUSY)
+		return false; /* a mount point outside: not a refused write */
+	if (!(how == REFUSED_ROFS || (landlock && eacces)) &&
+	    !has_verb(&lines[i]))
+		return false;
+	/* kinbox's own stores: never writable from a sandbox */
+	if ((why = kb_config_store_of(p, real)) != NULL) {
+		d->cls = KB_CLASS_GUARDED;
+		snprintf(d->path, sizeof(d->path), "%s", abs);
+		snprintf(d->guard, sizeof(d->guard),
+		    "kinbox's own store %s (a sandbox that could write it "
+		    "would grant itself more)",
+		    why);
+		return true;
+	}
 	/* It could not write there without the sandbox either: an ordinary
 	 * failure (inside, a read-only mount answers EROFS before the
 	 * permission check, so EROFS alone proves nothing). */
 	if (!o->host_writable(real, o->ctx))
-		return false;
-	if (!rofs && !has_verb(&lines[i]))
 		return false;
 	d->cls = KB_CLASS_WRITE;
 	snprintf(d->path, sizeof(d->path), "%s", abs);
@@ -449,12 +658,54 @@ judge_write(const struct line *lines, size_t nlines, size_t i, size_t at,
 	}
 	if (in_cache(p, o, real, d))
 		return true;
-	if (!o->suggest_root(
-		real, d->suggest_write, sizeof(d->suggest_write), o->ctx)) {
-		d->suggest_write[0] = '\0';
-		d->suggest_unconfined = true; /* only / or $HOME would do */
+	if (o->suggest_root(
+		real, d->suggest_write, sizeof(d->suggest_write), o->ctx))
+		return true;
+	d->suggest_write[0] = '\0';
+	if (missing_dir(p, o, real, mkdir_near(lines, i), d->suggest_write,
+		sizeof(d->suggest_write))) {
+		d->suggest_create = true;
+		return true;
 	}
+	d->suggest_unconfined = true; /* only / or $HOME would do */
 	return true;
+}
+
+/* A write denial on line `i`: the path from the line, else from the few
+ * lines above it (cargo's "Caused by", npm's "npm ERR! path"). When the
+ * name it gives is not refused, the line's other names are judged (a
+ * source printed before the blocked destination). */
+static bool
+judge_write(const struct line *lines, size_t nlines, size_t i, size_t at,
+    enum refusal how, bool eacces, const char *base, const struct kb_policy *p,
+    const struct kb_oracle *o, struct kb_denial *d)
+{
+	char raw[PATH_MAX], others[8][PATH_MAX];
+	bool found = extract_path(&lines[i], at, raw, sizeof(raw));
+	size_t n;
+
+	for (size_t k = 1; !found && k <= LOOKBACK && k <= i; k++)
+		found = extract_path(
+		    &lines[i - k], lines[i - k].n, raw, sizeof(raw));
+	/* CMake names the path on the line after the message */
+	if (!found && i + 1 < nlines)
+		found = extract_path(
+		    &lines[i + 1], lines[i + 1].n, raw, sizeof(raw));
+	if (!found)
+		return false;
+	if (judge_path(raw, lines, nlines, i, how, eacces, base, p, o, d))
+		return true;
+	n = all_paths(&lines[i], others, nitems(others));
+	for (size_t k = 0; k < n; k++) {
+		if (strcmp(others[k], raw) == 0)
+			continue;
+		memset(d, 0, sizeof(*d));
+		if (judge_path(others[k], lines, nlines, i, how, eacces, base,
+			p, o, d))
+			return true;
+	}
+	memset(d, 0, sizeof(*d));
+	return false;
 }
 
 /* under a mask: /run, a credential store, a hidden socket */
@@ -536,6 +787,7 @@ checked(const struct kb_phrase *ph, const struct line *l, size_t at,
 {
 	switch (ph->check) {
 	case KB_CHECK_NONE:
+	case KB_CHECK_EACCES:
 		return true;
 	case KB_CHECK_OWNED:
 		return line_path_owned(l, at, base, p, o);
@@ -621,18 +873,116 @@ find_host(
 		d->host[0] = '\0';
 }
 
-bool
-kb_classify(int status, const char *tail, size_t len, const struct kb_policy *p,
-    const struct kb_oracle *o, struct kb_denial *d)
+/* Same denial as one already found? (then it is not reported twice; a
+ * network denial that names no host joins one that does) */
+static bool
+same_denial(struct kb_denial *have, const struct kb_denial *d)
 {
-	struct line *lines = NULL;
-	size_t nlines = 0, cap = 0;
-	bool hit = false;
-	char base[PATH_MAX], argbase[PATH_MAX];
+	if (have->cls != d->cls)
+		return false;
+	switch (d->cls) {
+	case KB_CLASS_WRITE:
+	case KB_CLASS_GUARDED:
+		return strcmp(have->path, d->path) == 0;
+	case KB_CLASS_NETWORK:
+		if (have->host[0] == '\0' && d->host[0] != '\0') {
+			snprintf(have->host, sizeof(have->host), "%s", d->host);
+			return true;
+		}
+		return d->host[0] == '\0' || strcmp(have->host, d->host) == 0;
+	case KB_CLASS_SSH:
+		return true;
+	case KB_CLASS_OTHER:
+		return strcmp(have->reason, d->reason) == 0;
+	case KB_CLASS_NONE:
+		break;
+	}
+	return true;
+}
+
+/* The denial on line i, if any, into d (zeroed first). */
+static bool
+judge_line(const struct line *lines, size_t nlines, size_t i, const char *base,
+    const struct kb_policy *p, const struct kb_oracle *o, struct kb_denial *d)
+{
+	const struct kb_phrase *ph;
+	size_t at = 0;
 
 	memset(d, 0, sizeof(*d));
-	if (status == 0 || tail == NULL || len == 0)
-		return false;
+	if (!p->ssh_agent &&
+	    (ph = match(&lines[i], kb_ssh_phrases, kb_ssh_count, NULL)) !=
+		NULL) {
+		d->cls = KB_CLASS_SSH;
+		d->suggest_ssh_agent = d->suggest_net = true;
+		set_evidence(d, &lines[i], ph->reason);
+		return true;
+	}
+	if ((ph = match(&lines[i], kb_rofs_phrases, kb_rofs_count, &at)) !=
+		NULL) {
+		if (judge_write(lines, nlines, i, at, REFUSED_ROFS, false, base,
+			p, o, d)) {
+			set_evidence(d, &lines[i], ph->reason);
+			return true;
+		}
+	} else if ((ph = match(&lines[i], kb_perm_phrases, kb_perm_count,
+			&at)) != NULL) {
+		if (judge_write(lines, nlines, i, at, REFUSED_PERM,
+			ph->check == KB_CHECK_EACCES, base, p, o, d)) {
+			set_evidence(d, &lines[i], ph->reason);
+			return true;
+		}
+	} else if ((ph = match(&lines[i], kb_busy_phrases, kb_busy_count,
+			&at)) != NULL) {
+		if (judge_write(lines, nlines, i, at, REFUSED_BUSY, false, base,
+			p, o, d)) {
+			set_evidence(d, &lines[i], ph->reason);
+			return true;
+		}
+	}
+	if (!p->net &&
+	    (ph = match(&lines[i], kb_net_phrases, kb_net_count, NULL)) !=
+		NULL) {
+		d->cls = KB_CLASS_NETWORK;
+		d->suggest_net = true;
+		set_evidence(d, &lines[i], ph->reason);
+		find_host(lines, nlines, i, d);
+		return true;
+	}
+	if ((ph = match(&lines[i], kb_other_phrases, kb_other_count, &at)) !=
+		NULL &&
+	    checked(ph, &lines[i], at, base, p, o)) {
+		d->cls = KB_CLASS_OTHER;
+		d->suggest_unconfined = true;
+		set_evidence(d, &lines[i], ph->reason);
+		return true;
+	}
+	if ((ph = match(&lines[i], kb_fail_phrases, kb_fail_count, &at)) !=
+		NULL &&
+	    line_path_hidden(&lines[i], at, base, p)) {
+		d->cls = KB_CLASS_OTHER;
+		d->suggest_unconfined = true;
+		set_evidence(d, &lines[i], "hidden by the sandbox");
+		return true;
+	}
+	return false;
+}
+
+size_t
+kb_classify_all(int status, const char *tail, size_t len,
+    const struct kb_policy *p, const struct kb_oracle *o, struct kb_denial *out,
+    size_t max)
+{
+	struct line *lines = NULL;
+	size_t nlines = 0, cap = 0, nd = 0;
+	char base[PATH_MAX], argbase[PATH_MAX];
+	struct kb_denial *d = xcalloc(1, sizeof(*d));
+
+	if (max > 0)
+		memset(out, 0, sizeof(*out));
+	if (status == 0 || tail == NULL || len == 0 || max == 0) {
+		free(d);
+		return 0;
+	}
 	for (size_t s = 0; s < len;) {
 		size_t e = s;
 
@@ -653,77 +1003,43 @@ kb_classify(int status, const char *tail, size_t len, const struct kb_policy *p,
 	}
 	argv_base(p, argbase, sizeof(argbase));
 	snprintf(base, sizeof(base), "%s", argbase);
-	for (size_t i = 0; i < nlines && !hit; i++) {
-		const struct kb_phrase *ph;
-		size_t at = 0;
+	for (size_t i = 0; i < nlines && nd < max; i++) {
+		bool dup = false;
 
 		if (entering(&lines[i], base, sizeof(base)))
 			continue;
 		if (memmem(lines[i].s, lines[i].n, "Leaving directory ", 18))
 			snprintf(base, sizeof(base), "%s", argbase);
-
-		if (!p->ssh_agent && (ph = match(&lines[i], kb_ssh_phrases,
-					  kb_ssh_count, NULL)) != NULL) {
-			d->cls = KB_CLASS_SSH;
-			d->suggest_ssh_agent = d->suggest_net = true;
-			set_evidence(d, &lines[i], ph->reason);
-			hit = true;
-		} else if ((ph = match(&lines[i], kb_rofs_phrases,
-				kb_rofs_count, &at)) != NULL) {
-			if (judge_write(
-				lines, nlines, i, at, true, base, p, o, d)) {
-				set_evidence(d, &lines[i], ph->reason);
-				hit = true;
-			}
-		} else if ((ph = match(&lines[i], kb_perm_phrases,
-				kb_perm_count, &at)) != NULL) {
-			if (judge_write(
-				lines, nlines, i, at, false, base, p, o, d)) {
-				set_evidence(d, &lines[i], ph->reason);
-				hit = true;
-			}
-		}
-		if (hit)
-			break;
-		if (!p->net && (ph = match(&lines[i], kb_net_phrases,
-				    kb_net_count, NULL)) != NULL) {
-			d->cls = KB_CLASS_NETWORK;
-			d->suggest_net = true;
-			set_evidence(d, &lines[i], ph->reason);
-			find_host(lines, nlines, i, d);
-			hit = true;
-		} else if ((ph = match(&lines[i], kb_other_phrases,
-				kb_other_count, &at)) != NULL &&
-			   checked(ph, &lines[i], at, base, p, o)) {
-			d->cls = KB_CLASS_OTHER;
-			d->suggest_unconfined = true;
-			set_evidence(d, &lines[i], ph->reason);
-			hit = true;
-		} else if ((ph = match(&lines[i], kb_fail_phrases,
-				kb_fail_count, &at)) != NULL &&
-			   line_path_hidden(&lines[i], at, base, p)) {
-			d->cls = KB_CLASS_OTHER;
-			d->suggest_unconfined = true;
-			set_evidence(d, &lines[i], "hidden by the sandbox");
-			hit = true;
-		}
+		if (!judge_line(lines, nlines, i, base, p, o, d))
+			continue;
+		for (size_t k = 0; k < nd && !dup; k++)
+			dup = same_denial(&out[k], d);
+		if (!dup)
+			out[nd++] = *d;
 	}
-	if (!hit)
-		hit = argv_names_hidden(lines, nlines, p, d);
+	if (nd == 0 && argv_names_hidden(lines, nlines, p, d))
+		out[nd++] = *d;
 	free(lines);
-	if (!hit) {
-		memset(d, 0, sizeof(*d));
-		return false;
-	}
+	free(d);
 	/* a network the project file turned off: --net would be refused
 	 * (a flag does not lift a project's tightening), so suggesting it
 	 * would send the agent round in a loop */
-	if ((d->cls == KB_CLASS_NETWORK || d->cls == KB_CLASS_SSH) && !p->net &&
-	    p->origin[KB_OPT_NET] == KB_ORIGIN_PROJECT) {
-		d->suggest_net = d->suggest_ssh_agent = false;
-		snprintf(d->net_blocked_by, sizeof(d->net_blocked_by), "%s",
-		    p->where[KB_OPT_NET] != NULL ? p->where[KB_OPT_NET]
-						 : ".kinbox.ini");
-	}
-	return true;
+	for (size_t k = 0; k < nd; k++)
+		if ((out[k].cls == KB_CLASS_NETWORK ||
+			out[k].cls == KB_CLASS_SSH) &&
+		    !p->net && p->origin[KB_OPT_NET] == KB_ORIGIN_PROJECT) {
+			out[k].suggest_net = out[k].suggest_ssh_agent = false;
+			snprintf(out[k].net_blocked_by,
+			    sizeof(out[k].net_blocked_by), "%s",
+			    p->where[KB_OPT_NET] != NULL ? p->where[KB_OPT_NET]
+							 : ".kinbox.ini");
+		}
+	return nd;
+}
+
+bool
+kb_classify(int status, const char *tail, size_t len, const struct kb_policy *p,
+    const struct kb_oracle *o, struct kb_denial *d)
+{
+	return kb_classify_all(status, tail, len, p, o, d, 1) == 1;
 }

@@ -22,7 +22,12 @@ enum kb_class {
 	KB_CLASS_NETWORK,
 	KB_CLASS_SSH,
 	KB_CLASS_OTHER,
+	KB_CLASS_GUARDED, /* refused by design: the git guards, kinbox's own
+			     stores; no grant lifts it */
 };
+
+/* distinct denials reported for one run, at most */
+#define KB_MAX_DENIALS 8
 
 struct kb_denial {
 	enum kb_class cls;
@@ -33,6 +38,11 @@ struct kb_denial {
 	/* the smallest grant that would help */
 	char suggest_write[PATH_MAX]; /* "" when no --write root fits */
 	bool suggest_net, suggest_ssh_agent, suggest_unconfined;
+	/* suggest_write does not exist yet: kinbox grants only existing
+	 * directories, so it is to be created outside the sandbox first */
+	bool suggest_create;
+	/* guarded: what guards the path and why no grant lifts it */
+	char guard[128];
 	/* the network is off by a project file's tightening, which no grant
 	 * lifts: its file:line, and nothing is suggested */
 	char net_blocked_by[PATH_MAX + 16];
@@ -76,7 +86,17 @@ struct kb_host_oracle_ctx {
 extern const struct kb_oracle kb_host_oracle_template;
 
 /*
- * Classifies a finished command. `tail` holds the last `len` bytes of its
+ * Every distinct denial of a finished command, in the order its stderr
+ * shows them: fills out[0..max) and returns how many (0 for an ordinary
+ * failure or success). A denial is distinct by class and path (write,
+ * guarded), host (network) or reason (other).
+ */
+size_t kb_classify_all(int exit_status, const char *tail, size_t len,
+    const struct kb_policy *, const struct kb_oracle *, struct kb_denial *out,
+    size_t max);
+
+/*
+ * The first denial only (kb_classify_all with max 1). `tail` holds the last `len` bytes of its
  * stderr (need not be NUL-terminated). Returns true and fills `out` when the
  * failure was caused by the sandbox; false (out->cls = KB_CLASS_NONE) for an
  * ordinary failure or success.
@@ -93,6 +113,8 @@ enum kb_phrase_check {
 			   there, EPERM can only be the sandbox's filter */
 	KB_CHECK_HOST,  /* only when one of `paths` exists on the host (the
 			   socket the sandbox hid is really there) */
+	KB_CHECK_EACCES, /* a permission phrase that is EACCES: how Landlock
+			    refuses a write outside the writable set */
 };
 
 struct kb_phrase {
@@ -106,9 +128,11 @@ struct kb_host_re {
 	const char *re; /* POSIX ERE; group 1 is the host */
 };
 extern const struct kb_phrase kb_rofs_phrases[], kb_perm_phrases[],
-    kb_net_phrases[], kb_ssh_phrases[], kb_other_phrases[];
-extern const size_t kb_rofs_count, kb_perm_count, kb_net_count, kb_ssh_count,
-    kb_other_count;
+    kb_busy_phrases[], kb_net_phrases[], kb_ssh_phrases[], kb_other_phrases[];
+extern const size_t kb_rofs_count, kb_perm_count, kb_busy_count, kb_net_count,
+    kb_ssh_count, kb_other_count;
+extern const char *const kb_mkdir_words[];
+extern const size_t kb_mkdir_word_count;
 extern const char *const kb_write_verbs[];
 extern const size_t kb_write_verb_count;
 struct kb_chdir_flag {

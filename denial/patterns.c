@@ -33,12 +33,17 @@ const size_t kb_rofs_count = nitems(kb_rofs_phrases);
 
 /* EACCES/EPERM: a denial only on a path outside the writable set that the
  * caller could write without the sandbox, and with a write verb. */
+#define EACCES_P(text)                                                         \
+	{                                                                      \
+		text, "Permission denied", NULL, KB_CHECK_EACCES, NULL         \
+	}
 const struct kb_phrase kb_perm_phrases[] = {
-	P("Permission denied",         "Permission denied"),
-	P("permission denied",         "Permission denied"),
-	P("EACCES",                    "Permission denied"),
-	P("[Errno 13]",                "Permission denied"),
-	P("os error 13",               "Permission denied"),
+	EACCES_P("Permission denied"),
+	EACCES_P("permission denied"),
+	EACCES_P("EACCES"),
+	EACCES_P("[Errno 13]"),
+	EACCES_P("os error 13"),
+	EACCES_P("AccessDeniedException"),                      /* Java NIO */
 	P("Operation not permitted",   "Operation not permitted"),
 	P("EPERM",                     "Operation not permitted"),
 	P("[Errno 1]",                 "Operation not permitted"),
@@ -48,6 +53,25 @@ const struct kb_phrase kb_perm_phrases[] = {
 	P("is not writable",           "not writable"),
 };
 const size_t kb_perm_count = nitems(kb_perm_phrases);
+
+/* EBUSY: renaming onto or removing a mount point, which is how a guarded
+ * file (.git/config) answers a rename over it */
+const struct kb_phrase kb_busy_phrases[] = {
+	P("Device or resource busy",   "a mount point: guarded"),
+	P("EBUSY",                     "a mount point: guarded"),
+	P("[Errno 16]",                "a mount point: guarded"),
+	P("os error 16",               "a mount point: guarded"),
+};
+const size_t kb_busy_count = nitems(kb_busy_phrases);
+
+/* Words near a message that say the path was a directory being made
+ * (so that, when it is missing, it can be made outside and granted) */
+const char *const kb_mkdir_words[] = {
+	"mkdir", "makedirs", "create directory", "createDirector",
+	"MkdirAll", "mkpath", "make_path", "create_dir", "cannot make",
+	"mkdir_p",
+};
+const size_t kb_mkdir_word_count = nitems(kb_mkdir_words);
 
 const char *const kb_write_verbs[] = {
 	"cannot touch", "cannot create", "cannot make", "cannot remove",

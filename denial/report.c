@@ -87,6 +87,14 @@ kb_report_line(const struct kb_denial *d, const char *id)
 			    "(kinbox.conf(5))  [%s]",
 			    path, reason, d->cache, d->cache_dir, d->cache,
 			    eid);
+		if (d->suggest_write[0] != '\0' && d->suggest_create)
+			return xasprintf("denied write '%s' (%s, " FROM_STDERR
+					 "): %s does not exist, and kinbox "
+					 "grants only existing directories; "
+					 "create it outside the sandbox "
+					 "(mkdir -p %s), then retry with "
+					 "--write %s  [%s]",
+			    path, reason, root, root, root, eid);
 		if (d->suggest_write[0] != '\0')
 			return xasprintf("denied write '%s' (%s, " FROM_STDERR
 					 "); retry with --write %s  [%s]",
@@ -118,6 +126,14 @@ kb_report_line(const struct kb_denial *d, const char *id)
 				 "no narrower grant exists; " ONLY_UNCONFINED
 				 "  [%s]",
 		    reason, eid);
+	case KB_CLASS_GUARDED: {
+		_cleanup_free_ char *guard = kb_escape(d->guard);
+
+		return xasprintf("refused write '%s' (%s, " FROM_STDERR
+				 "): guarded by %s; no grant lifts it, by "
+				 "design, so do not ask for one  [%s]",
+		    path, reason, guard, eid);
+	}
 	case KB_CLASS_NONE:
 		break;
 	}
@@ -173,10 +189,14 @@ fingerprint(const struct kb_denial *d, const char *id)
 	if (id != NULL)
 		set(o, "id", json_string(id));
 	set(o, "class", json_string(kb_class_name(d->cls)));
+	if (d->cls == KB_CLASS_NONE)
+		return o;
 	set(o, "evidence", jstr(d->evidence));
 	set(o, "reason", jstr(d->reason));
-	if (d->cls == KB_CLASS_WRITE)
+	if (d->cls == KB_CLASS_WRITE || d->cls == KB_CLASS_GUARDED)
 		set(o, "path", jstr(d->path));
+	if (d->cls == KB_CLASS_GUARDED)
+		set(o, "guard", jstr(d->guard));
 	if (d->cache[0] != '\0') {
 		set(o, "cache", jstr(d->cache));
 		set(o, "cache_dir", jstr(d->cache_dir));
@@ -210,7 +230,79 @@ fingerprint(const struct kb_denial *d, const char *id)
 						     : false));
 	}
 	json_decref(wp);
+	/* a root to make outside the sandbox before it can be granted */
+	if (d->suggest_create && d->suggest_write[0] != '\0') {
+		json_t *c = json_array();
+
+		if (c == NULL || json_array_append_new(c,
+				     jstr(d->suggest_write)) == -1)
+			die("out of memory");
+		set(sug, "create", c);
+	}
 	set(o, "suggest", sug);
+	return o;
+}
+
+/* Adds the grants `from` suggests to `into` (both "suggest" objects):
+ * write roots once each, switches or'ed. */
+static void
+merge_suggest(json_t *into, json_t *from)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(from, k, v) {
+		json_t *have = json_object_get(into, k);
+
+		if (have == NULL) {
+			set(into, k, json_deep_copy(v));
+		} else if (json_is_array(v)) {
+			size_t i, j;
+			json_t *x, *y;
+
+			json_array_foreach(v, i, x) {
+				bool dup = false;
+
+				json_array_foreach(have, j, y) dup =
+				    dup || json_equal(x, y);
+				if (!dup)
+					json_array_append(have, x);
+			}
+		} else if (json_is_true(v)) {
+			set(into, k, json_true());
+		}
+	}
+}
+
+/*
+ * The object for n denials of one run: "schema", then the first denial's
+ * fields (what a reader of one denial needs), "suggest" for all of them
+ * (one grant, one retry), and "denials", each with its own "suggest".
+ */
+static json_t *
+fingerprints(const struct kb_denial *d, size_t n, const char *id)
+{
+	static const struct kb_denial none = {.cls = KB_CLASS_NONE};
+	json_t *o = json_object(), *all = json_array(), *first;
+	const char *k;
+	json_t *v;
+
+	if (o == NULL || all == NULL)
+		die("out of memory");
+	set(o, "schema", json_integer(1));
+	first = fingerprint(n > 0 ? &d[0] : &none, id);
+	json_object_foreach(first, k, v) set(o, k, json_incref(v));
+	json_decref(first);
+	for (size_t i = 0; i < n; i++) {
+		json_t *one = fingerprint(&d[i], NULL);
+
+		if (i > 0)
+			merge_suggest(json_object_get(o, "suggest"),
+			    json_object_get(one, "suggest"));
+		if (json_array_append_new(all, one) == -1)
+			die("out of memory");
+	}
+	set(o, "denials", all);
 	return o;
 }
 
@@ -226,9 +318,9 @@ dump(json_t *o)
 }
 
 char *
-kb_report_fingerprint_json(const struct kb_denial *d)
+kb_report_fingerprint_json(const struct kb_denial *d, size_t n)
 {
-	return dump(fingerprint(d, NULL));
+	return dump(fingerprints(d, n, NULL));
 }
 
 /* A knob's value in force (typed: only what the command line said) */
@@ -280,10 +372,10 @@ policy_value(const struct kb_policy *p, const struct kb_option *r, bool typed)
 }
 
 char *
-kb_report_json(const struct kb_denial *d, const char *id,
+kb_report_json(const struct kb_denial *d, size_t n, const char *id,
     const struct kb_policy *p, int exit_status)
 {
-	json_t *o = fingerprint(d, id), *pol = json_object();
+	json_t *o = fingerprints(d, n, id), *pol = json_object();
 	json_t *fl = json_object(), *argv = json_array();
 	char when[32];
 	time_t now = time(NULL);

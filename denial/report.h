@@ -18,13 +18,16 @@ int kb_denial_id(char out[KB_ID_LEN + 1]);
  * read from the command's stderr. Caller frees. */
 char *kb_report_line(const struct kb_denial *, const char *id);
 
-/* The JSON record: the fingerprint, the suggested grant, the exact argv,
- * cwd, exit status and the policy in force. Caller frees. */
-char *kb_report_json(const struct kb_denial *, const char *id,
+/* The JSON record of a run's n denials ("schema": 1): the first one's
+ * fingerprint, the grants all of them suggest, "denials" (each one's
+ * fingerprint), the exact argv, cwd, exit status and the policy in force.
+ * Caller frees. */
+char *kb_report_json(const struct kb_denial *, size_t n, const char *id,
     const struct kb_policy *, int exit_status);
 
-/* The fingerprint alone (class, evidence, reason, path, host, suggest), as
- * `kinpolicy fingerprint --json` prints it. Caller frees. */
-char *kb_report_fingerprint_json(const struct kb_denial *);
+/* The fingerprints alone (class, evidence, reason, path, host, suggest;
+ * "denials"), as `kinpolicy fingerprint --json` prints them; n may be 0
+ * (class "none"). Caller frees. */
+char *kb_report_fingerprint_json(const struct kb_denial *, size_t n);
 
 #endif

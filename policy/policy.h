@@ -49,6 +49,8 @@ enum kb_cache_mode {
 enum kb_backend_kind {
 	KB_BACKEND_AUTO,
 	KB_BACKEND_BWRAP,
+	KB_BACKEND_LANDLOCK, /* not a backend yet (issue 13): what kinpolicy
+				fingerprint --backend landlock judges by */
 };
 
 struct kb_root {
@@ -238,6 +240,10 @@ int kb_config_load_all(
  */
 int kb_config_check_stores(
     const struct kb_policy *, const char *etc, struct kb_err *e);
+
+/* The store (its label, "~/.config/kinbox") the absolute `path` lies in,
+ * lexically, or NULL. A static string. */
+const char *kb_config_store_of(const struct kb_policy *, const char *path);
 
 /* Paths of the stores, new strings (NULL when unknown). */
 char *kb_config_global_path(const char *home);

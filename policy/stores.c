@@ -146,18 +146,15 @@ check_store(const struct store *st, const struct wroot *roots, size_t nroots,
 	return 0;
 }
 
-int
-kb_config_check_stores(
-    const struct kb_policy *p, const char *etc, struct kb_err *e)
+/* The stores as this environment places them: fills st (at most 5),
+ * returns how many. Paths are new strings. */
+static size_t
+store_list(const struct kb_policy *p, const char *etc, struct store *st)
 {
 	const char *cfg = getenv("XDG_CONFIG_HOME");
 	const char *run = getenv("XDG_RUNTIME_DIR");
 	const char *state = getenv("XDG_STATE_HOME");
-	struct store st[4] = {{0}};
-	struct wroot roots[2 + KB_MAX_WRITE + 2 * nitems(p->cache)];
-	char *cache_paths[2 * nitems(p->cache)] = {0};
-	size_t nst = 0, nroots = 0;
-	int rc = 0;
+	size_t nst = 0;
 
 	if (cfg != NULL && cfg[0] == '/')
 		st[nst++] =
@@ -185,7 +182,33 @@ kb_config_check_stores(
 	st[nst] = (struct store){etc != NULL ? etc : "/etc/kinbox", NULL,
 	    "write the system config",
 	    xstrdup(etc != NULL ? etc : "/etc/kinbox")};
-	nst++;
+	return nst + 1;
+}
+
+const char *
+kb_config_store_of(const struct kb_policy *p, const char *path)
+{
+	struct store st[5];
+	size_t nst = store_list(p, NULL, st);
+	const char *label = NULL;
+
+	for (size_t i = 0; i < nst; i++) {
+		if (label == NULL && kb_path_within(path, st[i].path))
+			label = st[i].label;
+		free(st[i].path);
+	}
+	return label;
+}
+
+int
+kb_config_check_stores(
+    const struct kb_policy *p, const char *etc, struct kb_err *e)
+{
+	struct store st[5] = {{0}};
+	struct wroot roots[2 + KB_MAX_WRITE + 2 * nitems(p->cache)];
+	char *cache_paths[2 * nitems(p->cache)] = {0};
+	size_t nst = store_list(p, etc, st), nroots = 0;
+	int rc = 0;
 
 	if (p->workspace != NULL)
 		roots[nroots++] =
