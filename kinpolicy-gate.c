@@ -293,7 +293,7 @@ cmd_decide(int argc, char **argv)
 	kb_decide(&in, &out);
 	if (json) {
 		json_t *o = json_pack("{s:s,s:s,s:s}", "decision",
-		    kb_verdict_name(out.verdict), "step", out.step, "reason",
+		    kb_verdict_name(out.verdict), "rule", out.rule, "reason",
 		    out.reason);
 
 		if (o != NULL && out.signature != NULL)
@@ -307,7 +307,7 @@ cmd_decide(int argc, char **argv)
 		json_decref(o);
 	} else {
 		printf("%s\n", kb_verdict_name(out.verdict));
-		print_esc("step: ", out.step);
+		print_esc("rule: ", out.rule);
 		print_esc("reason: ", out.reason);
 		if (out.rewritten != NULL)
 			print_esc("rewritten: ", out.rewritten);

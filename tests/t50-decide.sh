@@ -41,9 +41,9 @@ t_decide_table() {
 	assert_streq "$(decision --mode auto --kind mcp --tool fetch)" ASK
 	assert_streq "$(decision --mode strict --kind mcp --tool grep --read-only-hint)" ALLOW
 	assert_streq "$(decision --mode auto --kind rm-rf)" ASK
-	assert_file_has_content "$KP_OUT" '^step: invalid-kind$'
+	assert_file_has_content "$KP_OUT" '^rule: invalid-kind$'
 	assert_streq "$(decision --mode auto --planning --kind edit --path x)" DENY
-	assert_file_has_content "$KP_OUT" '^step: planning-freeze$'
+	assert_file_has_content "$KP_OUT" '^rule: planning-freeze$'
 	assert_streq "$(decision --mode auto --planning --kind read)" ALLOW
 }
 run_test "decide: the mode table, unknown kinds ask, the planning freeze" t_decide_table
@@ -54,7 +54,7 @@ t_decide_shell() {
 	# auto: SANDBOX, which is ALLOW under kinbox when the probe works
 	if "$KINBOX" --status >/dev/null 2>&1; then
 		assert_streq "$(decision --mode auto --kind shell --command 'rm -rf build')" ALLOW
-		assert_file_has_content "$KP_OUT" '^step: sandbox$'
+		assert_file_has_content "$KP_OUT" '^rule: sandbox$'
 	else
 		assert_streq "$(decision --mode auto --kind shell --command 'rm -rf build')" ASK
 	fi
@@ -78,7 +78,7 @@ t_allow_session() {
 	kp allow --session "$s" --signature 'npm test'
 	assert_streq "$KP_RC" 0
 	assert_streq "$(decision --mode strict --kind shell --command 'npm test' --session "$s")" ALLOW
-	assert_file_has_content "$KP_OUT" '^step: session-always$'
+	assert_file_has_content "$KP_OUT" '^rule: session-always$'
 	# the exact signature only: a compound line is its own signature
 	assert_streq "$(decision --mode strict --kind shell --command 'npm test; rm -rf x' --session "$s")" ASK
 	# and never a DENY
@@ -350,6 +350,14 @@ t_check_write() {
 	kp check-write innocent.txt
 	assert_streq "$(head -n 1 "$KP_OUT")" ASK
 	assert_file_has_content "$KP_OUT" '^rule: hardlink$'
+	# and so does decide, for an edit of it, in auto mode too (it said
+	# ALLOW: only a protected path raised an edit's verdict)
+	assert_streq "$(decision --mode auto --kind edit --path innocent.txt)" ASK
+	assert_file_has_content "$KP_OUT" '^rule: hardlink$'
+	# the control: a file of one name is allowed
+	echo mine >"$ws/mine.txt"
+	assert_streq "$(decision --mode auto --kind edit --path mine.txt)" ALLOW
+	assert_file_has_content "$KP_OUT" '^rule: mode-table$'
 }
 run_test "check-write: symlinks and .. judged at the real location, secrets DENY, protected ASK, extra roots" t_check_write
 

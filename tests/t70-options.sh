@@ -104,7 +104,7 @@ t_long_always() {
 	KINBOX_SESSION=$S "$KP" decide --mode strict --kind shell \
 		--command "$long" >"$KB_T/d1" || fail "decide failed"
 	assert_file_has_content "$KB_T/d1" '^ALLOW$'
-	assert_file_has_content "$KB_T/d1" '^step: session-always$'
+	assert_file_has_content "$KB_T/d1" '^rule: session-always$'
 	# the same prefix, another tail: not covered
 	KINBOX_SESSION=$S "$KP" decide --mode strict --kind shell \
 		--command "${long}z" >"$KB_T/d2" || fail "decide failed"
