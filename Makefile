@@ -112,7 +112,8 @@ kinbox.o kinpolicy.o: .build-defs
 kinbox: kinbox.o $(KINBOX_LIBS)
 	$(CC) $(ALLCFLAGS) $(STATICLDFLAGS) -o $@ kinbox.o $(KINBOX_LIBS) $(LIBS_KINBOX) $(LIBS_STATIC_EXTRA)
 
-KINPOLICY_OBJS = kinpolicy.o kinpolicy-grants.o kinpolicy-gate.o kinpolicy-journal.o
+KINPOLICY_OBJS = kinpolicy.o kinpolicy-grants.o kinpolicy-gate.o kinpolicy-journal.o \
+                 kinpolicy-gc.o
 $(KINPOLICY_OBJS): kinpolicy.h kinpolicy-journal.h
 kinpolicy: $(KINPOLICY_OBJS) $(KINPOLICY_LIBS)
 	$(CC) $(ALLCFLAGS) $(STATICLDFLAGS) -o $@ $(KINPOLICY_OBJS) $(KINPOLICY_LIBS) $(LIBS_KINBOX) $(LIBS_STATIC_EXTRA)

@@ -1,7 +1,9 @@
 /*
  * kinpolicy-gate.c — the permission gate for agent harnesses: decide (the
- * chain in profile/decide.c), classify (classify/readonly.c), check-write
- * (profile/checkwrite.c) and allow (a session's "always" answers).
+ * chain in gate/decide.c), classify (gate/readonly.c), check-write
+ * (gate/checkwrite.c) and allow (a session's "always" answers). With
+ * --exit-status the first three say their verdict in the exit status too
+ * (kinpolicy.h), for a hook that only looks at $?.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -30,12 +32,29 @@
 #include "policy/policy.h"
 #include "lib/util.h"
 
+/* --exit-status: the verdict as the exit status (kinpolicy.h) */
+static int
+verdict_status(enum kb_verdict v)
+{
+	switch (v) {
+	case KB_ALLOW:
+		return KP_EXIT_ALLOW;
+	case KB_ASK:
+		return KP_EXIT_ASK;
+	case KB_DENY:
+		return KP_EXIT_DENY;
+	}
+	return KP_EXIT_DENY; /* NOTREACHED: an unknown verdict fails closed */
+}
+
 int
 cmd_classify(int argc, char **argv)
 {
-	bool json = want_json(&argc, argv);
+	bool json = want_flag(&argc, argv, "--json");
+	bool status = want_flag(&argc, argv, "--exit-status");
 	struct kb_ro_verdict v;
 	struct kb_buf cmd = {0};
+	int rc;
 
 	if (argc >= 3 && strcmp(argv[1], "--command") == 0 && argc == 3) {
 		kb_buf_puts(&cmd, argv[2]);
@@ -48,20 +67,21 @@ cmd_classify(int argc, char **argv)
 			kb_buf_shquote(&cmd, argv[i]);
 		}
 	} else {
-		die("usage: kinpolicy classify -- COMMAND [ARG...] | "
-		    "--command STRING [--json]");
+		kp_usage("classify");
 	}
 	kb_readonly_classify(cmd.s, cmd.len, &v);
 	if (json) {
-		json_t *o = json_pack("{s:b,s:s,s:s}", "safe", v.safe, "reason",
-		    v.safe ? "" : v.reason, "signature",
-		    v.signature ? v.signature : "");
+		json_t *o = json_pack("{s:b,s:o}", "safe", v.safe, "reason",
+		    json_text(v.safe ? "" : v.reason));
 
-		if (o == NULL) /* not UTF-8: the signature is the raw text */
-			o = json_pack("{s:b,s:s}", "safe", v.safe, "reason",
-			    v.safe ? "" : v.reason);
+		if (o == NULL)
+			die("out of memory");
+		/* a signature is given back exactly or not at all: one that
+		 * is not UTF-8 (the raw command text) is left out */
+		json_object_set_new(o, "signature",
+		    json_string(v.signature != NULL ? v.signature : ""));
 		/* valid UTF-8 when the input was: the input plus ASCII */
-		if (o != NULL && v.rewritten != NULL)
+		if (v.rewritten != NULL)
 			json_object_set_new(
 			    o, "rewritten", json_string(v.rewritten));
 		dump_json(o);
@@ -76,9 +96,11 @@ cmd_classify(int argc, char **argv)
 			print_esc("rewritten: ", v.rewritten);
 		print_esc("signature: ", v.signature);
 	}
+	/* not provably read-only is what decide asks about */
+	rc = !status ? 0 : v.safe ? KP_EXIT_ALLOW : KP_EXIT_ASK;
 	kb_ro_verdict_free(&v);
 	kb_buf_free(&cmd);
-	return 0;
+	return rc;
 }
 
 static bool
@@ -179,6 +201,7 @@ cmd_decide(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"command", required_argument, NULL, 'c'},
+	    {"exit-status", no_argument, NULL, 'e'},
 	    {"json", no_argument, NULL, 'j'},
 	    {"kind", required_argument, NULL, 'k'},
 	    {"mode", required_argument, NULL, 'm'},
@@ -197,9 +220,9 @@ cmd_decide(int argc, char **argv)
 	_cleanup_free_ char *cwd = NULL;
 	_cleanup_free_ char *bwrap = NULL;
 	const char *session = getenv("KINBOX_SESSION");
-	bool json = false, have_mode = false;
+	bool json = false, have_mode = false, status = false;
 	struct kb_err e;
-	int c;
+	int c, rc;
 
 	opterr = 0;
 	optind = 1;
@@ -207,6 +230,9 @@ cmd_decide(int argc, char **argv)
 		switch (c) {
 		case 'c':
 			in.command = optarg;
+			break;
+		case 'e':
+			status = true;
 			break;
 		case 'j':
 			json = true;
@@ -251,7 +277,9 @@ cmd_decide(int argc, char **argv)
 		}
 	}
 	if (optind != argc)
-		die("decide: unexpected argument '%s'", argv[optind]);
+		die("decide: unexpected argument '%s'; every value follows "
+		    "its option (see kinpolicy --help)",
+		    argv[optind]);
 	if (!have_mode)
 		die("decide: --mode auto|strict is required");
 	if (in.kind == NULL)
@@ -292,36 +320,40 @@ cmd_decide(int argc, char **argv)
 		in.sandbox_available = kb_bwrap_probe(bwrap, &e) == 0;
 	kb_decide(&in, &out);
 	if (json) {
-		json_t *o = json_pack("{s:s,s:s,s:s}", "decision",
-		    kb_verdict_name(out.verdict), "step", out.step, "reason",
-		    out.reason);
+		json_t *o = json_pack("{s:s,s:s,s:o}", "decision",
+		    kb_verdict_name(out.verdict), "rule", out.rule, "reason",
+		    json_text(out.reason));
 
-		if (o != NULL && out.signature != NULL)
+		if (o == NULL)
+			die("out of memory");
+		/* given back exactly or left out (as classify) */
+		if (out.signature != NULL)
 			json_object_set_new(
 			    o, "signature", json_string(out.signature));
-		if (o != NULL && out.rewritten != NULL)
+		if (out.rewritten != NULL)
 			json_object_set_new(
 			    o, "rewritten", json_string(out.rewritten));
-		if (o != NULL)
-			dump_json(o);
+		dump_json(o);
 		json_decref(o);
 	} else {
 		printf("%s\n", kb_verdict_name(out.verdict));
-		print_esc("step: ", out.step);
+		print_esc("rule: ", out.rule);
 		print_esc("reason: ", out.reason);
 		if (out.rewritten != NULL)
 			print_esc("rewritten: ", out.rewritten);
 		if (out.signature != NULL)
 			print_esc("signature: ", out.signature);
 	}
+	rc = status ? verdict_status(out.verdict) : 0;
 	kb_decide_out_free(&out);
-	return 0;
+	return rc;
 }
 
 int
 cmd_check_write(int argc, char **argv)
 {
 	static const struct option opts[] = {
+	    {"exit-status", no_argument, NULL, 'e'},
 	    {"json", no_argument, NULL, 'j'},
 	    {"mode", required_argument, NULL, 'm'},
 	    {"workspace", required_argument, NULL, 'C'},
@@ -334,14 +366,13 @@ cmd_check_write(int argc, char **argv)
 	struct kb_strv roots = {0};
 	enum kb_mode mode = KB_MODE_AUTO;
 	const char *path;
-	bool json = false;
+	bool json = false, status = false;
 	struct kb_cw out;
 	struct kb_err e;
 	int c;
 
 	if (argc < 2 || argv[1][0] == '-')
-		die("usage: kinpolicy check-write PATH [--workspace DIR] "
-		    "[--write DIR]... [--mode auto|strict] [--json]");
+		kp_usage("check-write");
 	path = argv[1];
 	argc--;
 	argv++;
@@ -349,6 +380,9 @@ cmd_check_write(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+:C:w:", opts, NULL)) != -1) {
 		switch (c) {
+		case 'e':
+			status = true;
+			break;
 		case 'j':
 			json = true;
 			break;
@@ -361,14 +395,17 @@ cmd_check_write(int argc, char **argv)
 		case 'C':
 			free(ws);
 			if ((ws = realpath(optarg, NULL)) == NULL)
-				die("--workspace %s: %s", optarg,
-				    strerror(errno));
+				die("--workspace %s: %s; give an existing "
+				    "directory",
+				    optarg, strerror(errno));
 			break;
 		case 'w': {
 			char *r = realpath(optarg, NULL);
 
 			if (r == NULL)
-				die("--write %s: %s", optarg, strerror(errno));
+				die("--write %s: %s; give an existing "
+				    "directory",
+				    optarg, strerror(errno));
 			kb_strv_push(&roots, r);
 			free(r);
 			break;
@@ -376,12 +413,15 @@ cmd_check_write(int argc, char **argv)
 		case ':':
 			die("option %s needs a value", argv[optind - 1]);
 		default:
-			die("check-write: unknown option '%s'",
+			die("check-write: unknown option '%s'; see kinpolicy "
+			    "--help",
 			    argv[optind - 1]);
 		}
 	}
 	if (optind != argc)
-		die("check-write: unexpected argument '%s'", argv[optind]);
+		die("check-write: unexpected argument '%s'; give one PATH, "
+		    "first",
+		    argv[optind]);
 	if (cwd == NULL)
 		die_errno("getcwd");
 	if (ws == NULL && (ws = realpath(cwd, NULL)) == NULL)
@@ -390,12 +430,13 @@ cmd_check_write(int argc, char **argv)
 		path, cwd, ws, roots.v, roots.n, home, mode, &out, &e) == -1)
 		die("%s", e.msg);
 	if (json) {
-		json_t *o = json_pack("{s:s,s:s,s:s,s:s}", "decision",
+		json_t *o = json_pack("{s:s,s:s,s:o,s:o}", "decision",
 		    kb_verdict_name(out.verdict), "rule", out.rule, "reason",
-		    out.reason, "path", out.resolved);
+		    json_text(out.reason), "path", json_text(out.resolved));
 
-		if (o != NULL)
-			dump_json(o);
+		if (o == NULL)
+			die("out of memory");
+		dump_json(o);
 		json_decref(o);
 	} else {
 		printf("%s\n", kb_verdict_name(out.verdict));
@@ -404,7 +445,7 @@ cmd_check_write(int argc, char **argv)
 		print_esc("path: ", out.resolved);
 	}
 	kb_strv_free(&roots);
-	return 0;
+	return status ? verdict_status(out.verdict) : 0;
 }
 
 /* kinpolicy allow --session ID --kind KIND --signature SIG: a human's
@@ -412,7 +453,7 @@ cmd_check_write(int argc, char **argv)
 int
 cmd_allow(int argc, char **argv)
 {
-	bool json = want_json(&argc, argv);
+	bool json = want_flag(&argc, argv, "--json");
 	const char *session = NULL, *sig = NULL, *kind = "shell";
 	_cleanup_free_ char *file = NULL;
 	enum kb_kind k;
@@ -427,13 +468,10 @@ cmd_allow(int argc, char **argv)
 		else if (strcmp(argv[i], "--kind") == 0 && i + 1 < argc)
 			kind = argv[++i];
 		else
-			die("usage: kinpolicy allow --session ID --signature "
-			    "SIG "
-			    "[--kind KIND]");
+			kp_usage("allow");
 	}
 	if (session == NULL || sig == NULL)
-		die("usage: kinpolicy allow --session ID --signature SIG "
-		    "[--kind KIND]");
+		kp_usage("allow");
 	if (kb_kind_parse(kind, &k) == -1)
 		die("--kind %s: unknown kind", kind);
 	if (*sig == '\0' || strpbrk(sig, "\n\r") != NULL)
@@ -462,11 +500,14 @@ cmd_allow(int argc, char **argv)
 		die_errno("%s", file);
 	kb_buf_free(&b);
 	if (json) {
-		json_t *o = json_pack("{s:s,s:s,s:s}", "session", session,
-		    "kind", kind, "signature", sig);
+		json_t *o = json_pack(
+		    "{s:o,s:s}", "session", json_text(session), "kind", kind);
 
-		if (o != NULL)
-			dump_json(o);
+		if (o == NULL)
+			die("out of memory");
+		/* given back exactly or left out (as decide) */
+		json_object_set_new(o, "signature", json_string(sig));
+		dump_json(o);
 		json_decref(o);
 	} else {
 		_cleanup_free_ char *line = xasprintf("always allowed for "

@@ -26,6 +26,7 @@
 #include "kinpolicy.h"
 #include "gate/decide.h"
 #include "gate/grants.h"
+#include "lib/fsat.h"
 #include "policy/policy.h"
 #include "lib/util.h"
 
@@ -34,12 +35,12 @@
 int
 cmd_session(int argc, char **argv)
 {
-	bool json = want_json(&argc, argv);
+	bool json = want_flag(&argc, argv, "--json");
 	struct kb_err e;
 	char *id;
 
 	if (argc != 2 || strcmp(argv[1], "new") != 0)
-		die("usage: kinpolicy session new [--json]");
+		kp_usage("session");
 	if ((id = kb_session_new(&e)) == NULL)
 		die("%s", e.msg);
 	if (json) {
@@ -57,12 +58,12 @@ cmd_session(int argc, char **argv)
 int
 cmd_show(int argc, char **argv)
 {
-	bool json = want_json(&argc, argv);
+	bool json = want_flag(&argc, argv, "--json");
 	_cleanup_free_ char *home = home_dir();
 	json_t *rec, *dec;
 
 	if (argc != 2)
-		die("usage: kinpolicy show ID [--json]");
+		kp_usage("show");
 	check_id(argv[1]);
 	rec = load_record(home, argv[1]);
 	dec = load_decision(home, argv[1]);
@@ -83,6 +84,7 @@ cmd_show(int argc, char **argv)
 		printf("command:   ");
 		print_argv(json_object_get(rec, "argv"));
 		print_esc("cwd:       ", jstr(rec, "cwd"));
+		print_esc("time:      ", jstr(rec, "time"));
 		print_esc("class:     ", cls);
 		if (*jstr(rec, "path"))
 			print_esc("path:      ", jstr(rec, "path"));
@@ -106,25 +108,13 @@ cmd_show(int argc, char **argv)
 static void
 write_decision(const char *home, const char *id, json_t *dec)
 {
-	_cleanup_free_ char *f = journal_file(home, id, ".decision.json");
-	char *text = json_dumps(dec, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	size_t n;
-	int fd;
+	_cleanup_free_ char *text =
+	    json_dumps(dec, JSON_COMPACT | JSON_PRESERVE_ORDER);
 
 	if (text == NULL)
 		die("out of memory");
-	fd =
-	    open(f, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd == -1) {
-		if (errno == EEXIST)
-			die("%s already has a decision; see kinpolicy show %s",
-			    id, id);
-		die_errno("%s", f);
-	}
-	n = strlen(text);
-	if (write(fd, text, n) != (ssize_t)n || close(fd) == -1)
-		die_errno("%s", f);
-	free(text);
+	if (journal_create(home, id, KB_JOURNAL_DECISION, text) == -1)
+		die("%s already has a decision; see kinpolicy show %s", id, id);
 }
 
 static char *
@@ -206,6 +196,66 @@ interactive(json_t *rec, struct kb_grant *g, char **note)
 	return true;
 }
 
+/*
+ * grant --suggested: exactly the record's "suggest" object, read by the
+ * option table's JSON keys as print_suggest shows it. --unconfined is
+ * never taken from it: that suggestion is the command's own claim, with
+ * nothing narrower to offer (report.c), and lifting the whole sandbox is a
+ * human's typed decision.
+ */
+static void
+take_suggestion(json_t *rec, const char *id, struct kb_grant *g)
+{
+	json_t *s = json_object_get(rec, "suggest"), *w;
+	size_t i;
+
+	for (size_t k = 0; k < KB_OPT__N; k++) {
+		const struct kb_option *o = &kb_options[k];
+		json_t *v;
+
+		if (o->max_life == KB_LIFE_NEVER || o->json == NULL)
+			continue;
+		v = json_object_get(s, o->json);
+		if (o->type == KB_T_LIST) {
+			json_array_foreach(v, i, w)
+			{
+				if (json_string_value(w) != NULL)
+					kb_strv_push(&g->write_paths,
+					    json_string_value(w));
+			}
+		} else if (json_is_true(v)) {
+			g->on[k] = true;
+		}
+	}
+	if (g->on[KB_OPT_UNCONFINED])
+		die("grant %s --suggested: the record suggests "
+		    "--unconfined (no sandbox), which rests on nothing but "
+		    "the command's stderr; --suggested never grants it: "
+		    "give --unconfined yourself if you mean it",
+		    id);
+	if (kb_grant_empty(g))
+		die("grant %s --suggested: the record suggests nothing to "
+		    "grant; see kinpolicy show %s",
+		    id, id);
+}
+
+/* " --write DIR --net": what a grant holds, as kinbox flags (escaped) */
+static char *
+grant_flags(const struct kb_grant *g)
+{
+	struct kb_buf b = {0};
+
+	kb_buf_puts(&b, "");
+	for (size_t i = 0; i < g->write_paths.n; i++) {
+		kb_buf_puts(&b, " --write ");
+		kb_buf_shquote_visible(&b, g->write_paths.v[i]);
+	}
+	for (size_t k = 0; k < KB_OPT__N; k++)
+		if (g->on[k] && kb_options[k].type == KB_T_SWITCH)
+			kb_buf_printf(&b, " --%s", kb_options[k].flag);
+	return b.s;
+}
+
 static json_t *
 grant_json(const struct kb_grant *g)
 {
@@ -236,7 +286,7 @@ cmd_grant(int argc, char **argv)
 {
 	/* the capabilities are the grantable rows of the option table
 	 * (returned as 256 + row); the lifetimes are this verb's */
-	struct option opts[KB_OPT__N + 4];
+	struct option opts[KB_OPT__N + 6];
 	size_t nopt = 0;
 
 	for (size_t k = 0; k < KB_OPT__N; k++)
@@ -245,23 +295,27 @@ cmd_grant(int argc, char **argv)
 			    kb_options[k].metavar ? required_argument
 						  : no_argument,
 			    NULL, 256 + (int)k};
+	/* --json by getopt: --session and --workspace take no value here
+	 * (want_flag would skip the word after them as decide's) */
+	opts[nopt++] = (struct option){"json", no_argument, NULL, 'j'};
 	opts[nopt++] = (struct option){"once", no_argument, NULL, 'o'};
 	opts[nopt++] = (struct option){"session", no_argument, NULL, 's'};
+	opts[nopt++] = (struct option){"suggested", no_argument, NULL, 'S'};
 	opts[nopt++] = (struct option){"workspace", no_argument, NULL, 'W'};
 	opts[nopt] = (struct option){NULL, 0, NULL, 0};
-	bool json = want_json(&argc, argv);
+	bool json = false;
 	_cleanup_free_ char *home = home_dir();
+	_cleanup_strv_ struct kb_strv asked = {0};
 	struct kb_grant g = {.life = KB_LIFE_ONCE};
 	int lifetimes = 0, c;
+	bool suggested = false;
 	struct kb_err e;
 	json_t *rec, *dec, *pol;
 	char *note = NULL;
 	const char *id;
 
 	if (argc < 2 || argv[1][0] == '-')
-		die("usage: kinpolicy grant ID [--write DIR]... [--net] "
-		    "[--ssh-agent] [--unconfined] "
-		    "--once|--session|--workspace");
+		kp_usage("grant");
 	id = argv[1];
 	/* the options follow the id: parse argv[1..] with the id as argv[0] */
 	argc--;
@@ -279,6 +333,12 @@ cmd_grant(int argc, char **argv)
 			continue;
 		}
 		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'S':
+			suggested = true;
+			break;
 		case 'o':
 		case 's':
 		case 'W':
@@ -302,6 +362,16 @@ cmd_grant(int argc, char **argv)
 	check_stores_for(rec, home);
 	if (lifetimes > 1)
 		die("give one lifetime: --once, --session or --workspace");
+	if (suggested) {
+		if (!kb_grant_empty(&g))
+			die("grant %s: --suggested grants what the record "
+			    "suggests and nothing else; give either it or the "
+			    "capabilities",
+			    id);
+		take_suggestion(rec, id, &g);
+		for (size_t i = 0; i < g.write_paths.n; i++)
+			kb_strv_push(&asked, g.write_paths.v[i]);
+	}
 	if (kb_grant_empty(&g)) {
 		if (!isatty(0) || !isatty(1))
 			die("grant %s: name the capabilities (--write DIR, "
@@ -337,8 +407,24 @@ cmd_grant(int argc, char **argv)
 		    "that "
 		    "line from the project file instead",
 		    id, jstr(rec, "network_off_by"));
-	if (kb_grant_check(&g, home, &e) == -1)
+	if (kb_grant_check(&g, home, &e) == -1) {
+		if (suggested)
+			die("grant %s --suggested: %s", id, e.msg);
 		die("%s", e.msg);
+	}
+	/* a suggested root is granted as suggested or not at all: one that
+	 * resolves elsewhere now (a symlink put on the way since) is not
+	 * the directory the denial named */
+	for (size_t i = 0; i < asked.n; i++)
+		if (strcmp(asked.v[i], g.write_paths.v[i]) != 0) {
+			_cleanup_free_ char *was = kb_escape(asked.v[i]);
+			_cleanup_free_ char *now =
+			    kb_escape(g.write_paths.v[i]);
+
+			die("grant %s --suggested: the suggested root %s is %s "
+			    "now; grant --write %s yourself if that is meant",
+			    id, was, now, now);
+		}
 	pol = json_object_get(rec, "policy");
 	/* the decision claims the id first (created exclusively): a second
 	 * grant or a grant after a decline stores nothing */
@@ -347,16 +433,20 @@ cmd_grant(int argc, char **argv)
 	if (g.life != KB_LIFE_ONCE &&
 	    kb_grant_store(&g, home, getenv("KINBOX_SESSION"),
 		jstr(pol, "workspace"), id, &e) == -1) {
-		_cleanup_free_ char *f =
-		    journal_file(home, id, ".decision.json");
-
-		unlink(f);
+		journal_remove(home, id, KB_JOURNAL_DECISION);
 		die("%s", e.msg);
 	}
-	if (json)
+	if (json) {
 		dump_json(dec);
-	else
+	} else if (suggested) {
+		/* what was granted, since nobody typed it */
+		_cleanup_free_ char *what = grant_flags(&g);
+
+		printf(
+		    "granted %s (%s):%s\n", id, kb_lifetime_name(g.life), what);
+	} else {
 		printf("granted %s (%s)\n", id, kb_lifetime_name(g.life));
+	}
 	json_decref(dec);
 	json_decref(rec);
 	kb_strv_free(&g.write_paths);
@@ -366,12 +456,12 @@ cmd_grant(int argc, char **argv)
 int
 cmd_decline(int argc, char **argv)
 {
-	bool json = want_json(&argc, argv);
+	bool json = want_flag(&argc, argv, "--json");
 	_cleanup_free_ char *home = home_dir();
 	json_t *rec, *dec;
 
 	if (argc != 4 || strcmp(argv[2], "--note") != 0)
-		die("usage: kinpolicy decline ID --note TEXT");
+		kp_usage("decline");
 	check_id(argv[1]);
 	rec = load_record(home, argv[1]);
 	dec = json_pack("{s:s,s:s}", "decision", "declined", "note", argv[3]);
@@ -447,15 +537,13 @@ int
 cmd_retry(int argc, char **argv)
 {
 	_cleanup_free_ char *home = home_dir();
-	_cleanup_free_ char *marker = NULL;
 	struct kb_strv av = {0};
 	json_t *rec, *dec, *pol, *v;
 	const char *id;
 	size_t i;
-	int fd;
 
 	if (argc != 2)
-		die("usage: kinpolicy retry ID");
+		kp_usage("retry");
 	id = argv[1];
 	check_id(id);
 	rec = load_record(home, id);
@@ -500,17 +588,9 @@ cmd_retry(int argc, char **argv)
 		die_errno("%s: cannot go back to the journaled directory %s",
 		    id, jstr(rec, "cwd"));
 	/* consumed before it runs: a second retry fails, even concurrently */
-	marker = journal_file(home, id, ".retried");
-	fd = open(
-	    marker, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd == -1) {
-		if (errno == EEXIST)
-			die("%s was already retried; retry runs a granted "
-			    "denial once",
-			    id);
-		die_errno("%s", marker);
-	}
-	close(fd);
+	if (journal_create(home, id, KB_JOURNAL_RETRIED, "") == -1)
+		die("%s was already retried; retry runs a granted denial once",
+		    id);
 	{
 		char *k = find_kinbox();
 
@@ -519,63 +599,89 @@ cmd_retry(int argc, char **argv)
 	}
 }
 
+/* a pending denial, listed by time (ids are random) */
+struct pending {
+	json_t *rec;
+	char id[KB_ID_LEN + 1];
+};
+
+static int
+by_time(const void *a, const void *b)
+{
+	const struct pending *x = a, *y = b;
+	int c = strcmp(jstr(x->rec, "time"), jstr(y->rec, "time"));
+
+	return c != 0 ? c : strcmp(x->id, y->id);
+}
+
 int
 cmd_pending(int argc, char **argv)
 {
-	bool json = want_json(&argc, argv);
+	bool json = want_flag(&argc, argv, "--json");
 	_cleanup_free_ char *home = home_dir();
-	_cleanup_free_ char *dir = kb_journal_dir(home);
-	struct dirent **names = NULL;
+	_cleanup_close_ int dfd = -1;
+	struct pending *p = NULL;
+	size_t n = 0;
+	struct dirent *de;
+	DIR *d = NULL;
 	json_t *list = json_array();
-	int n;
 
 	(void)argv;
 	if (argc != 1)
-		die("usage: kinpolicy pending [--json]");
-	n = dir != NULL ? scandir(dir, &names, NULL, alphasort) : -1;
-	for (int i = 0; i < n; i++) {
+		kp_usage("pending");
+	/* no journal yet: nothing pending */
+	if ((dfd = journal_dir_fd(home)) != -1 &&
+	    (d = kb_opendir_beneath(dfd, ".")) == NULL)
+		die_errno("the journal");
+	while (d != NULL && (errno = 0, de = readdir(d)) != NULL) {
 		char id[KB_ID_LEN + 1];
-		const char *nm = names[i]->d_name;
-		json_t *rec, *dec;
+		json_t *rec;
 
-		if (strlen(nm) != KB_ID_LEN + 5 ||
-		    strcmp(nm + KB_ID_LEN, ".json") != 0) {
-			free(names[i]);
+		if (!id_of(de->d_name, KB_JOURNAL_RECORD, id) ||
+		    exists_at(dfd, id, KB_JOURNAL_DECISION) ||
+		    exists_at(dfd, id, KB_JOURNAL_RETRIED) ||
+		    (rec = load_at(dfd, id, KB_JOURNAL_RECORD)) == NULL)
 			continue;
-		}
-		memcpy(id, nm, KB_ID_LEN);
-		id[KB_ID_LEN] = '\0';
-		free(names[i]);
-		dec = load_decision(home, id);
-		if (dec != NULL || retried(home, id)) {
-			json_decref(dec);
-			continue;
-		}
-		{
-			_cleanup_free_ char *f =
-			    journal_file(home, id, ".json");
+		p = xreallocarray(p, n + 1, sizeof(*p));
+		p[n].rec = rec;
+		memcpy(p[n].id, id, sizeof(id));
+		n++;
+	}
+	if (d != NULL && errno != 0)
+		die_errno("reading the journal");
+	if (d != NULL)
+		closedir(d);
+	if (n > 0)
+		qsort(p, n, sizeof(*p), by_time);
+	for (size_t i = 0; i < n; i++) {
+		json_t *rec = p[i].rec;
 
-			rec = json_load_file(f, 0, NULL);
-		}
-		if (rec == NULL)
-			continue;
 		if (json) {
 			json_array_append(list, rec);
 		} else {
+			/* the record's fields are the command's: escaped */
+			_cleanup_free_ char *t = kb_escape(jstr(rec, "time"));
 			_cleanup_free_ char *cls =
 			    kb_escape(jstr(rec, "class"));
 			_cleanup_free_ char *what =
 			    kb_escape(*jstr(rec, "path") ? jstr(rec, "path")
 							 : jstr(rec, "host"));
+			_cleanup_free_ char *cwd = kb_escape(jstr(rec, "cwd"));
 
-			printf("%s  %-7s %s  ", id, cls, what);
+			printf("%s  %s  %-7s %s  in %s: ", p[i].id, t, cls,
+			    what, cwd);
 			print_argv(json_object_get(rec, "argv"));
 		}
 		json_decref(rec);
 	}
-	free(names);
-	if (json)
-		dump_json(list);
+	free(p);
+	if (json) {
+		json_t *o = json_object();
+
+		json_object_set(o, "pending", list);
+		dump_json(o);
+		json_decref(o);
+	}
 	json_decref(list);
 	return 0;
 }
@@ -583,7 +689,7 @@ cmd_pending(int argc, char **argv)
 int
 cmd_grants(int argc, char **argv)
 {
-	bool json = want_json(&argc, argv);
+	bool json = want_flag(&argc, argv, "--json");
 	_cleanup_free_ char *home = home_dir();
 	struct kb_stored_grant *g = NULL;
 	size_t n;
@@ -591,16 +697,18 @@ cmd_grants(int argc, char **argv)
 
 	(void)argv;
 	if (argc != 1)
-		die("usage: kinpolicy grants [--json]");
+		kp_usage("grants");
 	n = kb_grants_list(home, getenv("KINBOX_SESSION"), &g);
 	for (size_t i = 0; i < n; i++) {
 		if (json) {
-			json_array_append_new(list,
-			    json_pack("{s:I,s:s,s:s,s:s,"
-				      "s:s}",
-				"n", (json_int_t)(i + 1), "lifetime",
-				g[i].lifetime, "file", g[i].file, "section",
-				g[i].header, "body", g[i].body));
+			json_t *o = json_pack("{s:I,s:s,s:o,s:o,s:o}", "n",
+			    (json_int_t)(i + 1), "lifetime", g[i].lifetime,
+			    "file", json_text(g[i].file), "section",
+			    json_text(g[i].header), "body",
+			    json_text(g[i].body));
+
+			if (o == NULL || json_array_append_new(list, o) == -1)
+				die("out of memory");
 			continue;
 		}
 		/* the stores' text: paths that came from denials */
@@ -619,8 +727,13 @@ cmd_grants(int argc, char **argv)
 			l += len + (nl != NULL);
 		}
 	}
-	if (json)
-		dump_json(list);
+	if (json) {
+		json_t *o = json_object();
+
+		json_object_set(o, "grants", list);
+		dump_json(o);
+		json_decref(o);
+	}
 	json_decref(list);
 	kb_stored_free(g, n);
 	return 0;
@@ -629,15 +742,14 @@ cmd_grants(int argc, char **argv)
 int
 cmd_revoke(int argc, char **argv)
 {
-	bool json = want_json(&argc, argv);
+	bool json = want_flag(&argc, argv, "--json");
 	_cleanup_free_ char *home = home_dir();
 	const char *errstr;
 	struct kb_err e;
 	long long n = -1;
 
 	if (argc != 2)
-		die("usage: kinpolicy revoke N|--all (N from kinpolicy "
-		    "grants)");
+		kp_usage("revoke");
 	if (strcmp(argv[1], "--all") != 0) {
 		n = strtonum(argv[1], 1, 1000000, &errstr);
 		if (errstr != NULL)
@@ -649,9 +761,10 @@ cmd_revoke(int argc, char **argv)
 		n < 0 ? -1 : (long)(n - 1), &e) == -1)
 		die("%s", e.msg);
 	if (json) {
-		json_t *o = n < 0
-				? json_pack("{s:s}", "revoked", "all")
-				: json_pack("{s:I}", "revoked", (json_int_t)n);
+		/* "n" as grants --json numbers it */
+		json_t *o = n < 0 ? json_pack("{s:b}", "all", 1)
+				  : json_pack("{s:b,s:I}", "all", 0, "n",
+					(json_int_t)n);
 
 		dump_json(o);
 		json_decref(o);

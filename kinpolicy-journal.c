@@ -4,15 +4,19 @@
  * of a recorded run, and the output helpers. CLI layer: these print and
  * may die().
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
 #include "denial/journal.h"
 #include "denial/report.h"
+#include "lib/fsat.h"
 #include "lib/util.h"
 #include "policy/policy.h"
 
@@ -41,44 +45,129 @@ check_id(const char *id)
 		    id);
 }
 
-char *
-journal_file(const char *home, const char *id, const char *suffix)
+int
+journal_dir_fd(const char *home)
 {
-	_cleanup_free_ char *dir = kb_journal_dir(home);
+	struct kb_err e;
+	int fd = kb_journal_open(home, false, &e);
 
-	if (dir == NULL)
-		die("no journal directory; set HOME or XDG_STATE_HOME");
-	return xasprintf("%s/%s%s", dir, id, suffix);
+	if (fd == -1 && errno != ENOENT)
+		die("%s; see kinbox(1), FILES", e.msg);
+	return fd;
+}
+
+bool
+id_of(const char *name, const char *suffix, char id[KB_ID_LEN + 1])
+{
+	size_t n = strlen(name), k = strlen(suffix);
+
+	if (n != KB_ID_LEN + k || strcmp(name + KB_ID_LEN, suffix) != 0 ||
+	    strncmp(name, "sbx_", 4) != 0 ||
+	    strspn(name + 4, "0123456789abcdef") < 16)
+		return false;
+	memcpy(id, name, KB_ID_LEN);
+	id[KB_ID_LEN] = '\0';
+	return true;
+}
+
+json_t *
+load_at(int dfd, const char *id, const char *suffix)
+{
+	_cleanup_free_ char *name = xasprintf("%s%s", id, suffix);
+	_cleanup_free_ char *text = kb_read_beneath(dfd, name, KP_RECORD_MAX);
+
+	return text != NULL ? json_loads(text, 0, NULL) : NULL;
+}
+
+bool
+exists_at(int dfd, const char *id, const char *suffix)
+{
+	_cleanup_free_ char *name = xasprintf("%s%s", id, suffix);
+	struct stat st;
+
+	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 /* the journaled record of a denial; dies when there is none */
 json_t *
 load_record(const char *home, const char *id)
 {
-	_cleanup_free_ char *f = journal_file(home, id, ".json");
+	_cleanup_close_ int dfd = journal_dir_fd(home);
+	_cleanup_free_ char *name = xasprintf("%s%s", id, KB_JOURNAL_RECORD);
+	_cleanup_free_ char *text = NULL;
 	json_error_t err;
-	json_t *j = json_load_file(f, 0, &err);
+	json_t *j;
 
-	if (j == NULL)
-		die("no denial %s in the journal (%s); see kinpolicy pending",
-		    id, err.text);
+	if (dfd == -1)
+		die("no denial %s in the journal (there is no journal yet); "
+		    "see kinpolicy pending",
+		    id);
+	if ((text = kb_read_beneath(dfd, name, KP_RECORD_MAX)) == NULL) {
+		int errsv = errno;
+		_cleanup_free_ char *where = kb_fd_path_at(dfd, name);
+
+		die("no denial %s in the journal (%s: %s); see kinpolicy "
+		    "pending",
+		    id, where, strerror(errsv));
+	}
+	if ((j = json_loads(text, 0, &err)) == NULL)
+		die("denial %s: its journal record is not JSON (%s); remove it "
+		    "with kinpolicy forget %s",
+		    id, err.text, id);
 	return j;
 }
 
 json_t *
 load_decision(const char *home, const char *id)
 {
-	_cleanup_free_ char *f = journal_file(home, id, ".decision.json");
+	_cleanup_close_ int dfd = journal_dir_fd(home);
 
-	return json_load_file(f, 0, NULL);
+	return dfd != -1 ? load_at(dfd, id, KB_JOURNAL_DECISION) : NULL;
 }
 
 bool
 retried(const char *home, const char *id)
 {
-	_cleanup_free_ char *f = journal_file(home, id, ".retried");
+	_cleanup_close_ int dfd = journal_dir_fd(home);
 
-	return access(f, F_OK) == 0;
+	return dfd != -1 && exists_at(dfd, id, KB_JOURNAL_RETRIED);
+}
+
+int
+journal_create(
+    const char *home, const char *id, const char *suffix, const char *text)
+{
+	_cleanup_close_ int dfd = journal_dir_fd(home);
+	_cleanup_free_ char *name = xasprintf("%s%s", id, suffix);
+	size_t n = strlen(text);
+	int fd;
+
+	if (dfd == -1)
+		die("no denial %s in the journal (there is no journal yet); "
+		    "see kinpolicy pending",
+		    id);
+	fd = openat(dfd, name,
+	    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd == -1 && errno == EEXIST)
+		return -1;
+	if (fd == -1 || write(fd, text, n) != (ssize_t)n || close(fd) == -1) {
+		int errsv = errno;
+		_cleanup_free_ char *where = kb_fd_path_at(dfd, name);
+
+		errno = errsv;
+		die_errno("%s", where);
+	}
+	return 0;
+}
+
+void
+journal_remove(const char *home, const char *id, const char *suffix)
+{
+	_cleanup_close_ int dfd = journal_dir_fd(home);
+	_cleanup_free_ char *name = xasprintf("%s%s", id, suffix);
+
+	if (dfd != -1)
+		unlinkat(dfd, name, 0);
 }
 
 const char *
@@ -201,24 +290,56 @@ print_suggest(json_t *rec)
 	printf("\n");
 }
 
+json_t *
+json_text(const char *s)
+{
+	json_t *j = json_string(s != NULL ? s : "");
+	_cleanup_free_ char *copy = NULL;
+
+	if (j != NULL)
+		return j;
+	copy = xstrdup(s);
+	for (unsigned char *p = (unsigned char *)copy; *p != '\0'; p++)
+		if (*p >= 0x80)
+			*p = '?';
+	if ((j = json_string(copy)) == NULL)
+		die("out of memory");
+	return j;
+}
+
 void
 dump_json(json_t *o)
 {
-	char *t = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	/* "schema" first, then the object's keys in their order (a record
+	 * that has its own "schema" already keeps this one) */
+	json_t *out = json_pack("{s:i}", "schema", KP_JSON_SCHEMA), *v;
+	const char *k;
+	char *t;
 
+	if (out == NULL)
+		die("out of memory");
+	json_object_foreach(o, k, v)
+	{
+		if (strcmp(k, "schema") != 0 &&
+		    json_object_set(out, k, v) == -1)
+			die("out of memory");
+	}
+	t = json_dumps(out, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	if (t == NULL)
 		die("out of memory");
 	printf("%s\n", t);
 	free(t);
+	json_decref(out);
 }
 
 /* Options of the verbs that take a value: the word after one is that value,
- * never kinpolicy's own --json. */
+ * never kinpolicy's own --json or --exit-status. */
 static const char *const value_options[] = {
     "--command",
     "--kind",
     "--mode",
     "--note",
+    "--older-than",
     "--path",
     "--session",
     "--signature",
@@ -231,7 +352,7 @@ static const char *const value_options[] = {
 };
 
 bool
-want_json(int *argc, char **argv)
+want_flag(int *argc, char **argv, const char *flag)
 {
 	for (int i = 1; i < *argc; i++) {
 		bool value = false;
@@ -246,7 +367,7 @@ want_json(int *argc, char **argv)
 			i++; /* the option's value */
 			continue;
 		}
-		if (strcmp(argv[i], "--json") == 0) {
+		if (strcmp(argv[i], flag) == 0) {
 			memmove(argv + i, argv + i + 1,
 			    (size_t)(*argc - i) * sizeof(char *));
 			(*argc)--;

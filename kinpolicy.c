@@ -11,6 +11,8 @@
  *   decline ID   record a refusal, with a note for the agent
  *   retry ID     run exactly the journaled argv again, once
  *   pending      denials awaiting a decision
+ *   forget ID    remove one denial from the journal
+ *   gc           remove old (or decided) denials from the journal
  *   grants       session and workspace grants, numbered
  *   revoke N     remove grant N (or --all)
  *   decide       the permission gate: may this tool call run?
@@ -18,10 +20,12 @@
  *   check-write  may an in-process edit tool write this path?
  *   allow        a human's session "always" answer for a signature
  *
- * Verbs are a table of {name, handler, usage}; each parses its own flags.
- * This file: main, the table and fingerprint; the verbs live in
- * kinpolicy-grants.c and kinpolicy-gate.c, the journal helpers they share
- * in kinpolicy-journal.c.
+ * Verbs are a table of {name, handler, usage}; each parses its own flags
+ * and says its usage from the table (kp_usage), which kinpolicy --help
+ * prints and the man page's SYNOPSIS repeats. This file: main, the table
+ * and fingerprint; the verbs live in kinpolicy-grants.c, kinpolicy-gate.c
+ * and kinpolicy-gc.c, the journal helpers they share in
+ * kinpolicy-journal.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -246,31 +250,44 @@ cmd_fingerprint(int argc, char **argv)
 }
 
 static const struct verb verbs[] = {
-    {"allow", cmd_allow, "allow --session ID --signature SIG [--kind KIND]"},
+    {"allow", cmd_allow,
+	"allow --session ID --signature SIG [--kind KIND] [--json]"},
     {"check-write", cmd_check_write,
 	"check-write PATH [--workspace DIR] [--write DIR]... "
-	"[--mode auto|strict] [--json]"},
+	"[--mode auto|strict] [--json] [--exit-status]"},
     {"classify", cmd_classify,
-	"classify -- COMMAND [ARG...] | --command STRING [--json]"},
+	"classify [--json] [--exit-status] "
+	"{-- COMMAND [ARG...] | --command STRING}"},
     {"decide", cmd_decide,
 	"decide --mode auto|strict [--planning] --kind KIND [--tool NAME] "
 	"[--command STRING] [--path PATH] [--workspace DIR] "
-	"[--session ID] [--read-only-hint] [--json]"},
-    {"decline", cmd_decline, "decline ID --note TEXT"},
+	"[--session ID] [--read-only-hint] [--json] [--exit-status]"},
+    {"decline", cmd_decline, "decline ID --note TEXT [--json]"},
     {"fingerprint", cmd_fingerprint,
-	"fingerprint --status N [--workspace DIR] [-C DIR|--cwd DIR] "
+	"fingerprint --status N [-C DIR|--cwd DIR] [--workspace DIR] "
 	"[--write DIR]... [--net] [--ssh-agent] [--backend bwrap|landlock] "
 	"[--json] < STDERR_FILE"},
+    {"forget", cmd_forget, "forget ID [--json]"},
+    {"gc", cmd_gc, "gc [--older-than DURATION] [--decided] [--json]"},
     {"grant", cmd_grant,
 	"grant ID [--write DIR]... [--net] [--ssh-agent] [--unconfined] "
-	"--once|--session|--workspace [--json]"},
+	"[--suggested] --once|--session|--workspace [--json]"},
     {"grants", cmd_grants, "grants [--json]"},
     {"pending", cmd_pending, "pending [--json]"},
     {"retry", cmd_retry, "retry ID"},
-    {"revoke", cmd_revoke, "revoke N|--all"},
+    {"revoke", cmd_revoke, "revoke N|--all [--json]"},
     {"session", cmd_session, "session new [--json]"},
     {"show", cmd_show, "show ID [--json]"},
 };
+
+void
+kp_usage(const char *verb)
+{
+	for (size_t i = 0; i < nitems(verbs); i++)
+		if (strcmp(verbs[i].name, verb) == 0)
+			die("usage: kinpolicy %s", verbs[i].usage);
+	die("usage: kinpolicy VERB [OPTIONS]; see kinpolicy --help");
+}
 
 static void
 usage(FILE *f)

@@ -1,7 +1,8 @@
 /*
  * kinpolicy.h — the verb handlers kinpolicy.c's table runs, one file per
  * concern: kinpolicy-grants.c (sessions, decisions, retry, the grant
- * stores) and kinpolicy-gate.c (decide, classify, check-write, allow).
+ * stores), kinpolicy-gate.c (decide, classify, check-write, allow) and
+ * kinpolicy-gc.c (forget, gc: the journal's upkeep).
  * What they share is in kinpolicy-journal.h. CLI layer: these print and
  * may die().
  */
@@ -21,5 +22,22 @@ int cmd_classify(int argc, char **argv);
 int cmd_decide(int argc, char **argv);
 int cmd_check_write(int argc, char **argv);
 int cmd_allow(int argc, char **argv);
+
+int cmd_forget(int argc, char **argv);
+int cmd_gc(int argc, char **argv);
+
+/* die()s with "usage: kinpolicy <verb's usage>", the one line of the verb
+ * table in kinpolicy.c (exit 125) */
+void kp_usage(const char *verb) __attribute__((noreturn));
+
+/*
+ * --exit-status of decide, check-write and classify, for shell hooks:
+ * ALLOW (classify: provably read-only) 0, ASK (classify: not provably
+ * read-only) 10, DENY 11. Bad input stays 125 (KB_EXIT_ERROR), so that
+ * every status but 0 stops a hook that runs the tool call only on 0.
+ */
+#define KP_EXIT_ALLOW 0
+#define KP_EXIT_ASK   10
+#define KP_EXIT_DENY  11
 
 #endif

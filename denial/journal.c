@@ -1,8 +1,10 @@
 /*
- * profile/journal.c — the denial journal: one JSON file per denial under
+ * denial/journal.c — the denial journal: one JSON file per denial under
  * $XDG_STATE_HOME/kinbox/denials/ (directory 0700, file 0600), so that
  * kinpolicy can show and retry exactly this operation later. kinbox only
- * appends; the directory is read-only inside every sandbox.
+ * appends; kinpolicy forgets (kb_journal_forget), relative to the
+ * directory descriptor kb_journal_open walked to. The directory is
+ * read-only inside every sandbox.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../lib/fsat.h"
 #include "../policy/policy.h"
 #include "../policy/resolve.h"
 #include "journal.h"
@@ -34,10 +37,12 @@ kb_journal_dir(const char *home)
  * .local/state below the home directory): a sandboxed command that can
  * write an ancestor could otherwise point the journal anywhere, and kinbox
  * writes it outside the sandbox. The trusted start is $XDG_STATE_HOME as
- * the user set it, else the home directory. Returns an O_DIRECTORY fd.
+ * the user set it, else the home directory. Returns an O_DIRECTORY fd;
+ * with `create` false nothing is made, and a missing component is -1 with
+ * errno ENOENT.
  */
-static int
-open_journal_dir(const char *home, struct kb_err *e)
+int
+kb_journal_open(const char *home, bool create, struct kb_err *e)
 {
 	const char *state = getenv("XDG_STATE_HOME");
 	const char *below[5];
@@ -47,7 +52,7 @@ open_journal_dir(const char *home, struct kb_err *e)
 
 	if (state != NULL && state[0] == '/') {
 		base = realpath(state, NULL);
-		if (base == NULL && errno == ENOENT) {
+		if (base == NULL && errno == ENOENT && create) {
 			if (mkdir(state, 0700) == -1 && errno != EEXIST)
 				return kb_err_set(
 				    e, "%s: %s", state, strerror(errno));
@@ -58,9 +63,13 @@ open_journal_dir(const char *home, struct kb_err *e)
 		below[n++] = ".local";
 		below[n++] = "state";
 	}
-	if (base == NULL)
-		return kb_err_set(
-		    e, "no state directory (%s)", strerror(errno));
+	if (base == NULL) {
+		int errsv = errno;
+
+		kb_err_set(e, "no state directory (%s)", strerror(errsv));
+		errno = errsv;
+		return -1;
+	}
 	below[n++] = "kinbox";
 	below[n++] = "denials";
 	fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -71,7 +80,7 @@ open_journal_dir(const char *home, struct kb_err *e)
 		int next;
 		struct stat st;
 
-		if (mkdirat(fd, below[i], ours ? 0700 : 0755) == -1 &&
+		if (create && mkdirat(fd, below[i], ours ? 0700 : 0755) == -1 &&
 		    errno != EEXIST) {
 			kb_err_set(e, "%s/.../%s: %s", base, below[i],
 			    strerror(errno));
@@ -81,13 +90,19 @@ open_journal_dir(const char *home, struct kb_err *e)
 		next = openat(fd, below[i],
 		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		close(fd);
-		if (next == -1)
-			return kb_err_set(e,
-			    "%s/.../%s: %s (a symlink is "
-			    "refused here)",
-			    base, below[i], strerror(errno));
-		if (ours && fstat(next, &st) == 0 && st.st_uid == geteuid() &&
-		    (st.st_mode & 077) != 0)
+		if (next == -1) {
+			int errsv = errno;
+
+			kb_err_set(e, "%s/.../%s: %s%s", base, below[i],
+			    strerror(errsv),
+			    errsv == ENOENT ? ""
+					    : " (a symlink is refused here)");
+			errno = errsv;
+			return -1;
+		}
+		/* tightened when kinbox writes; a reader changes nothing */
+		if (create && ours && fstat(next, &st) == 0 &&
+		    st.st_uid == geteuid() && (st.st_mode & 077) != 0)
 			fchmod(next, 0700);
 		fd = next;
 	}
@@ -113,7 +128,7 @@ kb_journal_write(const struct kb_policy *p, const char *id, const char *json,
 		    "%s is inside a directory the command could "
 		    "write; set XDG_STATE_HOME elsewhere",
 		    dir);
-	if ((dfd = open_journal_dir(p->home, e)) == -1)
+	if ((dfd = kb_journal_open(p->home, true, e)) == -1)
 		return -1;
 	fd = openat(dfd, name,
 	    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -131,4 +146,51 @@ kb_journal_write(const struct kb_policy *p, const char *id, const char *json,
 	if (where != NULL)
 		*where = xasprintf("%s/%s", dir, name);
 	return 0;
+}
+
+/* a regular file `name` in dfd, never through a symlink */
+static int
+regular_at(int dfd, const char *name)
+{
+	struct stat st;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 1;
+}
+
+int
+kb_journal_forget(int dfd, const char *id, struct kb_err *e)
+{
+	static const char *const suffix[] = {
+	    KB_JOURNAL_RECORD,
+	    KB_JOURNAL_DECISION,
+	    KB_JOURNAL_RETRIED,
+	};
+	int had = 0;
+
+	for (size_t i = 0; i < nitems(suffix); i++) {
+		_cleanup_free_ char *name = xasprintf("%s%s", id, suffix[i]);
+		int r = regular_at(dfd, name);
+
+		if (r == 0)
+			continue;
+		/* unlinkat removes the name itself, whatever it is: the
+		 * check above only keeps what is not ours */
+		if (r == -1 || unlinkat(dfd, name, 0) == -1) {
+			int errsv = errno;
+			_cleanup_free_ char *where = kb_fd_path_at(dfd, name);
+
+			return kb_err_set(e, "%s: %s", where,
+			    errsv == EINVAL ? "not a regular file, left alone"
+					    : strerror(errsv));
+		}
+		if (i == 0)
+			had = 1;
+	}
+	return had;
 }

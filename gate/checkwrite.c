@@ -259,7 +259,7 @@ judge(const char *path, bool contained, const char *view,
 	}
 	if ((hit = table_match(
 		 kb_protected_table, kb_protected_count, path, c)) != NULL) {
-		verdict(j, KB_ASK, "protected", view,
+		verdict(j, KB_ASK, "protected-path", view,
 		    "protected (%s), a human says yes first: %s", hit->pattern,
 		    path);
 		return;

@@ -65,8 +65,9 @@ struct kb_cw {
 	char resolved[PATH_MAX]; /* the location judged */
 	char reason[256];        /* one line, control characters replaced */
 	char rule[64];           /* "outside-workspace", "secret-file",
-				    "protected", "workspace", "write-root",
-				    "strict" */
+				    "protected-path", "hardlink",
+				    "workspace", "write-root", "strict"
+				    (decide names the same rules the same) */
 };
 
 /*

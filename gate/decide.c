@@ -83,17 +83,17 @@ kb_kind_name(enum kb_kind k)
 	return "invalid";
 }
 
-static void set(struct kb_decide_out *out, enum kb_verdict v, const char *step,
+static void set(struct kb_decide_out *out, enum kb_verdict v, const char *rule,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 static void
-set(struct kb_decide_out *out, enum kb_verdict v, const char *step,
+set(struct kb_decide_out *out, enum kb_verdict v, const char *rule,
     const char *fmt, ...)
 {
 	va_list ap;
 
 	out->verdict = v;
-	snprintf(out->step, sizeof(out->step), "%s", step);
+	snprintf(out->rule, sizeof(out->rule), "%s", rule);
 	va_start(ap, fmt);
 	vsnprintf(out->reason, sizeof(out->reason), fmt, ap);
 	va_end(ap);
@@ -157,8 +157,10 @@ classify(const struct kb_decide_in *in, struct kb_decide_out *out)
 
 /*
  * An edit's target, through kb_check_write(): raises the verdict (outside
- * the workspace or a secret → DENY, protected → ASK), never lowers it.
- * Clears *liftable when the ASK is one no session grant may lift.
+ * the workspace or a secret → DENY, a protected path or other hard links
+ * → ASK), never lowers it, and then names check-write's rule: one name
+ * for one rule in both verbs. Clears *liftable when the ASK is one no
+ * session grant may lift.
  */
 static void
 judge_edit(
@@ -183,18 +185,20 @@ judge_edit(
 	}
 	switch (cw.verdict) {
 	case KB_DENY:
-		set(out, KB_DENY,
-		    strcmp(cw.rule, "secret-file") == 0 ? "secret-file"
-							: "outside-workspace",
-		    "%s", cw.reason);
+		set(out, KB_DENY, cw.rule, "%s", cw.reason);
 		*liftable = false;
 		return;
 	case KB_ASK:
-		if (strcmp(cw.rule, "protected") == 0) {
-			set(out, KB_ASK, "protected-path", "%s", cw.reason);
+		/* strict mode's ASK is the mode table's, which stands (and a
+		 * session may lift); any other is about this target: a
+		 * protected path, or a file whose other hard links may lie
+		 * outside the workspace, which an "always" for edits never
+		 * looked at */
+		if (strcmp(cw.rule, "strict") != 0) {
+			set(out, KB_ASK, cw.rule, "%s", cw.reason);
 			*liftable = false;
 		}
-		break; /* else strict mode: the table's ASK stands */
+		break;
 	case KB_ALLOW:
 		break;
 	}

@@ -1,7 +1,7 @@
 /*
  * profile/decide.h — kinpolicy's permission gate: one tool call of an agent
  * (its kind, tool, command or target path) and the session state in, ALLOW,
- * ASK or DENY out, with the step of the chain that decided. Pure apart from
+ * ASK or DENY out, with the rule of the chain that decided. Pure apart from
  * the path resolution of edits (profile/checkwrite.c) and the callbacks the
  * caller passes (the read-only classifier, the session grants).
  */
@@ -59,13 +59,15 @@ struct kb_decide_in {
 
 struct kb_decide_out {
 	enum kb_verdict verdict;
-	char step[48];    /* the step that decided: "invalid-kind",
+	char rule[48];    /* the rule that decided: "invalid-kind",
 			     "planning-freeze", "mcp-read-only-hint",
 			     "mode-table", "mcp", "sandbox", "classifier",
-			     "outside-workspace", "secret-file",
-			     "protected-path", "path-unresolved",
-			     "edit-no-path", "no-workspace",
-			     "session-always" */
+			     "session-always", "edit-no-path",
+			     "path-unresolved", "no-workspace", or the
+			     check-write rule of an edit's target that
+			     raised the verdict ("outside-workspace",
+			     "secret-file", "protected-path",
+			     "hardlink"): one name per rule in both verbs */
 	char reason[256]; /* one line */
 	char *signature;  /* shell: the classifier's; others: kind or
 			     kind:tool; NULL when none. Owned by `out`:
@@ -86,7 +88,8 @@ struct kb_decide_out {
  *  4. the mode table; SANDBOX is ALLOW with a sandbox, else AUTO; AUTO is
  *     the classifier's ALLOW (provably read-only) or ASK;
  *  5. edits: kb_check_write() may raise the verdict (outside the
- *     workspace or a secret file → DENY, protected → ASK), never lower it;
+ *     workspace or a secret file → DENY, a protected path or a file
+ *     with other hard links → ASK), never lower it;
  *  6. a session "always" grant of the signature turns an ASK of the mode
  *     table, the classifier or the MCP rule into ALLOW; never a DENY, and
  *     never the ASK of a protected path or of a request it cannot judge.

@@ -555,3 +555,36 @@ kb_mkdirs(const char *path, mode_t mode, struct kb_strv *created)
 	}
 	return 0;
 }
+
+int
+kb_duration_parse(const char *s, long long *secs)
+{
+	/* 100 years of days: far beyond any journal, far below overflow */
+	static const long long cap = 36500LL * 86400;
+	static const struct {
+		char unit;
+		long long secs;
+	} units[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}};
+	size_t n = strspn(s, "0123456789");
+	long long v = 0;
+
+	if (n == 0 || s[n] == '\0' || s[n + 1] != '\0') {
+		errno = EINVAL;
+		return -1;
+	}
+	for (size_t i = 0; i < nitems(units); i++) {
+		if (s[n] != units[i].unit)
+			continue;
+		for (size_t k = 0; k < n; k++) {
+			v = v * 10 + (s[k] - '0');
+			if (v > cap / units[i].secs) {
+				errno = ERANGE;
+				return -1;
+			}
+		}
+		*secs = v * units[i].secs;
+		return 0;
+	}
+	errno = EINVAL;
+	return -1;
+}

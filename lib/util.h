@@ -131,6 +131,11 @@ char *kb_read_fd(int fd, size_t max, size_t *len);
  * open left it. */
 char *kb_read_fd_close(int fd, size_t max);
 
+/* A duration as kinpolicy gc takes it: digits and one unit, s, m, h or d
+ * (30m, 12h, 7d), at most 100 years. 0 with *secs, or -1 with errno
+ * EINVAL (not that form) or ERANGE (too long). */
+int kb_duration_parse(const char *s, long long *secs);
+
 /* mkdir -p with `mode` for what it creates; the created directories are
  * appended to `created` (when not NULL), outermost first. 0, or -1 with
  * errno set. */

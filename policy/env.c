@@ -9,6 +9,38 @@
 #include "policy.h"
 #include "tables.h"
 
+/* does name[0..len) hold `word` anywhere (without regard to case)? */
+static bool
+holds_word(const char *name, size_t len, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (size_t i = 0; n <= len && i <= len - n; i++)
+		if (strncasecmp(name + i, word, n) == 0)
+			return true;
+	return false;
+}
+
+/* a region, a profile, a CA path (tables.c): never a secret word in it */
+static bool
+benign(const char *name, size_t len)
+{
+	bool ends = false;
+
+	for (size_t i = 0; i < kb_env_benign_suffix_count && !ends; i++) {
+		size_t n = strlen(kb_env_benign_suffix[i]);
+
+		ends = n < len && strncasecmp(name + len - n,
+				      kb_env_benign_suffix[i], n) == 0;
+	}
+	if (!ends)
+		return false;
+	for (size_t i = 0; i < kb_secret_env_words_count; i++)
+		if (holds_word(name, len, kb_secret_env_words[i]))
+			return false;
+	return true;
+}
+
 bool
 kb_env_is_secret(const char *name, size_t len)
 {
@@ -16,6 +48,8 @@ kb_env_is_secret(const char *name, size_t len)
 		if (strlen(kb_secret_env_allow[i]) == len &&
 		    strncasecmp(name, kb_secret_env_allow[i], len) == 0)
 			return false;
+	if (benign(name, len))
+		return false;
 	for (size_t i = 0; i < kb_secret_env_count; i++) {
 		const struct kb_env_pattern *p = &kb_secret_env_table[i];
 		size_t n = strlen(p->text);

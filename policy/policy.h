@@ -251,7 +251,9 @@ char *kb_config_session_path(const char *session);
 
 /* policy/env.c */
 
-/* true when the variable name (len bytes) is a secret by the table */
+/* true when the variable name (len bytes) is a secret by the table and
+ * none of its exceptions (policy/tables.h: CI run metadata; a region, a
+ * profile or a CA certificate path without a secret word in the name) */
 bool kb_env_is_secret(const char *name, size_t len);
 
 /* Copies envp into out without the secrets (unless kept by --keep-env or,

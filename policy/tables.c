@@ -42,6 +42,25 @@ const char *const kb_secret_env_allow[] = {
 };
 const size_t kb_secret_env_allow_count = nitems(kb_secret_env_allow);
 
+/* Where and as whom, and which public certificates to trust: the AWS_
+ * prefix matches AWS_REGION as it matches AWS_SECRET_ACCESS_KEY. A file
+ * that may hold credentials is not here (AWS_CONFIG_FILE can name one
+ * with aws_secret_access_key in it; --keep-env keeps it). */
+const char *const kb_env_benign_suffix[] = {
+	"_REGION",    /* AWS_REGION, AWS_DEFAULT_REGION */
+	"_PROFILE",   /* AWS_PROFILE: a section name of ~/.aws/config */
+	"_CA_BUNDLE", /* AWS_CA_BUNDLE: a path to CA certificates */
+	"_CA_FILE",
+};
+const size_t kb_env_benign_suffix_count = nitems(kb_env_benign_suffix);
+
+/* Anywhere in a name, these keep it scrubbed whatever it ends in: the
+ * words of the table's own suffixes (PASS covers PASSWORD and PASSWD). */
+const char *const kb_secret_env_words[] = {
+	"KEY", "TOKEN", "SECRET", "PASS", "CREDENTIAL", "AUTH",
+};
+const size_t kb_secret_env_words_count = nitems(kb_secret_env_words);
+
 const char *const kb_credential_table[] = {
 	".aws",
 	".azure",

@@ -26,6 +26,18 @@ extern const size_t kb_secret_env_count;
 /* Names that match the table but carry no secret (CI metadata). */
 extern const char *const kb_secret_env_allow[];
 extern const size_t kb_secret_env_allow_count;
+/*
+ * Name endings that say what a variable holds when it is no secret: a
+ * region, a profile's name, the path of CA certificates (AWS_REGION,
+ * AWS_PROFILE, AWS_CA_BUNDLE). A name the table matches is kept when it
+ * ends in one of them and holds none of kb_secret_env_words anywhere
+ * (AWS_SESSION_TOKEN_REGION is still a secret). Compared without regard
+ * to case, like the table.
+ */
+extern const char *const kb_env_benign_suffix[];
+extern const size_t kb_env_benign_suffix_count;
+extern const char *const kb_secret_env_words[];
+extern const size_t kb_secret_env_words_count;
 
 /* Credential stores, relative to the home directory: hidden by default
  * (a directory appears empty, a file appears empty). */

@@ -243,12 +243,12 @@ export_canaries() {
 	REGISTRY_CREDENTIAL=kb-canary-17
 	GCP_CREDENTIALS=kb-canary-18
 	GITHUB_PAT=kb-canary-19
-	aws_profile=kb-canary-20
+	aws_session_token=kb-canary-20
 	export AWS_SECRET_ACCESS_KEY GITHUB_TOKEN MY_SERVICE_TOKEN DB_PASSWORD \
 		OPENAI_API_KEY GOOGLE_APPLICATION_CREDENTIALS ci_auth \
 		GH_ENTERPRISE_TOKEN azure_client_id TOKEN SECRET PASSWORD API_KEY \
 		SSH_AGENT_PID app_secrets SMTP_Passwd REGISTRY_CREDENTIAL \
-		GCP_CREDENTIALS GITHUB_PAT aws_profile
+		GCP_CREDENTIALS GITHUB_PAT aws_session_token
 	GITHUB_WORKSPACE=$ws
 	GITHUB_SHA=0123456789abcdef0123456789abcdef01234567
 	GITHUB_ACTIONS=true
@@ -261,7 +261,7 @@ export_canaries() {
 CANARY_NAMES="AWS_SECRET_ACCESS_KEY GITHUB_TOKEN MY_SERVICE_TOKEN DB_PASSWORD
 OPENAI_API_KEY GOOGLE_APPLICATION_CREDENTIALS ci_auth GH_ENTERPRISE_TOKEN
 azure_client_id TOKEN SECRET PASSWORD API_KEY SSH_AGENT_PID app_secrets
-SMTP_Passwd REGISTRY_CREDENTIAL GCP_CREDENTIALS GITHUB_PAT aws_profile"
+SMTP_Passwd REGISTRY_CREDENTIAL GCP_CREDENTIALS GITHUB_PAT aws_session_token"
 
 # assert_no_canary FILE: no planted secret value in FILE, and no planted
 # secret name as a variable either
@@ -432,6 +432,52 @@ t_env_keep() {
 	assert_no_canary "$KB_OUT"
 }
 run_test "env: --keep-env MY_SERVICE_TOKEN keeps exactly that one; --keep-env my_service_token keeps none" t_env_keep
+
+# The names the secret table matches but that hold no secret: a region, a
+# profile's name, a CA certificate path. Beside them real secrets of the
+# same family and names that end the same way but hold a secret word,
+# which must still go (the positive control that the scrub ran).
+t_env_benign() {
+	setup env-benign
+	AWS_REGION=eu-west-1
+	AWS_DEFAULT_REGION=eu-central-1
+	AWS_PROFILE=kb-dev
+	aws_default_profile=kb-other
+	AWS_CA_BUNDLE=/etc/ssl/certs/ca-certificates.crt
+	AZURE_CA_FILE=/etc/ssl/certs/azure.pem
+	AWS_SECRET_ACCESS_KEY=kb-canary-b1
+	AWS_SESSION_TOKEN=kb-canary-b2
+	AWS_TOKEN_REGION=kb-canary-b3
+	AWS_SECRET_CA_BUNDLE=kb-canary-b4
+	AWS_CONFIG_FILE=/var/tmp/kb-canary-b5
+	export AWS_REGION AWS_DEFAULT_REGION AWS_PROFILE aws_default_profile \
+		AWS_CA_BUNDLE AZURE_CA_FILE AWS_SECRET_ACCESS_KEY \
+		AWS_SESSION_TOKEN AWS_TOKEN_REGION AWS_SECRET_CA_BUNDLE \
+		AWS_CONFIG_FILE
+	kb_expect 0 -- env
+	assert_has_line "$KB_OUT" "AWS_REGION=eu-west-1"
+	assert_has_line "$KB_OUT" "AWS_DEFAULT_REGION=eu-central-1"
+	assert_has_line "$KB_OUT" "AWS_PROFILE=kb-dev"
+	assert_has_line "$KB_OUT" "aws_default_profile=kb-other"
+	assert_has_line "$KB_OUT" "AWS_CA_BUNDLE=/etc/ssl/certs/ca-certificates.crt"
+	assert_has_line "$KB_OUT" "AZURE_CA_FILE=/etc/ssl/certs/azure.pem"
+	assert_not_file_has_content "$KB_OUT" 'kb-canary-'
+	for n in AWS_SECRET_ACCESS_KEY AWS_SESSION_TOKEN AWS_TOKEN_REGION \
+		AWS_SECRET_CA_BUNDLE AWS_CONFIG_FILE; do
+		assert_not_file_has_content "$KB_OUT" "^$n="
+	done
+	# the control: the secrets were in the environment kinbox was given
+	env >"$d/host.env"
+	assert_has_line "$d/host.env" "AWS_SESSION_TOKEN=kb-canary-b2"
+	assert_has_line "$d/host.env" "AWS_TOKEN_REGION=kb-canary-b3"
+	# a scrub_env pattern the user wrote still removes them
+	mkdir -p "$H/.config/kinbox"
+	printf '[sandbox]\nscrub_env = AWS_*\n' >"$H/.config/kinbox/config.ini"
+	kb_expect 0 -- env
+	assert_not_file_has_content "$KB_OUT" '^AWS_'
+	assert_has_line "$KB_OUT" "AZURE_CA_FILE=/etc/ssl/certs/azure.pem"
+}
+run_test "env: AWS_REGION, AWS_DEFAULT_REGION, AWS_PROFILE, AWS_CA_BUNDLE, *_CA_FILE kept; AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_TOKEN_REGION, AWS_SECRET_CA_BUNDLE, AWS_CONFIG_FILE beside them scrubbed; scrub_env = AWS_* still removes them" t_env_benign
 
 t_env_dry_run() {
 	setup env-dry

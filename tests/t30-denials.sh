@@ -1098,7 +1098,7 @@ EOF
 	assert_streq "$rc" 0 "kinpolicy --help"
 	assert_empty "$KB_ERR"
 	assert_streq "$(sed -n 1p "$KB_OUT")" "usage: kinpolicy VERB [OPTIONS]" "--help, line 1"
-	grep -Fqx '  kinpolicy fingerprint --status N [--workspace DIR] [--write DIR]... [--net] [--ssh-agent] [--json] < STDERR_FILE' "$KB_OUT" ||
+	grep -Fqx '  kinpolicy fingerprint --status N [-C DIR]... [--workspace DIR] [--write DIR]... [--net] [--ssh-agent] [--json] < STDERR_FILE' "$KB_OUT" ||
 		{ _show_file "$KB_OUT"; fail "--help does not show fingerprint's usage"; }
 }
 run_test "kinpolicy bad usage exits 125 with its one line: no --status, nosuchverb, no verb, bad status, --ssh-agent w/o --net, ..." t_kinpolicy_usage

@@ -299,6 +299,7 @@ t_once_flow() {
 	denial "$out/f"
 	# show: the operation, the class, the suggestion, the warning
 	kp_expect 0 show "$ID"
+	cp "$KP_OUT" "$d/show.txt"
 	assert_empty "$KP_ERR"
 	assert_has_line "$KP_OUT" "denial:    $ID (pending)"
 	assert_has_line "$KP_OUT" "command:   touch ran.denial $out/f"
@@ -314,9 +315,10 @@ t_once_flow() {
 	[ "$(jget 'd["state"]' "$d/show.json")" = pending ] || fail "show --json: state is not pending"
 	[ "$(jget 'd["argv"]' "$d/show.json")" = "[\"touch\", \"ran.denial\", \"$out/f\"]" ] ||
 		fail "show --json: argv $(jget 'd["argv"]' "$d/show.json")"
-	# pending lists it
+	assert_has_line "$d/show.txt" "time:      $(jget 'd["time"]' "$d/show.json")"
+	# pending lists it: id, time, class, path, cwd, command
 	kp_expect 0 pending
-	grep -q "^$ID  write   $out/f  touch ran.denial $out/f\$" "$KP_OUT" ||
+	grep -Eq "^$ID  [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z  write   $(re_escape "$out/f")  in $(re_escape "$ws"): touch ran\.denial $(re_escape "$out/f")\$" "$KP_OUT" ||
 		{ _show_file "$KP_OUT"; fail "pending does not list $ID"; }
 	# retry before any decision: refused, nothing ran
 	rm ran.denial
@@ -501,11 +503,12 @@ t_session() {
 	assert_has_line "$KP_OUT" "     write_paths = $out"
 	kp_expect 0 grants --json
 	cp "$KP_OUT" "$d/grants.json"
-	assert_streq "$(jget '[(g["n"], g["lifetime"], g["file"], g["section"]) for g in d]' "$d/grants.json")" \
-		"[[1, \"session\", \"$sf\", \"[grant]\"]]" "grants --json"
-	# revoked: denied again
-	kp_expect 0 revoke 1
-	assert_file_is "$KP_OUT" "revoked 1"
+	assert_streq "$(jget '[d["schema"]] + [(g["n"], g["lifetime"], g["file"], g["section"]) for g in d["grants"]]' "$d/grants.json")" \
+		"[1, [1, \"session\", \"$sf\", \"[grant]\"]]" "grants --json"
+	assert_has_text "$d/grants.json" "write_paths = $out\\n"
+	# revoked: denied again (the JSON names it as grants numbered it)
+	kp_expect 0 revoke 1 --json
+	assert_file_is "$KP_OUT" '{"schema":1,"all":false,"n":1}'
 	assert_not_file_has_content "$sf" 'write_paths'
 	assert_streq "$(mode "$sf")" 600 "session file mode after revoke"
 	kb_expect 1 -- touch ran.again "$out/again"
@@ -1174,7 +1177,7 @@ t_no_self_grant() {
 	cp "$KP" "$kpin"
 	kb -- "$kpin" grant "$ID" --write "$out" --once
 	[ "$KB_RC" != 0 ] || fail "kinpolicy grant succeeded inside kinbox"
-	nojournal="kinpolicy: no denial $ID in the journal (unable to open $XDG_STATE_HOME/kinbox/denials/$ID.json: No such file or directory); see kinpolicy pending"
+	nojournal="kinpolicy: no denial $ID in the journal (there is no journal yet); see kinpolicy pending"
 	assert_streq "$(sed -n 1p "$KB_ERR")" "$nojournal" "kinpolicy grant's line inside"
 	assert_not_exists "$(decision_file "$ID")"
 	kb -- "$kpin" decline "$ID" --note "from inside"
@@ -1420,10 +1423,13 @@ t_kp_show_escaped() {
 	assert_has_line "$KP_OUT" "path:      $out/a\\x1b[2Jb/f"
 	assert_has_line "$KP_OUT" "suggested: --write \$'$out/a\\x1b[2Jb'"
 	assert_has_line "$KP_OUT" "source:    the command's stderr: the path, the evidence and so the suggestion are what it printed"
-	assert_streq "$(grep -c '' "$KP_OUT")" 9 "show: one line per field"
+	assert_streq "$(grep -c '' "$KP_OUT")" 10 "show: one line per field"
 	kp_expect 0 pending
 	no_raw_control "$KP_OUT"
-	assert_has_line "$KP_OUT" "$ID  write   $out/a\\x1b[2Jb/f  sh -c 'echo ran > ran.esc; echo x > \"\$1\"' \$'name\\n\\x1b[8m' \$'$out/a\\x1b[2Jb/f'"
+	kp_expect 0 show "$ID" --json
+	t=$(jget 'd["time"]' "$KP_OUT")
+	kp_expect 0 pending
+	assert_has_line "$KP_OUT" "$ID  $t  write   $out/a\\x1b[2Jb/f  in $ws: sh -c 'echo ran > ran.esc; echo x > \"\$1\"' \$'name\\n\\x1b[8m' \$'$out/a\\x1b[2Jb/f'"
 	# the JSON keeps the exact bytes (jansson escapes them as JSON does)
 	kp_expect 0 show "$ID" --json
 	assert_streq "$(jget 'd["path"]' "$KP_OUT")" "$out/$bad/f" "the path in the JSON"
@@ -1460,7 +1466,259 @@ t_default_locations() {
 run_test "without XDG_CONFIG_HOME/XDG_STATE_HOME: ~/.config/kinbox/config.ini is read, grants and the journal go to ~/.config and ~/.local/state, both appear empty and read-only inside" t_default_locations
 
 # ============================================================================
-# 7. kinpolicy's bad input
+# 7. grant --suggested, pending's time and cwd, forget and gc
+# ============================================================================
+
+# jset FILE KEY JSON-VALUE: sets one key of the JSON object in FILE (the
+# test edits a journal record kinbox wrote, as only its owner can)
+jset() {
+	"$PY" - "$@" <<'EOF'
+import json, sys
+with open(sys.argv[1], encoding="utf-8") as f:
+    d = json.load(f)
+v = json.loads(sys.argv[3])
+if v is None:
+    d.pop(sys.argv[2], None)
+else:
+    d[sys.argv[2]] = v
+with open(sys.argv[1], "w", encoding="utf-8") as f:
+    json.dump(d, f)
+EOF
+}
+
+# record ID: the journal record's file
+record() {
+	printf '%s\n' "$XDG_STATE_HOME/kinbox/denials/$1.json"
+}
+
+t_suggested() {
+	setup suggested
+	denial "$out/f"
+	# the lifetime is still required, and nothing may be added to it
+	kp_refused "grant $ID: give a lifetime: --once, --session or --workspace" grant "$ID" --suggested
+	kp_refused "grant $ID: --suggested grants what the record suggests and nothing else; give either it or the capabilities" grant "$ID" --suggested --write "$out" --once
+	kp_refused "grant $ID: --suggested grants what the record suggests and nothing else; give either it or the capabilities" grant "$ID" --net --suggested --once
+	assert_not_exists "$(decision_file "$ID")"
+	# exactly the suggestion, named in the output
+	kp_expect 0 grant "$ID" --suggested --once
+	assert_file_is "$KP_OUT" "granted $ID (once): --write $out"
+	assert_streq "$(jget '[d["decision"], d["lifetime"], d["write_paths"], d["network"]]' "$(decision_file "$ID")")" \
+		"[\"granted\", \"once\", [\"$out\"], false]" "the decision"
+	cd /
+	kp_expect 0 retry "$ID"
+	assert_exists "$out/f"
+	cd "$ws"
+	# a session grant of it, in JSON; the run with the session writes
+	out2=$d/out2
+	mkdir "$out2"
+	KINBOX_SESSION=$("$KP" session new)
+	export KINBOX_SESSION
+	denial "$out2/g"
+	kp_expect 0 grant "$ID" --suggested --session --json
+	assert_streq "$(jget '[d["schema"], d["decision"], d["lifetime"], d["write_paths"]]' "$KP_OUT")" \
+		"[1, \"granted\", \"session\", [\"$out2\"]]" "grant --suggested --json"
+	assert_has_line "$XDG_RUNTIME_DIR/kinbox/sessions/$KINBOX_SESSION.ini" "write_paths = $out2"
+	kb_expect 0 -- touch "$out2/g"
+	assert_exists "$out2/g"
+}
+run_test "grant ID --suggested --once grants the record's write root (retry writes OUT/f), --session stores it (the next run writes); a lifetime is required, no capability beside it" t_suggested
+
+t_suggested_refused() {
+	setup sugno
+	# nothing suggested (a record whose suggest object is all off)
+	denial "$out/f"
+	jset "$(record "$ID")" suggest '{"write_paths": [], "network": false, "ssh_agent": false, "unconfined": false}'
+	kp_refused "grant $ID --suggested: the record suggests nothing to grant; see kinpolicy show $ID" grant "$ID" --suggested --once
+	# --unconfined suggested: never taken from a record
+	jset "$(record "$ID")" suggest '{"write_paths": [], "network": false, "ssh_agent": false, "unconfined": true}'
+	kp_refused "grant $ID --suggested: the record suggests --unconfined (no sandbox), which rests on nothing but the command's stderr; --suggested never grants it: give --unconfined yourself if you mean it" grant "$ID" --suggested --once
+	assert_not_exists "$(decision_file "$ID")"
+	# the suggested root is gone
+	denial "$out/g"
+	mv "$out" "$d/real-out"
+	kp_refused "grant $ID --suggested: --write $out: no such directory; create it first or fix the path" grant "$ID" --suggested --once
+	# ... or is a symlink to another directory now: not what was named
+	ln -s "$d/real-out" "$out"
+	kp_refused "grant $ID --suggested: the suggested root $out is $d/real-out now; grant --write $d/real-out yourself if that is meant" grant "$ID" --suggested --once
+	assert_not_exists "$(decision_file "$ID")"
+	# ... or a root kinbox refuses (the home directory)
+	rm "$out"
+	jset "$(record "$ID")" suggest "{\"write_paths\": [\"$HOME\"], \"network\": false, \"ssh_agent\": false, \"unconfined\": false}"
+	kp grant "$ID" --suggested --once
+	assert_streq "$KP_RC" 125 "a suggested home directory"
+	assert_one_line "$KP_ERR" "^kinpolicy: grant $ID --suggested: --write "
+	assert_not_exists "$(decision_file "$ID")"
+	# the control: the same record with a good root is granted
+	jset "$(record "$ID")" suggest "{\"write_paths\": [\"$d/real-out\"], \"network\": false, \"ssh_agent\": false, \"unconfined\": false}"
+	kp_expect 0 grant "$ID" --suggested --once
+	assert_file_is "$KP_OUT" "granted $ID (once): --write $d/real-out"
+}
+run_test "grant --suggested refused (125, nothing decided): a record that suggests nothing or --unconfined, a suggested root that is gone, a symlink elsewhere now, or the home directory" t_suggested_refused
+
+t_pending_time_cwd() {
+	setup pend
+	mkdir "$ws/sub"
+	cd "$ws/sub"
+	denial "$out/a"
+	ida=$ID
+	cd "$ws"
+	denial "$out/b"
+	idb=$ID
+	# oldest first, by the record's time
+	jset "$(record "$ida")" time '"2099-01-01T00:00:00Z"'
+	kp_expect 0 pending --json
+	cp "$KP_OUT" "$d/p.json"
+	assert_streq "$(jget '[d["schema"]] + [(r["id"], r["cwd"]) for r in d["pending"]]' "$d/p.json")" \
+		"[1, [\"$idb\", \"$ws\"], [\"$ida\", \"$ws/sub\"]]" "pending --json"
+	assert_streq "$(jget 'd["pending"][1]["time"]' "$d/p.json")" 2099-01-01T00:00:00Z "the time"
+	kp_expect 0 pending
+	assert_streq "$(sed -n 2p "$KP_OUT")" \
+		"$ida  2099-01-01T00:00:00Z  write   $out/a  in $ws/sub: touch ran.denial $out/a" "pending, second line"
+	jset "$(record "$ida")" time '"2001-01-01T00:00:00Z"'
+	kp_expect 0 pending
+	assert_streq "$(sed -n 1p "$KP_OUT")" \
+		"$ida  2001-01-01T00:00:00Z  write   $out/a  in $ws/sub: touch ran.denial $out/a" "pending, first line"
+	# a decided one is not pending
+	kp_expect 0 decline "$ida" --note no --json
+	assert_file_is "$KP_OUT" '{"schema":1,"decision":"declined","note":"no"}'
+	kp_expect 0 pending --json
+	assert_streq "$(jget '[r["id"] for r in d["pending"]]' "$KP_OUT")" "[\"$idb\"]" "pending after a decline"
+	# no journal at all: nothing pending
+	XDG_STATE_HOME=$d/nostate
+	kp_expect 0 pending --json
+	assert_file_is "$KP_OUT" '{"schema":1,"pending":[]}'
+	assert_not_exists "$d/nostate"
+}
+run_test "pending shows each denial's time and cwd (text and --json, schema 1), oldest first; a declined one goes; no journal: empty, nothing created" t_pending_time_cwd
+
+t_forget() {
+	setup forget
+	denial "$out/a"
+	ida=$ID
+	denial "$out/b"
+	idb=$ID
+	kp_expect 0 grant "$ida" --write "$out" --once
+	assert_exists "$(decision_file "$ida")"
+	kp_expect 0 forget "$ida"
+	assert_file_is "$KP_OUT" "forgot $ida"
+	assert_not_exists "$(record "$ida")"
+	assert_not_exists "$(decision_file "$ida")"
+	kp_refused "no denial $ida in the journal ($(record "$ida"): No such file or directory); see kinpolicy pending" show "$ida"
+	kp_refused "no denial $ida in the journal ($(record "$ida"): No such file or directory); see kinpolicy pending" retry "$ida"
+	assert_not_exists "$out/a"
+	kp_refused "no denial $ida in the journal; see kinpolicy pending" forget "$ida"
+	# the other one is untouched (the control)
+	kp_expect 0 show "$idb"
+	assert_has_line "$KP_OUT" "denial:    $idb (pending)"
+	kp_expect 0 forget "$idb" --json
+	assert_file_is "$KP_OUT" "{\"schema\":1,\"forgotten\":[\"$idb\"]}"
+	kp_expect 0 pending
+	assert_empty "$KP_OUT"
+	# a symlink named like a record: never followed, never removed
+	echo keep >"$d/target"
+	S=sbx_5e5e5e5e5e5e5e5e
+	ln -s "$d/target" "$XDG_STATE_HOME/kinbox/denials/$S.json"
+	kp forget "$S"
+	assert_streq "$KP_RC" 125 "forget of a symlink"
+	assert_file_is "$KP_ERR" "kinpolicy: $XDG_STATE_HOME/kinbox/denials/$S.json: not a regular file, left alone"
+	assert_file_is "$d/target" keep
+	[ -L "$XDG_STATE_HOME/kinbox/denials/$S.json" ] || fail "the symlink was removed"
+	kp_expect 0 pending
+	assert_empty "$KP_OUT"
+	kp show "$S"
+	assert_streq "$KP_RC" 125 "show of a symlinked record"
+	assert_not_file_has_content "$KP_OUT" keep
+}
+run_test "forget ID removes the record and its decision (show/retry then: no denial), the other denial stays; a symlink named like a record is neither followed nor removed" t_forget
+
+t_gc() {
+	setup gc
+	# no journal yet: nothing to do, nothing created
+	(
+		XDG_STATE_HOME=$d/nostate
+		kp_expect 0 gc --older-than 0s --json
+		assert_file_is "$KP_OUT" '{"schema":1,"forgotten":[]}'
+	)
+	assert_not_exists "$d/nostate"
+	old=$(date -u -d '10 days ago' +%Y-%m-%dT%H:%M:%SZ)
+	denial "$out/a"
+	OLDP=$ID
+	jset "$(record "$ID")" time "\"$old\""
+	denial "$out/b"
+	NEWP=$ID
+	denial "$out/c"
+	OLDD=$ID
+	jset "$(record "$ID")" time "\"$old\""
+	kp_expect 0 decline "$ID" --note old
+	denial "$out/d"
+	NEWD=$ID
+	kp_expect 0 grant "$ID" --write "$out" --once
+	# a record without a time: its file's age counts
+	denial "$out/e"
+	NOTIME=$ID
+	jset "$(record "$ID")" time null
+	touch -d '10 days ago' "$(record "$ID")"
+	# leftovers without a record
+	O=sbx_0123012301230123
+	printf '{}' >"$XDG_STATE_HOME/kinbox/denials/$O.decision.json"
+	: >"$XDG_STATE_HOME/kinbox/denials/$O.retried"
+	# a week: the three old ones go, pending or not
+	kp_expect 0 gc --older-than 7d
+	sort "$KP_OUT" >"$d/got"
+	printf 'forgot %s\n' "$OLDP" "$OLDD" "$NOTIME" | sort >"$d/want"
+	assert_files_equal "$d/want" "$d/got"
+	for i in "$OLDP" "$OLDD" "$NOTIME"; do
+		assert_not_exists "$(record "$i")"
+	done
+	assert_not_exists "$(decision_file "$OLDD")"
+	assert_not_exists "$(decision_file "$O")"
+	assert_not_exists "$XDG_STATE_HOME/kinbox/denials/$O.retried"
+	for i in "$NEWP" "$NEWD"; do
+		assert_exists "$(record "$i")"
+	done
+	# decided: the granted one, not the pending one
+	kp_expect 0 gc --decided --json
+	assert_file_is "$KP_OUT" "{\"schema\":1,\"forgotten\":[\"$NEWD\"]}"
+	assert_not_exists "$(decision_file "$NEWD")"
+	kp_expect 0 gc --decided --older-than 0s
+	assert_empty "$KP_OUT"
+	kp_expect 0 pending
+	assert_file_has_content "$KP_OUT" "^$NEWP  "
+	# an entry that is not a regular file: named, left, the rest done
+	echo keep >"$d/target"
+	S=sbx_5e5e5e5e5e5e5e5e
+	ln -s "$d/target" "$XDG_STATE_HOME/kinbox/denials/$S.json"
+	touch -h -d '10 days ago' "$XDG_STATE_HOME/kinbox/denials/$S.json"
+	kp gc --older-than 0s
+	assert_streq "$KP_RC" 125 "gc over a symlinked record"
+	assert_file_is "$KP_OUT" "forgot $NEWP"
+	assert_file_is "$KP_ERR" "kinpolicy: $XDG_STATE_HOME/kinbox/denials/$S.json: not a regular file, left alone"
+	assert_file_is "$d/target" keep
+	[ -L "$XDG_STATE_HOME/kinbox/denials/$S.json" ] || fail "the symlink was removed"
+	assert_not_exists "$(record "$NEWP")"
+}
+run_test "gc --older-than 7d removes old records (by their time, else the file's), pending or decided, and leftovers; --decided the answered ones; a symlinked entry is named and left (125), the rest done" t_gc
+
+# kinpolicy --help prints the verb table's usage lines; the man page's
+# SYNOPSIS must say the same (the metavariables in lower case there)
+t_kp_usage_man() {
+	man=$KB_TESTS_DIR/../man/kinpolicy.1
+	[ -f "$man" ] || skip_other_pass "the man page is not beside this copy of the tests"
+	require groff
+	d=$(newdir usage-man)
+	kp_expect 0 --help
+	sed -n 's/^  kinpolicy //p' "$KP_OUT" | tr 'A-Z' 'a-z' | sort >"$d/help"
+	[ "$(wc -l <"$d/help")" -ge 15 ] || fail "kinpolicy --help lists $(wc -l <"$d/help") verbs"
+	LC_ALL=C groff -man -Tascii -rLL=2000n -P-cbou "$man" 2>"$d/groff.err" |
+		sed -n '/^SYNOPSIS/,/^DESCRIPTION/p' | sed -n 's/^ *kinpolicy //p' |
+		grep -v '^\[--help' | tr 'A-Z' 'a-z' |
+		sed 's/  */ /g; s/ *$//' | sort >"$d/man"
+	assert_files_equal "$d/help" "$d/man"
+}
+run_test "kinpolicy --help and the SYNOPSIS of kinpolicy(1) list the same verbs with the same options" t_kp_usage_man
+
+# ============================================================================
+# 8. kinpolicy's bad input
 # ============================================================================
 
 t_kp_bad_input() {
@@ -1471,7 +1729,7 @@ t_kp_bad_input() {
 	kp_refused "'notanid' is not a denial id (sbx_ and 16 hex digits); see kinpolicy pending" show notanid
 	kp_refused "'sbx_123' is not a denial id (sbx_ and 16 hex digits); see kinpolicy pending" show sbx_123
 	kp_refused "'../x' is not a denial id (sbx_ and 16 hex digits); see kinpolicy pending" retry ../x
-	nodenial="no denial sbx_0000000000000000 in the journal (unable to open $XDG_STATE_HOME/kinbox/denials/sbx_0000000000000000.json: No such file or directory); see kinpolicy pending"
+	nodenial="no denial sbx_0000000000000000 in the journal ($XDG_STATE_HOME/kinbox/denials/sbx_0000000000000000.json: No such file or directory); see kinpolicy pending"
 	kp_refused "$nodenial" show sbx_0000000000000000
 	kp_refused "$nodenial" retry sbx_0000000000000000
 	notty="grant $ID: name the capabilities (--write DIR, --net, --ssh-agent, --unconfined) and a lifetime; a question is only asked on a terminal"
@@ -1481,9 +1739,9 @@ t_kp_bad_input() {
 	kp_refused "give one lifetime: --once, --session or --workspace" grant "$ID" --write "$out" --once --session
 	kp_refused "grant: unknown option '--bogus'; see kinpolicy --help" grant "$ID" --bogus --once
 	kp_refused "--write $d/missing: no such directory; create it first or fix the path" grant "$ID" --write "$d/missing" --once
-	kp_refused "usage: kinpolicy grant ID [--write DIR]... [--net] [--ssh-agent] [--unconfined] --once|--session|--workspace" grant
-	kp_refused "usage: kinpolicy decline ID --note TEXT" decline "$ID"
-	kp_refused "usage: kinpolicy decline ID --note TEXT" decline "$ID" --note
+	kp_refused "usage: kinpolicy grant ID [--write DIR]... [--net] [--ssh-agent] [--unconfined] [--suggested] --once|--session|--workspace [--json]" grant
+	kp_refused "usage: kinpolicy decline ID --note TEXT [--json]" decline "$ID"
+	kp_refused "usage: kinpolicy decline ID --note TEXT [--json]" decline "$ID" --note
 	kp_refused "usage: kinpolicy show ID [--json]" show
 	kp_refused "usage: kinpolicy retry ID" retry
 	kp_refused "usage: kinpolicy session new [--json]" session
@@ -1494,7 +1752,22 @@ t_kp_bad_input() {
 	kp_refused "revoke x: invalid; give N from kinpolicy grants, or --all" revoke x
 	kp_refused "revoke -1: too small; give N from kinpolicy grants, or --all" revoke -1
 	kp_refused "no grant 1; see kinpolicy grants" revoke 1
-	kp_refused "usage: kinpolicy revoke N|--all (N from kinpolicy grants)" revoke
+	kp_refused "usage: kinpolicy revoke N|--all [--json]" revoke
+	kp_refused "usage: kinpolicy forget ID [--json]" forget
+	kp_refused "usage: kinpolicy forget ID [--json]" forget "$ID" extra
+	kp_refused "'x' is not a denial id (sbx_ and 16 hex digits); see kinpolicy pending" forget x
+	kp_refused "no denial sbx_0000000000000000 in the journal; see kinpolicy pending" forget sbx_0000000000000000
+	kp_refused "gc: say what goes: --older-than DURATION, --decided or both" gc
+	kp_refused "gc: unexpected argument 'x'; to remove one denial, kinpolicy forget ID" gc --decided x
+	kp_refused "gc: unknown option '--bogus'; see kinpolicy --help" gc --bogus
+	kp_refused "option --older-than needs a value; see kinpolicy --help" gc --older-than
+	kp_refused "gc: give --older-than once" gc --older-than 1d --older-than 2d
+	for dur in 7 7w 1h30m -1d 1.5h ' 7d' 7D d ''; do
+		kp_refused "--older-than $dur: not a duration; give a number and one unit, s, m, h or d (30m, 12h, 7d)" gc --older-than "$dur"
+	done
+	kp_refused "--older-than 36501d: longer than 100 years; give a number and one unit, s, m, h or d (30m, 12h, 7d)" gc --older-than 36501d
+	# the denial is still there, undecided
+	assert_exists "$XDG_STATE_HOME/kinbox/denials/$ID.json"
 	# none of it decided anything
 	assert_not_exists "$(decision_file "$ID")"
 	assert_not_exists "$CFG"

@@ -24,6 +24,13 @@ kp() {
 	"$KP" "$@" </dev/null >"$KP_OUT" 2>"$KP_ERR" || KP_RC=$?
 }
 
+assert_empty_file() {
+	if [ -s "$1" ]; then
+		_show_file "$1"
+		fail "$1 is not empty"
+	fi
+}
+
 # decision VERB-ARGS...: the first line decide prints
 decision() {
 	kp decide "$@"
@@ -41,9 +48,9 @@ t_decide_table() {
 	assert_streq "$(decision --mode auto --kind mcp --tool fetch)" ASK
 	assert_streq "$(decision --mode strict --kind mcp --tool grep --read-only-hint)" ALLOW
 	assert_streq "$(decision --mode auto --kind rm-rf)" ASK
-	assert_file_has_content "$KP_OUT" '^step: invalid-kind$'
+	assert_file_has_content "$KP_OUT" '^rule: invalid-kind$'
 	assert_streq "$(decision --mode auto --planning --kind edit --path x)" DENY
-	assert_file_has_content "$KP_OUT" '^step: planning-freeze$'
+	assert_file_has_content "$KP_OUT" '^rule: planning-freeze$'
 	assert_streq "$(decision --mode auto --planning --kind read)" ALLOW
 }
 run_test "decide: the mode table, unknown kinds ask, the planning freeze" t_decide_table
@@ -54,7 +61,7 @@ t_decide_shell() {
 	# auto: SANDBOX, which is ALLOW under kinbox when the probe works
 	if "$KINBOX" --status >/dev/null 2>&1; then
 		assert_streq "$(decision --mode auto --kind shell --command 'rm -rf build')" ALLOW
-		assert_file_has_content "$KP_OUT" '^step: sandbox$'
+		assert_file_has_content "$KP_OUT" '^rule: sandbox$'
 	else
 		assert_streq "$(decision --mode auto --kind shell --command 'rm -rf build')" ASK
 	fi
@@ -78,7 +85,7 @@ t_allow_session() {
 	kp allow --session "$s" --signature 'npm test'
 	assert_streq "$KP_RC" 0
 	assert_streq "$(decision --mode strict --kind shell --command 'npm test' --session "$s")" ALLOW
-	assert_file_has_content "$KP_OUT" '^step: session-always$'
+	assert_file_has_content "$KP_OUT" '^rule: session-always$'
 	# the exact signature only: a compound line is its own signature
 	assert_streq "$(decision --mode strict --kind shell --command 'npm test; rm -rf x' --session "$s")" ASK
 	# and never a DENY
@@ -350,8 +357,116 @@ t_check_write() {
 	kp check-write innocent.txt
 	assert_streq "$(head -n 1 "$KP_OUT")" ASK
 	assert_file_has_content "$KP_OUT" '^rule: hardlink$'
+	# and so does decide, for an edit of it, in auto mode too (it said
+	# ALLOW: only a protected path raised an edit's verdict)
+	assert_streq "$(decision --mode auto --kind edit --path innocent.txt)" ASK
+	assert_file_has_content "$KP_OUT" '^rule: hardlink$'
+	# the control: a file of one name is allowed
+	echo mine >"$ws/mine.txt"
+	assert_streq "$(decision --mode auto --kind edit --path mine.txt)" ALLOW
+	assert_file_has_content "$KP_OUT" '^rule: mode-table$'
 }
 run_test "check-write: symlinks and .. judged at the real location, secrets DENY, protected ASK, extra roots" t_check_write
+
+# --exit-status: the verdict as the status, for a shell hook; 125 stays
+# bad input. The control: without it every verdict exits 0.
+t_exit_status() {
+	ws=$(newdir ws)
+	cd "$ws"
+	mkdir -p .git
+	# VERB-ARGS|STATUS with --exit-status (without it: 0, same first line)
+	while IFS='|' read -r args want first; do
+		# shellcheck disable=SC2086 # the words of the list
+		kp $args
+		assert_streq "$KP_RC" 0 "kinpolicy $args (no --exit-status)"
+		assert_streq "$(head -n 1 "$KP_OUT")" "$first" "kinpolicy $args"
+		cp "$KP_OUT" "$KB_T/plain.out"
+		# shellcheck disable=SC2086
+		kp $args --exit-status
+		assert_streq "$KP_RC" "$want" "kinpolicy $args --exit-status"
+		assert_files_equal "$KB_T/plain.out" "$KP_OUT"
+		assert_empty_file "$KP_ERR"
+		# shellcheck disable=SC2086
+		kp $args --exit-status --json
+		assert_streq "$KP_RC" "$want" "kinpolicy $args --exit-status --json"
+		assert_file_has_content "$KP_OUT" '^\{"schema":1,'
+	done <<'EOF'
+decide --mode auto --kind read|0|ALLOW
+decide --mode strict --kind publish|10|ASK
+decide --mode auto --planning --kind edit --path x|11|DENY
+decide --mode auto --kind edit --path .env|11|DENY
+decide --mode auto --kind edit --path .git/config|10|ASK
+check-write new.c|0|ALLOW
+check-write new.c --mode strict|10|ASK
+check-write .git/config|10|ASK
+check-write .env|11|DENY
+check-write /etc/passwd|11|DENY
+EOF
+	# classify: 0 read-only, 10 not provably read-only, never 11; the
+	# flag comes before the command (after -- it is the command's word)
+	kp classify --exit-status -- ls -la
+	assert_streq "$KP_RC" 0 "classify ls"
+	assert_streq "$(head -n 1 "$KP_OUT")" safe
+	kp classify --exit-status --command 'rm -rf x'
+	assert_streq "$KP_RC" 10 "classify rm"
+	kp classify --command 'rm -rf x'
+	assert_streq "$KP_RC" 0 "classify rm, no --exit-status"
+	kp classify --exit-status --json -- git log
+	assert_streq "$KP_RC" 10 "classify git log (rewritten)"
+	assert_file_has_content "$KP_OUT" '"rewritten":'
+	kp classify -- rm --exit-status
+	assert_streq "$KP_RC" 0 "classify -- rm --exit-status: the flag is rm's"
+	assert_file_has_content "$KP_OUT" '^signature: rm --exit-status$'
+	# a hook that runs only on 0: bad input never runs (125)
+	kp decide --mode strict --exit-status
+	assert_streq "$KP_RC" 125 "decide without --kind"
+	kp check-write "" --exit-status
+	assert_streq "$KP_RC" 125 "check-write of an empty path"
+	assert_file_has_content "$KP_ERR" '^kinpolicy: check-write: empty path'
+}
+run_test "--exit-status: decide and check-write exit 0 ALLOW, 10 ASK, 11 DENY, classify 0 safe / 10 unsafe; without it 0; bad input 125" t_exit_status
+
+# The same rule has the same name in decide and check-write, and every
+# JSON object starts with "schema":1
+t_json_names() {
+	ws=$(newdir ws)
+	out=$(newdir outside)
+	cd "$ws"
+	mkdir -p .git
+	echo x >"$out/victim"
+	ln "$out/victim" hard.txt
+	for p in .env .git/config hard.txt "$out/f" package-lock.json; do
+		kp check-write "$p" --json
+		cw=$(sed -n 's/.*"rule":"\([^"]*\)".*/\1/p' "$KP_OUT")
+		assert_file_has_content "$KP_OUT" '^\{"schema":1,"decision":"[A-Z]*","rule":"[a-z-]*","reason":".*","path":"/'
+		kp decide --mode auto --kind edit --path "$p" --json
+		assert_file_has_content "$KP_OUT" '^\{"schema":1,"decision":"[A-Z]*","rule":"[a-z-]*","reason":'
+		dr=$(sed -n 's/.*"rule":"\([^"]*\)".*/\1/p' "$KP_OUT")
+		assert_streq "$dr" "$cw" "the rule for $p"
+	done
+	assert_streq "$cw" protected-path "the last one, a lockfile"
+	assert_not_file_has_content "$KP_OUT" '"step"'
+	kp decide --mode auto --kind read
+	assert_file_has_content "$KP_OUT" '^rule: mode-table$'
+	kp classify --json --command 'ls'
+	assert_file_has_content "$KP_OUT" '^\{"schema":1,"safe":true,"reason":"","signature":"ls"\}$'
+	kp session new --json
+	assert_file_has_content "$KP_OUT" '^\{"schema":1,"session":"ses_[0-9a-f]{16}"\}$'
+	s=$(sed 's/.*"\(ses_[0-9a-f]*\)".*/\1/' "$KP_OUT")
+	kp allow --session "$s" --signature 'npm test' --json
+	assert_file_has_content "$KP_OUT" "^\{\"schema\":1,\"session\":\"$s\",\"kind\":\"shell\",\"signature\":\"npm test\"\}\$"
+	# bytes that are not UTF-8 still make the object (as '?'), never an
+	# empty answer
+	bad=$(printf 'f\377.txt')
+	kp check-write "$bad" --json
+	assert_streq "$KP_RC" 0 "check-write of a non-UTF-8 name"
+	assert_file_has_content "$KP_OUT" '"path":"/.*/f\?\.txt"\}$'
+	kp decide --mode strict --kind shell --command "cat $bad" --json
+	assert_streq "$KP_RC" 0 "decide of a non-UTF-8 command"
+	assert_file_has_content "$KP_OUT" '^\{"schema":1,"decision":"ASK","rule":"classifier",'
+	assert_not_file_has_content "$KP_OUT" '"signature"'
+}
+run_test "JSON: schema 1 first in decide, classify, check-write, session, allow; decide and check-write name the rule the same (rule, protected-path, hardlink); not-UTF-8 bytes as ?" t_json_names
 
 t_bad_input() {
 	# ARGS|THE LINE kinpolicy prints (and nothing on stdout)
@@ -367,9 +482,14 @@ decide --kind shell|decide: --mode auto|strict is required
 decide --mode auto|decide: --kind is required (read, edit, shell, meta, mcp, network, rig, outpost, publish)
 decide --mode nope --kind read|--mode nope: unknown mode; use auto or strict
 decide --mode auto --kind read --session ses_nosuchsession|--session ses_nosuchsession: the session file cannot be read; create one with kinpolicy session new
-classify|usage: kinpolicy classify -- COMMAND [ARG...] | --command STRING [--json]
-check-write|usage: kinpolicy check-write PATH [--workspace DIR] [--write DIR]... [--mode auto|strict] [--json]
-allow --session x|usage: kinpolicy allow --session ID --signature SIG [--kind KIND]
+classify|usage: kinpolicy classify [--json] [--exit-status] {-- COMMAND [ARG...] | --command STRING}
+classify --exit-status|usage: kinpolicy classify [--json] [--exit-status] {-- COMMAND [ARG...] | --command STRING}
+check-write|usage: kinpolicy check-write PATH [--workspace DIR] [--write DIR]... [--mode auto|strict] [--json] [--exit-status]
+check-write x --exit-status extra|check-write: unexpected argument 'extra'; give one PATH, first
+decide --mode nope --kind read --exit-status|--mode nope: unknown mode; use auto or strict
+decide --mode auto --exit-status|decide: --kind is required (read, edit, shell, meta, mcp, network, rig, outpost, publish)
+decide --mode auto --kind read --bogus|decide: unknown option '--bogus'; see kinpolicy --help
+allow --session x|usage: kinpolicy allow --session ID --signature SIG [--kind KIND] [--json]
 EOF
 }
 run_test "bad input: usage errors exit 125 with their one line" t_bad_input

@@ -104,7 +104,7 @@ t_long_always() {
 	KINBOX_SESSION=$S "$KP" decide --mode strict --kind shell \
 		--command "$long" >"$KB_T/d1" || fail "decide failed"
 	assert_file_has_content "$KB_T/d1" '^ALLOW$'
-	assert_file_has_content "$KB_T/d1" '^step: session-always$'
+	assert_file_has_content "$KB_T/d1" '^rule: session-always$'
 	# the same prefix, another tail: not covered
 	KINBOX_SESSION=$S "$KP" decide --mode strict --kind shell \
 		--command "${long}z" >"$KB_T/d2" || fail "decide failed"
@@ -139,7 +139,7 @@ t_classify_json_after_dashdash() {
 	assert_not_file_has_content "$KB_T/c1" '^{'
 	assert_file_has_content "$KB_T/c1" '^signature: '
 	"$KP" classify --json -- grep --json foo >"$KB_T/c2" || fail "classify failed"
-	assert_file_has_content "$KB_T/c2" '^{"safe":'
+	assert_file_has_content "$KB_T/c2" '^{"schema":1,"safe":'
 	# the judged command is the one given: rm --json is not made "rm"
 	"$KP" classify -- echo --json >"$KB_T/c3" || fail "classify failed"
 	"$KP" classify --command 'echo --json' >"$KB_T/c4" || fail "classify failed"

@@ -211,33 +211,33 @@ test_secrets_and_protected(void)
 		{ "ws/sub/.env.production", KB_DENY, "secret-file" },
 		{ "ws/key.pem", KB_DENY, "secret-file" },
 		{ "ws/tls/server.key", KB_DENY, "secret-file" },
-		{ "ws/sub/.git/config", KB_ASK, "protected" },
-		{ "ws/sub/.git/hooks/pre-commit", KB_ASK, "protected" },
-		{ "ws/sub/.git", KB_ASK, "protected" },
-		{ "ws/uv.lock", KB_ASK, "protected" },
-		{ "ws/package-lock.json", KB_ASK, "protected" },
-		{ "ws/yarn.lock", KB_ASK, "protected" },
-		{ "ws/pnpm-lock.yaml", KB_ASK, "protected" },
-		{ "ws/sub/Cargo.lock", KB_ASK, "protected" },
-		{ "ws/poetry.lock", KB_ASK, "protected" },
-		{ "ws/Gemfile.lock", KB_ASK, "protected" },
-		{ "ws/go.sum", KB_ASK, "protected" },
-		{ "ws/.npmrc", KB_ASK, "protected" },
-		{ "ws/.yarnrc", KB_ASK, "protected" },
-		{ "ws/.yarnrc.yml", KB_ASK, "protected" },
-		{ "ws/.mcp.json", KB_ASK, "protected" },
-		{ "ws/.claude.json", KB_ASK, "protected" },
-		{ "ws/.pre-commit-config.yaml", KB_ASK, "protected" },
-		{ "ws/lefthook.yml", KB_ASK, "protected" },
-		{ "ws/pyrightconfig.json", KB_ASK, "protected" },
-		{ "ws/.kinbox.ini", KB_ASK, "protected" },
-		{ "ws/.bashrc", KB_ASK, "protected" },
-		{ "ws/.zshrc", KB_ASK, "protected" },
-		{ "ws/.bash_profile", KB_ASK, "protected" },
-		{ "ws/.profile", KB_ASK, "protected" },
-		{ "ws/.envrc", KB_ASK, "protected" },
+		{ "ws/sub/.git/config", KB_ASK, "protected-path" },
+		{ "ws/sub/.git/hooks/pre-commit", KB_ASK, "protected-path" },
+		{ "ws/sub/.git", KB_ASK, "protected-path" },
+		{ "ws/uv.lock", KB_ASK, "protected-path" },
+		{ "ws/package-lock.json", KB_ASK, "protected-path" },
+		{ "ws/yarn.lock", KB_ASK, "protected-path" },
+		{ "ws/pnpm-lock.yaml", KB_ASK, "protected-path" },
+		{ "ws/sub/Cargo.lock", KB_ASK, "protected-path" },
+		{ "ws/poetry.lock", KB_ASK, "protected-path" },
+		{ "ws/Gemfile.lock", KB_ASK, "protected-path" },
+		{ "ws/go.sum", KB_ASK, "protected-path" },
+		{ "ws/.npmrc", KB_ASK, "protected-path" },
+		{ "ws/.yarnrc", KB_ASK, "protected-path" },
+		{ "ws/.yarnrc.yml", KB_ASK, "protected-path" },
+		{ "ws/.mcp.json", KB_ASK, "protected-path" },
+		{ "ws/.claude.json", KB_ASK, "protected-path" },
+		{ "ws/.pre-commit-config.yaml", KB_ASK, "protected-path" },
+		{ "ws/lefthook.yml", KB_ASK, "protected-path" },
+		{ "ws/pyrightconfig.json", KB_ASK, "protected-path" },
+		{ "ws/.kinbox.ini", KB_ASK, "protected-path" },
+		{ "ws/.bashrc", KB_ASK, "protected-path" },
+		{ "ws/.zshrc", KB_ASK, "protected-path" },
+		{ "ws/.bash_profile", KB_ASK, "protected-path" },
+		{ "ws/.profile", KB_ASK, "protected-path" },
+		{ "ws/.envrc", KB_ASK, "protected-path" },
 		/* ~/.config is a link into ws: the canonical prefix counts */
-		{ "ws/dotconfig/kinbox/config.ini", KB_ASK, "protected" },
+		{ "ws/dotconfig/kinbox/config.ini", KB_ASK, "protected-path" },
 		{ "ws/dotconfig/other/config.ini", KB_ALLOW, "workspace" },
 		/* a secret inside .git is a secret first */
 		{ "ws/sub/.git/id.key", KB_DENY, "secret-file" },
@@ -251,7 +251,7 @@ test_secrets_and_protected(void)
 
 	/* the names as written: links called .git and .env */
 	r.path = at("ws/.git/config");
-	expect(&r, KB_ASK, "protected", "ws/.git/config",
+	expect(&r, KB_ASK, "protected-path", "ws/.git/config",
 	    "a link named .git to a plain dir");
 	reason_has(&r, "as written", "ws/.git/config");
 	reason_has(&r, "(.git)", "ws/.git/config");
@@ -274,12 +274,12 @@ test_roots(void)
 	expect(&r, KB_ALLOW, "write-root", "root/notes.txt",
 	    "an extra write root");
 	r.path = at("root/.ssh/config");
-	expect(&r, KB_ASK, "protected", "root/.ssh/config",
+	expect(&r, KB_ASK, "protected-path", "root/.ssh/config",
 	    "~/.ssh/config inside a root");
 	r.path = at("root/.ssh/known_hosts");
 	expect(&r, KB_ALLOW, "write-root", NULL, "~/.ssh/known_hosts");
 	r.path = at("root/.config/kinbox/config.ini");
-	expect(&r, KB_ASK, "protected", NULL, "~/.config/kinbox/");
+	expect(&r, KB_ASK, "protected-path", NULL, "~/.config/kinbox/");
 	r.path = at("root/.config/kinboxes");
 	expect(&r, KB_ALLOW, "write-root", NULL, "~/.config/kinboxes");
 	r.path = at("ws/x");
@@ -290,7 +290,7 @@ test_roots(void)
 
 	setenv("XDG_CONFIG_HOME", at("root/xdg"), 1);
 	r.path = at("root/xdg/kinbox/config.ini");
-	expect(&r, KB_ASK, "protected", NULL, "$XDG_CONFIG_HOME/kinbox/");
+	expect(&r, KB_ASK, "protected-path", NULL, "$XDG_CONFIG_HOME/kinbox/");
 	setenv("XDG_CONFIG_HOME", "root/xdg", 1);
 	expect(&r, KB_ALLOW, "write-root", NULL,
 	    "a relative $XDG_CONFIG_HOME is ignored");
@@ -316,7 +316,7 @@ test_relative_and_modes(void)
 	    "relative ../outside");
 	r.cwd = at("ws/sub");
 	r.path = ".git/config";
-	expect(&r, KB_ASK, "protected", "ws/sub/.git/config",
+	expect(&r, KB_ASK, "protected-path", "ws/sub/.git/config",
 	    "relative .git/config from ws/sub");
 
 	r.mode = KB_MODE_STRICT;
@@ -328,7 +328,7 @@ test_relative_and_modes(void)
 	r.path = "out-link/x";
 	expect(&r, KB_DENY, "outside-workspace", NULL, "strict: outside");
 	r.path = "uv.lock";
-	expect(&r, KB_ASK, "protected", NULL, "strict: a lockfile");
+	expect(&r, KB_ASK, "protected-path", NULL, "strict: a lockfile");
 }
 
 static void

@@ -1,6 +1,6 @@
 /*
  * tests/unit/test-decide.c — kinpolicy's permission gate (profile/decide.c):
- * every mode × kind × planning row, then the steps one by one (sandbox,
+ * every mode × kind × planning row, then the rules one by one (sandbox,
  * classifier, edit targets, session grants, MCP), with a fake classifier
  * and a fake session store. Edits are judged on a small temp tree.
  */
@@ -85,17 +85,17 @@ base_in(enum kb_mode mode, const char *kind)
 }
 
 static void
-expect(const struct kb_decide_in *in, enum kb_verdict v, const char *step,
+expect(const struct kb_decide_in *in, enum kb_verdict v, const char *rule,
     const char *desc)
 {
 	struct kb_decide_out out;
 
 	assert_cmpint(kb_decide(in, &out), 0, "%s: decides", desc);
-	ok(out.verdict == v && strcmp(out.step, step) == 0, "%s: %s at %s",
-	    desc, kb_verdict_name(v), step);
-	if (out.verdict != v || strcmp(out.step, step) != 0)
+	ok(out.verdict == v && strcmp(out.rule, rule) == 0, "%s: %s at %s",
+	    desc, kb_verdict_name(v), rule);
+	if (out.verdict != v || strcmp(out.rule, rule) != 0)
 		printf("#   got %s at %s: %s\n", kb_verdict_name(out.verdict),
-		    out.step, out.reason);
+		    out.rule, out.reason);
 	ok(out.reason[0] != '\0' && strchr(out.reason, '\n') == NULL,
 	    "%s: one reason line", desc);
 	kb_decide_out_free(&out);
@@ -110,7 +110,7 @@ test_matrix(void)
 		const char *kind;
 		bool planning;
 		enum kb_verdict v;
-		const char *step;
+		const char *rule;
 	} rows[] = {
 		{ KB_MODE_AUTO,   "read",    false, KB_ALLOW, "mode-table" },
 		{ KB_MODE_AUTO,   "edit",    false, KB_ALLOW, "mode-table" },
@@ -168,7 +168,7 @@ test_matrix(void)
 		snprintf(desc, sizeof(desc), "%s %s%s",
 		    kb_mode_name(rows[i].mode), rows[i].kind,
 		    rows[i].planning ? " (planning)" : "");
-		expect(&in, rows[i].v, rows[i].step, desc);
+		expect(&in, rows[i].v, rows[i].rule, desc);
 		for (size_t k = 0; k < nitems(kinds); k++)
 			if (strcmp(kinds[k], rows[i].kind) == 0 &&
 			    !seen[rows[i].mode][k][rows[i].planning]) {
@@ -290,7 +290,7 @@ test_shell(void)
 		in.ctx = &ss;
 		kb_decide(&in, &out);
 		ok(out.verdict == KB_ALLOW &&
-		    strcmp(out.step, "session-always") == 0 &&
+		    strcmp(out.rule, "session-always") == 0 &&
 		    out.rewritten == NULL,
 		    "strict: an always grant allows the command as given, "
 		    "without the rewritten form");
@@ -433,6 +433,37 @@ test_edit(void)
 	in.path = lockfile;
 	expect(&in, KB_ASK, "protected-path",
 	    "no workspace: still protected");
+
+	/* a file with a second name outside the workspace: check-write asks,
+	 * and so does decide, in both modes, and no "always" lifts it */
+	{
+		char victim[340], lnk[340];
+		struct session all = { .all = true };
+
+		snprintf(victim, sizeof(victim), "%s/victim.txt", base);
+		snprintf(lnk, sizeof(lnk), "%s/innocent.txt", ws);
+		if (close(open(victim, O_WRONLY | O_CREAT, 0644)) == -1 ||
+		    link(victim, lnk) == -1) {
+			ok(0, "a hard link %s -> %s", lnk, victim);
+			return;
+		}
+		in = base_in(KB_MODE_AUTO, "edit");
+		in.path = lnk;
+		expect(&in, KB_ASK, "hardlink", "auto: a hard-linked file");
+		in.mode = KB_MODE_STRICT;
+		expect(&in, KB_ASK, "hardlink", "strict: a hard-linked file");
+		in.session_allows = fake_session;
+		in.ctx = &all;
+		expect(&in, KB_ASK, "hardlink",
+		    "a grant does not lift a hard-linked file");
+		assert_cmpint(all.calls, 0, "the session is not asked");
+		unlink(lnk);
+		in.path = lnk;
+		in.session_allows = NULL;
+		in.mode = KB_MODE_AUTO;
+		expect(&in, KB_ALLOW, "mode-table",
+		    "the control: the same name, unlinked, is allowed");
+	}
 }
 
 static void

@@ -13,7 +13,7 @@ static const struct {
 	const char *name;
 	int secret;
 } cases[] = {
-	{ "AWS_SECRET_ACCESS_KEY", 1 }, { "AWS_PROFILE", 1 },
+	{ "AWS_SECRET_ACCESS_KEY", 1 }, { "AWS_PROFILE", 0 },
 	{ "aws_access_key_id", 1 },     { "GITHUB_TOKEN", 1 },
 	{ "GH_TOKEN", 1 },              { "GH_HOST", 1 },
 	{ "GITHUB_WORKSPACE", 0 },      { "GITHUB_SHA", 0 },
@@ -34,6 +34,19 @@ static const struct {
 	{ "SSH_CONNECTION", 0 },        { "GITHUBX", 0 },
 	{ "MONKEY", 0 },                { "AUTHOR", 0 },
 	{ "KINBOX_SESSION", 0 },        { "", 0 },
+	/* a region, a profile, a CA path: kept, unless a secret word is in
+	 * the name anywhere */
+	{ "AWS_REGION", 0 },            { "AWS_DEFAULT_REGION", 0 },
+	{ "aws_default_profile", 0 },   { "AWS_CA_BUNDLE", 0 },
+	{ "AZURE_CA_FILE", 0 },         { "GH_REGION", 0 },
+	{ "AWS_SESSION_TOKEN", 1 },     { "AWS_ACCESS_KEY_ID", 1 },
+	{ "AWS_SESSION_TOKEN_REGION", 1 }, { "AWS_KEY_PROFILE", 1 },
+	{ "AWS_SECRET_CA_BUNDLE", 1 },  { "GH_AUTH_PROFILE", 1 },
+	{ "AWS_PASSPHRASE_CA_FILE", 1 }, { "AWS_CREDENTIAL_REGION", 1 },
+	{ "AWS_CONFIG_FILE", 1 },       { "AWS_SHARED_CREDENTIALS_FILE", 1 },
+	{ "AWS_REGIONS", 1 },           { "AWS_PROFILE_NAME", 1 },
+	{ "_REGION", 0 },               { "AWS_PASSWORD_REGION", 1 },
+	{ "AWS_TOKEN_CA_FILE", 1 },
 };
 
 int
@@ -76,5 +89,30 @@ main(void)
 	    "--ssh-agent keeps SSH_AUTH_SOCK");
 	kb_strv_free(&out);
 	kb_policy_free(&p);
+
+	/* the benign endings lift the table only: a scrub_env pattern the
+	 * user wrote still removes AWS_REGION */
+	{
+		char r[] = "AWS_REGION=eu-west-1", k[] = "AWS_SESSION_TOKEN=t",
+		     ca[] = "AWS_CA_BUNDLE=/etc/ssl/ca.pem";
+		char *aws[] = { r, k, ca, NULL };
+
+		kb_policy_init(&p);
+		kb_env_scrub(&p, aws, &out, &removed);
+		ok(out.n == 2 && strcmp(out.v[0], r) == 0 &&
+		    strcmp(out.v[1], ca) == 0 && removed.n == 1 &&
+		    strcmp(removed.v[0], "AWS_SESSION_TOKEN") == 0,
+		    "AWS_REGION and AWS_CA_BUNDLE pass, AWS_SESSION_TOKEN "
+		    "beside them does not");
+		kb_strv_free(&out);
+		kb_strv_free(&removed);
+		kb_strv_push(&p.scrub_env, "aws_*");
+		kb_env_scrub(&p, aws, &out, &removed);
+		ok(out.n == 0 && removed.n == 3,
+		    "scrub_env = aws_* removes all three");
+		kb_strv_free(&out);
+		kb_strv_free(&removed);
+		kb_policy_free(&p);
+	}
 	return tap_done();
 }

@@ -337,6 +337,42 @@ test_report_line(void)
 	free(line);
 }
 
+/* kinpolicy gc --older-than: digits and one unit, nothing else */
+static void
+test_duration(void)
+{
+	static const struct {
+		const char *in;
+		long long secs; /* -1: EINVAL, -2: ERANGE */
+	} cases[] = {
+		{ "0s", 0 }, { "45s", 45 }, { "30m", 1800 }, { "12h", 43200 },
+		{ "7d", 604800 }, { "007d", 604800 }, { "36500d", 3153600000LL },
+		{ "36501d", -2 }, { "99999999999999999999d", -2 },
+		{ "3153600001s", -2 }, { "", -1 }, { "7", -1 }, { "d", -1 },
+		{ "7w", -1 }, { "7D", -1 }, { "7dd", -1 }, { "1h30m", -1 },
+		{ " 7d", -1 }, { "-7d", -1 }, { "+7d", -1 }, { "7 d", -1 },
+		{ "1.5h", -1 },
+	};
+
+	for (size_t i = 0; i < nitems(cases); i++) {
+		long long v = -9;
+		int rc;
+
+		errno = 0;
+		rc = kb_duration_parse(cases[i].in, &v);
+		if (cases[i].secs >= 0)
+			ok(rc == 0 && v == cases[i].secs,
+			    "duration '%s' is %lld s (got %d, %lld)",
+			    cases[i].in, cases[i].secs, rc, v);
+		else
+			ok(rc == -1 && v == -9 &&
+				errno == (cases[i].secs == -1 ? EINVAL
+							      : ERANGE),
+			    "duration '%s' is refused (%s)", cases[i].in,
+			    cases[i].secs == -1 ? "EINVAL" : "ERANGE");
+	}
+}
+
 int
 main(void)
 {
@@ -353,6 +389,7 @@ main(void)
 	test_lines_tty();
 	test_read_small_file(dir);
 	test_report_line();
+	test_duration();
 	err = xasprintf("%s/err", dir);
 	unlink(err);
 	free(err);
