@@ -4,7 +4,8 @@
  *
  * The data flow, one way:
  *   argv → struct kb_policy (profile/) → struct kb_plan (backends/bwrap.c)
- *        → --dry-run prints it, or kb_run() executes it (backends/run.c)
+ *        → --dry-run prints it, or kb_run() executes it (backends/run.c),
+ *          registered while it runs when it uses a grant (policy/runs.c)
  *        → the git guard audit (profile/gitguard.c)
  *        → the stderr tail → kb_classify() (classify/) → the denial line,
  *          --json-fd record and journal entry → the command's exit status.
@@ -26,6 +27,7 @@
 #include "denial/report.h"
 #include "gitguard/gitguard.h"
 #include "policy/policy.h"
+#include "policy/runs.h"
 #include "lib/execsearch.h"
 #include "lib/util.h"
 
@@ -509,6 +511,49 @@ check_stores(struct kb_policy *p)
 		die("%s", e.msg);
 }
 
+/*
+ * Revocation. A run that applied a session or workspace grant is
+ * registered while it runs, so that kinpolicy revoke can reach it; when
+ * nudged (KB_REVOKE_SIGNAL) it reads its grants' stores again and stops
+ * the sandbox if one is gone. The entry is removed when kinbox ends (die()
+ * included: atexit); a kinbox killed by SIGKILL leaves a stale entry,
+ * which kinpolicy recognises and removes.
+ */
+static struct kb_registration registry = {.dirfd = -1, .fd = -1};
+
+static void
+unregister_at_exit(void)
+{
+	kb_runs_unregister(&registry);
+}
+
+static int
+arm_revocation(void *ctx, struct kb_err *e)
+{
+	const struct kb_policy *p = ctx;
+	char why[sizeof(((struct kb_run *)NULL)->revoked)];
+
+	if (kb_runs_register(&registry, p, e) == -1)
+		return -1;
+	/* a revoke between reading the grants and this registration found
+	 * no entry to signal; the stores, read again now, tell */
+	if (kb_runs_revoked(p, why, sizeof(why)) > 0)
+		return kb_err_set(e, "%s; nothing was run", why);
+	return 0;
+}
+
+static bool
+check_revoked(void *ctx, char *why, size_t len)
+{
+	const struct kb_policy *p = ctx;
+	char what[sizeof(((struct kb_run *)NULL)->revoked) - 32];
+
+	if (kb_runs_revoked(p, what, sizeof(what)) == 0)
+		return false; /* a nudge for a grant this run does not use */
+	snprintf(why, len, "%s; the command was stopped", what);
+	return true;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -587,6 +632,13 @@ main(int argc, char **argv)
 		    "KINBOX_SANDBOX=container: the "
 		    "container is the boundary, the command runs unconfined "
 		    "inside it");
+	/* before the masks are computed: the registry's directories exist
+	 * then, and are hidden like the rest of kinbox's stores */
+	if (pol.ngrants > 0 && !o.dry_run) {
+		if (kb_runs_open(&registry, pol.home, &e) == -1)
+			die("%s", e.msg);
+		atexit(unregister_at_exit);
+	}
 	if (kb_policy_finalize(&pol, &e) == -1 ||
 	    kb_gitguard_scan_roots(&pol, &e) == -1)
 		die("%s", e.msg);
@@ -618,12 +670,24 @@ main(int argc, char **argv)
 			return 0;
 		}
 	}
-	if (kb_run(&plan, &run, &e) == -1)
-		die("%s", e.msg);
+	{
+		struct kb_stopper stop = {
+		    KB_REVOKE_SIGNAL, arm_revocation, check_revoked, &pol};
+
+		if (kb_run(&plan, pol.ngrants > 0 ? &stop : NULL, &run, &e) ==
+		    -1)
+			die("%s", e.msg);
+	}
+	/* the run is over: nothing left for kinpolicy revoke to stop */
+	kb_runs_unregister(&registry);
 	/* from here on kinbox's lines follow the command's output: each
 	 * starts clean (SGR reset on a terminal, a fresh line) */
 	kb_after_command(
 	    run.tail_len > 0 && run.tail[run.tail_len - 1] != '\n');
+	if (run.revoked[0] != '\0') {
+		kb_gitguard_audit(&pol, report_guard);
+		die("%s", run.revoked);
+	}
 	if (run.broken[0] != '\0') {
 		kb_gitguard_audit(&pol, report_guard);
 		die("SECURITY: %s was replaced on the host during the run, "

@@ -2,16 +2,20 @@
  * kinpolicy-grants.c — the verbs that answer denials: session new, show,
  * grant, decline, retry, pending, grants, revoke. kinpolicy is the only
  * writer of decisions and grant stores (profile/grants.c); kinbox reads.
+ * grants and revoke also see the running sandboxes that use a grant (the
+ * run registry, policy/runs.h); revoke stops them.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bsd/stdlib.h>
@@ -28,6 +32,7 @@
 #include "gate/grants.h"
 #include "lib/fsat.h"
 #include "policy/policy.h"
+#include "policy/runs.h"
 #include "lib/util.h"
 
 /* --- verbs --------------------------------------------------------------- */
@@ -686,27 +691,77 @@ cmd_pending(int argc, char **argv)
 	return 0;
 }
 
+/* --- the running sandboxes of a grant --------------------------------- */
+
+static void
+print_notes(struct kb_strv *notes)
+{
+	for (size_t i = 0; i < notes->n; i++)
+		warnx("note: %s", notes->v[i]);
+	kb_strv_free(notes);
+}
+
+static void
+iso_time(time_t t, char *out, size_t len)
+{
+	struct tm tm;
+
+	if (t <= 0 || gmtime_r(&t, &tm) == NULL)
+		snprintf(out, len, "-");
+	else
+		strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* "pid 1234 (sh, in /ws)": the entry's fields are escaped already */
+static char *
+run_label(const struct kb_run_entry *r)
+{
+	return xasprintf("pid %d (%s, in %s)", (int)r->pid,
+	    r->argv0 ? r->argv0 : "?", r->workspace ? r->workspace : "?");
+}
+
+static json_t *
+run_json(const struct kb_run_entry *r)
+{
+	char when[32];
+
+	iso_time(r->started, when, sizeof(when));
+	return json_pack("{s:I,s:I,s:s,s:o,s:o}", "pid", (json_int_t)r->pid,
+	    "start", (json_int_t)r->start, "started", when, "workspace",
+	    r->workspace ? json_text(r->workspace) : json_null(), "argv0",
+	    r->argv0 ? json_text(r->argv0) : json_null());
+}
+
 int
 cmd_grants(int argc, char **argv)
 {
 	bool json = want_flag(&argc, argv, "--json");
 	_cleanup_free_ char *home = home_dir();
 	struct kb_stored_grant *g = NULL;
-	size_t n;
+	struct kb_run_entry *runs = NULL;
+	struct kb_strv notes = {0};
+	size_t n, nruns, unverified;
 	json_t *list = json_array();
 
 	(void)argv;
 	if (argc != 1)
 		kp_usage("grants");
 	n = kb_grants_list(home, getenv("KINBOX_SESSION"), &g);
+	nruns = kb_runs_list(home, &runs, &notes, &unverified);
+	print_notes(&notes);
 	for (size_t i = 0; i < n; i++) {
 		if (json) {
-			json_t *o = json_pack("{s:I,s:s,s:o,s:o,s:o}", "n",
-			    (json_int_t)(i + 1), "lifetime", g[i].lifetime,
-			    "file", json_text(g[i].file), "section",
-			    json_text(g[i].header), "body",
-			    json_text(g[i].body));
+			json_t *using = json_array(), *o;
 
+			for (size_t k = 0; k < nruns; k++)
+				if (kb_run_uses(&runs[k], g[i].id))
+					json_array_append_new(
+					    using, run_json(&runs[k]));
+			o = json_pack("{s:I,s:s,s:s,s:o,s:o,s:o,s:o}", "n",
+			    (json_int_t)(i + 1), "id", g[i].id, "lifetime",
+			    g[i].lifetime, "file", json_text(g[i].file),
+			    "section", json_text(g[i].header), "body",
+			    json_text(g[i].body), "runs", using);
 			if (o == NULL || json_array_append_new(list, o) == -1)
 				die("out of memory");
 			continue;
@@ -726,6 +781,16 @@ cmd_grants(int argc, char **argv)
 			kb_buf_free(&b);
 			l += len + (nl != NULL);
 		}
+		for (size_t k = 0; k < nruns; k++) {
+			_cleanup_free_ char *who = NULL;
+			char when[32];
+
+			if (!kb_run_uses(&runs[k], g[i].id))
+				continue;
+			who = run_label(&runs[k]);
+			iso_time(runs[k].started, when, sizeof(when));
+			printf("     running: %s since %s\n", who, when);
+		}
 	}
 	if (json) {
 		json_t *o = json_object();
@@ -736,7 +801,110 @@ cmd_grants(int argc, char **argv)
 	}
 	json_decref(list);
 	kb_stored_free(g, n);
+	kb_runs_free(runs, nruns);
 	return 0;
+}
+
+/* the wait for the runs a revoke stopped: kinbox kills its sandbox and
+ * waits for the pid namespace (5 s at most) before it exits */
+#define REVOKE_WAIT_MS 10000
+
+/*
+ * After the stores were rewritten: every registered run that used a
+ * removed grant is nudged (KB_REVOKE_SIGNAL); each reads its stores again
+ * and stops itself unless an identical block remains (`gone` holds the
+ * removed ids no remaining block has). Waits for those that must stop;
+ * returns how many did, their labels in `stopped`, the rest in `left`.
+ */
+static size_t
+stop_runs(const char *home, const struct kb_strv *removed,
+    const struct kb_strv *gone, struct kb_strv *stopped, struct kb_strv *left,
+    size_t *unverified, json_t *pids)
+{
+	struct kb_run_entry *runs = NULL;
+	struct kb_strv notes = {0};
+	size_t nruns = kb_runs_list(home, &runs, &notes, unverified), nstop = 0;
+	struct pollfd *pf = xcalloc(nruns + 1, sizeof(*pf));
+	size_t *who = xcalloc(nruns + 1, sizeof(*who));
+	size_t nwait = 0, waiting;
+	struct timespec t0, t1;
+
+	print_notes(&notes);
+	for (size_t k = 0; k < nruns; k++) {
+		bool uses = false, must = false;
+
+		for (size_t i = 0; i < removed->n; i++)
+			uses |= kb_run_uses(&runs[k], removed->v[i]);
+		for (size_t i = 0; i < gone->n; i++)
+			must |= kb_run_uses(&runs[k], gone->v[i]);
+		if (!uses)
+			continue;
+		if (kb_run_signal(&runs[k], KB_REVOKE_SIGNAL) == -1) {
+			if (errno != ESRCH)
+				warnx("pid %d: %s", (int)runs[k].pid,
+				    strerror(errno));
+			continue; /* gone already */
+		}
+		if (!must) {
+			_cleanup_free_ char *l = run_label(&runs[k]);
+
+			warnx("note: %s keeps running: an identical grant "
+			      "remains in its store (see kinpolicy grants)",
+			    l);
+			continue;
+		}
+		pf[nwait] =
+		    (struct pollfd){.fd = runs[k].pidfd, .events = POLLIN};
+		who[nwait++] = k;
+	}
+	/* a pidfd is readable once its process has exited */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (waiting = nwait; waiting > 0;) {
+		long ms;
+		int rc;
+
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ms = REVOKE_WAIT_MS - (t1.tv_sec - t0.tv_sec) * 1000 -
+		     (t1.tv_nsec - t0.tv_nsec) / 1000000;
+		if (ms <= 0)
+			break;
+		rc = poll(pf, nwait, (int)ms);
+		if (rc == -1 && errno == EINTR)
+			continue;
+		if (rc <= 0)
+			break;
+		for (size_t i = 0; i < nwait; i++)
+			if (pf[i].fd != -1 && pf[i].revents != 0) {
+				pf[i].fd = -1;
+				waiting--;
+			}
+	}
+	for (size_t i = 0; i < nwait; i++) {
+		const struct kb_run_entry *r = &runs[who[i]];
+		char *l = run_label(r);
+
+		if (pf[i].fd == -1) {
+			kb_strv_push(stopped, l);
+			json_array_append_new(pids, json_integer(r->pid));
+			nstop++;
+		} else {
+			kb_strv_push(left, l);
+		}
+		free(l);
+	}
+	free(pf);
+	free(who);
+	kb_runs_free(runs, nruns);
+	return nstop;
+}
+
+static bool
+has_id(const struct kb_stored_grant *g, size_t n, const char *id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(g[i].id, id) == 0)
+			return true;
+	return false;
 }
 
 int
@@ -744,9 +912,14 @@ cmd_revoke(int argc, char **argv)
 {
 	bool json = want_flag(&argc, argv, "--json");
 	_cleanup_free_ char *home = home_dir();
+	const char *session = getenv("KINBOX_SESSION");
+	struct kb_stored_grant *before = NULL, *after = NULL;
+	struct kb_strv removed = {0}, gone = {0}, stopped = {0}, left = {0};
+	json_t *pids = json_array();
 	const char *errstr;
 	struct kb_err e;
 	long long n = -1;
+	size_t nb, na, nstop, unverified;
 
 	if (argc != 2)
 		kp_usage("revoke");
@@ -757,19 +930,70 @@ cmd_revoke(int argc, char **argv)
 			    "--all",
 			    argv[1], errstr);
 	}
-	if (kb_grants_revoke(home, getenv("KINBOX_SESSION"),
-		n < 0 ? -1 : (long)(n - 1), &e) == -1)
+	/* the ids of what goes: the runs registered with them are stopped */
+	nb = kb_grants_list(home, session, &before);
+	for (size_t i = 0; i < nb; i++)
+		if (n < 0 || (size_t)n == i + 1)
+			kb_strv_push(&removed, before[i].id);
+	if (kb_grants_revoke(home, session, n < 0 ? -1 : (long)(n - 1), &e) ==
+	    -1)
 		die("%s", e.msg);
+	/* listed after the rewrite: a run that registers from now on reads
+	 * the rewritten stores itself (kinbox.c, arm_revocation). A block
+	 * that went in the meantime by other hands went too: its runs are
+	 * stopped as well. */
+	na = kb_grants_list(home, session, &after);
+	for (size_t i = 0; i < nb; i++)
+		if (!has_id(after, na, before[i].id) &&
+		    !kb_strv_has(&removed, before[i].id))
+			kb_strv_push(&removed, before[i].id);
+	for (size_t i = 0; i < removed.n; i++)
+		if (!has_id(after, na, removed.v[i]))
+			kb_strv_push(&gone, removed.v[i]);
+	kb_stored_free(before, nb);
+	kb_stored_free(after, na);
+	nstop = stop_runs(
+	    home, &removed, &gone, &stopped, &left, &unverified, pids);
 	if (json) {
 		/* "n" as grants --json numbers it */
 		json_t *o = n < 0 ? json_pack("{s:b}", "all", 1)
 				  : json_pack("{s:b,s:I}", "all", 0, "n",
 					(json_int_t)n);
 
+		json_object_set(o, "stopped", pids);
 		dump_json(o);
 		json_decref(o);
 	} else {
 		printf("revoked %s\n", n < 0 ? "all grants" : argv[1]);
+		if (nstop > 0) {
+			printf("stopped %zu running sandbox%s:", nstop,
+			    nstop == 1 ? "" : "es");
+			for (size_t i = 0; i < stopped.n; i++)
+				printf("%s %s", i ? "," : "", stopped.v[i]);
+			printf("\n");
+		}
 	}
+	fflush(stdout);
+	json_decref(pids);
+	kb_strv_free(&removed);
+	kb_strv_free(&gone);
+	kb_strv_free(&stopped);
+	if (left.n > 0) {
+		/* the grant is gone from the stores, but not from a live
+		 * process: not a success */
+		for (size_t i = 0; i + 1 < left.n; i++)
+			warnx("%s used the revoked grant and is still running "
+			      "after %d s; stop it yourself",
+			    left.v[i], REVOKE_WAIT_MS / 1000);
+		die("%s used the revoked grant and is still running after %d "
+		    "s; stop it yourself",
+		    left.v[left.n - 1], REVOKE_WAIT_MS / 1000);
+	}
+	kb_strv_free(&left);
+	if (unverified > 0)
+		die("%zu registered run%s could not be checked (see the notes "
+		    "above) and may still use the grant; stop %s yourself",
+		    unverified, unverified == 1 ? "" : "s",
+		    unverified == 1 ? "it" : "them");
 	return 0;
 }

@@ -164,6 +164,8 @@ struct kb_run {
 	char setup_fail[1024]; /* kinbox's own setup inside the started
 				  sandbox failed (an overlay): why; nothing
 				  ran */
+	char revoked[1024];    /* a grant the run used was revoked: why; the
+				  sandbox was stopped (empty when not) */
 	int exit_code;         /* kinbox's exit status for this run */
 	/* the last KB_TAIL bytes of the command's stderr, in order */
 	char tail[KB_TAIL];
@@ -171,10 +173,29 @@ struct kb_run {
 	unsigned long long stderr_bytes; /* relayed in all */
 };
 
+/*
+ * How a run is stopped from outside (kinpolicy revoke, policy/runs.h).
+ * kb_run() reads `sig` with the signals it relays and calls arm() once
+ * they are blocked, before the backend starts: a `sig` sent as soon as
+ * arm() has registered the run is read, not lost, and arm()'s -1 (with
+ * `e`) ends the run before anything started. Each `sig` that arrives
+ * then calls revoked(): true, with one line in `why`, stops the sandbox
+ * (every process of its pid namespace is dead when kb_run() returns) and
+ * fills r->revoked. Between runs `sig` is ignored.
+ */
+struct kb_stopper {
+	int sig;
+	int (*arm)(void *ctx, struct kb_err *e);
+	bool (*revoked)(void *ctx, char *why, size_t len);
+	void *ctx;
+};
+
 /* Runs the plan: forks, execs the backend, relays signals and the
  * command's stderr (through a pseudo-terminal when our stderr is a
  * terminal, else a pipe; byte for byte, keeping the last KB_TAIL bytes),
- * waits. Returns 0, or -1 with `e` set when nothing could be started. */
-int kb_run(const struct kb_plan *, struct kb_run *out, struct kb_err *e);
+ * waits. `stop` may be NULL (nothing stops the run from outside). Returns
+ * 0, or -1 with `e` set when nothing could be started. */
+int kb_run(const struct kb_plan *, const struct kb_stopper *stop,
+    struct kb_run *out, struct kb_err *e);
 
 #endif

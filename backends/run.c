@@ -130,6 +130,33 @@ command_pidfd(pid_t bwrap, pid_t *pid)
 	return -1;
 }
 
+/*
+ * Stops the sandbox for good (a revoked grant): SIGKILL to its pid 1,
+ * bwrap's child, pinned with a pidfd and checked to be that child. When
+ * the pid 1 of a namespace dies the kernel kills every other process in
+ * it before the pidfd reports the death, so once the (bounded) wait is
+ * over nothing the command started is left. Then bwrap itself, which is
+ * all there is before it has made the namespace (its child dies with it:
+ * --die-with-parent).
+ */
+static void
+stop_sandbox(pid_t bwrap)
+{
+	pid_t init = first_child(bwrap);
+	int fd = init > 0 ? (int)syscall(SYS_pidfd_open, init, 0) : -1;
+
+	if (fd != -1 && parent_of(init) == bwrap &&
+	    syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0) == 0) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+
+		while (poll(&p, 1, 5000) == -1 && errno == EINTR)
+			;
+	}
+	if (fd != -1)
+		close(fd);
+	kill(bwrap, SIGKILL); /* our child, not reaped yet: never reused */
+}
+
 static void
 forward(pid_t bwrap, int sig)
 {
@@ -505,7 +532,8 @@ drain_err(int fd, struct kb_run *r, size_t *errlen)
 }
 
 int
-kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
+kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
+    struct kb_run *r, struct kb_err *e)
 {
 	int status_p[2] = {-1, -1}, err_p[2] = {-1, -1}, go_p[2] = {-1, -1};
 	int ov_sock = -1;
@@ -577,10 +605,20 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 	sigaddset(&mask, SIGCHLD);
 	for (size_t i = 0; i < nitems(relayed); i++)
 		sigaddset(&mask, relayed[i]);
+	if (stop != NULL)
+		sigaddset(&mask, stop->sig);
 	sigprocmask(SIG_BLOCK, &mask, &oldmask);
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sigfd == -1)
 		return kb_err_set(e, "signalfd: %s", strerror(errno));
+	if (stop != NULL && stop->arm != NULL &&
+	    stop->arm(stop->ctx, e) == -1) {
+		/* a `sig` already sent is dropped, not its default action */
+		signal(stop->sig, SIG_IGN);
+		close(sigfd);
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+		return -1;
+	}
 
 	f = (struct fds){seccomp_fd, status_p[1], err_p[1], realerr, empty,
 	    go_p[0], raised ? &orig_nofile : NULL};
@@ -637,6 +675,7 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 			 * before the command */
 			if (pl->go_fd != -1) {
 				if (r->setup_fail[0] == '\0' &&
+				    r->revoked[0] == '\0' &&
 				    go_inside(pl, pid, &w, ov_sock, r) &&
 				    go_p[1] != -1 &&
 				    write(go_p[1], "G", 1) != 1)
@@ -689,6 +728,21 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 						reaped = true;
 					continue;
 				}
+				/* before the relay: it is kinbox's own, and
+				 * no bit of `pending` */
+				if (stop != NULL &&
+				    (int)si.ssi_signo == stop->sig) {
+					char why[sizeof(r->revoked)];
+
+					if (!reaped && r->revoked[0] == '\0' &&
+					    stop->revoked(
+						stop->ctx, why, sizeof(why))) {
+						memcpy(r->revoked, why,
+						    sizeof(why));
+						stop_sandbox(pid);
+					}
+					continue;
+				}
 				if (si.ssi_signo == SIGWINCH && rl.pty &&
 				    rl.fd != -1) {
 					struct winsize ws;
@@ -730,6 +784,10 @@ kb_run(const struct kb_plan *pl, struct kb_run *r, struct kb_err *e)
 	ring_finish(&rl, r);
 	watch_close(&w);
 	close(sigfd);
+	/* the run is over: a late `sig` must not kill kinbox (the default
+	 * action of a real-time signal) before it reports */
+	if (stop != NULL)
+		signal(stop->sig, SIG_IGN);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 
 	if (WIFSIGNALED(r->wstatus))

@@ -300,110 +300,53 @@ kb_grant_store(const struct kb_grant *g, const char *home, const char *session,
 
 /* --- listing and revoking -------------------------------------------- */
 
-static bool
-is_grant_section(const char *name)
-{
-	return strcmp(name, "grant") == 0 || strcmp(name, "workspace") == 0;
-}
-
-/* The grant blocks of a store, read by the one INI reader (config.c). */
-struct block_ctx {
-	const char *file, *lifetime;
-	void (*each)(const char *file, const char *lifetime, const char *header,
-	    const char *body, void *ctx);
-	void *ctx;
-	char *header; /* the open grant block, or NULL */
-	struct kb_buf body;
-};
-
-static void
-block_flush(struct block_ctx *b)
-{
-	if (b->header != NULL)
-		b->each(b->file, b->lifetime, b->header,
-		    b->body.s ? b->body.s : "", b->ctx);
-	free(b->header);
-	b->header = NULL;
-	kb_buf_free(&b->body);
-}
-
-static int
-block_section(void *ctx, const char *name, int line, struct kb_err *e)
-{
-	struct block_ctx *b = ctx;
-
-	(void)line;
-	(void)e;
-	block_flush(b);
-	if (is_grant_section(name))
-		b->header = xasprintf("[%s]", name);
-	return 0;
-}
-
-static int
-block_entry(void *ctx, const char *section, const char *key, const char *v,
-    int line, struct kb_err *e)
-{
-	struct block_ctx *b = ctx;
-
-	(void)section;
-	(void)line;
-	(void)e;
-	if (b->header != NULL)
-		kb_buf_printf(&b->body, "%s = %s\n", key, v);
-	return 0;
-}
-
-/* Calls `each` for each grant block of `file`; a store that cannot be
- * read lists what was read before the fault. */
-static void
-blocks(const char *file, const char *lifetime,
-    void (*each)(const char *file, const char *lifetime, const char *header,
-	const char *body, void *ctx),
-    void *ctx)
-{
-	static const struct kb_ini_visitor v = {block_section, block_entry};
-	struct block_ctx b = {file, lifetime, each, ctx, NULL, {0}};
-	struct kb_err e;
-
-	kb_ini_read(file, false, &v, &b, &e);
-	block_flush(&b);
-}
-
 struct list_ctx {
 	struct kb_stored_grant *v;
 	size_t n;
+	const char *lifetime; /* of the store being read */
 };
 
 static void
-collect(const char *file, const char *lifetime, const char *header,
-    const char *body, void *vctx)
+collect(const struct kb_grant_block *b, void *vctx)
 {
 	struct list_ctx *c = vctx;
+	struct kb_stored_grant *g;
 
 	c->v = xreallocarray(c->v, c->n + 1, sizeof(*c->v));
-	c->v[c->n].file = xstrdup(file);
-	c->v[c->n].header = xstrdup(header);
-	c->v[c->n].body = xstrdup(body);
-	c->v[c->n].lifetime = lifetime;
-	c->n++;
+	g = &c->v[c->n++];
+	g->file = xstrdup(b->file);
+	g->header = xasprintf("[%s]", b->section);
+	g->body = xstrdup(b->body);
+	g->lifetime = c->lifetime;
+	memcpy(g->id, b->id, sizeof(g->id));
+}
+
+/* the grant blocks of a store, read by the one INI reader (config.c); a
+ * store that cannot be read lists what was read before the fault */
+static void
+blocks(const char *file, const char *lifetime, struct list_ctx *c)
+{
+	struct kb_err e;
+
+	c->lifetime = lifetime;
+	kb_grant_blocks(file, collect, c, &e);
 }
 
 size_t
 kb_grants_list(
     const char *home, const char *session, struct kb_stored_grant **out)
 {
-	struct list_ctx c = {NULL, 0};
+	struct list_ctx c = {NULL, 0, NULL};
 	_cleanup_free_ char *global = kb_config_global_path(home);
 
 	if (session != NULL && *session != '\0') {
 		_cleanup_free_ char *sf = kb_config_session_path(session);
 
 		if (sf != NULL)
-			blocks(sf, "session", collect, &c);
+			blocks(sf, "session", &c);
 	}
 	if (global != NULL)
-		blocks(global, "workspace", collect, &c);
+		blocks(global, "workspace", &c);
 	*out = c.v;
 	return c.n;
 }
@@ -438,7 +381,7 @@ head_section(void *ctx, const char *name, int line, struct kb_err *e)
 		return kb_err_set(e, "more than %zu sections", nitems(h->line));
 	}
 	h->line[h->n] = line;
-	h->grant[h->n++] = is_grant_section(name);
+	h->grant[h->n++] = kb_grant_section(name);
 	return 0;
 }
 

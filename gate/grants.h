@@ -43,10 +43,12 @@ int kb_grant_store(const struct kb_grant *, const char *home,
 
 /* One stored grant block, for `kinpolicy grants` and `revoke`. */
 struct kb_stored_grant {
-	char *file;           /* where it lives */
-	char *header;         /* "[grant]" or "[workspace \"/path\"]" */
-	char *body;           /* its key = value lines */
-	const char *lifetime; /* "session" or "workspace" */
+	char *file;                   /* where it lives */
+	char *header;                 /* "[grant]" or "[workspace \"/path\"]" */
+	char *body;                   /* its key = value lines */
+	const char *lifetime;         /* "session" or "workspace" */
+	char id[KB_GRANT_ID_LEN + 1]; /* kb_grant_id(): the run registry's
+					 name for it */
 };
 
 /* Lists the grant blocks of the session (when set) and the global config.

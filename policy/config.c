@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,6 +299,111 @@ kb_ini_value_ok(const char *v, size_t keylen)
 	       v[n - 1] != ' ' && v[n - 1] != '\t';
 }
 
+/* --- grant blocks ----------------------------------------------------------
+ */
+
+bool
+kb_grant_section(const char *name)
+{
+	return strcmp(name, "grant") == 0 || strcmp(name, "workspace") == 0;
+}
+
+static uint64_t
+fnv1a(uint64_t h, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+void
+kb_grant_id(const char *file, const char *section, const char *body,
+    char out[KB_GRANT_ID_LEN + 1])
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	/* each part with its NUL: "a" "bc" and "ab" "c" differ */
+	h = fnv1a(h, file, strlen(file) + 1);
+	h = fnv1a(h, section, strlen(section) + 1);
+	h = fnv1a(h, body, strlen(body));
+	snprintf(out, KB_GRANT_ID_LEN + 1, "%016llx", (unsigned long long)h);
+}
+
+/* the block being read: its section (NULL outside one) and its body */
+struct block_reader {
+	const char *file;
+	void (*each)(const struct kb_grant_block *, void *ctx);
+	void *ctx;
+	char *section;
+	struct kb_buf body;
+};
+
+static void
+block_flush(struct block_reader *b)
+{
+	struct kb_grant_block blk;
+
+	if (b->section != NULL) {
+		blk.file = b->file;
+		blk.section = b->section;
+		blk.body = b->body.s != NULL ? b->body.s : "";
+		kb_grant_id(blk.file, blk.section, blk.body, blk.id);
+		b->each(&blk, b->ctx);
+	}
+	free(b->section);
+	b->section = NULL;
+	kb_buf_free(&b->body);
+}
+
+static int
+block_section(void *ctx, const char *name, int line, struct kb_err *e)
+{
+	struct block_reader *b = ctx;
+
+	(void)line;
+	(void)e;
+	block_flush(b);
+	if (kb_grant_section(name))
+		b->section = xstrdup(name);
+	return 0;
+}
+
+/* the one form of a body line, for the listing and the run alike */
+static void
+body_add(struct kb_buf *body, const char *key, const char *v)
+{
+	kb_buf_printf(body, "%s = %s\n", key, v);
+}
+
+static int
+block_entry(void *ctx, const char *section, const char *key, const char *v,
+    int line, struct kb_err *e)
+{
+	struct block_reader *b = ctx;
+
+	(void)section;
+	(void)line;
+	(void)e;
+	if (b->section != NULL)
+		body_add(&b->body, key, v);
+	return 0;
+}
+
+int
+kb_grant_blocks(const char *file,
+    void (*each)(const struct kb_grant_block *, void *ctx), void *ctx,
+    struct kb_err *e)
+{
+	static const struct kb_ini_visitor v = {block_section, block_entry};
+	struct block_reader b = {file, each, ctx, NULL, {0}};
+	int rc = kb_ini_read(file, false, &v, &b, e);
+
+	block_flush(&b);
+	return rc;
+}
+
 /* --- the policy layers --------------------------------------------------- */
 
 struct cfg {
@@ -307,6 +413,11 @@ struct cfg {
 	kb_warn_fn warn;
 	bool ws_match;     /* the current [workspace] block is ours */
 	bool ws_path_seen; /* ... and it has named its path */
+	/* the grant block being read (kb_grant_blocks' form) and whether a
+	 * key of it was applied to this run */
+	char *block;
+	struct kb_buf body;
+	bool block_used;
 };
 
 static int cfail(struct cfg *c, int line, struct kb_err *e, const char *fmt,
@@ -381,7 +492,10 @@ grant_entry(struct cfg *c, enum kb_origin origin, const char *key,
 			    key, kb_lifetime_name(o->max_life));
 		return 0; /* "unconfined = off" grants nothing */
 	}
-	return apply ? set(c, o, origin, v, line, true, e) : 0;
+	if (!apply)
+		return 0;
+	c->block_used = true;
+	return set(c, o, origin, v, line, true, e);
 }
 
 /* .kinbox.ini: tightening only */
@@ -423,6 +537,32 @@ path_is_workspace(const char *v, const char *workspace)
 	       strcmp(real, workspace) == 0;
 }
 
+/* The grant block just read, when a key of it applied: recorded in the
+ * policy (the run registry names it, a revocation is judged by it). */
+static void
+grant_flush(struct cfg *c)
+{
+	struct kb_policy *p = c->p;
+	struct kb_grant_used *g;
+
+	if (c->block != NULL && c->block_used) {
+		p->grants = xreallocarray(
+		    p->grants, p->ngrants + 1, sizeof(*p->grants));
+		g = &p->grants[p->ngrants++];
+		g->file = xstrdup(c->file);
+		g->section = steal_pointer(&c->block);
+		g->body = xstrdup(c->body.s != NULL ? c->body.s : "");
+		g->origin = c->origin == KB_ORIGIN_SESSION
+				? KB_ORIGIN_SESSION
+				: KB_ORIGIN_WORKSPACE;
+		kb_grant_id(g->file, g->section, g->body, g->id);
+	}
+	free(c->block);
+	c->block = NULL;
+	c->block_used = false;
+	kb_buf_free(&c->body);
+}
+
 static int
 section_visit(void *ctx, const char *name, int line, struct kb_err *e)
 {
@@ -430,9 +570,13 @@ section_visit(void *ctx, const char *name, int line, struct kb_err *e)
 
 	(void)line;
 	(void)e;
+	grant_flush(c);
 	/* each [workspace] header starts a new grant block */
 	if (strcmp(name, "workspace") == 0)
 		c->ws_match = c->ws_path_seen = false;
+	if ((c->origin == KB_ORIGIN_SESSION || c->origin == KB_ORIGIN_GLOBAL) &&
+	    kb_grant_section(name))
+		c->block = xstrdup(name);
 	return 0;
 }
 
@@ -443,6 +587,8 @@ entry_visit(void *ctx, const char *section, const char *key, const char *v,
 	struct cfg *c = ctx;
 	const struct kb_option *o;
 
+	if (c->block != NULL)
+		body_add(&c->body, key, v);
 	switch (c->origin) {
 	case KB_ORIGIN_PROJECT:
 		return project_entry(c, section, key, v, line, e);
@@ -519,6 +665,7 @@ load(struct kb_policy *p, const char *file, enum kb_origin origin,
 	int rc = kb_ini_read(
 	    file, origin == KB_ORIGIN_PROJECT, &policy_visitor, &c, e);
 
+	grant_flush(&c);
 	if (rc == 1 && required)
 		return kb_err_set(e, "%s: %s; fix the file or its permissions",
 		    file, strerror(ENOENT));

@@ -68,6 +68,12 @@ kb_policy_free(struct kb_policy *p)
 	kb_strv_free(&p->scrub_env);
 	kb_strv_free(&p->extra_mask);
 	kb_strv_free(&p->notes);
+	for (size_t i = 0; i < p->ngrants; i++) {
+		free(p->grants[i].file);
+		free(p->grants[i].section);
+		free(p->grants[i].body);
+	}
+	free(p->grants);
 	for (size_t i = 0; i < KB_OPT__N; i++)
 		free(p->where[i]);
 	memset(p, 0, sizeof(*p));

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "../lib/util.h"
+#include "config.h"
 #include "options.h"
 
 #define KB_MAX_WRITE   16 /* extra write roots (--write) */
@@ -121,6 +122,20 @@ struct kb_mask {
 	int cache; /* KB_CACHE_*: its index in kb_cache_table, else -1 */
 };
 
+/*
+ * A grant block this run applied (a session file's [grant], the global
+ * config's [workspace] for this workspace), as the one reader saw it:
+ * the stores are read again against these when kinpolicy revoke asks
+ * (policy/runs.h), and their ids name them in the run registry.
+ */
+struct kb_grant_used {
+	char *file;    /* the store it lies in */
+	char *section; /* "grant" or "workspace" */
+	char *body;    /* its key = value lines (kb_grant_blocks' form) */
+	char id[KB_GRANT_ID_LEN + 1]; /* kb_grant_id() */
+	enum kb_origin origin;        /* KB_ORIGIN_SESSION, _WORKSPACE */
+};
+
 struct kb_policy {
 	char *workspace; /* canonical */
 	char *cwd;       /* canonical; where the command starts */
@@ -155,6 +170,8 @@ struct kb_policy {
 				    git dirs left read-only: for --dry-run */
 	struct kb_mask mask[KB_MAX_MASK];
 	size_t nmask;
+	struct kb_grant_used *grants; /* in the order read */
+	size_t ngrants;
 	char **argv;             /* the command; borrowed from main's argv */
 	struct timespec started; /* CLOCK_REALTIME_COARSE at finalize: files
 				    changed since are the command's doing */
