@@ -208,10 +208,14 @@ cmd_fingerprint(int argc, char **argv)
 	if (!have_status)
 		die("fingerprint: --status N is required (the command's exit "
 		    "status)");
-	if (optind != argc)
+	/* the command that ran, after "--": its words name the paths a
+	 * message may leave out, and the directory tar -C moved to */
+	if (optind != argc && strcmp(argv[optind - 1], "--") != 0)
 		die("fingerprint: unexpected argument '%s'; the stderr text "
-		    "goes on stdin",
+		    "goes on stdin, the command after --",
 		    argv[optind]);
+	if (optind != argc)
+		p.argv = argv + optind;
 	if (ssh && !p.net)
 		die("--ssh-agent needs --net, as in kinbox");
 	/* a command kinbox ran with --workspace and no -C ran in the
@@ -266,7 +270,7 @@ static const struct verb verbs[] = {
     {"fingerprint", cmd_fingerprint,
 	"fingerprint --status N [-C DIR|--cwd DIR] [--workspace DIR] "
 	"[--write DIR]... [--net] [--ssh-agent] [--backend bwrap|landlock] "
-	"[--json] < STDERR_FILE"},
+	"[--json] [-- COMMAND [ARG...]] < STDERR_FILE"},
     {"forget", cmd_forget, "forget ID [--json]"},
     {"gc", cmd_gc, "gc [--older-than DURATION] [--decided] [--json]"},
     {"grant", cmd_grant,

@@ -5,6 +5,7 @@
  * message on /usr is a write the sandbox refused. No I/O of its own: the
  * host questions go through the struct kb_oracle.
  */
+#include <ctype.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,24 @@ match(const struct line *l, const struct kb_phrase *tab, size_t cnt, size_t *at)
 	return NULL;
 }
 
+static bool checked(const struct kb_phrase *, const struct line *, size_t,
+    const char *, const struct kb_policy *, const struct kb_oracle *);
+
+/* The first phrase of `tab` in the line whose condition holds */
+static const struct kb_phrase *
+match_ok(const struct line *l, const struct kb_phrase *tab, size_t cnt,
+    size_t *at, const char *base, const struct kb_policy *p,
+    const struct kb_oracle *o)
+{
+	for (size_t i = 0; i < cnt; i++) {
+		const struct kb_phrase *ph = match(l, tab + i, 1, at);
+
+		if (ph != NULL && checked(ph, l, *at, base, p, o))
+			return ph;
+	}
+	return NULL;
+}
+
 static bool
 has_verb(const struct line *l)
 {
@@ -78,15 +97,33 @@ has_verb(const struct line *l)
 static const struct {
 	const char *open, *close;
 } quotes[] = {
-    {"'", "'"}, {"\"", "\""}, {"`", "`"},
+    {"'", "'"}, {"\"", "\""}, {"`", "'"}, {"`", "`"},
     {"\xe2\x80\x98", "\xe2\x80\x99"}, /* ‘ ’ */
     {"\xe2\x80\x9c", "\xe2\x80\x9d"}, /* “ ” */
 };
 
+/* "file.rb:243:in", "main.c:12:", "x.py:7": where code is, not a path
+ * the command wrote */
+static bool
+source_location(const char *s, size_t n)
+{
+	for (size_t i = 0; i + 1 < n; i++) {
+		size_t j = i + 1;
+
+		if (s[i] != ':' || s[j] < '0' || s[j] > '9')
+			continue;
+		while (j < n && s[j] >= '0' && s[j] <= '9')
+			j++;
+		if (j == n || s[j] == ':')
+			return true;
+	}
+	return false;
+}
+
 static bool
 pathish(const char *s, size_t n, bool quoted)
 {
-	if (n == 0 || n >= PATH_MAX)
+	if (n == 0 || n >= PATH_MAX || source_location(s, n))
 		return false;
 	if (s[0] == '/' || (n > 1 && s[0] == '~' && s[1] == '/'))
 		return true;
@@ -98,6 +135,21 @@ pathish(const char *s, size_t n, bool quoted)
 		if (s[i] == ' ' || s[i] == '<' || s[i] == '>' || s[i] == '\t')
 			return false;
 	return memmem(s, n, "://", 3) == NULL;
+}
+
+/* An unquoted token as a name: "file_put_contents(/etc/x):" is /etc/x;
+ * trailing punctuation goes */
+static void
+token_name(const char **t, size_t *n)
+{
+	const char *par = memchr(*t, '(', *n);
+
+	if (par != NULL && par + 1 < *t + *n && par[1] == '/') {
+		*n -= (size_t)(par + 1 - *t);
+		*t = par + 1;
+	}
+	while (*n > 0 && strchr(":,;).\"'", (*t)[*n - 1]) != NULL)
+		(*n)--;
 }
 
 static bool
@@ -134,8 +186,21 @@ field_before(const struct line *l, size_t limit, size_t *outn)
 		while (start >= 2 &&
 		       !(l->s[start - 2] == ':' && l->s[start - 1] == ' '))
 			start--;
-		if (start < 2)
-			return NULL; /* field 0: the tool's own name */
+		/* field 0 is the tool's own name, unless the phrase follows
+		 * it and it looks like a file ("audit.log: Read-only file
+		 * system") */
+		if (start < 2) {
+			size_t n0 = sep - 2;
+
+			if (sep == limit && n0 > 0 &&
+			    memchr(l->s, ' ', n0) == NULL &&
+			    memchr(l->s, '.', n0) != NULL &&
+			    !source_location(l->s, n0)) {
+				*outn = n0;
+				return l->s;
+			}
+			return NULL;
+		}
 		w = sep - 2;
 		while (w > start && l->s[w - 1] != ' ')
 			w--;
@@ -149,7 +214,8 @@ field_before(const struct line *l, size_t limit, size_t *outn)
 					digits = false;
 			if (n > 0 && !digits && !verb_word(t, n) &&
 			    memchr(t, '\'', n) == NULL &&
-			    memchr(t, '"', n) == NULL) {
+			    memchr(t, '"', n) == NULL &&
+			    memchr(t, '(', n) == NULL) {
 				*outn = n;
 				return t;
 			}
@@ -184,6 +250,13 @@ extract_path(const struct line *l, size_t limit, char *out, size_t outlen)
 
 			if (o == NULL)
 				break;
+			/* an apostrophe in a word ("can't") opens nothing */
+			if (ol == 1 && *o == '\'' && o > l->s && o + 1 < end &&
+			    isalpha((unsigned char)o[-1]) &&
+			    isalpha((unsigned char)o[1])) {
+				p = o + 1;
+				continue;
+			}
 			c = memmem(o + ol, (size_t)(end - o - ol),
 			    quotes[q].close, cl);
 			if (c == NULL)
@@ -205,6 +278,21 @@ extract_path(const struct line *l, size_t limit, char *out, size_t outlen)
 			p = c + cl;
 		}
 	}
+	/* "'SRC' -> 'DST'" (Python's rename, npm's symlink): the write was
+	 * to DST */
+	if (best != NULL) {
+		const char *end = l->s + l->n, *q = best + bestn + 1;
+
+		if (q + 5 < end && memcmp(q, " -> ", 4) == 0 &&
+		    (q[4] == '\'' || q[4] == '"')) {
+			const char *c = memchr(q + 5, q[4], (size_t)(end - q - 5));
+
+			if (c != NULL && pathish(q + 5, (size_t)(c - q - 5), true)) {
+				best = q + 5;
+				bestn = (size_t)(c - q - 5);
+			}
+		}
+	}
 	/* else the last unquoted token before the phrase that starts like a
 	 * path (Go: "open /usr/x: read-only file system"), but not the
 	 * tool's own name at the start of the line ("/usr/bin/ld: ...") */
@@ -223,10 +311,13 @@ extract_path(const struct line *l, size_t limit, char *out, size_t outlen)
 			while (p < end && *p != ' ' && *p != '\t')
 				p++;
 			n = (size_t)(p - t);
-			if (t == l->s && n > 0 && t[n - 1] == ':')
-				continue; /* the tool's name */
-			while (n > 0 && strchr(":,;).", t[n - 1]) != NULL)
-				n--;
+			/* the tool's name ("/usr/bin/ld: ..."), unless the
+			 * phrase follows it ("/opt/x: Read-only file
+			 * system") */
+			if (t == l->s && n > 0 && t[n - 1] == ':' &&
+			    (size_t)(p - l->s) + 1 != limit)
+				continue;
+			token_name(&t, &n);
 			if (pathish(t, n, false)) {
 				best = t;
 				bestn = n;
@@ -251,9 +342,8 @@ extract_path(const struct line *l, size_t limit, char *out, size_t outlen)
 			while (p < end && *p != ' ' && *p != '\t')
 				p++;
 			n = (size_t)(p - t);
-			while (n > 0 && strchr(":,;).", t[n - 1]) != NULL)
-				n--;
-			if (n > 1 && t[0] == '/' && pathish(t, n, false)) {
+			token_name(&t, &n);
+			if (pathish(t, n, false)) {
 				best = t;
 				bestn = n;
 			}
@@ -286,6 +376,10 @@ all_paths(const struct line *l, char (*out)[PATH_MAX], size_t max)
 				close = quotes[q].close;
 				break;
 			}
+		if (close != NULL && ol == 1 && *p == '\'' && p > l->s &&
+		    p + 1 < end && isalpha((unsigned char)p[-1]) &&
+		    isalpha((unsigned char)p[1]))
+			close = NULL; /* an apostrophe in a word */
 		if (close != NULL) {
 			const char *c = memmem(
 			    p + ol, (size_t)(end - p - ol), close, strlen(close));
@@ -308,14 +402,14 @@ all_paths(const struct line *l, char (*out)[PATH_MAX], size_t max)
 			while (p < end && *p != ' ' && *p != '\t')
 				p++;
 			n = (size_t)(p - t);
-			while (n > 0 && strchr(":,;).", t[n - 1]) != NULL)
-				n--;
-			if (t != l->s && pathish(t, n, false)) {
+			token_name(&t, &n);
+			if (pathish(t, n, false)) {
 				memcpy(out[k], t, n);
 				out[k++][n] = '\0';
+				continue;
 			}
-			if (p == t)
-				p++; /* a blank: no token here */
+			/* not a name: its quotes are looked at one by one */
+			p = t + 1;
 			continue;
 		}
 		p++;
@@ -352,41 +446,126 @@ absolute(const struct kb_policy *p, const char *base, const char *in, char *out,
 	return n > 0 && (size_t)n < outlen;
 }
 
+static const char *
+basename_of(const char *w)
+{
+	const char *sl = strrchr(w, '/');
+
+	return sl != NULL ? sl + 1 : w;
+}
+
+/* The words of the command: argv, and for "sh -c SCRIPT" (bash, dash,
+ * zsh) the script's words too, split on blanks with quotes dropped:
+ * enough to find "tar -C DIR" in "sh -c 'cd x; tar -C DIR xf a.tar'"
+ * and the paths a script names. */
+static void
+command_words(const struct kb_policy *p, struct kb_strv *w)
+{
+	static const char *const shells[] = {"sh", "bash", "dash", "zsh"};
+	bool shell = false;
+
+	if (p->argv == NULL)
+		return;
+	for (char **a = p->argv; *a != NULL; a++)
+		kb_strv_push(w, *a);
+	if (p->argv[0] == NULL)
+		return;
+	for (size_t i = 0; i < nitems(shells); i++)
+		shell = shell || strcmp(basename_of(p->argv[0]), shells[i]) == 0;
+	for (char **a = p->argv + 1; shell && *a != NULL; a++) {
+		char buf[4096], *save = NULL, *tok;
+
+		if ((*a)[0] != '-' || strchr(*a, 'c') == NULL || a[1] == NULL)
+			continue;
+		snprintf(buf, sizeof(buf), "%s", a[1]);
+		for (char *c = buf; *c; c++)
+			if (*c == '\'' || *c == '"')
+				*c = ' ';
+			else if (*c == ';' || *c == '|' || *c == '&' ||
+				 *c == '\n' || *c == '<' || *c == '>')
+				*c = ';'; /* a word of its own below */
+		for (tok = strtok_r(buf, " \t", &save); tok != NULL;
+		     tok = strtok_r(NULL, " \t", &save)) {
+			char *semi;
+
+			while ((semi = strchr(tok, ';')) != NULL) {
+				*semi = '\0';
+				if (*tok != '\0')
+					kb_strv_push(w, tok);
+				kb_strv_push(w, ";");
+				tok = semi + 1;
+			}
+			if (*tok != '\0')
+				kb_strv_push(w, tok);
+		}
+		break;
+	}
+}
+
 /* Where relative paths in the messages start: the cwd, or the directory
- * given with -C to tar, make or git (relative to the cwd). */
+ * given with -C to tar, make or git (-D to cpio, -d to unzip; relative to
+ * the cwd), in argv or in a shell's script. */
 static void
 argv_base(const struct kb_policy *p, char *out, size_t outlen)
 {
 	const char *cwd = p->cwd != NULL ? p->cwd : "/";
-	const char *tool, *dir = NULL;
+	const char *dir = NULL;
+	struct kb_strv w = {0};
 
 	snprintf(out, outlen, "%s", cwd);
-	if (p->argv == NULL || p->argv[0] == NULL)
-		return;
-	tool = strrchr(p->argv[0], '/') ? strrchr(p->argv[0], '/') + 1
-					: p->argv[0];
-	for (size_t i = 0; i < kb_chdir_flag_count; i++) {
-		const char *flag = kb_chdir_flags[i].flag;
-		size_t fl = strlen(flag);
+	command_words(p, &w);
+	for (size_t k = 0; k < w.n; k++) {
+		const char *tool = basename_of(w.v[k]);
 
-		if (strcmp(tool, kb_chdir_flags[i].tool) != 0)
-			continue;
-		for (char **a = p->argv + 1; *a != NULL; a++) {
-			if (strcmp(*a, flag) == 0 && a[1] != NULL)
-				dir = a[1];
-			else if (strncmp(*a, flag, fl) == 0 &&
-				 ((*a)[fl] == '=' ||
-				     (fl == 2 && (*a)[fl] != '\0')))
-				dir = *a + fl + ((*a)[fl] == '=');
+		for (size_t i = 0; i < kb_chdir_flag_count; i++) {
+			const char *flag = kb_chdir_flags[i].flag;
+			size_t fl = strlen(flag);
+
+			if (strcmp(tool, kb_chdir_flags[i].tool) != 0)
+				continue;
+			for (size_t j = k + 1;
+			     j < w.n && strcmp(w.v[j], ";") != 0; j++) {
+				const char *a = w.v[j];
+
+				if (strcmp(a, flag) == 0 && j + 1 < w.n)
+					dir = w.v[j + 1];
+				else if (strncmp(a, flag, fl) == 0 &&
+					 (a[fl] == '=' ||
+					     (fl == 2 && a[fl] != '\0')))
+					dir = a + fl + (a[fl] == '=');
+			}
 		}
 	}
-	if (dir == NULL)
-		return;
-	if (dir[0] == '/')
-		snprintf(out, outlen, "%s", dir);
-	else if (snprintf(out, outlen, "%s/%s", cwd, dir) < 0)
-		out[0] = '\0';
-	normalize(out);
+	if (dir != NULL) {
+		if (dir[0] == '/')
+			snprintf(out, outlen, "%s", dir);
+		else if (snprintf(out, outlen, "%s/%s", cwd, dir) < 0)
+			out[0] = '\0';
+		normalize(out);
+	}
+	kb_strv_free(&w);
+}
+
+/* `name` is a word of the command before its chdir flag ("tar cf
+ * ../x.tar -C dir .": the archive is relative to the cwd) */
+static bool
+before_chdir(const struct kb_policy *p, const char *name)
+{
+	struct kb_strv w = {0};
+	bool seen = false, flag = false;
+
+	command_words(p, &w);
+	for (size_t k = 0; k < w.n && !flag; k++) {
+		for (size_t i = 0; i < kb_chdir_flag_count && !flag; i++)
+			flag = strncmp(w.v[k], kb_chdir_flags[i].flag,
+				   strlen(kb_chdir_flags[i].flag)) == 0 &&
+			       strcmp(basename_of(w.v[0]),
+				   kb_chdir_flags[i].tool) == 0;
+		if (!flag && strcmp(w.v[k], name) == 0)
+			seen = true;
+	}
+	kb_strv_free(&w);
+	return seen && flag;
 }
 
 /* make's "Entering directory 'X'": relative paths after it are under X */
@@ -523,6 +702,56 @@ guarded_git(const struct kb_policy *p, const char *real)
 	return NULL;
 }
 
+/* In a credential store of the table (~/.ssh, ~/.gnupg, ...), there or
+ * not: hidden when it is there, and never a write root */
+static bool
+credential(const struct kb_policy *p, const char *real)
+{
+	for (size_t i = 0; i < kb_credential_count && p->home != NULL; i++) {
+		char dir[PATH_MAX];
+
+		snprintf(dir, sizeof(dir), "%s/%s", p->home,
+		    kb_credential_table[i]);
+		if (kb_path_within(real, dir))
+			return true;
+	}
+	return false;
+}
+
+static bool
+words_near(const struct line *lines, size_t i, const char *const *words,
+    size_t nwords)
+{
+	for (size_t k = 0; k <= LOOKBACK && k <= i; k++)
+		for (size_t w = 0; w < nwords; w++)
+			if (memmem(lines[i - k].s, lines[i - k].n, words[w],
+				strlen(words[w])) != NULL)
+				return true;
+	return false;
+}
+
+/* The name to report for a refused write to `abs`: a temporary name the
+ * tool made up (the message says so, and it is not there) stands for its
+ * directory; a lock file ("x.lock", git's) for the file it locks. */
+static void
+blocked_name(const char *abs, const struct line *lines, size_t i,
+    const struct kb_oracle *o, char *out, size_t outlen)
+{
+	size_t n = strlen(abs);
+
+	snprintf(out, outlen, "%s", abs);
+	if (words_near(lines, i, kb_temp_words, kb_temp_word_count) &&
+	    !o->exists(abs, o->ctx)) {
+		char *sl = strrchr(out, '/');
+
+		if (sl != NULL && sl != out)
+			*sl = '\0';
+		return;
+	}
+	if (n > 5 && strcmp(abs + n - 5, ".lock") == 0 && abs[n - 6] != '/')
+		out[n - 5] = '\0';
+}
+
 /* A missing directory the write needed, where no existing directory
  * fits as --write (your home or /): the first missing one below the
  * nearest existing ancestor, when the path shows it is a directory (a
@@ -548,12 +777,8 @@ missing_dir(const struct kb_policy *p, const struct kb_oracle *o,
 			snprintf(up, sizeof(up), "/");
 		else
 			snprintf(up, sizeof(up), "%.*s", (int)(slash - buf), buf);
-		if (o->exists(up, o->ctx)) {
-			if (!(strcmp(up, "/") == 0 ||
-				(p->home != NULL && strcmp(up, p->home) == 0)))
-				return false;
+		if (o->exists(up, o->ctx))
 			break;
-		}
 		*slash = '\0';
 	}
 	/* buf: the first missing directory (or the leaf itself) */
@@ -562,28 +787,19 @@ missing_dir(const struct kb_policy *p, const struct kb_oracle *o,
 		(real[n] == '\0' && mkdir_said)))
 		return false;
 	if (strstr(buf, "/.git") != NULL || masked(p, buf) ||
-	    kb_config_store_of(p, buf) != NULL)
+	    credential(p, buf) || kb_config_store_of(p, buf) != NULL ||
+	    kb_config_store_under(p, buf) != NULL)
 		return false;
 	snprintf(out, outlen, "%s", buf);
 	return true;
 }
 
-static bool
-mkdir_near(const struct line *lines, size_t i)
-{
-	for (size_t k = 0; k <= LOOKBACK && k <= i; k++)
-		for (size_t w = 0; w < kb_mkdir_word_count; w++)
-			if (memmem(lines[i - k].s, lines[i - k].n,
-				kb_mkdir_words[w],
-				strlen(kb_mkdir_words[w])) != NULL)
-				return true;
-	return false;
-}
 
 enum refusal {
 	REFUSED_ROFS,  /* EROFS: a read-only mount */
 	REFUSED_PERM,  /* EACCES/EPERM: the file's mode, or Landlock */
 	REFUSED_BUSY,  /* EBUSY: a mount point */
+	REFUSED_UNSAID, /* no errno given: judged as EROFS */
 };
 
 /* Judges one name a message gave for a refused write: a denial (write or
@@ -631,7 +847,8 @@ judge_path(const char *raw, const struct line *lines, size_t nlines, size_t i,
 	}
 	if (how == REFUSED_BUSY)
 		return false; /* a mount point outside: not a refused write */
-	if (!(how == REFUSED_ROFS || (landlock && eacces)) &&
+	if (!(how == REFUSED_ROFS || how == REFUSED_UNSAID ||
+		(landlock && eacces)) &&
 	    !has_verb(&lines[i]))
 		return false;
 	/* kinbox's own stores: never writable from a sandbox */
@@ -650,19 +867,22 @@ judge_path(const char *raw, const struct line *lines, size_t nlines, size_t i,
 	if (!o->host_writable(real, o->ctx))
 		return false;
 	d->cls = KB_CLASS_WRITE;
-	snprintf(d->path, sizeof(d->path), "%s", abs);
-	if (masked(p, real) || hidden_link) {
+	blocked_name(abs, lines, i, o, d->path, sizeof(d->path));
+	if (masked(p, real) || hidden_link || credential(p, real)) {
 		/* a credential store: no --write lifts a mask */
+		d->cls = KB_CLASS_OTHER;
 		d->suggest_unconfined = true;
+		snprintf(d->guard, sizeof(d->guard), "a credential store");
 		return true;
 	}
 	if (in_cache(p, o, real, d))
 		return true;
 	if (o->suggest_root(
-		real, d->suggest_write, sizeof(d->suggest_write), o->ctx))
+		real, d->suggest_write, sizeof(d->suggest_write), o->ctx) &&
+	    kb_config_store_under(p, d->suggest_write) == NULL)
 		return true;
 	d->suggest_write[0] = '\0';
-	if (missing_dir(p, o, real, mkdir_near(lines, i), d->suggest_write,
+	if (missing_dir(p, o, real, words_near(lines, i, kb_mkdir_words, kb_mkdir_word_count), d->suggest_write,
 		sizeof(d->suggest_write))) {
 		d->suggest_create = true;
 		return true;
@@ -671,38 +891,139 @@ judge_path(const char *raw, const struct line *lines, size_t nlines, size_t i,
 	return true;
 }
 
+/* The paths the command's words name (argv, a shell's script): a whole
+ * word, the value after '=' ("--prefix=/opt/x", "-Dx.y=/opt/x") or after
+ * a short option ("-o/opt/x"), a quoted string in a word (python -c
+ * 'open("/opt/x", "w")'). Only those whose base name is `name`, when
+ * given. A name that does not exist stands for its first missing
+ * directory, which is what a "mkdir -p" was refused. */
+static size_t
+argv_paths(const struct kb_policy *p, const struct kb_oracle *o,
+    const char *base, const char *name, char (*out)[PATH_MAX], size_t max)
+{
+	struct kb_strv w = {0};
+	size_t k = 0;
+
+	command_words(p, &w);
+	for (size_t j = 1; j < w.n && k < max; j++) {
+		const char *v = w.v[j], *eq = strchr(v, '=');
+		char found[8][PATH_MAX];
+		struct line l;
+		size_t nf;
+
+		if (eq != NULL)
+			v = eq + 1;
+		else if (v[0] == '-' && v[1] != '\0' && v[1] != '-' &&
+			 v[2] == '/')
+			v += 2;
+		l.s = v;
+		l.n = strlen(v);
+		nf = all_paths(&l, found, nitems(found));
+		/* a bare relative word with a slash ("out/x") */
+		if (nf == 0 && strchr(v, '/') != NULL && v[0] != '-' &&
+		    strstr(v, "://") == NULL && pathish(v, l.n, true))
+			snprintf(found[nf++], PATH_MAX, "%s", v);
+		for (size_t f = 0; f < nf && k < max; f++) {
+			char abs[PATH_MAX];
+
+			if (name != NULL &&
+			    strcmp(basename_of(found[f]), name) != 0)
+				continue;
+			snprintf(out[k], PATH_MAX, "%s", found[f]);
+			/* the first missing directory, for a name not there */
+			if (absolute(p, base, found[f], abs, sizeof(abs)) &&
+			    !o->exists(abs, o->ctx) && name == NULL) {
+				char up[PATH_MAX];
+
+				normalize(abs);
+				snprintf(up, sizeof(up), "%s", abs);
+				for (;;) {
+					char *sl = strrchr(up, '/');
+
+					if (sl == NULL || sl == up)
+						break;
+					*sl = '\0';
+					if (o->exists(up, o->ctx))
+						break;
+					snprintf(abs, sizeof(abs), "%s", up);
+				}
+				snprintf(out[k], PATH_MAX, "%s", abs);
+			}
+			k++;
+		}
+	}
+	kb_strv_free(&w);
+	return k;
+}
+
 /* A write denial on line `i`: the path from the line, else from the few
  * lines above it (cargo's "Caused by", npm's "npm ERR! path"). When the
  * name it gives is not refused, the line's other names are judged (a
  * source printed before the blocked destination). */
 static bool
 judge_write(const struct line *lines, size_t nlines, size_t i, size_t at,
-    enum refusal how, bool eacces, const char *base, const struct kb_policy *p,
-    const struct kb_oracle *o, struct kb_denial *d)
+    enum refusal how, const struct kb_phrase *ph, const char *base,
+    const struct kb_policy *p, const struct kb_oracle *o, struct kb_denial *d)
 {
-	char raw[PATH_MAX], others[8][PATH_MAX];
-	bool found = extract_path(&lines[i], at, raw, sizeof(raw));
+	bool eacces = ph->check == KB_CHECK_EACCES;
+	/* a code ("EROFS", "errno -30") rather than a message */
+	bool ahead = strncmp(ph->text, "errno", 5) != 0 &&
+		     strspn(ph->text, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") !=
+			 strlen(ph->text);
+	char raw[PATH_MAX], others[8][PATH_MAX], cwdbase[PATH_MAX];
+	bool own = extract_path(&lines[i], at, raw, sizeof(raw)), found = own;
+	/* EROFS (or no errno) on a name that is not on a read-only mount:
+	 * the message's name is not the whole path; the command's words
+	 * may hold it. EACCES on it is the file's own mode: never. */
+	bool argv_ok = how == REFUSED_ROFS || how == REFUSED_UNSAID ||
+		       (eacces && p->backend == KB_BACKEND_LANDLOCK);
 	size_t n;
 
+	snprintf(cwdbase, sizeof(cwdbase), "%s", p->cwd ? p->cwd : "/");
+	/* a line near it that names a path (not a bare word) */
 	for (size_t k = 1; !found && k <= LOOKBACK && k <= i; k++)
-		found = extract_path(
-		    &lines[i - k], lines[i - k].n, raw, sizeof(raw));
-	/* CMake names the path on the line after the message */
-	if (!found && i + 1 < nlines)
-		found = extract_path(
-		    &lines[i + 1], lines[i + 1].n, raw, sizeof(raw));
-	if (!found)
-		return false;
-	if (judge_path(raw, lines, nlines, i, how, eacces, base, p, o, d))
-		return true;
-	n = all_paths(&lines[i], others, nitems(others));
-	for (size_t k = 0; k < n; k++) {
-		if (strcmp(others[k], raw) == 0)
-			continue;
-		memset(d, 0, sizeof(*d));
-		if (judge_path(others[k], lines, nlines, i, how, eacces, base,
-			p, o, d))
+		found = extract_path(&lines[i - k], lines[i - k].n, raw,
+			    sizeof(raw)) &&
+			strchr("/~.", raw[0]) != NULL;
+	/* CMake and gpg name the path on a line after the message; not
+	 * after a bare code ("npm error code EROFS"), whose message
+	 * follows with names of its own */
+	for (size_t k = 1; !found && ahead && k <= 2 && i + k < nlines; k++)
+		found = extract_path(&lines[i + k], lines[i + k].n, raw,
+			    sizeof(raw)) &&
+			strchr("/~.", raw[0]) != NULL;
+	if (found) {
+		/* a name the command gave before tar's -C is not under it */
+		const char *b = before_chdir(p, raw) ? cwdbase : base;
+
+		if (judge_path(raw, lines, nlines, i, how, eacces, b, p, o, d))
 			return true;
+		n = own ? all_paths(&lines[i], others, nitems(others)) : 0;
+		for (size_t k = 0; k < n; k++) {
+			if (strcmp(others[k], raw) == 0)
+				continue;
+			memset(d, 0, sizeof(*d));
+			if (judge_path(others[k], lines, nlines, i, how, eacces,
+				base, p, o, d))
+				return true;
+		}
+	}
+	if (!argv_ok) {
+		memset(d, 0, sizeof(*d));
+		return false;
+	}
+	/* the message names only a file's base name ("audit.log: ..."),
+	 * or no path ("could not create parent directories"): the path the
+	 * command was given */
+	for (int pass = own ? 0 : 1; pass < 2; pass++) {
+		n = argv_paths(p, o, cwdbase, pass == 0 ? basename_of(raw) : NULL,
+		    others, nitems(others));
+		for (size_t k = 0; k < n; k++) {
+			memset(d, 0, sizeof(*d));
+			if (judge_path(others[k], lines, nlines, i, how, eacces,
+				cwdbase, p, o, d))
+				return true;
+		}
 	}
 	memset(d, 0, sizeof(*d));
 	return false;
@@ -755,6 +1076,27 @@ line_path_hidden(const struct line *l, size_t at, const char *base,
 	       hidden(p, abs);
 }
 
+/* A path in kinbox's own stores, which the sandbox hides: whatever the
+ * command tried there, it is refused by design */
+static bool
+line_path_store(const struct line *l, size_t at, const char *base,
+    const struct kb_policy *p, struct kb_denial *d)
+{
+	char abs[PATH_MAX];
+	const char *st;
+
+	if (!line_abs_path(l, at, base, p, abs, sizeof(abs)) ||
+	    (st = kb_config_store_of(p, abs)) == NULL)
+		return false;
+	d->cls = KB_CLASS_GUARDED;
+	snprintf(d->path, sizeof(d->path), "%s", abs);
+	snprintf(d->guard, sizeof(d->guard),
+	    "kinbox's own store %s (hidden from every sandbox: one that could "
+	    "write it would grant itself more)",
+	    st);
+	return true;
+}
+
 /* a host path from a phrase's list; $XDG_RUNTIME_DIR is expanded from
  * the environment kinbox (or kinpolicy) runs in */
 static bool
@@ -781,6 +1123,68 @@ host_has(const char *list, const struct kb_oracle *o)
 	return false;
 }
 
+/* The line names an IPv4 address, localhost, or a port ("port 22",
+ * "host:8080"): a TCP connection, not a unix socket */
+static bool
+inet_named(const struct line *l)
+{
+	if (memmem(l->s, l->n, "localhost", 9) != NULL ||
+	    memmem(l->s, l->n, "tcp", 3) != NULL)
+		return true;
+	for (size_t i = 0; i < l->n; i++) {
+		const char *s = l->s + i;
+		size_t left = l->n - i;
+		int dots = 0;
+		size_t j = 0;
+
+		if (left > 5 && memcmp(s, "port ", 5) == 0 && s[5] >= '0' &&
+		    s[5] <= '9')
+			return true;
+		if (i > 0 && s[0] == ':' && left > 1 && s[1] >= '0' &&
+		    s[1] <= '9' &&
+		    (isalnum((unsigned char)s[-1]) || s[-1] == ']'))
+			return true;
+		/* a dotted quad */
+		if (i > 0 && isdigit((unsigned char)s[-1]))
+			continue;
+		while (j < left && (isdigit((unsigned char)s[j]) ||
+				       (s[j] == '.' && j > 0 &&
+					   isdigit((unsigned char)s[j - 1]))))
+			dots += s[j++] == '.';
+		if (dots == 3 && isdigit((unsigned char)s[j - 1]))
+			return true;
+	}
+	return false;
+}
+
+/* "... at unix:///var/run/docker.sock. Is ...": that socket is hidden
+ * by the sandbox, and it is there on the host */
+static bool
+socket_hidden(
+    const struct line *l, const struct kb_policy *p, const struct kb_oracle *o)
+{
+	const char *u = memmem(l->s, l->n, "unix://", 7);
+	char path[PATH_MAX], real[PATH_MAX];
+	size_t n = 0;
+
+	if (u == NULL)
+		return false;
+	u += 7;
+	while (u + n < l->s + l->n && u[n] != ' ' && u[n] != '\t' &&
+	       u[n] != '"' && u[n] != '\'' && n + 1 < sizeof(path))
+		n++;
+	while (n > 0 && strchr(".,:;)", u[n - 1]) != NULL)
+		n--;
+	memcpy(path, u, n);
+	path[n] = '\0';
+	if (path[0] != '/')
+		return false;
+	if (o->canonical == NULL ||
+	    !o->canonical(path, real, sizeof(real), o->ctx))
+		snprintf(real, sizeof(real), "%s", path);
+	return (hidden(p, path) || hidden(p, real)) && o->exists(path, o->ctx);
+}
+
 static bool
 checked(const struct kb_phrase *ph, const struct line *l, size_t at,
     const char *base, const struct kb_policy *p, const struct kb_oracle *o)
@@ -789,6 +1193,10 @@ checked(const struct kb_phrase *ph, const struct line *l, size_t at,
 	case KB_CHECK_NONE:
 	case KB_CHECK_EACCES:
 		return true;
+	case KB_CHECK_INET:
+		return inet_named(l);
+	case KB_CHECK_SOCKET:
+		return socket_hidden(l, p, o);
 	case KB_CHECK_OWNED:
 		return line_path_owned(l, at, base, p, o);
 	case KB_CHECK_HOST:
@@ -909,6 +1317,10 @@ judge_line(const struct line *lines, size_t nlines, size_t i, const char *base,
 	size_t at = 0;
 
 	memset(d, 0, sizeof(*d));
+	for (size_t b = 0; b < kb_benign_count; b++)
+		if (memmem(lines[i].s, lines[i].n, kb_benign_phrases[b],
+			strlen(kb_benign_phrases[b])) != NULL)
+			return false;
 	if (!p->ssh_agent &&
 	    (ph = match(&lines[i], kb_ssh_phrases, kb_ssh_count, NULL)) !=
 		NULL) {
@@ -919,41 +1331,52 @@ judge_line(const struct line *lines, size_t nlines, size_t i, const char *base,
 	}
 	if ((ph = match(&lines[i], kb_rofs_phrases, kb_rofs_count, &at)) !=
 		NULL) {
-		if (judge_write(lines, nlines, i, at, REFUSED_ROFS, false, base,
+		if (judge_write(lines, nlines, i, at, REFUSED_ROFS, ph, base,
 			p, o, d)) {
 			set_evidence(d, &lines[i], ph->reason);
 			return true;
 		}
 	} else if ((ph = match(&lines[i], kb_perm_phrases, kb_perm_count,
 			&at)) != NULL) {
-		if (judge_write(lines, nlines, i, at, REFUSED_PERM,
-			ph->check == KB_CHECK_EACCES, base, p, o, d)) {
+		if (judge_write(lines, nlines, i, at, REFUSED_PERM, ph, base,
+			p, o, d)) {
+			set_evidence(d, &lines[i], ph->reason);
+			return true;
+		}
+	} else if ((ph = match(&lines[i], kb_unsaid_phrases, kb_unsaid_count,
+			&at)) != NULL) {
+		if (judge_write(lines, nlines, i, at, REFUSED_UNSAID, ph, base,
+			p, o, d)) {
 			set_evidence(d, &lines[i], ph->reason);
 			return true;
 		}
 	} else if ((ph = match(&lines[i], kb_busy_phrases, kb_busy_count,
 			&at)) != NULL) {
-		if (judge_write(lines, nlines, i, at, REFUSED_BUSY, false, base,
+		if (judge_write(lines, nlines, i, at, REFUSED_BUSY, ph, base,
 			p, o, d)) {
 			set_evidence(d, &lines[i], ph->reason);
 			return true;
 		}
 	}
-	if (!p->net &&
-	    (ph = match(&lines[i], kb_net_phrases, kb_net_count, NULL)) !=
-		NULL) {
+	if (!p->net && (ph = match_ok(&lines[i], kb_net_phrases, kb_net_count,
+			    &at, base, p, o)) != NULL) {
 		d->cls = KB_CLASS_NETWORK;
 		d->suggest_net = true;
 		set_evidence(d, &lines[i], ph->reason);
 		find_host(lines, nlines, i, d);
 		return true;
 	}
-	if ((ph = match(&lines[i], kb_other_phrases, kb_other_count, &at)) !=
-		NULL &&
-	    checked(ph, &lines[i], at, base, p, o)) {
+	if ((ph = match_ok(&lines[i], kb_other_phrases, kb_other_count, &at,
+		 base, p, o)) != NULL) {
 		d->cls = KB_CLASS_OTHER;
 		d->suggest_unconfined = true;
 		set_evidence(d, &lines[i], ph->reason);
+		return true;
+	}
+	if ((ph = match(&lines[i], kb_fail_phrases, kb_fail_count, &at)) !=
+		NULL &&
+	    line_path_store(&lines[i], at, base, p, d)) {
+		set_evidence(d, &lines[i], "kinbox's store is hidden");
 		return true;
 	}
 	if ((ph = match(&lines[i], kb_fail_phrases, kb_fail_count, &at)) !=

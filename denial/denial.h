@@ -115,6 +115,9 @@ enum kb_phrase_check {
 			   socket the sandbox hid is really there) */
 	KB_CHECK_EACCES, /* a permission phrase that is EACCES: how Landlock
 			    refuses a write outside the writable set */
+	KB_CHECK_INET,   /* only when the line names an address or port */
+	KB_CHECK_SOCKET, /* only when the unix:// socket the line names is
+			    hidden by the sandbox and there on the host */
 };
 
 struct kb_phrase {
@@ -128,9 +131,12 @@ struct kb_host_re {
 	const char *re; /* POSIX ERE; group 1 is the host */
 };
 extern const struct kb_phrase kb_rofs_phrases[], kb_perm_phrases[],
-    kb_busy_phrases[], kb_net_phrases[], kb_ssh_phrases[], kb_other_phrases[];
-extern const size_t kb_rofs_count, kb_perm_count, kb_busy_count, kb_net_count,
-    kb_ssh_count, kb_other_count;
+    kb_busy_phrases[], kb_unsaid_phrases[], kb_net_phrases[], kb_ssh_phrases[],
+    kb_other_phrases[];
+extern const size_t kb_rofs_count, kb_perm_count, kb_busy_count,
+    kb_unsaid_count, kb_net_count, kb_ssh_count, kb_other_count;
+extern const char *const kb_benign_phrases[], *const kb_temp_words[];
+extern const size_t kb_benign_count, kb_temp_word_count;
 extern const char *const kb_mkdir_words[];
 extern const size_t kb_mkdir_word_count;
 extern const char *const kb_write_verbs[];

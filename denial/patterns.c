@@ -47,12 +47,26 @@ const struct kb_phrase kb_perm_phrases[] = {
 	P("Operation not permitted",   "Operation not permitted"),
 	P("EPERM",                     "Operation not permitted"),
 	P("[Errno 1]",                 "Operation not permitted"),
-	P("unable to open database",   "cannot create the database"),
 	P("Unable to (re)create",      "cannot create"),        /* CMake */
 	P("isn't writable",            "not writable"),         /* pyenv */
 	P("is not writable",           "not writable"),
 };
 const size_t kb_perm_count = nitems(kb_perm_phrases);
+
+/* Writes that failed, said without an errno: judged as EROFS is (where the
+ * path lands decides), and when the message names no path, the path the
+ * command was given is judged */
+const struct kb_phrase kb_unsaid_phrases[] = {
+	P("unable to open database",   "cannot create the database"),
+	P("file cannot create directory", "cannot create"),       /* CMake */
+	P("could not create leading directories", "cannot create"), /* git */
+	P("could not create parent directories", "cannot create"), /* javac */
+	P("unable to create temporary object directory", "cannot create"),
+	P("Could not create local repository", "cannot create"),  /* Maven */
+	P("no writable keyring found", "not writable"),           /* gpg */
+	P("trustdb not writable",      "not writable"),           /* gpg */
+};
+const size_t kb_unsaid_count = nitems(kb_unsaid_phrases);
 
 /* EBUSY: renaming onto or removing a mount point, which is how a guarded
  * file (.git/config) answers a rename over it */
@@ -80,7 +94,11 @@ const char *const kb_write_verbs[] = {
 	"cannot open output", "opening output", "unable to create",
 	"unable to open database", "mkdir", "open '", "rename", "unlink",
 	"rmdir", "copyfile", "symlink", "Could not install", "write",
-	"(re)create", "isn't writable", "is not writable",
+	"(re)create", "isn't writable", "is not writable", "can't create",
+	"Failed to open stream", "Cannot open", "Cannot create",
+	"administrative privileges", "leading directories",
+	"parent directories", "temporary object directory",
+	"local repository", "writable keyring", "open(", "mkstemp",
 };
 const size_t kb_write_verb_count = nitems(kb_write_verbs);
 
@@ -109,6 +127,25 @@ const struct kb_phrase kb_net_phrases[] = {
 	/* curl to an address: no route, or a server on the host's loopback,
 	 * which the private network namespace does not share */
 	P("Couldn't connect to server",          "no network"),
+	P("network is unreachable",              "no network"), /* Go */
+	P("Bad hostname",                        "no network"), /* Perl */
+	P("bad address",                         "no network"), /* BusyBox */
+	P("java.net.ConnectException",           "no network"),
+	P("java.net.UnknownHostException",       "no network"),
+	P("java.net.NoRouteToHostException",     "no network"),
+	P("Cannot connect to the Docker daemon at tcp://", "no network"),
+	/* pip, when the index cannot be reached and it does not retry */
+	P("(from versions: none)",               "no network"),
+	P("you are in the offline mode",         "no network (cargo offline)"),
+	/* refused on loopback: without the network the sandbox has a
+	 * loopback of its own, where the host's servers are not; only when
+	 * the line names an address or port (not a unix socket) */
+	{ "Connection refused", "no network (the host's loopback is not "
+	  "shared)", NULL, KB_CHECK_INET, NULL },
+	{ "connection refused", "no network (the host's loopback is not "
+	  "shared)", NULL, KB_CHECK_INET, NULL },
+	{ "ECONNREFUSED", "no network (the host's loopback is not shared)",
+	  NULL, KB_CHECK_INET, NULL },
 	/* the offline modes kinbox sets when the network is off
 	 * (kb_offline_env_table): what they say when the cache lacks it */
 	P("cache mode is 'only-if-cached'",      "no network (npm offline)"),
@@ -127,14 +164,16 @@ const struct kb_phrase kb_ssh_phrases[] = {
 	P("no such identity",                    "no SSH key"),
 	P("agent refused operation",             "no SSH agent"),
 	P("sign_and_send_pubkey: signing failed", "no SSH agent"),
+	P("unknown SSH host key",                "no known_hosts"), /* cargo */
+	P("is not known and cannot be validated", "no known_hosts"),
 };
 const size_t kb_ssh_count = nitems(kb_ssh_phrases);
 
 /* Denials no granular grant lifts: hidden host sockets (docker, D-Bus),
  * nested namespaces, refused system calls. */
 const struct kb_phrase kb_other_phrases[] = {
-	{ "Cannot connect to the Docker daemon", "host socket hidden", NULL,
-	  KB_CHECK_HOST, "/run/docker.sock:/var/run/docker.sock" },
+	{ "Cannot connect to the Docker daemon at unix://",
+	  "host socket hidden", NULL, KB_CHECK_SOCKET, NULL },
 	{ "Failed to connect to bus",            "host socket hidden", NULL,
 	  KB_CHECK_HOST, "/run/dbus/system_bus_socket:$XDG_RUNTIME_DIR/bus" },
 	P("Creating new namespace failed",       "nested sandbox refused"),
@@ -166,6 +205,22 @@ const struct kb_phrase kb_fail_phrases[] = {
 };
 const size_t kb_fail_count = nitems(kb_fail_phrases);
 
+/* Lines that report a consequence, not a failure: a tool that carries on
+ * without its cache or its log is not stopped by it */
+const char *const kb_benign_phrases[] = {
+	"The cache has been disabled",              /* pip */
+	"Log files were not written due to an error", /* npm */
+};
+const size_t kb_benign_count = nitems(kb_benign_phrases);
+
+/* Words that say a name is a temporary one the tool made up (mkstemp):
+ * what was refused is its directory */
+const char *const kb_temp_words[] = {
+	"temporary", "mkstemp", "temp name", "tempfile", "TemporaryFile",
+	"mkdtemp", "tmpfile",
+};
+const size_t kb_temp_word_count = nitems(kb_temp_words);
+
 /* Tools whose relative paths are relative to a directory given in argv
  * ("tar -C /etc", "make -C dir", "git -C dir"); make also announces it
  * ("Entering directory"). */
@@ -173,6 +228,7 @@ const struct kb_chdir_flag kb_chdir_flags[] = {
 	{ "tar",  "-C" }, { "tar",  "--directory" },
 	{ "make", "-C" }, { "make", "--directory" },
 	{ "git",  "-C" },
+	{ "cpio", "-D" }, { "cpio", "--directory" },
 };
 const size_t kb_chdir_flag_count = nitems(kb_chdir_flags);
 
@@ -181,18 +237,28 @@ const char *const kb_not_a_name[] = {
 	"open", "mkdir", "create", "write", "remove", "touch", "stat", "link",
 	"unlink", "rename", "chmod", "chown", "utime", "read", "directory",
 	"file", "access", "lock",
+	/* labels tools put before a message ("gpg: Note: ...") */
+	"note", "warning", "error", "fatal", "hint", "info", "notice",
+	"failed", "denied", "refused",
 };
 const size_t kb_not_a_name_count = nitems(kb_not_a_name);
 
 /* Where tools name the host; group 1 is the host. Tried in order. */
 const struct kb_host_re kb_host_res[] = {
 	{ "Could not resolve host(name)?:? ([A-Za-z0-9.-]+)" },
+	{ "connect to host ([A-Za-z0-9.:-]+) port" },
+	{ "[Bb]ad (hostname|address) '([A-Za-z0-9.-]+)" },
+	{ "getaddrinfo for ([A-Za-z0-9.-]+)" },
+	{ "(connection|connect) to '?([A-Za-z0-9.-]+):[0-9]" },
+	{ "ECONNREFUSED ([0-9.]+):" },
+	{ "connect ([A-Za-z0-9.-]+):[0-9]+:" },
 	{ "Failed to connect to ([A-Za-z0-9.:-]+) port" },
 	{ "getaddrinfo (ENOTFOUND|EAI_AGAIN) ([A-Za-z0-9.-]+)" },
 	{ "host='([A-Za-z0-9.-]+)'" },
 	{ "unable to resolve host address [^A-Za-z0-9]*([A-Za-z0-9.-]+)" },
 	{ "lookup ([A-Za-z0-9.-]+)" },
 	{ "Resolving ([A-Za-z0-9.-]+)" },
+	{ "[a-z+]+://[^@/ ]+@([A-Za-z0-9.-]+)" },
 	{ "[a-z+]+://([A-Za-z0-9.-]+)" },
 	{ "@([A-Za-z0-9.-]+):" },
 };

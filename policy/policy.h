@@ -261,6 +261,9 @@ int kb_config_check_stores(
 /* The store (its label, "~/.config/kinbox") the absolute `path` lies in,
  * lexically, or NULL. A static string. */
 const char *kb_config_store_of(const struct kb_policy *, const char *path);
+/* ... or the store that lies in the directory `dir` (which kinbox then
+ * refuses as a write root), or NULL */
+const char *kb_config_store_under(const struct kb_policy *, const char *dir);
 
 /* Paths of the stores, new strings (NULL when unknown). */
 char *kb_config_global_path(const char *home);

@@ -200,6 +200,21 @@ kb_config_store_of(const struct kb_policy *p, const char *path)
 	return label;
 }
 
+const char *
+kb_config_store_under(const struct kb_policy *p, const char *dir)
+{
+	struct store st[5];
+	size_t nst = store_list(p, NULL, st);
+	const char *label = NULL;
+
+	for (size_t i = 0; i < nst; i++) {
+		if (label == NULL && kb_path_within(st[i].path, dir))
+			label = st[i].label;
+		free(st[i].path);
+	}
+	return label;
+}
+
 int
 kb_config_check_stores(
     const struct kb_policy *p, const char *etc, struct kb_err *e)
