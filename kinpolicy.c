@@ -221,8 +221,20 @@ cmd_fingerprint(int argc, char **argv)
 	/* a command kinbox ran with --workspace and no -C ran in the
 	 * workspace: its relative paths start there, not where kinpolicy
 	 * happens to be */
-	if (!chdir_given && p.cwd == NULL && p.workspace != NULL)
-		p.cwd = xstrdup(p.workspace);
+	if (!chdir_given && p.cwd == NULL && p.workspace != NULL) {
+		char here[PATH_MAX];
+		char *real = getcwd(here, sizeof(here)) != NULL
+				 ? realpath(here, NULL)
+				 : NULL;
+
+		/* from inside the workspace: there, as kinbox would run */
+		if (real != NULL && kb_path_within(real, p.workspace))
+			p.cwd = real;
+		else {
+			free(real);
+			p.cwd = xstrdup(p.workspace);
+		}
+	}
 	if (kb_policy_finalize(&p, &e) == -1)
 		die("%s", e.msg);
 	p.backend = backend;
@@ -268,7 +280,7 @@ static const struct verb verbs[] = {
 	"[--session ID] [--read-only-hint] [--json] [--exit-status]"},
     {"decline", cmd_decline, "decline ID --note TEXT [--json]"},
     {"fingerprint", cmd_fingerprint,
-	"fingerprint --status N [-C DIR|--cwd DIR] [--workspace DIR] "
+	"fingerprint --status N [-C DIR]... [--cwd DIR] [--workspace DIR] "
 	"[--write DIR]... [--net] [--ssh-agent] [--backend bwrap|landlock] "
 	"[--json] [-- COMMAND [ARG...]] < STDERR_FILE"},
     {"forget", cmd_forget, "forget ID [--json]"},

@@ -661,18 +661,6 @@ in_cache(const struct kb_policy *p, const struct kb_oracle *o, const char *real,
 static const char *
 guarded_git(const struct kb_policy *p, const char *real)
 {
-	for (size_t i = 0; i < p->nguard; i++) {
-		const struct kb_guard *g = &p->guard[i];
-
-		if ((g->kind == KB_GUARD_RO || g->kind == KB_GUARD_RO_ABSENT_DIR ||
-			g->kind == KB_GUARD_RO_ABSENT_FILE) &&
-		    kb_path_within(real, g->path))
-			return "kinbox's git guard (git runs hooks and config "
-			       "outside the sandbox)";
-		if (g->kind == KB_GUARD_PIN_DIR && strcmp(real, g->path) == 0)
-			return "kinbox's git guard (the repository may not be "
-			       "renamed away)";
-	}
 	for (const char *g = real; (g = strstr(g, "/.git")) != NULL; g += 5) {
 		const char *r = g + 5;
 
@@ -698,6 +686,18 @@ guarded_git(const struct kb_policy *p, const char *real)
 			}
 			break;
 		}
+	}
+	for (size_t i = 0; i < p->nguard; i++) {
+		const struct kb_guard *g = &p->guard[i];
+
+		if ((g->kind == KB_GUARD_RO || g->kind == KB_GUARD_RO_ABSENT_DIR ||
+			g->kind == KB_GUARD_RO_ABSENT_FILE) &&
+		    kb_path_within(real, g->path))
+			return "kinbox's git guard (git runs hooks and config "
+			       "outside the sandbox)";
+		if (g->kind == KB_GUARD_PIN_DIR && strcmp(real, g->path) == 0)
+			return "kinbox's git guard (the repository may not be "
+			       "renamed away)";
 	}
 	return NULL;
 }

@@ -101,8 +101,8 @@ kb_report_line(const struct kb_denial *d, const char *id)
 			    path, reason, root, eid);
 		return xasprintf(
 		    "denied write '%s' (%s, " FROM_STDERR "); no "
-		    "--write root fits (a hidden credential store, /, or your "
-		    "home); " ONLY_UNCONFINED "  [%s]",
+		    "--write root fits (/, your home, or a directory that "
+		    "holds one of kinbox's stores); " ONLY_UNCONFINED "  [%s]",
 		    path, reason, eid);
 	case KB_CLASS_NETWORK:
 		if (d->net_blocked_by[0] != '\0')
@@ -189,8 +189,6 @@ fingerprint(const struct kb_denial *d, const char *id)
 	if (id != NULL)
 		set(o, "id", json_string(id));
 	set(o, "class", json_string(kb_class_name(d->cls)));
-	if (d->cls == KB_CLASS_NONE)
-		return o;
 	set(o, "evidence", jstr(d->evidence));
 	set(o, "reason", jstr(d->reason));
 	if (d->cls == KB_CLASS_WRITE || d->cls == KB_CLASS_GUARDED)

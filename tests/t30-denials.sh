@@ -227,7 +227,7 @@ agree() {
 	[ "$_rc" = 0 ] || fail "kinpolicy fingerprint exited $_rc: $(cat "$KB_T/fp.err")"
 	assert_empty "$KB_T/fp.err"
 	assert_json_line "$KB_T/fp.json"
-	jcheck 'd0 == {k: d1[k] for k in ("class", "evidence", "reason", "path", "host", "suggest") if k in d1}' \
+	jcheck 'd0 == {k: d1[k] for k in ("schema", "class", "evidence", "reason", "path", "host", "guard", "suggest", "denials") if k in d1}' \
 		"$KB_T/fp.json" "$_j"
 	# the human form: kinbox's line with the id replaced by "no id"
 	_rc=0
@@ -242,7 +242,7 @@ agree() {
 }
 
 # The exact key sets of a record
-KEYS_COMMON='"id","class","evidence","reason","suggest","argv","argv_exact","cwd","exit_status","partial","time","policy","flags"'
+KEYS_COMMON='"schema","id","class","evidence","reason","suggest","denials","argv","argv_exact","cwd","exit_status","partial","time","policy","flags"'
 # jkeys FILE EXTRA...: the record has exactly the common keys and EXTRA
 # (e.g. '"path"'), suggest and policy exactly theirs
 jkeys() {
@@ -279,10 +279,11 @@ t_etc() {
 			"touch: cannot touch '/etc/kinbox-t30': Read-only file system"
 		assert_streq "$(wc -l <"$KB_ERR")" 2 "stderr lines"
 		tail -n 1 "$KB_ERR" >"$KB_T/etc.last"
+		# /etc is no write root (kinbox's /etc/kinbox would lie in it)
 		assert_file_has_content "$KB_T/etc.last" \
-			'^kinbox: denied write '\''/etc/kinbox-t30'\'' \(Read-only file system, read from the command'\''s stderr\); retry with --write /etc  \[sbx_[0-9a-f]{16}\]$'
+			'^kinbox: denied write '\''/etc/kinbox-t30'\'' \(Read-only file system, read from the command'\''s stderr\); no --write root fits \(/, your home, or a directory that holds one of kinbox'\''s stores\); only --unconfined would allow it, and nothing but the command'\''s stderr says that it is needed  \[sbx_[0-9a-f]{16}\]$'
 		assert_denial "$KB_ERR" \
-			"kinbox: denied write '/etc/kinbox-t30' (Read-only file system, read from the command's stderr); retry with --write /etc"
+			"kinbox: denied write '/etc/kinbox-t30' (Read-only file system, read from the command's stderr); no --write root fits (/, your home, or a directory that holds one of kinbox's stores); only --unconfined would allow it, and nothing but the command's stderr says that it is needed"
 		assert_exists "$(journal_file "$XDG_STATE_HOME" "$(last_id "$KB_ERR")")"
 	else
 		# the user cannot write /etc without the sandbox either
@@ -368,7 +369,7 @@ t_fake_home() {
 	assert_not_exists "$HOME/.bashrc"
 	assert_touched "$d/ws/ok3"
 	assert_denial "$KB_ERR" \
-		"kinbox: denied write '$HOME/.bashrc' (Read-only file system, read from the command's stderr); no --write root fits (a hidden credential store, /, or your home); only --unconfined would allow it, and nothing but the command's stderr says that it is needed"
+		"kinbox: denied write '$HOME/.bashrc' (Read-only file system, read from the command's stderr); no --write root fits (/, your home, or a directory that holds one of kinbox's stores); only --unconfined would allow it, and nothing but the command's stderr says that it is needed"
 	assert_file_has_content "$KB_ERR" 'no --write root fits'
 	jcheck 'd["class"] == "write" and d["path"] == a[0] + "/.bashrc" and d["suggest"] == {"write_paths": [], "network": False, "ssh_agent": False, "unconfined": True}' "$j" -- "$HOME"
 }
@@ -1089,7 +1090,7 @@ fingerprint --status -1|--status -1: too small; give the exit status, 0-255
 fingerprint --status x|--status x: invalid; give the exit status, 0-255
 fingerprint --status 1 --ssh-agent|--ssh-agent needs --net, as in kinbox
 fingerprint --status 1 --bogus|fingerprint: unknown option '--bogus'; see kinpolicy --help
-fingerprint --status 1 extra|fingerprint: unexpected argument 'extra'; the stderr text goes on stdin
+fingerprint --status 1 extra|fingerprint: unexpected argument 'extra'; the stderr text goes on stdin, the command after --
 fingerprint --status|option --status needs a value; see kinpolicy --help
 fingerprint --status 1 --write $ws/missing|--write $ws/missing: no such directory; create it first or fix the path
 EOF
@@ -1098,7 +1099,7 @@ EOF
 	assert_streq "$rc" 0 "kinpolicy --help"
 	assert_empty "$KB_ERR"
 	assert_streq "$(sed -n 1p "$KB_OUT")" "usage: kinpolicy VERB [OPTIONS]" "--help, line 1"
-	grep -Fqx '  kinpolicy fingerprint --status N [-C DIR]... [--workspace DIR] [--write DIR]... [--net] [--ssh-agent] [--json] < STDERR_FILE' "$KB_OUT" ||
+	grep -Fqx '  kinpolicy fingerprint --status N [-C DIR]... [--cwd DIR] [--workspace DIR] [--write DIR]... [--net] [--ssh-agent] [--backend bwrap|landlock] [--json] [-- COMMAND [ARG...]] < STDERR_FILE' "$KB_OUT" ||
 		{ _show_file "$KB_OUT"; fail "--help does not show fingerprint's usage"; }
 }
 run_test "kinpolicy bad usage exits 125 with its one line: no --status, nosuchverb, no verb, bad status, --ssh-agent w/o --net, ..." t_kinpolicy_usage
@@ -1148,13 +1149,6 @@ t_ordinary() {
 		assert_file_is "$d/ws/ok" ran
 		chmod 600 "$d/ws/f000"
 		assert_streq "$(cat "$d/ws/f000")" old "f000 content" ;;
-	githook)
-		require git
-		mkrepo "$d/ws"
-		ordinary 1 -- touch ok .git/hooks/x
-		assert_file_is "$KB_ERR" "touch: cannot touch '.git/hooks/x': Read-only file system"
-		assert_not_exists "$d/ws/.git/hooks/x"
-		assert_touched "$d/ws/ok" ;;
 	curl-local)
 		require curl
 		port=$(python3 "$B/freeport.py")
@@ -1173,7 +1167,6 @@ run_test "ordinary: false (exec'd by sh after it wrote ./ok), no denial" t_ordin
 run_test "ordinary: cat missing-file, no denial" t_ordinary cat
 run_test "ordinary: a failing python assert, no denial" t_ordinary python
 run_test "ordinary: writing a chmod 000 file in the workspace fails (uid $(id -u)), no denial" t_ordinary chmod000
-run_test "ordinary: touch ./ok .git/hooks/x in a git workspace (the git guard): ./ok made, no hook, no denial" t_ordinary githook
 run_test "ordinary: curl to a closed 127.0.0.1 port WITH --net, no denial" t_ordinary curl-local
 run_test "ordinary: a successful command that prints a denial-like message, no denial" t_ordinary success
 
@@ -1221,5 +1214,127 @@ t_own_lines() {
 	assert_file_has_content "$KB_ERR" '^kinbox: SECURITY: .*pre-commit\\nkinbox: SECURITY: forged \\x1b\[8m'
 }
 run_test "kinbox's lines escape what the command chose: a path with ESC/DEL/C1 in a denial line, argv[0] with a newline in the exec error, a hook name with a newline in the audit; no raw control byte, no forged line" t_own_lines
+
+# ============================================================================
+# Every denial of a run; guarded paths; a directory to make first; how
+# kinpolicy fingerprint resolves what it is given
+# ============================================================================
+
+t_every_denial() {
+	d=$(newdir every)
+	mkdir "$d/ws" "$d/out1" "$d/out2"
+	cd "$d/ws"
+	XDG_STATE_HOME=$(state every)
+	j=$KB_T/every.json
+	kb_expect 1 --json-fd 3 -- sh -c 'touch ../out1/a; mkdir ../out2/b; echo ran > ok; exit 1' 3>"$j"
+	assert_file_is "$d/ws/ok" ran
+	assert_not_exists "$d/out1/a"
+	assert_not_exists "$d/out2/b"
+	# one line each, the same id, in the order of the command's stderr
+	assert_streq "$(kinbox_lines "$KB_ERR")" 2 "kinbox lines"
+	grep '^kinbox: ' "$KB_ERR" >"$KB_T/every.lines"
+	assert_streq "$(sed -n 1p "$KB_T/every.lines" | sed 's/  \[sbx_[0-9a-f]*\]$//')" \
+		"kinbox: denied write '$d/out1/a' (Read-only file system, read from the command's stderr); retry with --write $d/out1" \
+		"first line"
+	assert_streq "$(sed -n 2p "$KB_T/every.lines" | sed 's/  \[sbx_[0-9a-f]*\]$//')" \
+		"kinbox: denied write '$d/out2/b' (Read-only file system, read from the command's stderr); retry with --write $d/out2" \
+		"second line"
+	assert_streq "$(sed -n 's/.*  \[\(sbx_[0-9a-f]*\)\]$/\1/p' "$KB_T/every.lines" | sort -u | wc -l)" 1 "ids"
+	assert_json_line "$j"
+	jcheck 'd["schema"] == 1 and len(d["denials"]) == 2 and [x["path"] for x in d["denials"]] == [a[0] + "/out1/a", a[0] + "/out2/b"]' "$j" -- "$d"
+	# one grant and one retry for both
+	jcheck 'd["suggest"]["write_paths"] == [a[0] + "/out1", a[0] + "/out2"] and d["denials"][1]["suggest"]["write_paths"] == [a[0] + "/out2"]' "$j" -- "$d"
+	kb_expect 0 --write "$d/out1" --write "$d/out2" -- sh -c 'touch ../out1/a; mkdir ../out2/b'
+	assert_exists "$d/out1/a"
+	assert_exists "$d/out2/b"
+}
+run_test "two refused writes in one run: two lines with one id, denials[] of two, suggest holds both roots; granting both works" t_every_denial
+
+t_guarded_hook() {
+	require git
+	d=$(newdir guarded)
+	mkdir "$d/ws"
+	mkrepo "$d/ws"
+	cd "$d/ws"
+	XDG_STATE_HOME=$(state guarded)
+	j=$KB_T/guarded.json
+	kb_expect 1 --json-fd 3 -- sh -c 'echo ran > ok; cp ok .git/hooks/pre-commit' 3>"$j"
+	assert_file_is "$d/ws/ok" ran
+	assert_not_exists "$d/ws/.git/hooks/pre-commit"
+	assert_denial "$KB_ERR" \
+		"kinbox: refused write '$d/ws/.git/hooks/pre-commit' (Read-only file system, read from the command's stderr): guarded by kinbox's git guard (hooks run outside the sandbox, as you); no grant lifts it, by design, so do not ask for one"
+	jcheck 'd["class"] == "guarded" and d["path"] == a[0] + "/ws/.git/hooks/pre-commit" and d["suggest"] == {"write_paths": [], "network": False, "ssh_agent": False, "unconfined": False}' "$j" -- "$d"
+	# and git config's rename onto the guarded .git/config (EBUSY)
+	kb_expect 4 --json-fd 3 -- git config core.hooksPath hooks 3>"$j"
+	assert_file_has_content "$KB_ERR" 'Device or resource busy'
+	jcheck 'd["class"] == "guarded" and d["path"] == a[0] + "/ws/.git/config"' "$j" -- "$d"
+	assert_not_file_has_content "$d/ws/.git/config" hooksPath
+}
+run_test "guarded: a hook and .git/config in the workspace are refused by design: class guarded, nothing suggested, nothing written" t_guarded_hook
+
+t_guarded_store() {
+	d=$(newdir gstore)
+	mkdir "$d/ws"
+	cd "$d/ws"
+	XDG_STATE_HOME=$(state gstore)
+	mkdir -p "$XDG_STATE_HOME/kinbox/denials"
+	j=$KB_T/gstore.json
+	kb_expect 1 --json-fd 3 -- sh -c 'echo ran > ok; touch "$1"' sh "$XDG_STATE_HOME/kinbox/denials/sbx_0000000000000000.json" 3>"$j"
+	assert_file_is "$d/ws/ok" ran
+	assert_not_exists "$XDG_STATE_HOME/kinbox/denials/sbx_0000000000000000.json"
+	jcheck 'd["class"] == "guarded" and "store" in d["guard"] and not any(d["suggest"][k] for k in ("network", "ssh_agent", "unconfined")) and d["suggest"]["write_paths"] == []' "$j"
+	assert_file_has_content "$KB_ERR" "^kinbox: refused write '.*/kinbox/denials/sbx_0000000000000000.json' .*: guarded by kinbox's own store"
+}
+run_test "guarded: kinbox's own journal is hidden from the sandbox; a write there is class guarded, not a grant" t_guarded_store
+
+t_make_first() {
+	d=$(newdir makefirst)
+	mkdir "$d/ws"
+	cd "$d/ws"
+	XDG_STATE_HOME=$(state makefirst)
+	j=$KB_T/makefirst.json
+	new="$HOME/.kbt30-new-$$"
+	kb_expect 1 --json-fd 3 -- mkdir -p "$new/data" 3>"$j"
+	assert_not_exists "$new"
+	assert_denial "$KB_ERR" \
+		"kinbox: denied write '$new' (Read-only file system, read from the command's stderr): $new does not exist, and kinbox grants only existing directories; create it outside the sandbox (mkdir -p $new), then retry with --write $new"
+	jcheck 'd["suggest"]["write_paths"] == [a[0]] and d["suggest"]["create"] == [a[0]] and d["suggest"]["unconfined"] is False' "$j" -- "$new"
+	# the advice works
+	mkdir "$new"
+	cleanup_add "rm -rf '$new'"
+	kb_expect 0 --write "$new" -- mkdir -p "$new/data"
+	assert_exists "$new/data"
+}
+run_test "a missing directory in \$HOME: make it outside, then --write it (not --unconfined); following the advice works" t_make_first
+
+t_fingerprint_paths() {
+	d=$(newdir fppaths)
+	mkdir -p "$d/ws/sub" "$d/out"
+	# from elsewhere: relative names are the command's, from the workspace
+	cd /
+	printf "touch: cannot touch '../out/x': Read-only file system\n" >"$KB_T/fp1"
+	"$KP" fingerprint --status 1 --workspace "$d/ws" --json <"$KB_T/fp1" >"$KB_T/fp1.json"
+	jcheck 'd["class"] == "write" and d["path"] == a[0] + "/out/x" and d["suggest"]["write_paths"] == [a[0] + "/out"]' "$KB_T/fp1.json" -- "$d"
+	# --cwd: the command ran in ws/sub
+	printf "touch: cannot touch '../../out/y': Read-only file system\n" >"$KB_T/fp2"
+	"$KP" fingerprint --status 1 --workspace "$d/ws" --cwd "$d/ws/sub" --json <"$KB_T/fp2" >"$KB_T/fp2.json"
+	jcheck 'd["path"] == a[0] + "/out/y"' "$KB_T/fp2.json" -- "$d"
+	# EACCES inside the workspace is the file's own mode: none
+	printf "touch: cannot touch 'sub/z': Permission denied\n" >"$KB_T/fp3"
+	"$KP" fingerprint --status 1 --workspace "$d/ws" --json <"$KB_T/fp3" >"$KB_T/fp3.json"
+	jcheck 'd["class"] == "none" and d["denials"] == []' "$KB_T/fp3.json"
+	# Landlock refuses with EACCES, bwrap's mounts with EROFS
+	printf "open %s/out/w: permission denied\n" "$d" >"$KB_T/fp4"
+	"$KP" fingerprint --status 1 --workspace "$d/ws" --json <"$KB_T/fp4" >"$KB_T/fp4.json"
+	"$KP" fingerprint --status 1 --workspace "$d/ws" --backend landlock --json <"$KB_T/fp4" >"$KB_T/fp4l.json"
+	jcheck 'd0["class"] == "none" and d1["class"] == "write" and d1["suggest"]["write_paths"] == [a[0] + "/out"]' "$KB_T/fp4.json" "$KB_T/fp4l.json" -- "$d"
+	# a message with no path: the command after -- names it
+	printf "X.java:1: error: error while writing X: could not create parent directories\n" >"$KB_T/fp5"
+	"$KP" fingerprint --status 1 --workspace "$d/ws" --json -- javac -d ../out/classes X.java <"$KB_T/fp5" >"$KB_T/fp5.json"
+	jcheck 'd["class"] == "write" and d["path"] == a[0] + "/out/classes"' "$KB_T/fp5.json" -- "$d"
+	"$KP" fingerprint --status 1 --workspace "$d/ws" --json <"$KB_T/fp5" >"$KB_T/fp5n.json"
+	jcheck 'd["class"] == "none"' "$KB_T/fp5n.json"
+}
+run_test "kinpolicy fingerprint: relative names from the workspace (or --cwd), EACCES inside is none, --backend landlock, the command after --" t_fingerprint_paths
 
 done_testing

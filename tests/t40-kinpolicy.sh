@@ -508,7 +508,7 @@ t_session() {
 	assert_has_text "$d/grants.json" "write_paths = $out\\n"
 	# revoked: denied again (the JSON names it as grants numbered it)
 	kp_expect 0 revoke 1 --json
-	assert_file_is "$KP_OUT" '{"schema":1,"all":false,"n":1}'
+	assert_file_is "$KP_OUT" '{"schema":1,"all":false,"n":1,"stopped":[]}'
 	assert_not_file_has_content "$sf" 'write_paths'
 	assert_streq "$(mode "$sf")" 600 "session file mode after revoke"
 	kb_expect 1 -- touch ran.again "$out/again"
