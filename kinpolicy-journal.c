@@ -221,6 +221,7 @@ static const char *const value_options[] = {
     "--note",
     "--path",
     "--session",
+    "--shell",
     "--signature",
     "--status",
     "--tool",

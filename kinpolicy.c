@@ -216,11 +216,14 @@ static const struct verb verbs[] = {
 	"check-write PATH [--workspace DIR] [--write DIR]... "
 	"[--mode auto|strict] [--json]"},
     {"classify", cmd_classify,
-	"classify -- COMMAND [ARG...] | --command STRING [--json]"},
+	"classify [--shell any|sh|bash|zsh] -- COMMAND [ARG...] | "
+	"--command STRING [--json]\n"
+	"      (--shell: the shell that runs it; default any: read-only in "
+	"each of sh, bash and zsh)"},
     {"decide", cmd_decide,
 	"decide --mode auto|strict [--planning] --kind KIND [--tool NAME] "
-	"[--command STRING] [--path PATH] [--workspace DIR] "
-	"[--session ID] [--read-only-hint] [--json]"},
+	"[--command STRING] [--shell any|sh|bash|zsh] [--path PATH] "
+	"[--workspace DIR] [--session ID] [--read-only-hint] [--json]"},
     {"decline", cmd_decline, "decline ID --note TEXT"},
     {"fingerprint", cmd_fingerprint,
 	"fingerprint --status N [--workspace DIR] [--write DIR]... "
