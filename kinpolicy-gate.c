@@ -47,32 +47,59 @@ verdict_status(enum kb_verdict v)
 	return KP_EXIT_DENY; /* NOTREACHED: an unknown verdict fails closed */
 }
 
+/* --shell NAME: the shell that will run the command */
+static enum kb_ro_shell
+shell_arg(const char *name)
+{
+	enum kb_ro_shell shell;
+
+	if (kb_ro_shell_parse(name, &shell) == -1)
+		die("--shell %s: unknown shell; use any, sh, bash or zsh",
+		    name);
+	return shell;
+}
+
 int
 cmd_classify(int argc, char **argv)
 {
 	bool json = want_flag(&argc, argv, "--json");
 	bool status = want_flag(&argc, argv, "--exit-status");
+	bool have_shell = false;
+	enum kb_ro_shell shell = KB_RO_SHELL_ANY;
+	const char *command = NULL;
 	struct kb_ro_verdict v;
 	struct kb_buf cmd = {0};
-	int rc;
+	int i = 1, rc;
 
-	if (argc >= 3 && strcmp(argv[1], "--command") == 0 && argc == 3) {
-		kb_buf_puts(&cmd, argv[2]);
-	} else if (argc >= 3 && strcmp(argv[1], "--") == 0) {
+	for (; i < argc && strcmp(argv[i], "--") != 0; i += 2) {
+		if (i + 1 == argc)
+			kp_usage("classify");
+		if (strcmp(argv[i], "--shell") == 0 && !have_shell) {
+			shell = shell_arg(argv[i + 1]);
+			have_shell = true;
+		} else if (strcmp(argv[i], "--command") == 0 && command == NULL)
+			command = argv[i + 1];
+		else
+			kp_usage("classify");
+	}
+	if (command != NULL && i == argc) {
+		kb_buf_puts(&cmd, command);
+	} else if (command == NULL && i + 1 < argc) {
 		/* argv form: quoted back into one shell string, so that it is
 		 * judged exactly as the shell would see it */
-		for (int i = 2; i < argc; i++) {
-			if (i > 2)
+		for (int k = i + 1; k < argc; k++) {
+			if (k > i + 1)
 				kb_buf_puts(&cmd, " ");
-			kb_buf_shquote(&cmd, argv[i]);
+			kb_buf_shquote(&cmd, argv[k]);
 		}
 	} else {
 		kp_usage("classify");
 	}
-	kb_readonly_classify(cmd.s, cmd.len, &v);
+	kb_readonly_classify_as(cmd.s, cmd.len, shell, &v);
 	if (json) {
-		json_t *o = json_pack("{s:b,s:o}", "safe", v.safe, "reason",
-		    json_text(v.safe ? "" : v.reason));
+		json_t *o = json_pack("{s:b,s:o,s:s}", "safe", v.safe, "reason",
+		    json_text(v.safe ? "" : v.reason), "shell",
+		    kb_ro_shell_name(shell));
 
 		if (o == NULL)
 			die("out of memory");
@@ -95,6 +122,7 @@ cmd_classify(int argc, char **argv)
 		if (v.rewritten != NULL)
 			print_esc("rewritten: ", v.rewritten);
 		print_esc("signature: ", v.signature);
+		printf("shell: %s\n", kb_ro_shell_name(shell));
 	}
 	/* not provably read-only is what decide asks about */
 	rc = !status ? 0 : v.safe ? KP_EXIT_ALLOW : KP_EXIT_ASK;
@@ -103,15 +131,21 @@ cmd_classify(int argc, char **argv)
 	return rc;
 }
 
+/* what decide's callbacks need */
+struct gate_ctx {
+	const char *session;
+	enum kb_ro_shell shell;
+};
+
 static bool
 classify_cb(const char *command, char **signature, char **rewritten,
     char *reason, size_t reasonlen, void *ctx)
 {
+	const struct gate_ctx *g = ctx;
 	struct kb_ro_verdict v;
 	bool safe;
 
-	(void)ctx;
-	kb_readonly_classify(command, strlen(command), &v);
+	kb_readonly_classify_as(command, strlen(command), g->shell, &v);
 	safe = v.safe;
 	snprintf(
 	    reason, reasonlen, "%s", v.safe ? "provably read-only" : v.reason);
@@ -178,7 +212,7 @@ static bool
 session_allows_cb(const char *kind, const char *signature, void *ctx)
 {
 	static const struct kb_ini_visitor v = {always_section, always_entry};
-	const char *session = ctx;
+	const char *session = ((const struct gate_ctx *)ctx)->session;
 	_cleanup_free_ char *file = NULL;
 	struct always a = {.kind = kind, .signature = signature};
 	struct kb_err e;
@@ -209,6 +243,7 @@ cmd_decide(int argc, char **argv)
 	    {"planning", no_argument, NULL, 'P'},
 	    {"read-only-hint", no_argument, NULL, 'r'},
 	    {"session", required_argument, NULL, 's'},
+	    {"shell", required_argument, NULL, 'S'},
 	    {"tool", required_argument, NULL, 't'},
 	    {"workspace", required_argument, NULL, 'C'},
 	    {NULL, 0, NULL, 0},
@@ -220,7 +255,9 @@ cmd_decide(int argc, char **argv)
 	_cleanup_free_ char *cwd = NULL;
 	_cleanup_free_ char *bwrap = NULL;
 	const char *session = getenv("KINBOX_SESSION");
+	struct gate_ctx gctx = {.shell = KB_RO_SHELL_ANY};
 	bool json = false, have_mode = false, status = false;
+	bool have_shell = false;
 	struct kb_err e;
 	int c, rc;
 
@@ -258,6 +295,12 @@ cmd_decide(int argc, char **argv)
 			break;
 		case 's':
 			session = optarg;
+			break;
+		case 'S':
+			if (have_shell)
+				die("--shell given twice");
+			gctx.shell = shell_arg(optarg);
+			have_shell = true;
 			break;
 		case 't':
 			in.tool = optarg;
@@ -311,9 +354,10 @@ cmd_decide(int argc, char **argv)
 	in.workspace = ws;
 	in.cwd = cwd;
 	in.home = home;
+	gctx.session = session;
 	in.classify = classify_cb;
 	in.session_allows = session_allows_cb;
-	in.ctx = (void *)session;
+	in.ctx = &gctx;
 	/* SANDBOX needs to know whether kinbox could wrap the command */
 	if (in.kind != NULL && strcmp(in.kind, "shell") == 0 &&
 	    (bwrap = kb_bwrap_find(&e)) != NULL)
@@ -333,6 +377,10 @@ cmd_decide(int argc, char **argv)
 		if (out.rewritten != NULL)
 			json_object_set_new(
 			    o, "rewritten", json_string(out.rewritten));
+		/* the shell the classifier judged the command for */
+		if (strcmp(in.kind, "shell") == 0)
+			json_object_set_new(o, "shell",
+			    json_string(kb_ro_shell_name(gctx.shell)));
 		dump_json(o);
 		json_decref(o);
 	} else {
@@ -343,6 +391,8 @@ cmd_decide(int argc, char **argv)
 			print_esc("rewritten: ", out.rewritten);
 		if (out.signature != NULL)
 			print_esc("signature: ", out.signature);
+		if (strcmp(in.kind, "shell") == 0)
+			printf("shell: %s\n", kb_ro_shell_name(gctx.shell));
 	}
 	rc = status ? verdict_status(out.verdict) : 0;
 	kb_decide_out_free(&out);

@@ -342,6 +342,7 @@ static const char *const value_options[] = {
     "--older-than",
     "--path",
     "--session",
+    "--shell",
     "--signature",
     "--status",
     "--tool",

@@ -272,12 +272,13 @@ static const struct verb verbs[] = {
 	"check-write PATH [--workspace DIR] [--write DIR]... "
 	"[--mode auto|strict] [--json] [--exit-status]"},
     {"classify", cmd_classify,
-	"classify [--json] [--exit-status] "
+	"classify [--shell any|sh|bash|zsh] [--json] [--exit-status] "
 	"{-- COMMAND [ARG...] | --command STRING}"},
     {"decide", cmd_decide,
 	"decide --mode auto|strict [--planning] --kind KIND [--tool NAME] "
-	"[--command STRING] [--path PATH] [--workspace DIR] "
-	"[--session ID] [--read-only-hint] [--json] [--exit-status]"},
+	"[--command STRING] [--shell any|sh|bash|zsh] [--path PATH] "
+	"[--workspace DIR] [--session ID] [--read-only-hint] [--json] "
+	"[--exit-status]"},
     {"decline", cmd_decline, "decline ID --note TEXT [--json]"},
     {"fingerprint", cmd_fingerprint,
 	"fingerprint --status N [-C DIR]... [--cwd DIR] [--workspace DIR] "

@@ -292,6 +292,66 @@ static const struct kb_ro_opt git_tag_opts[] = {
 	END
 };
 
+/*
+ * git clean: only with -n (--dry-run), which lists what it would remove;
+ * --no-dry-run and -f are refused (clean.requireForce=false in the
+ * repository's config makes a clean without -f delete), -i prompts and
+ * removes.
+ */
+static const struct kb_ro_opt git_clean_opts[] = {
+	{ 'n', "dry-run",    N, KB_RO_MODE },
+	{ 'd', NULL,         N, 0 },
+	{ 'x', NULL,         N, 0 },
+	{ 'X', NULL,         N, 0 },
+	{ 'q', "quiet",      N, 0 },
+	{ 'e', "exclude",    R, 0 },
+	{ 'f', "force",      N, DENY },
+	{ 'i', "interactive", N, DENY },
+	END
+};
+
+/*
+ * git config: only the forms that read (--get and its kin, --list), with
+ * the options that choose the files and the output. Without one of those
+ * `git config NAME VALUE` sets; git stops at the first operand
+ * (`git config foo.bar --get` sets foo.bar to "--get"), hence options
+ * first. --blob reads an object (a lazy fetch), -e runs the editor, and
+ * the newer `git config get` (2.46) sets "get" in older git.
+ */
+static const struct kb_ro_opt git_config_opts[] = {
+	{ 0,   "get",              N, KB_RO_MODE },
+	{ 0,   "get-all",          N, KB_RO_MODE },
+	{ 0,   "get-regexp",       N, KB_RO_MODE },
+	{ 0,   "get-urlmatch",     N, KB_RO_MODE },
+	{ 0,   "get-color",        N, KB_RO_MODE },
+	{ 0,   "get-colorbool",    N, KB_RO_MODE },
+	{ 'l', "list",             N, KB_RO_MODE },
+	{ 0,   "global",           N, 0 },
+	{ 0,   "system",           N, 0 },
+	{ 0,   "local",            N, 0 },
+	{ 0,   "worktree",         N, 0 },
+	{ 'f', "file",             R, 0 },
+	{ 0,   "show-origin",      N, 0 },
+	{ 0,   "show-scope",       N, 0 },
+	{ 'z', "null",             N, 0 },
+	{ 0,   "name-only",        N, 0 },
+	{ 0,   "includes",         N, 0 },
+	{ 0,   "no-includes",      N, 0 },
+	{ 't', "type",             R, 0 },
+	{ 0,   "no-type",          N, 0 },
+	{ 0,   "bool",             N, 0 },
+	{ 0,   "int",              N, 0 },
+	{ 0,   "bool-or-int",      N, 0 },
+	{ 0,   "bool-or-str",      N, 0 },
+	{ 0,   "path",             N, 0 },
+	{ 0,   "expiry-date",      N, 0 },
+	{ 0,   "default",          R, 0 },
+	{ 0,   "fixed-value",      N, 0 },
+	{ 0,   "blob",             R, DENY },
+	{ 'e', "edit",             N, DENY },
+	END
+};
+
 /* git remote: only the listing forms `git remote` and `git remote -v` */
 static const struct kb_ro_opt git_remote_opts[] = {
 	{ 'v', "verbose", N, 0 },
@@ -305,10 +365,12 @@ static const struct kb_ro_opt git_remote_opts[] = {
  * mark (tests/t50-decide.sh builds one), and against its source:
  *
  *   core.fsmonitor     any command that reads the index (status, diff,
- *                      ls-files, grep, blame; every command that takes a
- *                      revision, which may be :path)  -c core.fsmonitor=false
+ *                      ls-files, grep, blame, clean -n; every command that
+ *                      takes a revision, which may be :path)
+ *                                               -c core.fsmonitor=false
  *   core.pager,        every command that pages when stdout is a
- *     pager.<cmd>      terminal (not rev-parse, version)   --no-pager
+ *     pager.<cmd>      terminal (not rev-parse, version; config --list
+ *                      and clean -n too)                    --no-pager
  *   a promisor's       every command that reads an object a partial
  *     lazy fetch       clone lacks: `git fetch` runs the remote's helper,
  *                      core.sshCommand, remote.*.uploadpack, or an alias
@@ -363,6 +425,8 @@ static const char *const git_log_words[] = { "-m", NULL };
 #define SIGS KB_RO_N_SIGS
 #define GIT(name, mode, opts, max, check, verbs, neutral, never, words) \
 	{ { name, mode, opts, max, 0, check, verbs }, neutral, never, words }
+#define FIRST KB_RO_T_OPTS_FIRST
+#define MODE KB_RO_CHECK_MODE
 
 #define NEVER_STATUS "git status runs the repository's clean and process " \
 	"filters (filter.*) on changed files, which no option turns off, " \
@@ -380,6 +444,13 @@ const struct kb_ro_git kb_ro_git_table[] = {
 	GIT("branch", KB_RO_ALLOW, git_branch_opts, -1, LIST, NULL,
 	    BASE, NULL, NULL),
 	GIT("cat-file", DL, git_opts, -1, NONE, NULL, BASE, NULL, NULL),
+	/* the index, its untracked cache and the directories: no object,
+	 * no file's contents */
+	GIT("clean", KB_RO_ALLOW, git_clean_opts, -1, MODE, NULL, BASE, NULL,
+	    NULL),
+	/* pager.config pages --list; nothing else runs */
+	{ { "config", KB_RO_ALLOW, git_config_opts, 2, FIRST, MODE, NULL },
+	  KB_RO_N_PAGER, NULL, NULL },
 	GIT("describe", DL, git_opts, -1, NONE, NULL, BASE, NULL, NULL),
 	GIT("diff", KB_RO_ALLOW, git_diff_opts, -1, KB_RO_CHECK_GIT_DIFF, NULL,
 	    BASE | KB_RO_N_SUBM | KB_RO_N_EXTDIFF | KB_RO_N_TEXTCONV,

@@ -9,7 +9,9 @@
  * something, list it with KB_RO_DENY so the reason names it.
  *
  * Versions checked: Debian 12 (coreutils 9.1, findutils 4.9, GNU sed 4.9,
- * git 2.39, procps 4.0, file 5.44, tree 2.1, ripgrep 13).
+ * git 2.39, procps 4.0, file 5.44, tree 2.1, ripgrep 13, GNU tar 1.34,
+ * Info-ZIP unzip 6.0, p7zip 16.02; bash 5.2, dash 0.5.12, zsh 5.9 for the
+ * builtins).
  */
 #include "readonly-rules.h"
 
@@ -304,6 +306,139 @@ static const struct kb_ro_opt rg_opts[] = {
 	END
 };
 
+/*
+ * GNU tar, listing only (-t): every other mode writes, and so do -g
+ * (the snapshot file), --index-file and --volno-file; -I, --to-command,
+ * --rsh-command, --rmt-command, -F and --checkpoint-action run programs,
+ * -M and -w prompt. An archive named HOST:FILE is read through rsh, hence
+ * KB_RO_ARCHIVE on -f (--force-local makes it a file). Long names exact:
+ * tar takes abbreviations, which are refused as unknown.
+ */
+static const struct kb_ro_opt tar_opts[] = {
+	{ 't', "list",                   N, KB_RO_MODE },
+	{ 'f', "file",                   R, KB_RO_ARCHIVE },
+	{ 0,   "force-local",            N, 0 },
+	{ 'v', "verbose",                N, 0 },
+	{ 'z', "gzip",                   N, 0 },
+	{ 0,   "gunzip",                 N, 0 },
+	{ 0,   "ungzip",                 N, 0 },
+	{ 'j', "bzip2",                  N, 0 },
+	{ 'J', "xz",                     N, 0 },
+	{ 'Z', "compress",               N, 0 },
+	{ 0,   "uncompress",             N, 0 },
+	{ 0,   "lzip",                   N, 0 },
+	{ 0,   "lzma",                   N, 0 },
+	{ 0,   "lzop",                   N, 0 },
+	{ 0,   "zstd",                   N, 0 },
+	{ 'a', "auto-compress",          N, 0 },
+	{ 0,   "no-auto-compress",       N, 0 },
+	{ 'C', "directory",              R, 0 },
+	{ 'T', "files-from",             R, 0 },
+	{ 'X', "exclude-from",           R, 0 },
+	{ 0,   "exclude",                R, 0 },
+	{ 0,   "exclude-vcs",            N, 0 },
+	{ 0,   "exclude-backups",        N, 0 },
+	{ 0,   "wildcards",              N, 0 },
+	{ 0,   "no-wildcards",           N, 0 },
+	{ 0,   "wildcards-match-slash",  N, 0 },
+	{ 0,   "no-wildcards-match-slash", N, 0 },
+	{ 0,   "anchored",               N, 0 },
+	{ 0,   "no-anchored",            N, 0 },
+	{ 0,   "ignore-case",            N, 0 },
+	{ 0,   "no-ignore-case",         N, 0 },
+	{ 0,   "recursion",              N, 0 },
+	{ 0,   "no-recursion",           N, 0 },
+	{ 0,   "null",                   N, 0 },
+	{ 0,   "no-null",                N, 0 },
+	{ 0,   "unquote",                N, 0 },
+	{ 0,   "no-unquote",             N, 0 },
+	{ 0,   "verbatim-files-from",    N, 0 },
+	{ 0,   "no-verbatim-files-from", N, 0 },
+	{ 'b', "blocking-factor",        R, 0 },
+	{ 0,   "record-size",            R, 0 },
+	{ 'B', "read-full-records",      N, 0 },
+	{ 'i', "ignore-zeros",           N, 0 },
+	{ 'n', "seek",                   N, 0 },
+	{ 0,   "no-seek",                N, 0 },
+	{ 'R', "block-number",           N, 0 },
+	{ 0,   "totals",                 O, 0 },
+	{ 0,   "full-time",              N, 0 },
+	{ 0,   "utc",                    N, 0 },
+	{ 0,   "numeric-owner",          N, 0 },
+	{ 0,   "quoting-style",          R, 0 },
+	{ 0,   "quote-chars",            R, 0 },
+	{ 0,   "no-quote-chars",         R, 0 },
+	{ 0,   "show-transformed-names", N, 0 },
+	{ 0,   "show-stored-names",      N, 0 },
+	{ 0,   "transform",              R, 0 },
+	{ 0,   "xform",                  R, 0 },
+	{ 0,   "strip-components",       R, 0 },
+	{ 0,   "occurrence",             O, 0 },
+	{ 'K', "starting-file",          R, 0 },
+	{ 'N', "newer",                  R, 0 },
+	{ 0,   "after-date",             R, 0 },
+	{ 0,   "newer-mtime",            R, 0 },
+	{ 'G', "incremental",            N, 0 },
+	{ 'P', "absolute-names",         N, 0 },
+	{ 'V', "label",                  R, 0 },
+	{ 'H', "format",                 R, 0 },
+	{ 0,   "warning",                R, 0 },
+	{ 0,   "checkpoint",             O, 0 },
+	{ 'x', "extract",                N, DENY },
+	{ 0,   "get",                    N, DENY },
+	{ 'c', "create",                 N, DENY },
+	{ 'r', "append",                 N, DENY },
+	{ 'u', "update",                 N, DENY },
+	{ 'A', "catenate",               N, DENY },
+	{ 0,   "concatenate",            N, DENY },
+	{ 0,   "delete",                 N, DENY },
+	{ 'g', "listed-incremental",     R, DENY },
+	{ 0,   "index-file",             R, DENY },
+	{ 0,   "volno-file",             R, DENY },
+	{ 'I', "use-compress-program",   R, DENY },
+	{ 0,   "to-command",             R, DENY },
+	{ 0,   "rsh-command",            R, DENY },
+	{ 0,   "rmt-command",            R, DENY },
+	{ 'F', "info-script",            R, DENY },
+	{ 0,   "new-volume-script",      R, DENY },
+	{ 0,   "checkpoint-action",      R, DENY },
+	{ 'M', "multi-volume",           N, DENY },
+	{ 'w', "interactive",            N, DENY },
+	{ 0,   "confirmation",           N, DENY },
+	END
+};
+
+/* unzip: -l, -v (with an archive), -t and -z only list, test or print
+ * the comment; every other mode extracts, and -M pipes through more.
+ * Options come first (-x and -d after the names are refused with them) */
+static const struct kb_ro_opt unzip_opts[] = {
+	{ 'l', NULL, N, KB_RO_MODE },
+	{ 'v', NULL, N, KB_RO_MODE },
+	{ 't', NULL, N, KB_RO_MODE },
+	{ 'z', NULL, N, KB_RO_MODE },
+	{ 'q', NULL, N, 0 },
+	{ 'C', NULL, N, 0 },
+	{ 'M', NULL, N, DENY },
+	END
+};
+
+/* zipinfo (and unzip -Z) only lists; -M pipes through more */
+static const struct kb_ro_opt zipinfo_opts[] = {
+	{ '1', NULL, N, 0 },
+	{ '2', NULL, N, 0 },
+	{ 's', NULL, N, 0 },
+	{ 'm', NULL, N, 0 },
+	{ 'l', NULL, N, 0 },
+	{ 'v', NULL, N, 0 },
+	{ 'h', NULL, N, 0 },
+	{ 't', NULL, N, 0 },
+	{ 'T', NULL, N, 0 },
+	{ 'z', NULL, N, 0 },
+	{ 'C', NULL, N, 0 },
+	{ 'M', NULL, N, DENY },
+	END
+};
+
 /* git's subcommands, options and neutral words: readonly-rules-git.c */
 
 #define DL KB_RO_DENYLIST
@@ -311,25 +446,35 @@ static const struct kb_ro_opt rg_opts[] = {
 
 #define ANY(name) { name, KB_RO_ANY, NULL, -1, 0, NONE, NULL }
 #define FIRST KB_RO_T_OPTS_FIRST
+#define BUILTIN KB_RO_T_BUILTIN
+#define CUSTOM(name, check) { name, KB_RO_CUSTOM, NULL, -1, 0, check, NULL }
 
 /*
  * The tools. KB_RO_ANY: no option of the tool writes, runs a program or
- * sets anything, so arguments are not looked at and globs are allowed
- * (even a file named -x expands to a harmless option). The rest need
- * their arguments read, so a glob in them is refused: `find *` with a
- * file named -delete, `sed -n p *` with one named -i.
+ * sets anything, so arguments are not looked at and globs and expansions
+ * are allowed (even a file named -x expands to a harmless option). The
+ * rest need their arguments read, so a glob or an expansion in them is
+ * refused: `find *` with a file named -delete, `sed -n p *` with one named
+ * -i. test, [, printf, command and hash are builtins whose arguments the
+ * shell itself may evaluate: their predicates say which are safe.
  */
 const struct kb_ro_tool kb_ro_tool_table[] = {
-	ANY("["),
+	{ "7z", KB_RO_CUSTOM, NULL, -1, 0, KB_RO_CHECK_7Z, NULL },
+	{ "7za", KB_RO_CUSTOM, NULL, -1, 0, KB_RO_CHECK_7Z, NULL },
+	{ "7zr", KB_RO_CUSTOM, NULL, -1, 0, KB_RO_CHECK_7Z, NULL },
+	{ "7zz", KB_RO_CUSTOM, NULL, -1, 0, KB_RO_CHECK_7Z, NULL },
+	CUSTOM("[", KB_RO_CHECK_TEST),
 	ANY("arch"),
 	ANY("b2sum"),
 	ANY("basename"),
 	ANY("cat"),
-	ANY("cd"),
+	{ "cd", KB_RO_ANY, NULL, -1, BUILTIN, NONE, NULL },
 	ANY("cksum"),
 	ANY("cmp"),
 	ANY("column"),
 	ANY("comm"),
+	{ "command", KB_RO_CUSTOM, NULL, -1, BUILTIN, KB_RO_CHECK_COMMAND,
+	  NULL },
 	ANY("cut"),
 	{ "date", KB_RO_ALLOW, date_opts, 1, FIRST, KB_RO_CHECK_DATE, NULL },
 	ANY("df"),
@@ -349,6 +494,7 @@ const struct kb_ro_tool kb_ro_tool_table[] = {
 	{ "git", KB_RO_CUSTOM, NULL, -1, 0, KB_RO_CHECK_GIT, NULL },
 	ANY("grep"),
 	ANY("groups"),
+	{ "hash", KB_RO_CUSTOM, NULL, -1, BUILTIN, KB_RO_CHECK_HASH, NULL },
 	ANY("head"),
 	{ "hostname", KB_RO_ALLOW, hostname_opts, 0, 0, NONE, NULL },
 	ANY("id"),
@@ -380,19 +526,23 @@ const struct kb_ro_tool kb_ro_tool_table[] = {
 	ANY("sum"),
 	ANY("tac"),
 	{ "tail", KB_RO_CUSTOM, tail_opts, -1, 0, KB_RO_CHECK_TAIL, NULL },
-	ANY("test"),
+	{ "tar", KB_RO_ALLOW, tar_opts, -1, 0, KB_RO_CHECK_TAR, NULL },
+	CUSTOM("test", KB_RO_CHECK_TEST),
 	ANY("tr"),
 	{ "tree", KB_RO_ALLOW, tree_opts, -1, KB_RO_T_STRICT, NONE, NULL },
 	ANY("true"),
 	ANY("tty"),
-	ANY("type"),
+	{ "type", KB_RO_ANY, NULL, -1, BUILTIN, NONE, NULL },
 	ANY("uname"),
 	ANY("unexpand"),
 	{ "uniq", KB_RO_ALLOW, uniq_opts, 1, FIRST, NONE, NULL },
+	{ "unzip", KB_RO_ALLOW, unzip_opts, -1, FIRST, KB_RO_CHECK_UNZIP,
+	  NULL },
 	ANY("uptime"),
 	ANY("wc"),
 	ANY("which"),
 	ANY("whoami"),
+	{ "zipinfo", KB_RO_ALLOW, zipinfo_opts, -1, FIRST, NONE, NULL },
 };
 const size_t kb_ro_tool_count = nitems(kb_ro_tool_table);
 

@@ -1,8 +1,8 @@
 /*
- * classify/readonly-rules.h — the shape of the read-only rule tables
- * (data in classify/readonly-rules.c, read by classify/readonly.c and its
- * readonly-getopt.c, readonly-tools.c). Not a public interface: only the
- * classifier's files include it.
+ * gate/readonly-rules.h — the shape of the read-only rule tables (data in
+ * gate/readonly-rules.c and readonly-rules-git.c, read by gate/readonly.c
+ * and its readonly-getopt.c, readonly-tools.c). Not a public interface:
+ * only the classifier's files include it.
  */
 #ifndef KB_READONLY_RULES_H
 #define KB_READONLY_RULES_H
@@ -26,6 +26,8 @@ enum kb_ro_arg {
 #define KB_RO_CACHED  0x8  /* git diff --cached: index, not work tree */
 #define KB_RO_NOINDEX 0x10 /* git diff --no-index: two files, filtered */
 #define KB_RO_SUBMOD  0x20 /* git --submodule: =log or =short only */
+#define KB_RO_MODE    0x40 /* tar -t, git clean -n: the read-only mode */
+#define KB_RO_ARCHIVE 0x80 /* tar -f: HOST:FILE reaches HOST by rsh */
 
 /* One option. Tables end with an entry whose sname and lname are empty.
  * When the short and the long form take a value differently (sort -c,
@@ -63,6 +65,14 @@ enum kb_ro_check {
 				* file (--cached, two revisions, a range) */
 	KB_RO_CHECK_GIT_BLAME, /* git blame: only with one revision */
 	KB_RO_CHECK_GIT_NEVER, /* git status: always reads the work tree */
+	KB_RO_CHECK_TEST,      /* test, [: -v, -t and numbers (arithmetic
+				* in bash and zsh), expansions by position */
+	KB_RO_CHECK_COMMAND,   /* command: only -v and -V, which run nothing */
+	KB_RO_CHECK_HASH,      /* hash: the listing and -t only */
+	KB_RO_CHECK_TAR,       /* tar: old-style options, -t, local -f */
+	KB_RO_CHECK_UNZIP,     /* unzip: -l -v -t -z, or -Z as zipinfo */
+	KB_RO_CHECK_7Z,        /* 7z l and t, with the switches that read */
+	KB_RO_CHECK_MODE,      /* a KB_RO_MODE option is given */
 };
 
 /* struct kb_ro_tool.flags */
@@ -74,6 +84,9 @@ enum kb_ro_check {
 	0x2 /* a value is never attached to a short                            \
 	     * option in a cluster (tree -Lo reads two                         \
 	     * words) */
+#define KB_RO_T_BUILTIN                                                        \
+	0x4 /* a shell builtin with no program of its own:                     \
+	     * /usr/bin/NAME is not it */
 
 struct kb_ro_tool {
 	const char *name;

@@ -1,15 +1,18 @@
 /*
- * classify/readonly.c — see readonly.h. shlex.c turns the line into simple
- * commands; here each one is checked: redirections first, then the command
- * name against kb_ro_tool_table (readonly-rules.c), then its arguments by
- * the tool's option table (readonly-getopt.c) and, for sed, find, git,
- * printf, date and tail, a small predicate (readonly-tools.c; git's are
- * here). Every check answers "proven read-only" or gives the
- * reason it is not; there is no third answer. For git, a line that is
- * read-only but for the programs a repository's configuration can make
- * git run is unsafe, and comes with the same line rewritten to turn them
- * off (readonly-rules.c has the table), which this file proves safe
- * before offering it.
+ * gate/readonly.c — see readonly.h. shlex.c turns the line into simple
+ * commands (those of its subshells, groups and command substitutions
+ * among them); here each one is checked: redirections first, then the
+ * command name against kb_ro_tool_table (readonly-rules.c), then its
+ * arguments by the tool's option table (readonly-getopt.c) and, for sed,
+ * find, git, printf, test, date, tail, the archivers and a few more, a
+ * small predicate (readonly-tools.c; git's are here). Every check
+ * answers "proven read-only" or gives the reason it is not; there is no
+ * third answer. A word whose value comes from an expansion passes only
+ * where no value could matter. For zsh the line is read twice, with # as
+ * a comment and as a word. For git, a line that is read-only but for the
+ * programs a repository's configuration can make git run is unsafe, and
+ * comes with the same line rewritten to turn them off (readonly-rules.c
+ * has the table), which this file proves safe before offering it.
  */
 #include "readonly.h"
 
@@ -36,13 +39,17 @@ struct rewrite {
 	char reason[256]; /* the first command's reason to be rewritten */
 };
 
-/* what check_git needs of the command around it */
+/* what the checks need of the command around it (the git fields for
+ * git only) */
 struct gitctx {
+	unsigned dialect; /* kb_shlex_parse()'s: KB_SH_ZSH */
+	const char *src;  /* the line, which the words index */
 	const struct kb_sh_cmd *cmd;
 	size_t head;               /* the index of the word "git" */
 	bool lazy_env;             /* GIT_NO_LAZY_FETCH=1 before it */
 	const struct kb_ro_git *g; /* the subcommand's row */
 	bool dashdash;             /* git diff: "--" must be appended */
+	bool quote;                /* an argument zsh may glob: quoted */
 	struct rewrite *rw;
 };
 
@@ -120,7 +127,7 @@ static void
 plan_rewrite(struct gitctx *gc, const char *label, unsigned missing,
     const struct kb_sh_word *subword)
 {
-	const struct kb_sh_word *git = &gc->cmd->words[gc->head];
+	const struct kb_sh_word *git = &gc->cmd->words[gc->head], *w;
 	const struct kb_ro_neutral *nt;
 	struct kb_buf b = {0};
 	size_t k;
@@ -142,10 +149,25 @@ plan_rewrite(struct gitctx *gc, const char *label, unsigned missing,
 			break;
 		}
 	}
+	/* a word whose only special characters are zsh's extendedglob ones
+	 * means the same to every shell in single quotes */
+	for (w = subword + 1; gc->quote && w < gc->cmd->words + gc->cmd->nwords;
+	     w++)
+		if (w->flags == KB_SH_W_XGLOB) {
+			insert(gc->rw, w->start, "'");
+			insert(gc->rw, w->end, "'");
+		}
 	if (gc->dashdash)
 		insert(gc->rw, gc->cmd->words[gc->cmd->nwords - 1].end, " --");
 	if (gc->rw->reason[0] != '\0')
 		return;
+	if (missing == 0 && !gc->dashdash) {
+		snprintf(gc->rw->reason, sizeof(gc->rw->reason),
+		    "%s: zsh with extendedglob reads ^ # ~ in its arguments "
+		    "as patterns (the rewritten form quotes them)",
+		    label);
+		return;
+	}
 	if (missing == 0) {
 		snprintf(gc->rw->reason, sizeof(gc->rw->reason),
 		    "%s with revisions but no \"--\" may name work tree "
@@ -300,8 +322,26 @@ check_git(const struct kb_sh_word *a, size_t n, char **sig, struct gitctx *gc,
 		}
 	gc->g = g;
 	gc->dashdash = false;
+	gc->quote = false;
+	/* HEAD~1: quoted by the rewrite, when quotes mean the same to every
+	 * shell (no other quoting or expansion, no line continuation) */
+	for (k = sub + 1; k < n; k++) {
+		if (!(a[k].flags & KB_SH_W_XGLOB))
+			continue;
+		if (a[k].flags != KB_SH_W_XGLOB ||
+		    memchr(gc->src + a[k].start, '\\', a[k].end - a[k].start) !=
+			NULL) {
+			rc = kb_err_set(e,
+			    "%s: zsh's extendedglob reads ^ # ~ in its "
+			    "arguments as patterns",
+			    label);
+			free(label);
+			return rc;
+		}
+		gc->quote = true;
+	}
 	rc = check_tool(&g->tool, label, a + i, n - i, NULL, gc, e);
-	if (rc == 0 && ((g->neutral & ~have) != 0 || gc->dashdash))
+	if (rc == 0 && ((g->neutral & ~have) != 0 || gc->dashdash || gc->quote))
 		plan_rewrite(gc, label, g->neutral & ~have, &a[sub]);
 	if (rc == 0 && sig != NULL)
 		*sig = label;
@@ -310,32 +350,75 @@ check_git(const struct kb_sh_word *a, size_t n, char **sig, struct gitctx *gc,
 	return rc;
 }
 
+/*
+ * The words of a tool that reads its arguments: a glob could expand to a
+ * file named -delete, an expansion to any option, and zsh's extendedglob
+ * turns ^ # ~ into patterns, which for a git subcommand (gc->g) the
+ * rewrite quotes instead. A tool of KB_RO_ANY takes any word; test,
+ * printf, command and hash judge theirs.
+ */
+static int
+check_words(const struct kb_ro_tool *t, const char *label,
+    const struct kb_sh_word *a, size_t n, const struct gitctx *gc,
+    struct kb_err *e)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		if (a[k].flags & KB_SH_W_GLOB)
+			return kb_err_set(
+			    e, "glob in the arguments of %s", label);
+		if (a[k].flags & KB_SH_W_OPAQUE)
+			return kb_err_set(e,
+			    "expansion in the arguments of %s: its value "
+			    "could be any option",
+			    label);
+		if ((a[k].flags & KB_SH_W_XGLOB) &&
+		    t->check != KB_RO_CHECK_GIT &&
+		    (gc->g == NULL || a[k].flags != KB_SH_W_XGLOB))
+			return kb_err_set(e,
+			    "zsh's extendedglob reads ^ # ~ in the "
+			    "arguments of %s as patterns",
+			    label);
+	}
+	return 0;
+}
+
 /* the arguments `a` of tool `t`; label names it in reasons ("git log");
- * gc is given for git only */
+ * gc->g and the rewrite are for git */
 static int
 check_tool(const struct kb_ro_tool *t, const char *label,
     const struct kb_sh_word *a, size_t n, char **sig, struct gitctx *gc,
     struct kb_err *e)
 {
 	struct kb_ro_parsed p;
-	size_t k;
 	int rc;
 
+	if (t->check == KB_RO_CHECK_TEST)
+		return kb_ro_check_test(a, n, strcmp(t->name, "[") == 0, e);
+	if (t->check == KB_RO_CHECK_PRINTF)
+		return kb_ro_check_printf(a, n, gc->dialect, e);
+	if (t->check == KB_RO_CHECK_COMMAND)
+		return kb_ro_check_command(a, n, e);
+	if (t->check == KB_RO_CHECK_HASH)
+		return kb_ro_check_hash(a, n, e);
 	if (t->mode == KB_RO_ANY)
 		return 0;
-	for (k = 0; k < n; k++)
-		if (a[k].flags & KB_SH_W_GLOB)
-			return kb_err_set(
-			    e, "glob in the arguments of %s", label);
+	if (check_words(t, label, a, n, gc, e) == -1)
+		return -1;
 	switch (t->check) {
 	case KB_RO_CHECK_FIND:
 		return kb_ro_check_find(a, n, e);
-	case KB_RO_CHECK_PRINTF:
-		return kb_ro_check_printf(a, n, e);
 	case KB_RO_CHECK_GIT:
 		return check_git(a, n, sig, gc, e);
 	case KB_RO_CHECK_GIT_NEVER:
 		return kb_err_set(e, "%s", gc->g->never);
+	case KB_RO_CHECK_TAR:
+		return kb_ro_check_tar(t, a, n, e);
+	case KB_RO_CHECK_UNZIP:
+		return kb_ro_check_unzip(t, a, n, e);
+	case KB_RO_CHECK_7Z:
+		return kb_ro_check_7z(a, n, e);
 	case KB_RO_CHECK_NONE:
 	case KB_RO_CHECK_SED:
 	case KB_RO_CHECK_DATE:
@@ -343,6 +426,11 @@ check_tool(const struct kb_ro_tool *t, const char *label,
 	case KB_RO_CHECK_TAIL:
 	case KB_RO_CHECK_GIT_DIFF:
 	case KB_RO_CHECK_GIT_BLAME:
+	case KB_RO_CHECK_MODE:
+	case KB_RO_CHECK_TEST:
+	case KB_RO_CHECK_PRINTF:
+	case KB_RO_CHECK_COMMAND:
+	case KB_RO_CHECK_HASH:
 		break;
 	}
 	memset(&p, 0, sizeof(p));
@@ -368,12 +456,21 @@ check_tool(const struct kb_ro_tool *t, const char *label,
 		case KB_RO_CHECK_GIT_BLAME:
 			rc = check_git_blame(&p, gc, e);
 			break;
+		case KB_RO_CHECK_MODE:
+			rc = kb_ro_check_mode(t, &p, label, e);
+			break;
 		case KB_RO_CHECK_NONE:
 		case KB_RO_CHECK_TAIL:
 		case KB_RO_CHECK_FIND:
 		case KB_RO_CHECK_PRINTF:
 		case KB_RO_CHECK_GIT:
 		case KB_RO_CHECK_GIT_NEVER:
+		case KB_RO_CHECK_TEST:
+		case KB_RO_CHECK_COMMAND:
+		case KB_RO_CHECK_HASH:
+		case KB_RO_CHECK_TAR:
+		case KB_RO_CHECK_UNZIP:
+		case KB_RO_CHECK_7Z:
 			break;
 		}
 	}
@@ -384,11 +481,15 @@ check_tool(const struct kb_ro_tool *t, const char *label,
 
 /* --- redirections and commands ------------------------------------------ */
 
+/* words of unknown value (an expansion) or that a shell may turn into
+ * several (a glob, zsh's extendedglob) */
+#define UNKNOWN (KB_SH_W_GLOB | KB_SH_W_OPAQUE | KB_SH_W_XGLOB)
+
 static bool
 is_devnull(const struct kb_sh_word *w)
 {
 	return strcmp(w->s, "/dev/null") == 0 &&
-	       !(w->flags & (KB_SH_W_GLOB | KB_SH_W_TILDE));
+	       !(w->flags & (UNKNOWN | KB_SH_W_TILDE));
 }
 
 /* an unquoted 0, 1, 2 or - (close): duplicating a standard descriptor
@@ -402,25 +503,31 @@ is_std_fd(const struct kb_sh_word *w)
 }
 
 /*
- * Input is read-only, except bash's /dev/tcp and /dev/udp, which connect.
- * Output may only go to /dev/null or to a standard descriptor (2>&1, >&2):
- * ... and &>/dev/null only at the end of the command: under dash it is a
- * background job (read-only all the same) followed by a redirection.
- * every other target is a file the shell creates or truncates. <> opens
- * read-write and creates. Here-documents and here-strings were checked by
- * the lexer (no expansion in them).
+ * Input is read-only, except bash's /dev/tcp and /dev/udp, which connect,
+ * and a file named by an expansion (it could be those). Output may only go
+ * to /dev/null or to a standard descriptor (2>&1, >&2), and &>/dev/null
+ * only at the end of the command: under dash it is a background job
+ * (read-only all the same) followed by a redirection. Every other target
+ * is a file the shell creates or truncates. <> opens read-write and
+ * creates. Here-documents were checked by the lexer (no expansion in
+ * them); a here-string is only the command's input. `nwords` is the
+ * command's word count (0 for a subshell's or group's redirections).
  */
 static int
-check_redirs(const struct kb_sh_cmd *c, struct kb_err *e)
+check_redirs(
+    const struct kb_sh_redir *rv, size_t nr, size_t nwords, struct kb_err *e)
 {
 	const struct kb_sh_redir *r;
 	size_t k;
 
-	for (k = 0; k < c->nredirs; k++) {
-		r = &c->redirs[k];
+	for (k = 0; k < nr; k++) {
+		r = &rv[k];
+		if (r->op != KB_SH_R_HERESTR &&
+		    (r->target.flags & KB_SH_W_OPAQUE))
+			return kb_err_set(e, "expansion in a redirection");
 		switch (r->op) {
 		case KB_SH_R_IN:
-			if (r->target.flags & KB_SH_W_GLOB)
+			if (r->target.flags & UNKNOWN)
 				return kb_err_set(e, "glob in a redirection");
 			if (strncmp(r->target.s, "/dev/tcp/", 9) == 0 ||
 			    strncmp(r->target.s, "/dev/udp/", 9) == 0)
@@ -433,7 +540,7 @@ check_redirs(const struct kb_sh_cmd *c, struct kb_err *e)
 		case KB_SH_R_ALL_APPEND:
 			/* dash reads `ls &>/dev/null rm x` as `ls &` then
 			 * `>/dev/null rm x`: words after &> are a command */
-			if (r->nwords_before < c->nwords)
+			if (r->nwords_before < nwords)
 				return kb_err_set(e, "words after &>");
 			if (!is_devnull(&r->target))
 				return kb_err_set(e, "redirection to a file");
@@ -466,22 +573,74 @@ check_redirs(const struct kb_sh_cmd *c, struct kb_err *e)
 	return 0;
 }
 
-/* one simple command; *sig (when sig is not NULL) gets its head; a git
- * command that needs rewriting adds to *rw */
+/*
+ * The tool a command name names: a table row by its name, or by the
+ * absolute path of the system's copy (/bin/NAME, /usr/bin/NAME, which only
+ * root can replace); a builtin that has no program of its own is not
+ * found by a path. Any other path can name any program (./ls is a file of
+ * the project's).
+ */
 static int
-check_cmd(
-    const struct kb_sh_cmd *c, char **sig, struct rewrite *rw, struct kb_err *e)
+find_tool(
+    const struct kb_sh_word *h, const struct kb_ro_tool **tp, struct kb_err *e)
+{
+	const char *name = h->s;
+	size_t k;
+	bool path = false;
+
+	*tp = NULL;
+	if (strncmp(name, "/bin/", 5) == 0) {
+		name += 5;
+		path = true;
+	} else if (strncmp(name, "/usr/bin/", 9) == 0) {
+		name += 9;
+		path = true;
+	}
+	if (strchr(name, '/') != NULL || name[0] == '\0')
+		return kb_err_set(e, "command given by path");
+	/* FOO=bar ls: LD_PRELOAD, GIT_*, PAGER ... */
+	if (!path && strchr(name, '=') != NULL)
+		return kb_err_set(e, "variable assignment");
+	if (!path && in_list(kb_ro_keyword_table, kb_ro_keyword_count, name))
+		return kb_err_set(e, "shell keyword");
+	for (k = 0; k < kb_ro_tool_count; k++)
+		if (strcmp(kb_ro_tool_table[k].name, name) == 0) {
+			*tp = &kb_ro_tool_table[k];
+			break;
+		}
+	if (*tp == NULL)
+		return kb_err_set(e, "not a known read-only command");
+	if (path && ((*tp)->flags & KB_RO_T_BUILTIN))
+		return kb_err_set(e,
+		    "%s is a shell builtin, not a program in "
+		    "that directory",
+		    (*tp)->name);
+	return 0;
+}
+
+/* what a comment is, read as a command */
+static const struct kb_ro_tool nocomment_tool = {
+    "#", KB_RO_ANY, NULL, -1, 0, KB_RO_CHECK_NONE, NULL};
+
+/* one simple command; *sig (when sig is not NULL) gets its head; a git
+ * command that needs rewriting adds to *rw; *tp the tool it runs */
+static int
+check_cmd(const struct kb_sh_cmd *c, const char *src, unsigned dialect,
+    char **sig, struct rewrite *rw, const struct kb_ro_tool **tp,
+    struct kb_err *e)
 {
 	const struct kb_sh_word *h;
-	const struct kb_ro_tool *t = NULL;
+	const struct kb_ro_tool *t;
 	struct gitctx gc;
-	size_t k, h0 = 0;
+	size_t h0 = 0;
 
-	if (check_redirs(c, e) == -1)
+	if (check_redirs(c->redirs, c->nredirs, c->nwords, e) == -1)
 		return -1;
 	if (c->nwords == 0)
 		return kb_err_set(e, "redirection without a command");
 	memset(&gc, 0, sizeof(gc));
+	gc.dialect = dialect;
+	gc.src = src;
 	/* the one assignment allowed: it turns git's lazy fetch off (an
 	 * unquoted word, so that the shell reads it as an assignment) */
 	if (c->nwords >= 2 && c->words[0].flags == 0 &&
@@ -491,25 +650,23 @@ check_cmd(
 		gc.lazy_env = true;
 	}
 	h = &c->words[h0];
-	if (h->flags & KB_SH_W_GLOB)
+	if (h->flags & KB_SH_W_OPAQUE)
+		return kb_err_set(e, "command name from an expansion");
+	if (h->flags & (KB_SH_W_GLOB | KB_SH_W_XGLOB))
 		return kb_err_set(e, "glob in the command name");
 	if (h->flags & KB_SH_W_TILDE)
 		return kb_err_set(e, "tilde in the command name");
-	/* a path can name any program, ./ls a file of the project's */
-	if (strchr(h->s, '/') != NULL)
-		return kb_err_set(e, "command given by path");
-	/* FOO=bar ls: LD_PRELOAD, GIT_*, PAGER ... */
-	if (strchr(h->s, '=') != NULL)
-		return kb_err_set(e, "variable assignment");
-	if (in_list(kb_ro_keyword_table, kb_ro_keyword_count, h->s))
-		return kb_err_set(e, "shell keyword");
-	for (k = 0; k < kb_ro_tool_count; k++)
-		if (strcmp(kb_ro_tool_table[k].name, h->s) == 0) {
-			t = &kb_ro_tool_table[k];
-			break;
-		}
-	if (t == NULL)
-		return kb_err_set(e, "not a known read-only command");
+	/* an interactive zsh without interactive_comments runs `# text`
+	 * as a command named #text, which does not exist: only its
+	 * redirections and expansions do anything */
+	if ((dialect & KB_SH_NOCOMMENT) && h->s[0] == '#' &&
+	    !(h->flags & KB_SH_W_QUOTED)) {
+		*tp = &nocomment_tool;
+		return 0;
+	}
+	if (find_tool(h, &t, e) == -1)
+		return -1;
+	*tp = t;
 	gc.cmd = c;
 	gc.head = h0;
 	gc.rw = rw;
@@ -557,46 +714,118 @@ apply(const char *s, size_t len, const struct rewrite *rw)
 	return b.s;
 }
 
-/* kb_readonly_classify(); a line that needs a rewrite gets one only when
- * the rewritten line classifies as safe, with no rewrite of its own
- * (`rewrite` is false for that second look) */
+/*
+ * One reading of the line (kb_shlex_parse's dialect). 0 when it is
+ * read-only as read: every command, the redirections of its subshells
+ * and groups, no background job, and no cd before a git command (git
+ * would then read a repository the caller did not name, as git -C does,
+ * which is refused too). Git commands that need the rewrite add to *rw
+ * and still count as read-only here. *sig gets the single command's head
+ * when the line is one simple command.
+ */
 static int
-classify(const char *cmd, size_t len, struct kb_ro_verdict *out, bool rewrite)
+read_line(const char *cmd, size_t len, unsigned dialect, struct rewrite *rw,
+    char **sig, struct kb_err *e)
 {
 	struct kb_sh_line line;
-	struct rewrite rw;
+	const struct kb_ro_tool *t = NULL;
+	bool cd = false, git = false;
+	size_t k;
+	int rc = -1;
+
+	memset(&line, 0, sizeof(line));
+	if (kb_shlex_parse(cmd, len, dialect, &line, e) == -1)
+		goto out;
+	if (line.ncmds == 0) {
+		kb_err_set(e, "empty command");
+		goto out;
+	}
+	/* a background job outlives the check and the caller's view of
+	 * what ran */
+	if (line.background) {
+		kb_err_set(e, "background job");
+		goto out;
+	}
+	if (check_redirs(line.gredirs, line.ngredirs, 0, e) == -1)
+		goto out;
+	for (k = 0; k < line.ncmds; k++) {
+		if (check_cmd(&line.cmds[k], cmd, dialect,
+			line.ncmds == 1 && !line.compound ? sig : NULL, rw, &t,
+			e) == -1)
+			goto out;
+		cd |= strcmp(t->name, "cd") == 0;
+		git |= strcmp(t->name, "git") == 0;
+	}
+	if (cd && git) {
+		kb_err_set(e, "git after cd: git reads the repository there, "
+			      "as with git -C");
+		goto out;
+	}
+	rc = 0;
+out:
+	kb_shlex_free(&line);
+	return rc;
+}
+
+/* the lexer's readings of the line for a shell: zsh (and a caller that
+ * does not know the shell) reads # as a word too, as an interactive zsh
+ * without interactive_comments does */
+static size_t
+readings(enum kb_ro_shell shell, const char *cmd, size_t len, unsigned *d)
+{
+	switch (shell) {
+	case KB_RO_SHELL_SH:
+	case KB_RO_SHELL_BASH:
+		d[0] = 0;
+		return 1;
+	case KB_RO_SHELL_ANY:
+	case KB_RO_SHELL_ZSH:
+		break;
+	}
+	d[0] = KB_SH_ZSH;
+	d[1] = KB_SH_ZSH | KB_SH_NOCOMMENT;
+	return memchr(cmd, '#', len) != NULL ? 2 : 1;
+}
+
+/* kb_readonly_classify_as(); a line that needs a rewrite gets one only
+ * when the rewritten line classifies as safe, with no rewrite of its own
+ * (`rewrite` is false for that second look). The rewrite comes from the
+ * first reading; every reading must be read-only. */
+static int
+classify(const char *cmd, size_t len, enum kb_ro_shell shell,
+    struct kb_ro_verdict *out, bool rewrite)
+{
+	struct rewrite rw, rw2;
 	struct kb_ro_verdict again;
 	struct kb_err e;
 	char *sig = NULL, *rewritten;
-	size_t k;
+	unsigned dialect[2];
+	size_t k, n;
 
 	memset(out, 0, sizeof(*out));
-	memset(&line, 0, sizeof(line));
 	memset(&rw, 0, sizeof(rw));
 	memset(&e, 0, sizeof(e));
-	if (kb_shlex_parse(cmd, len, &line, &e) == -1)
+	n = readings(shell, cmd, len, dialect);
+	if (read_line(cmd, len, dialect[0], &rw, &sig, &e) == -1)
 		goto unsafe;
-	if (line.ncmds == 0) {
-		kb_err_set(&e, "empty command");
-		goto unsafe;
-	}
-	for (k = 0; k < line.ncmds; k++) {
-		/* a background job outlives the check and the caller's
-		 * view of what ran */
-		if (line.cmds[k].sep == KB_SH_SEP_BG) {
-			kb_err_set(&e, "background job");
+	for (k = 1; k < n; k++) {
+		memset(&rw2, 0, sizeof(rw2));
+		if (read_line(cmd, len, dialect[k], &rw2, NULL, &e) == -1) {
+			free(rw2.ins);
 			goto unsafe;
 		}
-		if (check_cmd(&line.cmds[k], line.ncmds == 1 ? &sig : NULL, &rw,
-			&e) == -1)
+		free(rw2.ins);
+		if (rw.n == 0 && rw2.n > 0) {
+			kb_err_set(&e, "%s", rw2.reason);
 			goto unsafe;
+		}
 	}
 	if (rw.n > 0) {
 		kb_err_set(&e, "%s", rw.reason);
 		if (rewrite) {
 			rewritten = apply(cmd, len, &rw);
-			if (classify(rewritten, strlen(rewritten), &again,
-				false) == 0 &&
+			if (classify(rewritten, strlen(rewritten), shell,
+				&again, false) == 0 &&
 			    again.safe)
 				out->rewritten = steal_pointer(&rewritten);
 			free(rewritten);
@@ -605,9 +834,7 @@ classify(const char *cmd, size_t len, struct kb_ro_verdict *out, bool rewrite)
 		goto unsafe;
 	}
 	out->safe = true;
-	out->signature =
-	    line.ncmds == 1 ? steal_pointer(&sig) : exact(cmd, len);
-	kb_shlex_free(&line);
+	out->signature = sig != NULL ? steal_pointer(&sig) : exact(cmd, len);
 	return 0;
 unsafe:
 	out->safe = false;
@@ -618,18 +845,51 @@ unsafe:
 	out->signature = exact(cmd, len);
 	free(sig);
 	free(rw.ins);
-	kb_shlex_free(&line);
 	return 0;
+}
+
+static const char *const shell_names[] = {
+    [KB_RO_SHELL_ANY] = "any",
+    [KB_RO_SHELL_SH] = "sh",
+    [KB_RO_SHELL_BASH] = "bash",
+    [KB_RO_SHELL_ZSH] = "zsh",
+};
+
+int
+kb_ro_shell_parse(const char *s, enum kb_ro_shell *out)
+{
+	size_t k;
+
+	for (k = 0; s != NULL && k < nitems(shell_names); k++)
+		if (strcmp(s, shell_names[k]) == 0) {
+			*out = (enum kb_ro_shell)k;
+			return 0;
+		}
+	return -1;
+}
+
+const char *
+kb_ro_shell_name(enum kb_ro_shell shell)
+{
+	return (size_t)shell < nitems(shell_names) ? shell_names[shell] : "any";
+}
+
+int
+kb_readonly_classify_as(const char *cmd, size_t len, enum kb_ro_shell shell,
+    struct kb_ro_verdict *out)
+{
+	if (out == NULL || (cmd == NULL && len != 0) ||
+	    (size_t)shell >= nitems(shell_names)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return classify(cmd == NULL ? "" : cmd, len, shell, out, true);
 }
 
 int
 kb_readonly_classify(const char *cmd, size_t len, struct kb_ro_verdict *out)
 {
-	if (out == NULL || (cmd == NULL && len != 0)) {
-		errno = EINVAL;
-		return -1;
-	}
-	return classify(cmd == NULL ? "" : cmd, len, out, true);
+	return kb_readonly_classify_as(cmd, len, KB_RO_SHELL_ANY, out);
 }
 
 void

@@ -1,9 +1,11 @@
 /*
- * classify/readonly.h — is this shell command line provably read-only?
- * The line is lexed by classify/shlex.c; each simple command in it must be
- * a known tool whose arguments pass that tool's rules (data in
- * classify/readonly-rules.c), with no redirection that writes. Whatever
- * cannot be proven read-only is unsafe. Pure: no I/O, no globals written.
+ * gate/readonly.h — is this shell command line provably read-only, for
+ * the shell that will run it? The line is lexed by gate/shlex.c; each
+ * simple command in it (inside subshells, groups and command
+ * substitutions too) must be a known tool whose arguments pass that
+ * tool's rules (data in gate/readonly-rules.c), with no redirection that
+ * writes. Whatever cannot be proven read-only is unsafe. Pure: no I/O, no
+ * globals written.
  */
 #ifndef KB_READONLY_H
 #define KB_READONLY_H
@@ -31,17 +33,44 @@ struct kb_ro_verdict {
 			   * same line with the words that turn them off
 			   * inserted (GIT_NO_LAZY_FETCH=1, --no-pager,
 			   * -c core.fsmonitor=false, --no-textconv, ...),
-			   * which classifies as safe; NULL otherwise */
+			   * and with quotes around an argument zsh could
+			   * read as a pattern (HEAD~1), which classifies
+			   * as safe; NULL otherwise */
 };
 
 /*
- * Classifies the `len` bytes at `cmd` (not necessarily NUL-terminated).
- * Never crashes, never hangs, bounded work on hostile input (unbalanced
- * quotes, 1 MB input, NUL bytes, invalid UTF-8: a NUL byte or anything it
- * cannot parse makes it unsafe). Fills *out, which the caller releases with
- * kb_ro_verdict_free(). Returns 0; -1 with errno EINVAL only when out is
- * NULL, or cmd is NULL with a non-zero len.
+ * The shell that runs the line. Where bash, dash and zsh read a line
+ * differently, the line must be read-only as each of them may read it,
+ * interactive or not (history expansion, zsh's comments off): sh and bash
+ * are judged alike; zsh adds its own readings (=cmd, extendedglob's ^ # ~,
+ * $x[...] subscripts, the arithmetic its printf and test -t/-v do).
+ * KB_RO_SHELL_ANY, for a caller that does not know, is judged as zsh,
+ * whose rules include the others'.
  */
+enum kb_ro_shell {
+	KB_RO_SHELL_ANY, /* sh, bash or zsh: read-only in each */
+	KB_RO_SHELL_SH,  /* POSIX sh: dash, or bash as sh */
+	KB_RO_SHELL_BASH,
+	KB_RO_SHELL_ZSH,
+};
+
+/* "any", "sh", "bash", "zsh": 0, or -1 (NULL and other names too) */
+int kb_ro_shell_parse(const char *, enum kb_ro_shell *);
+/* the name of a shell; "any" out of range */
+const char *kb_ro_shell_name(enum kb_ro_shell);
+
+/*
+ * Classifies the `len` bytes at `cmd` (not necessarily NUL-terminated) as
+ * a line for `shell`. Never crashes, never hangs, bounded work on hostile
+ * input (unbalanced quotes, 1 MB input, NUL bytes, invalid UTF-8: a NUL
+ * byte or anything it cannot parse makes it unsafe). Fills *out, which the
+ * caller releases with kb_ro_verdict_free(); a rewritten line is safe for
+ * the same shell. Returns 0; -1 with errno EINVAL only when out is NULL,
+ * or cmd is NULL with a non-zero len, or shell is out of range.
+ */
+int kb_readonly_classify_as(const char *cmd, size_t len, enum kb_ro_shell shell,
+    struct kb_ro_verdict *out);
+/* kb_readonly_classify_as(cmd, len, KB_RO_SHELL_ANY, out) */
 int kb_readonly_classify(
     const char *cmd, size_t len, struct kb_ro_verdict *out);
 

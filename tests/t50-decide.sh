@@ -119,8 +119,57 @@ t_classify() {
 	kp classify --command 'grep -rn TODO src' --json
 	assert_file_has_content "$KP_OUT" '"safe":true'
 	assert_file_has_content "$KP_OUT" '"signature":"grep"'
+	assert_file_has_content "$KP_OUT" '"shell":"any"'
 }
 run_test "classify: safe and unsafe, the argv and --command forms, --json" t_classify
+
+# the shell that will run the line: without --shell, read-only in each
+t_classify_shell() {
+	kp classify --command 'ls "$HOME" $(pwd)'
+	assert_streq "$(head -n 1 "$KP_OUT")" safe
+	assert_file_has_content "$KP_OUT" '^shell: any$'
+	# zsh's printf evaluates numeric arguments as arithmetic
+	for sh in sh bash; do
+		kp classify --shell "$sh" --command 'printf "%d\n" "$N"'
+		assert_streq "$(head -n 1 "$KP_OUT")" safe "$sh"
+		assert_file_has_content "$KP_OUT" "^shell: $sh\$"
+	done
+	for sh in zsh any; do
+		kp classify --command 'printf "%d\n" "$N"' --shell "$sh" --json
+		assert_file_has_content "$KP_OUT" '"safe":false'
+		assert_file_has_content "$KP_OUT" "\"shell\":\"$sh\""
+	done
+	kp classify --shell bash -- test -v 'a[$(id)]'
+	assert_file_has_content "$KP_OUT" '^unsafe: test -v '
+	# an interactive zsh without interactive_comments reads # as a word
+	kp classify --shell bash --command 'ls #; rm -rf x'
+	assert_streq "$(head -n 1 "$KP_OUT")" safe
+	kp classify --shell zsh --command 'ls #; rm -rf x'
+	assert_file_has_content "$KP_OUT" '^unsafe: '
+	# decide passes it on, and says which
+	assert_streq "$(decision --mode strict --kind shell --shell bash --command 'printf "%d" "$N"')" ALLOW
+	assert_file_has_content "$KP_OUT" '^shell: bash$'
+	assert_streq "$(decision --mode strict --kind shell --command 'printf "%d" "$N"')" ASK
+	kp decide --mode strict --kind shell --command '( ls; cat "$HOME/.profile" )' --json
+	assert_file_has_content "$KP_OUT" '"decision":"ALLOW"'
+	assert_file_has_content "$KP_OUT" '"shell":"any"'
+	# these really are what they claim, in the real shells
+	d=$(newdir shells)
+	for sh in sh bash zsh; do
+		have "$sh" || continue
+		"$sh" -c "test -v 'options[\$(touch $d/v-$sh)]'" 2>/dev/null || true
+		"$sh" -c "printf %d 'options[\$(touch $d/p-$sh)]'" \
+			>/dev/null 2>&1 || true
+	done
+	if have bash; then assert_exists "$d/v-bash"; fi
+	if have zsh; then
+		assert_exists "$d/v-zsh"
+		assert_exists "$d/p-zsh"
+	fi
+	if have bash; then assert_not_exists "$d/p-bash"; fi
+	assert_not_exists "$d/p-sh"
+}
+run_test "classify, decide: --shell names the shell; without it a line must be read-only in sh, bash and zsh" t_classify_shell
 
 # A repository whose config names a program for everything git can be
 # made to run, each leaving a mark in $marks: core.fsmonitor, diff.external,
@@ -179,7 +228,7 @@ hostile_repo() {
 		git config filter.flt.clean "$_bin/clean"
 		git config filter.flt.smudge "$_bin/smudge"
 		git config core.pager "$_bin/pager"
-		for _c in status diff log show blame grep; do
+		for _c in status diff log show blame grep config clean; do
 			git config "pager.$_c" "$_bin/pager"
 		done
 		git config gpg.program "$_bin/gpg"
@@ -226,7 +275,21 @@ t_git_hostile() {
 		on_tty 'git log -1 --oneline'
 		assert_file_has_content "$marks" '^pager$'
 		rm -f "$marks"
+		on_tty 'git config --list'
+		assert_file_has_content "$marks" '^pager$'
+		rm -f "$marks"
 	fi
+	in_repo 'git clean -n'
+	assert_file_has_content "$marks" '^fsmonitor$'
+	rm -f "$marks"
+	# git add -n hashes the files through the clean filters and writes
+	# the index: never read-only
+	in_repo 'git add -n c.flt'
+	assert_file_has_content "$marks" '^clean$'
+	rm -f "$marks"
+	kp classify --command 'git add -n c.flt'
+	assert_file_has_content "$KP_OUT" '^unsafe: '
+	assert_not_file_has_content "$KP_OUT" '^rewritten: '
 
 	# what reads the work tree through the filters: ASK, no rewrite
 	for c in 'git status' 'git status --short' 'git diff' 'git diff HEAD' \
@@ -287,8 +350,22 @@ git rev-parse :plain|^[0-9a-f]{40}
 git branch -v|signed
 git tag -l|^v1
 git shortlog HEAD|signed
+git clean -nd|Would remove hooks/
 LIST
-	assert_streq "$n" 16
+	assert_streq "$n" 17
+	# git config reads; only the pager can run
+	kp classify --command 'git config --get core.hooksPath'
+	rw=$(sed -n 's/^rewritten: //p' "$KP_OUT")
+	assert_streq "$rw" 'git --no-pager config --get core.hooksPath'
+	assert_streq "$(decision --mode strict --kind shell --command "$rw")" ALLOW
+	if have script; then
+		on_tty "$rw"
+		assert_not_exists "$marks"
+		assert_file_has_content "$KB_T/git.out" 'hooks'
+	fi
+	# `git config NAME --get` sets NAME to "--get"
+	assert_streq "$(decision --mode strict --kind shell --command 'git config x.y --get')" ASK
+	assert_not_file_has_content "$KP_OUT" '^rewritten: '
 }
 run_test "git: a hostile repository's configured programs; what reads the work tree asks, the rest is allowed rewritten and runs nothing" t_git_hostile
 
@@ -482,14 +559,17 @@ decide --kind shell|decide: --mode auto|strict is required
 decide --mode auto|decide: --kind is required (read, edit, shell, meta, mcp, network, rig, outpost, publish)
 decide --mode nope --kind read|--mode nope: unknown mode; use auto or strict
 decide --mode auto --kind read --session ses_nosuchsession|--session ses_nosuchsession: the session file cannot be read; create one with kinpolicy session new
-classify|usage: kinpolicy classify [--json] [--exit-status] {-- COMMAND [ARG...] | --command STRING}
-classify --exit-status|usage: kinpolicy classify [--json] [--exit-status] {-- COMMAND [ARG...] | --command STRING}
+classify|usage: kinpolicy classify [--shell any|sh|bash|zsh] [--json] [--exit-status] {-- COMMAND [ARG...] | --command STRING}
+classify --exit-status|usage: kinpolicy classify [--shell any|sh|bash|zsh] [--json] [--exit-status] {-- COMMAND [ARG...] | --command STRING}
 check-write|usage: kinpolicy check-write PATH [--workspace DIR] [--write DIR]... [--mode auto|strict] [--json] [--exit-status]
 check-write x --exit-status extra|check-write: unexpected argument 'extra'; give one PATH, first
 decide --mode nope --kind read --exit-status|--mode nope: unknown mode; use auto or strict
 decide --mode auto --exit-status|decide: --kind is required (read, edit, shell, meta, mcp, network, rig, outpost, publish)
 decide --mode auto --kind read --bogus|decide: unknown option '--bogus'; see kinpolicy --help
 allow --session x|usage: kinpolicy allow --session ID --signature SIG [--kind KIND] [--json]
+classify --shell fish -- ls|--shell fish: unknown shell; use any, sh, bash or zsh
+classify --shell bash --shell zsh -- ls|usage: kinpolicy classify [--shell any|sh|bash|zsh] [--json] [--exit-status] {-- COMMAND [ARG...] | --command STRING}
+decide --mode strict --kind shell --shell csh|--shell csh: unknown shell; use any, sh, bash or zsh
 EOF
 }
 run_test "bad input: usage errors exit 125 with their one line" t_bad_input

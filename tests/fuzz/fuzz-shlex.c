@@ -10,7 +10,8 @@
  *   - a safe line followed by "\nrm -rf x" is unsafe (nothing after a
  *     safe line is swallowed as a comment, quote or here-document);
  *   - a rewritten line comes only with an unsafe verdict, is the input
- *     with text inserted (every input byte kept, in order), and is safe.
+ *     with text inserted (every input byte kept, in order), and is safe;
+ *   - a line safe without --shell (any) is safe for sh, bash and zsh.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -115,13 +116,24 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	memset(&l, 0, sizeof(l));
 	memset(&e, 0, sizeof(e));
-	if (kb_shlex_parse(s, size, &l, &e) == -1 && e.msg[0] == '\0')
+	if (kb_shlex_parse(s, size, 0, &l, &e) == -1 && e.msg[0] == '\0')
 		abort();
 	kb_shlex_free(&l);
 
 	if (kb_readonly_classify(s, size, &v) != 0)
 		abort();
 	check_verdict(s, size, &v);
+	for (int sh = KB_RO_SHELL_SH; v.safe && sh <= KB_RO_SHELL_ZSH; sh++) {
+		struct kb_ro_verdict w;
+
+		if (kb_readonly_classify_as(
+			s, size, (enum kb_ro_shell)sh, &w) != 0)
+			abort();
+		check_verdict(s, size, &w);
+		if (!w.safe)
+			abort();
+		kb_ro_verdict_free(&w);
+	}
 	if (v.safe && size + sizeof(tail) <= KB_SH_MAX_INPUT) {
 		struct kb_ro_verdict w;
 

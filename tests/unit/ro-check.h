@@ -15,7 +15,7 @@
 #define UNSAFE 0
 
 /* the words a git command needs so that no program the repository's
- * configuration names can run (classify/readonly-rules.c), as the
+ * configuration names can run (gate/readonly-rules-git.c), as the
  * classifier's rewrite inserts them */
 #define NG "GIT_NO_LAZY_FETCH=1 git --no-pager -c core.fsmonitor=false"
 #define NSIG                                                                   \
@@ -49,15 +49,17 @@ valid_utf8(const char *s)
 	return 1;
 }
 
+/* the verdict on `cmd` for `shell`, and what every verdict must carry */
 static inline void
-check(const char *cmd, size_t len, int safe, const char *sig, const char *what)
+check_as(const char *cmd, size_t len, enum kb_ro_shell shell, int safe,
+    const char *sig, const char *what)
 {
 	struct kb_ro_verdict v;
 	char *want;
 	size_t i, n;
 
-	assert_cmpint(
-	    kb_readonly_classify(cmd, len, &v), 0, "%s: returns 0", what);
+	assert_cmpint(kb_readonly_classify_as(cmd, len, shell, &v), 0,
+	    "%s: returns 0", what);
 	ok(v.safe == (safe != 0), "%s is %s (%s)", what,
 	    safe ? "safe" : "unsafe", v.safe ? "safe" : v.reason);
 	if (v.signature == NULL) {
@@ -88,6 +90,13 @@ check(const char *cmd, size_t len, int safe, const char *sig, const char *what)
 	}
 	kb_ro_verdict_free(&v);
 	ok(v.signature == NULL, "%s: freed", what);
+}
+
+/* check_as() for a caller that does not know the shell */
+static inline void
+check(const char *cmd, size_t len, int safe, const char *sig, const char *what)
+{
+	check_as(cmd, len, KB_RO_SHELL_ANY, safe, sig, what);
 }
 
 #endif

@@ -66,7 +66,17 @@ static const struct {
 	{ NLOG " log -S --no-textconv", UNSAFE, "git log",
 	  NLOG " log --no-textconv -S --no-textconv" },
 	{ NLOG " log --no-textconv", SAFE, "git log", NULL },
-	{ NLOG " log --no-textconv -p --stat HEAD~3..", SAFE, "git log", NULL },
+	{ NLOG " log --no-textconv -p --stat 'HEAD~3..'", SAFE, "git log", NULL },
+	/* zsh's extendedglob reads HEAD~3 as a pattern: quoted */
+	{ NLOG " log --no-textconv -p --stat HEAD~3..", UNSAFE, "git log",
+	  NLOG " log --no-textconv -p --stat 'HEAD~3..'" },
+	{ NLOG " log --no-textconv ^main HEAD", UNSAFE, "git log",
+	  NLOG " log --no-textconv '^main' HEAD" },
+	{ NLOG " log --no-textconv --grep=fix#12", UNSAFE, "git log",
+	  NLOG " log --no-textconv '--grep=fix#12'" },
+	{ NLOG " log --no-textconv \"HEAD\"~1", UNSAFE, NULL, NULL },
+	{ NLOG " log --no-textconv HEAD~1 \"$X\"", UNSAFE, NULL, NULL },
+	{ NLOG " log --no-textconv HEAD\\\n~1", UNSAFE, NULL, NULL },
 	{ "GIT_NO_LAZY_FETCH=1 git -P -c core.fsmonitor=false" NSIG
 	  " -c diff.submodule=short log --no-textconv -p", SAFE, "git log",
 	  NULL },
@@ -104,7 +114,7 @@ static const struct {
 	{ "git show HEAD:src/main.c", UNSAFE, "git show",
 	  NLOG " show --no-textconv HEAD:src/main.c" },
 	{ "git show --stat HEAD~1", UNSAFE, "git show",
-	  NLOG " show --no-textconv --stat HEAD~1" },
+	  NLOG " show --no-textconv --stat 'HEAD~1'" },
 	{ "git show -m HEAD", UNSAFE, NULL, NULL },
 	/* diff: the work tree forms never; the others rewritten */
 	{ "git diff", UNSAFE, NULL, NULL },
@@ -138,13 +148,15 @@ static const struct {
 	{ "git diff --cached --stat", UNSAFE, "git diff",
 	  NDIFF " diff --no-ext-diff --no-textconv --cached --stat" },
 	{ "git diff --staged HEAD~1 -- a.c", UNSAFE, "git diff",
-	  NDIFF " diff --no-ext-diff --no-textconv --staged HEAD~1 -- a.c" },
+	  NDIFF " diff --no-ext-diff --no-textconv --staged 'HEAD~1' -- a.c" },
 	{ "git diff HEAD~1 HEAD", UNSAFE, "git diff",
-	  NDIFF " diff --no-ext-diff --no-textconv HEAD~1 HEAD --" },
+	  NDIFF " diff --no-ext-diff --no-textconv 'HEAD~1' HEAD --" },
+	{ "git diff HEAD HEAD~1", UNSAFE, "git diff",
+	  NDIFF " diff --no-ext-diff --no-textconv HEAD 'HEAD~1' --" },
 	{ "git diff main...HEAD", UNSAFE, "git diff",
 	  NDIFF " diff --no-ext-diff --no-textconv main...HEAD --" },
 	{ "git diff HEAD~1..HEAD -- a.c", UNSAFE, "git diff",
-	  NDIFF " diff --no-ext-diff --no-textconv HEAD~1..HEAD -- a.c" },
+	  NDIFF " diff --no-ext-diff --no-textconv 'HEAD~1..HEAD' -- a.c" },
 	{ "git diff --text a b", UNSAFE, "git diff",
 	  NDIFF " diff --no-ext-diff --no-textconv --text a b --" },
 	{ "git diff -U5 -w A B 2>/dev/null", UNSAFE, "git diff",
@@ -155,7 +167,7 @@ static const struct {
 	  NDIFF " diff --no-ext-diff --no-textconv --submodule=log A B --" },
 	{ NDIFF " diff --no-ext-diff --no-textconv A B", UNSAFE, "git diff",
 	  NDIFF " diff --no-ext-diff --no-textconv A B --" },
-	{ NDIFF " diff --no-ext-diff --no-textconv HEAD~1 HEAD --", SAFE,
+	{ NDIFF " diff --no-ext-diff --no-textconv 'HEAD~1' HEAD --", SAFE,
 	  "git diff", NULL },
 	{ NDIFF " diff --no-textconv --no-ext-diff --cached", SAFE, "git diff",
 	  NULL },
@@ -176,7 +188,7 @@ static const struct {
 	{ "git blame -L 1,2 HEAD f.c", UNSAFE, "git blame",
 	  NG " blame --no-textconv -L 1,2 HEAD f.c" },
 	{ "git blame -w -M -C HEAD~3 -- f.c", UNSAFE, "git blame",
-	  NG " blame --no-textconv -w -M -C HEAD~3 -- f.c" },
+	  NG " blame --no-textconv -w -M -C 'HEAD~3' -- f.c" },
 	{ "git blame -- f.c HEAD", UNSAFE, "git blame",
 	  NG " blame --no-textconv -- f.c HEAD" },
 	{ NG " blame --no-textconv -L 5,+3 v1.0 -- f.c", SAFE, "git blame",
@@ -184,7 +196,7 @@ static const struct {
 	/* grep, ls-files, cat-file, rev-parse and the listings */
 	{ "git grep -n foo", UNSAFE, "git grep", NG " grep -n foo" },
 	{ "git grep -n foo HEAD~1 -- src", UNSAFE, "git grep",
-	  NG " grep -n foo HEAD~1 -- src" },
+	  NG " grep -n foo 'HEAD~1' -- src" },
 	{ "git grep --textconv foo", UNSAFE, NULL, NULL },
 	{ "git grep -O foo", UNSAFE, NULL, NULL },
 	{ NG " grep -n foo", SAFE, "git grep", NULL },
@@ -204,7 +216,7 @@ static const struct {
 	  "GIT_NO_LAZY_FETCH=1 git -c core.fsmonitor=false rev-parse "
 	  "--show-toplevel" },
 	{ "git rev-parse HEAD^", UNSAFE, "git rev-parse",
-	  "GIT_NO_LAZY_FETCH=1 git -c core.fsmonitor=false rev-parse HEAD^" },
+	  "GIT_NO_LAZY_FETCH=1 git -c core.fsmonitor=false rev-parse 'HEAD^'" },
 	{ "GIT_NO_LAZY_FETCH=1 git -c core.fsmonitor=false rev-parse HEAD",
 	  SAFE, "git rev-parse", NULL },
 	{ "git ls-tree HEAD", UNSAFE, "git ls-tree", NG " ls-tree HEAD" },
@@ -242,6 +254,21 @@ static const struct {
 	{ "git stash pop", UNSAFE, NULL, NULL },
 	{ "git worktree list", UNSAFE, "git worktree list",
 	  "git --no-pager worktree list" },
+	/* the read-only forms of clean and config */
+	{ "git clean -n", UNSAFE, "git clean", NG " clean -n" },
+	{ "git clean -d build -n", UNSAFE, "git clean", NG " clean -d build -n" },
+	{ "git clean -fdx", UNSAFE, NULL, NULL },
+	{ "git config --get user.name", UNSAFE, "git config",
+	  "git --no-pager config --get user.name" },
+	{ "git config --list", UNSAFE, "git config",
+	  "git --no-pager config --list" },
+	{ "git config -l --show-origin --name-only", UNSAFE, "git config",
+	  "git --no-pager config -l --show-origin --name-only" },
+	{ "git config foo.bar --get", UNSAFE, NULL, NULL },
+	{ "git config user.name", UNSAFE, NULL, NULL },
+	/* cd makes git read another repository, as -C does */
+	{ "cd ../x && git log", UNSAFE, NULL, NULL },
+	{ "git log; cd /", UNSAFE, NULL, NULL },
 	{ "git remote -v", UNSAFE, "git remote", "git --no-pager remote -v" },
 	/* what the caller sets is never trusted: only the neutral -c */
 	{ "git -c core.fsmonitor=evil status", UNSAFE, NULL, NULL },
@@ -285,6 +312,70 @@ static const struct {
 	{ "git log > out", UNSAFE, NULL, NULL },
 	{ "git log &", UNSAFE, NULL, NULL },
 };
+
+/* a rewrite is safe for the shell it was made for: zsh's extendedglob
+ * reads HEAD~1 and ^main as patterns, the others do not */
+/* clang-format off */
+static const struct {
+	const char *cmd;
+	enum kb_ro_shell shell;
+	const char *rw;
+} shell_rewrites[] = {
+	{ "git show HEAD~1", KB_RO_SHELL_BASH,
+	  NLOG " show --no-textconv HEAD~1" },
+	{ "git show HEAD~1", KB_RO_SHELL_SH,
+	  NLOG " show --no-textconv HEAD~1" },
+	{ "git show HEAD~1", KB_RO_SHELL_ZSH,
+	  NLOG " show --no-textconv 'HEAD~1'" },
+	{ "git log ^main HEAD", KB_RO_SHELL_BASH,
+	  NLOG " log --no-textconv ^main HEAD" },
+	{ "git log ^main HEAD", KB_RO_SHELL_ANY,
+	  NLOG " log --no-textconv '^main' HEAD" },
+	{ "git diff HEAD^ HEAD", KB_RO_SHELL_BASH,
+	  NDIFF " diff --no-ext-diff --no-textconv HEAD^ HEAD --" },
+	{ "git diff HEAD^ HEAD", KB_RO_SHELL_ZSH,
+	  NDIFF " diff --no-ext-diff --no-textconv 'HEAD^' HEAD --" },
+	{ "git log # see HEAD~1", KB_RO_SHELL_BASH,
+	  NLOG " log --no-textconv # see HEAD~1" },
+	{ "git log # see HEAD~1", KB_RO_SHELL_ZSH, NULL },
+};
+/* clang-format on */
+
+static void
+test_shell_rewrites(void)
+{
+	struct kb_ro_verdict v, again;
+	size_t i;
+
+	for (i = 0; i < nitems(shell_rewrites); i++) {
+		kb_readonly_classify_as(shell_rewrites[i].cmd,
+		    strlen(shell_rewrites[i].cmd), shell_rewrites[i].shell, &v);
+		ok(!v.safe, "%s: %s is unsafe",
+		    kb_ro_shell_name(shell_rewrites[i].shell),
+		    shell_rewrites[i].cmd);
+		if (shell_rewrites[i].rw == NULL) {
+			ok(v.rewritten == NULL, "%s: %s has no rewrite",
+			    kb_ro_shell_name(shell_rewrites[i].shell),
+			    shell_rewrites[i].cmd);
+			kb_ro_verdict_free(&v);
+			continue;
+		}
+		assert_cmpstr(v.rewritten != NULL ? v.rewritten : "(none)",
+		    shell_rewrites[i].rw, "%s: %s: rewrite",
+		    kb_ro_shell_name(shell_rewrites[i].shell),
+		    shell_rewrites[i].cmd);
+		if (v.rewritten != NULL) {
+			kb_readonly_classify_as(v.rewritten,
+			    strlen(v.rewritten), shell_rewrites[i].shell,
+			    &again);
+			ok(again.safe, "%s: the rewrite of %s is safe",
+			    kb_ro_shell_name(shell_rewrites[i].shell),
+			    shell_rewrites[i].cmd);
+			kb_ro_verdict_free(&again);
+		}
+		kb_ro_verdict_free(&v);
+	}
+}
 
 static void
 test_git(void)
@@ -336,5 +427,6 @@ int
 main(void)
 {
 	test_git();
+	test_shell_rewrites();
 	return tap_done();
 }

@@ -1,11 +1,14 @@
 /*
  * tests/unit/test-readonly.c — the read-only command classifier
- * (classify/readonly.c, classify/shlex.c) against a table of command
- * lines, most of them adversarial: quoting tricks, operators, expansions,
- * redirections, here-documents, and each tool's options that write or run
+ * (gate/readonly.c, gate/shlex.c) against a table of command lines, most
+ * of them adversarial: quoting tricks, operators, expansions,
+ * substitutions, subshells, redirections, here-documents, builtins that
+ * evaluate arithmetic, and each tool's options that write or run
  * something. Every unsafe verdict must carry a reason and the exact input
- * as its signature. Then the inputs a table of C strings cannot hold: NUL
- * bytes, invalid UTF-8, 1 MB lines. The table is readonly-cases.h.
+ * as its signature. Then lines judged for each shell (sh, bash, zsh, and
+ * any, which must be the strictest), and the inputs a table of C strings
+ * cannot hold: NUL bytes, invalid UTF-8, 1 MB lines, deep nesting. The
+ * tables are readonly-cases.h.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +31,7 @@ test_lexer(void)
 
 	memset(&l, 0, sizeof(l));
 	memset(&e, 0, sizeof(e));
-	rc = kb_shlex_parse(s, strlen(s), &l, &e);
+	rc = kb_shlex_parse(s, strlen(s), 0, &l, &e);
 	assert_cmpint(rc, 0, "lexer: parses a quoted pipeline (%s)", e.msg);
 	assert_cmpint(l.ncmds, 2, "lexer: two commands");
 	if (rc == 0 && l.ncmds == 2) {
@@ -75,6 +78,48 @@ test_table(void)
 	printf("# %zu cases: %zu safe, %zu unsafe\n", nitems(cases), nsafe,
 	    nitems(cases) - nsafe);
 	ok(nitems(cases) >= 300, "at least 300 cases");
+}
+
+/* a line for each shell, and without one: safe only if safe for all */
+static void
+test_shells(void)
+{
+	enum kb_ro_shell sh0;
+	static const enum kb_ro_shell sh[] = {
+	    KB_RO_SHELL_SH, KB_RO_SHELL_BASH, KB_RO_SHELL_ZSH};
+	struct kb_ro_verdict v;
+	size_t i, k;
+	int want[3];
+
+	for (i = 0; i < nitems(shell_cases); i++) {
+		char what[96];
+
+		want[0] = shell_cases[i].sh;
+		want[1] = shell_cases[i].bash;
+		want[2] = shell_cases[i].zsh;
+		for (k = 0; k < nitems(sh); k++) {
+			snprintf(what, sizeof(what), "%s case %zu [%.56s]",
+			    kb_ro_shell_name(sh[k]), i, shell_cases[i].cmd);
+			for (char *p = what; *p != '\0'; p++)
+				if (*p == '\n' || *p == '\t' || *p == '#')
+					*p = ' ';
+			check_as(shell_cases[i].cmd, strlen(shell_cases[i].cmd),
+			    sh[k], want[k], NULL, what);
+		}
+		kb_readonly_classify(
+		    shell_cases[i].cmd, strlen(shell_cases[i].cmd), &v);
+		ok(v.safe == (want[0] && want[1] && want[2]),
+		    "any case %zu: safe only if safe for sh, bash and zsh", i);
+		kb_ro_verdict_free(&v);
+	}
+	assert_cmpint(kb_readonly_classify_as("ls", 2, (enum kb_ro_shell)9, &v),
+	    -1, "an unknown shell: -1");
+	ok(kb_ro_shell_parse("zsh", &sh0) == 0 && sh0 == KB_RO_SHELL_ZSH,
+	    "zsh parses");
+	ok(kb_ro_shell_parse("fish", &sh0) == -1 &&
+		kb_ro_shell_parse(NULL, &sh0) == -1,
+	    "fish and NULL do not");
+	assert_cmpstr(kb_ro_shell_name(KB_RO_SHELL_ANY), "any", "any's name");
 }
 
 /* inputs a C string literal cannot hold */
@@ -215,6 +260,28 @@ test_big(void)
 	ok(v.safe, "64 KiB sed command with thousands of -e is safe (%s)",
 	    v.reason);
 	kb_ro_verdict_free(&v);
+	/* nesting: bounded, never deep recursion */
+	for (i = 0; i < n; i++)
+		s[i] = "$("[i % 2];
+	check(s, n, UNSAFE, NULL, "32768 nested command substitutions");
+	for (i = 0; i < n; i++)
+		s[i] = "\"$("[i % 3];
+	check(s, n, UNSAFE, NULL, "nested quoted command substitutions");
+	memset(s, '(', n);
+	check(s, n, UNSAFE, NULL, "64 KiB of (");
+	for (i = 0; i < n; i++)
+		s[i] = "{ "[i % 2];
+	check(s, n, UNSAFE, NULL, "32768 groups");
+	for (i = 0; i < n; i++)
+		s[i] = "( ls ) "[i % 7];
+	s[n - 1] = '\n';
+	check(s, n, UNSAFE, NULL, "subshells without operators between them");
+	memcpy(s, "echo", 4);
+	for (i = 4; i < n; i++) /* whole " $(ls)" groups, then blanks */
+		s[i] = i < 4 + (n - 4) / 6 * 6 ? " $(ls)"[(i - 4) % 6] : ' ';
+	kb_readonly_classify(s, n, &v);
+	ok(v.safe, "64 KiB of command substitutions is safe (%s)", v.reason);
+	kb_ro_verdict_free(&v);
 	secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
 	ok(secs < 10.0, "hostile sizes in %.2f s", secs);
 	free(s);
@@ -225,6 +292,7 @@ main(void)
 {
 	test_lexer();
 	test_table();
+	test_shells();
 	test_bytes();
 	test_signatures();
 	test_big();
