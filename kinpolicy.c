@@ -119,7 +119,8 @@ cmd_fingerprint(int argc, char **argv)
 	static struct kb_denial d[KB_MAX_DENIALS];
 	struct kb_err e;
 	const char *errstr;
-	bool json = false, ssh = false, have_status = false, chdir_given = false;
+	bool json = false, ssh = false, have_status = false,
+	     chdir_given = false;
 	long long status = 0;
 	size_t len, n;
 	enum kb_backend_kind backend = KB_BACKEND_BWRAP;
@@ -244,8 +245,8 @@ cmd_fingerprint(int argc, char **argv)
 	ctx.home = p.home;
 	oracle.ctx = &ctx;
 	len = read_tail(tail);
-	n = kb_classify_all((int)status, tail, len, &p, &oracle, d,
-	    KB_MAX_DENIALS);
+	n = kb_classify_all(
+	    (int)status, tail, len, &p, &oracle, d, KB_MAX_DENIALS);
 	if (json) {
 		char *text = kb_report_fingerprint_json(d, n);
 

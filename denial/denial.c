@@ -285,9 +285,11 @@ extract_path(const struct line *l, size_t limit, char *out, size_t outlen)
 
 		if (q + 5 < end && memcmp(q, " -> ", 4) == 0 &&
 		    (q[4] == '\'' || q[4] == '"')) {
-			const char *c = memchr(q + 5, q[4], (size_t)(end - q - 5));
+			const char *c =
+			    memchr(q + 5, q[4], (size_t)(end - q - 5));
 
-			if (c != NULL && pathish(q + 5, (size_t)(c - q - 5), true)) {
+			if (c != NULL &&
+			    pathish(q + 5, (size_t)(c - q - 5), true)) {
 				best = q + 5;
 				bestn = (size_t)(c - q - 5);
 			}
@@ -336,7 +338,8 @@ extract_path(const struct line *l, size_t limit, char *out, size_t outlen)
 			const char *t;
 			size_t n;
 
-			while (p < end && (*p == ' ' || *p == '\t' || *p == '('))
+			while (
+			    p < end && (*p == ' ' || *p == '\t' || *p == '('))
 				p++;
 			t = p;
 			while (p < end && *p != ' ' && *p != '\t')
@@ -381,8 +384,8 @@ all_paths(const struct line *l, char (*out)[PATH_MAX], size_t max)
 		    isalpha((unsigned char)p[1]))
 			close = NULL; /* an apostrophe in a word */
 		if (close != NULL) {
-			const char *c = memmem(
-			    p + ol, (size_t)(end - p - ol), close, strlen(close));
+			const char *c = memmem(p + ol, (size_t)(end - p - ol),
+			    close, strlen(close));
 
 			if (c != NULL) {
 				size_t n = (size_t)(c - p - ol);
@@ -395,7 +398,8 @@ all_paths(const struct line *l, char (*out)[PATH_MAX], size_t max)
 				continue;
 			}
 		}
-		if (p == l->s || p[-1] == ' ' || p[-1] == '\t' || p[-1] == '(') {
+		if (p == l->s || p[-1] == ' ' || p[-1] == '\t' ||
+		    p[-1] == '(') {
 			const char *t = p;
 			size_t n;
 
@@ -471,7 +475,8 @@ command_words(const struct kb_policy *p, struct kb_strv *w)
 	if (p->argv[0] == NULL)
 		return;
 	for (size_t i = 0; i < nitems(shells); i++)
-		shell = shell || strcmp(basename_of(p->argv[0]), shells[i]) == 0;
+		shell =
+		    shell || strcmp(basename_of(p->argv[0]), shells[i]) == 0;
 	for (char **a = p->argv + 1; shell && *a != NULL; a++) {
 		char buf[4096], *save = NULL, *tok;
 
@@ -690,7 +695,8 @@ guarded_git(const struct kb_policy *p, const char *real)
 	for (size_t i = 0; i < p->nguard; i++) {
 		const struct kb_guard *g = &p->guard[i];
 
-		if ((g->kind == KB_GUARD_RO || g->kind == KB_GUARD_RO_ABSENT_DIR ||
+		if ((g->kind == KB_GUARD_RO ||
+			g->kind == KB_GUARD_RO_ABSENT_DIR ||
 			g->kind == KB_GUARD_RO_ABSENT_FILE) &&
 		    kb_path_within(real, g->path))
 			return "kinbox's git guard (git runs hooks and config "
@@ -710,8 +716,8 @@ credential(const struct kb_policy *p, const char *real)
 	for (size_t i = 0; i < kb_credential_count && p->home != NULL; i++) {
 		char dir[PATH_MAX];
 
-		snprintf(dir, sizeof(dir), "%s/%s", p->home,
-		    kb_credential_table[i]);
+		snprintf(
+		    dir, sizeof(dir), "%s/%s", p->home, kb_credential_table[i]);
 		if (kb_path_within(real, dir))
 			return true;
 	}
@@ -719,8 +725,8 @@ credential(const struct kb_policy *p, const char *real)
 }
 
 static bool
-words_near(const struct line *lines, size_t i, const char *const *words,
-    size_t nwords)
+words_near(
+    const struct line *lines, size_t i, const char *const *words, size_t nwords)
 {
 	for (size_t k = 0; k <= LOOKBACK && k <= i; k++)
 		for (size_t w = 0; w < nwords; w++)
@@ -776,7 +782,8 @@ missing_dir(const struct kb_policy *p, const struct kb_oracle *o,
 		if (slash == buf)
 			snprintf(up, sizeof(up), "/");
 		else
-			snprintf(up, sizeof(up), "%.*s", (int)(slash - buf), buf);
+			snprintf(
+			    up, sizeof(up), "%.*s", (int)(slash - buf), buf);
 		if (o->exists(up, o->ctx))
 			break;
 		*slash = '\0';
@@ -794,11 +801,10 @@ missing_dir(const struct kb_policy *p, const struct kb_oracle *o,
 	return true;
 }
 
-
 enum refusal {
-	REFUSED_ROFS,  /* EROFS: a read-only mount */
-	REFUSED_PERM,  /* EACCES/EPERM: the file's mode, or Landlock */
-	REFUSED_BUSY,  /* EBUSY: a mount point */
+	REFUSED_ROFS,   /* EROFS: a read-only mount */
+	REFUSED_PERM,   /* EACCES/EPERM: the file's mode, or Landlock */
+	REFUSED_BUSY,   /* EBUSY: a mount point */
 	REFUSED_UNSAID, /* no errno given: judged as EROFS */
 };
 
@@ -882,8 +888,9 @@ judge_path(const char *raw, const struct line *lines, size_t nlines, size_t i,
 	    kb_config_store_under(p, d->suggest_write) == NULL)
 		return true;
 	d->suggest_write[0] = '\0';
-	if (missing_dir(p, o, real, words_near(lines, i, kb_mkdir_words, kb_mkdir_word_count), d->suggest_write,
-		sizeof(d->suggest_write))) {
+	if (missing_dir(p, o, real,
+		words_near(lines, i, kb_mkdir_words, kb_mkdir_word_count),
+		d->suggest_write, sizeof(d->suggest_write))) {
 		d->suggest_create = true;
 		return true;
 	}
@@ -967,9 +974,9 @@ judge_write(const struct line *lines, size_t nlines, size_t i, size_t at,
 {
 	bool eacces = ph->check == KB_CHECK_EACCES;
 	/* a code ("EROFS", "errno -30") rather than a message */
-	bool ahead = strncmp(ph->text, "errno", 5) != 0 &&
-		     strspn(ph->text, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") !=
-			 strlen(ph->text);
+	bool ahead =
+	    strncmp(ph->text, "errno", 5) != 0 &&
+	    strspn(ph->text, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != strlen(ph->text);
 	char raw[PATH_MAX], others[8][PATH_MAX], cwdbase[PATH_MAX];
 	bool own = extract_path(&lines[i], at, raw, sizeof(raw)), found = own;
 	/* EROFS (or no errno) on a name that is not on a read-only mount:
@@ -982,15 +989,15 @@ judge_write(const struct line *lines, size_t nlines, size_t i, size_t at,
 	snprintf(cwdbase, sizeof(cwdbase), "%s", p->cwd ? p->cwd : "/");
 	/* a line near it that names a path (not a bare word) */
 	for (size_t k = 1; !found && k <= LOOKBACK && k <= i; k++)
-		found = extract_path(&lines[i - k], lines[i - k].n, raw,
-			    sizeof(raw)) &&
+		found = extract_path(
+			    &lines[i - k], lines[i - k].n, raw, sizeof(raw)) &&
 			strchr("/~.", raw[0]) != NULL;
 	/* CMake and gpg name the path on a line after the message; not
 	 * after a bare code ("npm error code EROFS"), whose message
 	 * follows with names of its own */
 	for (size_t k = 1; !found && ahead && k <= 2 && i + k < nlines; k++)
-		found = extract_path(&lines[i + k], lines[i + k].n, raw,
-			    sizeof(raw)) &&
+		found = extract_path(
+			    &lines[i + k], lines[i + k].n, raw, sizeof(raw)) &&
 			strchr("/~.", raw[0]) != NULL;
 	if (found) {
 		/* a name the command gave before tar's -C is not under it */
@@ -1016,8 +1023,9 @@ judge_write(const struct line *lines, size_t nlines, size_t i, size_t at,
 	 * or no path ("could not create parent directories"): the path the
 	 * command was given */
 	for (int pass = own ? 0 : 1; pass < 2; pass++) {
-		n = argv_paths(p, o, cwdbase, pass == 0 ? basename_of(raw) : NULL,
-		    others, nitems(others));
+		n = argv_paths(p, o, cwdbase,
+		    pass == 0 ? basename_of(raw) : NULL, others,
+		    nitems(others));
 		for (size_t k = 0; k < n; k++) {
 			memset(d, 0, sizeof(*d));
 			if (judge_path(others[k], lines, nlines, i, how, eacces,
@@ -1321,25 +1329,24 @@ judge_line(const struct line *lines, size_t nlines, size_t i, const char *base,
 		if (memmem(lines[i].s, lines[i].n, kb_benign_phrases[b],
 			strlen(kb_benign_phrases[b])) != NULL)
 			return false;
-	if (!p->ssh_agent &&
-	    (ph = match(&lines[i], kb_ssh_phrases, kb_ssh_count, NULL)) !=
-		NULL) {
+	if (!p->ssh_agent && (ph = match(&lines[i], kb_ssh_phrases,
+				  kb_ssh_count, NULL)) != NULL) {
 		d->cls = KB_CLASS_SSH;
 		d->suggest_ssh_agent = d->suggest_net = true;
 		set_evidence(d, &lines[i], ph->reason);
 		return true;
 	}
 	if ((ph = match(&lines[i], kb_rofs_phrases, kb_rofs_count, &at)) !=
-		NULL) {
-		if (judge_write(lines, nlines, i, at, REFUSED_ROFS, ph, base,
-			p, o, d)) {
+	    NULL) {
+		if (judge_write(lines, nlines, i, at, REFUSED_ROFS, ph, base, p,
+			o, d)) {
 			set_evidence(d, &lines[i], ph->reason);
 			return true;
 		}
 	} else if ((ph = match(&lines[i], kb_perm_phrases, kb_perm_count,
 			&at)) != NULL) {
-		if (judge_write(lines, nlines, i, at, REFUSED_PERM, ph, base,
-			p, o, d)) {
+		if (judge_write(lines, nlines, i, at, REFUSED_PERM, ph, base, p,
+			o, d)) {
 			set_evidence(d, &lines[i], ph->reason);
 			return true;
 		}
@@ -1352,8 +1359,8 @@ judge_line(const struct line *lines, size_t nlines, size_t i, const char *base,
 		}
 	} else if ((ph = match(&lines[i], kb_busy_phrases, kb_busy_count,
 			&at)) != NULL) {
-		if (judge_write(lines, nlines, i, at, REFUSED_BUSY, ph, base,
-			p, o, d)) {
+		if (judge_write(lines, nlines, i, at, REFUSED_BUSY, ph, base, p,
+			o, d)) {
 			set_evidence(d, &lines[i], ph->reason);
 			return true;
 		}

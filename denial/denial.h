@@ -96,10 +96,10 @@ size_t kb_classify_all(int exit_status, const char *tail, size_t len,
     size_t max);
 
 /*
- * The first denial only (kb_classify_all with max 1). `tail` holds the last `len` bytes of its
- * stderr (need not be NUL-terminated). Returns true and fills `out` when the
- * failure was caused by the sandbox; false (out->cls = KB_CLASS_NONE) for an
- * ordinary failure or success.
+ * The first denial only (kb_classify_all with max 1). `tail` holds the last
+ * `len` bytes of its stderr (need not be NUL-terminated). Returns true and
+ * fills `out` when the failure was caused by the sandbox; false (out->cls =
+ * KB_CLASS_NONE) for an ordinary failure or success.
  */
 bool kb_classify(int exit_status, const char *tail, size_t len,
     const struct kb_policy *, const struct kb_oracle *, struct kb_denial *out);
@@ -109,10 +109,10 @@ const char *kb_class_name(enum kb_class);
 /* classify/patterns.c: the message shapes, as data */
 enum kb_phrase_check {
 	KB_CHECK_NONE,
-	KB_CHECK_OWNED, /* only on a path the caller could write outside:
-			   there, EPERM can only be the sandbox's filter */
-	KB_CHECK_HOST,  /* only when one of `paths` exists on the host (the
-			   socket the sandbox hid is really there) */
+	KB_CHECK_OWNED,  /* only on a path the caller could write outside:
+			    there, EPERM can only be the sandbox's filter */
+	KB_CHECK_HOST,   /* only when one of `paths` exists on the host (the
+			    socket the sandbox hid is really there) */
 	KB_CHECK_EACCES, /* a permission phrase that is EACCES: how Landlock
 			    refuses a write outside the writable set */
 	KB_CHECK_INET,   /* only when the line names an address or port */

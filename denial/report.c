@@ -232,8 +232,8 @@ fingerprint(const struct kb_denial *d, const char *id)
 	if (d->suggest_create && d->suggest_write[0] != '\0') {
 		json_t *c = json_array();
 
-		if (c == NULL || json_array_append_new(c,
-				     jstr(d->suggest_write)) == -1)
+		if (c == NULL ||
+		    json_array_append_new(c, jstr(d->suggest_write)) == -1)
 			die("out of memory");
 		set(sug, "create", c);
 	}
@@ -249,7 +249,8 @@ merge_suggest(json_t *into, json_t *from)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(from, k, v) {
+	json_object_foreach(from, k, v)
+	{
 		json_t *have = json_object_get(into, k);
 
 		if (have == NULL) {
@@ -258,7 +259,8 @@ merge_suggest(json_t *into, json_t *from)
 			size_t i, j;
 			json_t *x, *y;
 
-			json_array_foreach(v, i, x) {
+			json_array_foreach(v, i, x)
+			{
 				bool dup = false;
 
 				json_array_foreach(have, j, y) dup =

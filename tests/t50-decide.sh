@@ -526,7 +526,7 @@ t_json_names() {
 	kp decide --mode auto --kind read
 	assert_file_has_content "$KP_OUT" '^rule: mode-table$'
 	kp classify --json --command 'ls'
-	assert_file_has_content "$KP_OUT" '^\{"schema":1,"safe":true,"reason":"","signature":"ls"\}$'
+	assert_file_has_content "$KP_OUT" '^\{"schema":1,"safe":true,"reason":"","shell":"any","signature":"ls"\}$'
 	kp session new --json
 	assert_file_has_content "$KP_OUT" '^\{"schema":1,"session":"ses_[0-9a-f]{16}"\}$'
 	s=$(sed 's/.*"\(ses_[0-9a-f]*\)".*/\1/' "$KP_OUT")
