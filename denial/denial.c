@@ -936,7 +936,12 @@ argv_paths(const struct kb_policy *p, const struct kb_oracle *o,
 			if (name != NULL &&
 			    strcmp(basename_of(found[f]), name) != 0)
 				continue;
-			snprintf(out[k], PATH_MAX, "%s", found[f]);
+			{
+				size_t fl = strnlen(found[f], PATH_MAX - 1);
+
+				memcpy(out[k], found[f], fl);
+				out[k][fl] = '\0';
+			}
 			/* the first missing directory, for a name not there */
 			if (absolute(p, base, found[f], abs, sizeof(abs)) &&
 			    !o->exists(abs, o->ctx) && name == NULL) {
