@@ -96,6 +96,23 @@ cmd_show(int argc, char **argv)
 		if (*jstr(rec, "host"))
 			print_esc("host:      ", jstr(rec, "host"));
 		print_esc("evidence:  ", jstr(rec, "evidence"));
+		{
+			/* the run's other denials, one line each */
+			json_t *all = json_object_get(rec, "denials"), *x;
+			size_t k;
+
+			json_array_foreach(all, k, x)
+			{
+				_cleanup_free_ char *one = NULL;
+
+				if (k == 0 || !json_is_object(x))
+					continue;
+				one = xasprintf("%s %s%s (%s)",
+				    jstr(x, "class"), jstr(x, "path"),
+				    jstr(x, "host"), jstr(x, "reason"));
+				print_esc("also:      ", one);
+			}
+		}
 		printf("source:    the command's stderr: the path, the "
 		       "evidence and so the suggestion are what it printed\n");
 		print_suggest(rec);

@@ -395,8 +395,15 @@ main(int argc, char **argv)
 		unsetenv("XDG_CONFIG_HOME");
 		unsetenv("XDG_STATE_HOME");
 		unsetenv("XDG_RUNTIME_DIR");
-		for (int k = 0; k < l.nenv; k++)
-			putenv(l.env[k]);
+		for (int k = 0; k < l.nenv; k++) {
+			char *eq = strchr(l.env[k], '=');
+
+			if (eq != NULL) {
+				*eq = '\0';
+				setenv(l.env[k], eq + 1, 1);
+				*eq = '=';
+			}
+		}
 		snprintf(file, sizeof(file), "%s/%s.txt", dir, name);
 		raw = kb_read_small_file(file, 1 << 20);
 		if (raw == NULL) {
