@@ -820,7 +820,28 @@ judge_path(const char *raw, const struct line *lines, size_t nlines, size_t i,
 	bool hidden_link, landlock = p->backend == KB_BACKEND_LANDLOCK;
 
 	(void)nlines;
-	if (!absolute(p, base, raw, abs, sizeof(abs)))
+	/* git names its own files (".git/config", ".git/index.lock") from
+	 * the top of the repository, wherever the command ran in it */
+	if (strncmp(raw, ".git/", 5) == 0 || strcmp(raw, ".git") == 0) {
+		char top[PATH_MAX], probe[PATH_MAX + 8];
+
+		snprintf(top, sizeof(top), "%s", base);
+		for (;;) {
+			char *sl;
+
+			snprintf(probe, sizeof(probe), "%s/.git", top);
+			if (o->exists(probe, o->ctx)) {
+				base = top;
+				break;
+			}
+			sl = strrchr(top, '/');
+			if (sl == NULL || sl == top)
+				break;
+			*sl = '\0';
+		}
+		if (!absolute(p, base, raw, abs, sizeof(abs)))
+			return false;
+	} else if (!absolute(p, base, raw, abs, sizeof(abs)))
 		return false;
 	/* judged where the write landed: symlinks first, then ".." (a
 	 * symlinked ~/.ssh is the mask's target, ws/link/../x is beside the
@@ -987,10 +1008,13 @@ judge_write(const struct line *lines, size_t nlines, size_t i, size_t at,
 	/* EROFS (or no errno) on a name that is not on a read-only mount:
 	 * the message's name is not the whole path; the command's words
 	 * may hold it. EACCES on it is the file's own mode: never. */
-	bool argv_ok = how == REFUSED_ROFS || how == REFUSED_UNSAID ||
-		       (eacces && p->backend == KB_BACKEND_LANDLOCK);
+	bool argv_ok = (how == REFUSED_ROFS || how == REFUSED_UNSAID ||
+			   (eacces && p->backend == KB_BACKEND_LANDLOCK)) &&
+		       ahead;
 	size_t n;
 
+	if (own && strcmp(raw, ph->text) == 0)
+		own = found = false; /* "code: 'EROFS'": the code, no name */
 	snprintf(cwdbase, sizeof(cwdbase), "%s", p->cwd ? p->cwd : "/");
 	/* a line near it that names a path (not a bare word) */
 	for (size_t k = 1; !found && k <= LOOKBACK && k <= i; k++)

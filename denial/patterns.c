@@ -65,6 +65,7 @@ const struct kb_phrase kb_unsaid_phrases[] = {
 	P("Could not create local repository", "cannot create"),  /* Maven */
 	P("no writable keyring found", "not writable"),           /* gpg */
 	P("trustdb not writable",      "not writable"),           /* gpg */
+	P("Failure writing output to destination", "cannot write"), /* curl */
 };
 const size_t kb_unsaid_count = nitems(kb_unsaid_phrases);
 

@@ -60,11 +60,11 @@ kb_report_line(const struct kb_denial *d, const char *id)
 		if (d->cache[0] != '\0' && d->cache_absent && !d->cache_off)
 			return xasprintf(
 			    "denied write '%s' (%s, " FROM_STDERR
-			    "): the %s cache %s does not exist, so "
-			    "kinbox could not make it writable (it "
-			    "creates nothing in your home); create "
-			    "it (mkdir -p %s) and run again  [%s]",
-			    path, reason, d->cache, d->cache_dir, d->cache_dir,
+			    "): the cache directory %s ([caches] %s) does "
+			    "not exist, so kinbox could not make it "
+			    "writable (it creates nothing in your home); "
+			    "create it (mkdir -p %s) and run again  [%s]",
+			    path, reason, d->cache_dir, d->cache, d->cache_dir,
 			    eid);
 		if (d->cache[0] != '\0' && d->cache_off)
 			return xasprintf(
@@ -122,6 +122,16 @@ kb_report_line(const struct kb_denial *d, const char *id)
 				 "--ssh-agent --net  [%s]",
 		    reason, eid);
 	case KB_CLASS_OTHER:
+		if (d->path[0] != '\0') {
+			_cleanup_free_ char *what = kb_escape(
+			    d->guard[0] != '\0' ? d->guard : "a hidden path");
+
+			return xasprintf("denied write '%s' (%s, " FROM_STDERR
+					 "): %s, hidden by the sandbox; no "
+					 "--write lifts that; " ONLY_UNCONFINED
+					 "  [%s]",
+			    path, reason, what, eid);
+		}
 		return xasprintf("denied by the sandbox (%s, " FROM_STDERR "); "
 				 "no narrower grant exists; " ONLY_UNCONFINED
 				 "  [%s]",
@@ -228,12 +238,15 @@ fingerprint(const struct kb_denial *d, const char *id)
 						     : false));
 	}
 	json_decref(wp);
-	/* a root to make outside the sandbox before it can be granted */
-	if (d->suggest_create && d->suggest_write[0] != '\0') {
+	/* a root to make outside the sandbox before it can be granted, or
+	 * a missing cache that kinbox makes writable once it is there */
+	if ((d->suggest_create && d->suggest_write[0] != '\0') ||
+	    (d->cache_absent && !d->cache_off && d->cache_dir[0] != '\0')) {
 		json_t *c = json_array();
+		const char *dir =
+		    d->suggest_create ? d->suggest_write : d->cache_dir;
 
-		if (c == NULL ||
-		    json_array_append_new(c, jstr(d->suggest_write)) == -1)
+		if (c == NULL || json_array_append_new(c, jstr(dir)) == -1)
 			die("out of memory");
 		set(sug, "create", c);
 	}

@@ -138,7 +138,7 @@ t_missing_cache_not_created() {
 	cd "$KB_T"
 	[ "$KB_RC" -ne 0 ] || fail "a write into the missing cache's place succeeded"
 	assert_file_has_content "$ws/ctl" '^control$'
-	assert_file_has_content "$KB_ERR" "the npm cache $HOME/.npm does not exist, so kinbox could not make it writable \\(it creates nothing in your home\\); create it \\(mkdir -p $HOME/.npm\\)"
+	assert_file_has_content "$KB_ERR" "the cache directory $HOME/.npm \\(\\[caches\\] npm\\) does not exist, so kinbox could not make it writable \\(it creates nothing in your home\\); create it \\(mkdir -p $HOME/.npm\\)"
 	assert_streq "$(ls -A "$HOME")" "" "nothing new in HOME"
 	# the advice works: made by the user, it is an overlay next time
 	mkdir "$HOME/.npm"
@@ -347,7 +347,7 @@ t_absent_cache_denial() {
 	cd "$KB_T"
 	[ "$KB_RC" -ne 0 ] || fail "a write into an absent cache's place succeeded"
 	assert_file_has_content "$ws/ctl" '^control$'
-	assert_file_has_content "$KB_ERR" "the cargo cache $HOME/.cargo/registry does not exist, so kinbox could not make it writable \\(it creates nothing in your home\\); create it \\(mkdir -p $HOME/.cargo/registry\\)"
+	assert_file_has_content "$KB_ERR" "the cache directory $HOME/.cargo/registry \\(\\[caches\\] cargo\\) does not exist, so kinbox could not make it writable \\(it creates nothing in your home\\); create it \\(mkdir -p $HOME/.cargo/registry\\)"
 	assert_not_exists "$HOME/.cargo"
 }
 run_test "a cache whose parent is absent too: a write on the way to it is denied naming the cache and the mkdir that helps" t_absent_cache_denial

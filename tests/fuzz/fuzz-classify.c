@@ -41,26 +41,33 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char ws[] = "/work/ws", home[] = "/home/u", cwd[] = "/work/ws/sub";
 	static char a0[] = "tar", a1[] = "-C", a2[] = "../out";
+	static char s0[] = "sh", s1[] = "-c",
+		    s2[] = "cd x && tar -C /opt xf 'a b.tar'; javac -d ../c X";
 	static char *argv[] = { a0, a1, a2, NULL };
+	static char *shargv[] = { s0, s1, s2, NULL };
 	struct kb_oracle o = { .host_writable = always, .suggest_root = parent,
 		.exists = always };
 	struct kb_policy p;
-	struct kb_denial d;
+	static struct kb_denial d[KB_MAX_DENIALS];
 
 	memset(&p, 0, sizeof(p));
 	p.workspace = ws;
 	p.home = home;
 	p.cwd = cwd;
-	p.argv = argv;
-	for (int net = 0; net < 2; net++) {
-		p.net = net;
-		if (kb_classify(1, (const char *)data, size, &p, &o, &d)) {
-			char *line = kb_report_line(&d, "sbx_0000000000000000");
-			char *json = kb_report_fingerprint_json(&d);
+	for (int run = 0; run < 4; run++) {
+		size_t n;
+
+		p.net = run & 1;
+		p.argv = run & 2 ? shargv : argv;
+		p.backend = run & 2 ? KB_BACKEND_LANDLOCK : KB_BACKEND_BWRAP;
+		n = kb_classify_all(1, (const char *)data, size, &p, &o, d,
+		    KB_MAX_DENIALS);
+		for (size_t i = 0; i < n; i++) {
+			char *line = kb_report_line(&d[i], "sbx_0000000000000000");
 
 			free(line);
-			free(json);
 		}
+		free(kb_report_fingerprint_json(d, n));
 	}
 	return 0;
 }
