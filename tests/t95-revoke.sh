@@ -278,7 +278,7 @@ t_revoke_session() {
 	grep -q "^     running: pid $spid (sh, in $ws) since " "$KP_OUT" ||
 		{ _show_file "$KP_OUT"; fail "grants does not list the run"; }
 	kp_expect 0 revoke --all --json
-	assert_file_is "$KP_OUT" "{\"revoked\":\"all\",\"stopped\":[$spid]}"
+	assert_file_is "$KP_OUT" "{\"schema\":1,\"all\":true,\"stopped\":[$spid]}"
 	wait_bg "$spid"
 	assert_streq "$BG_RC" 125 "exit status"
 	assert_kinbox_said "$d/s.err" "kinbox: the session grant write_paths = $out (from $ID, in $sf) was revoked; the command was stopped"
