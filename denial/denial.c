@@ -801,6 +801,23 @@ missing_dir(const struct kb_policy *p, const struct kb_oracle *o,
 	return true;
 }
 
+/* Was the missing leaf a directory to make? The message says mkdir, or
+ * it does not say it made a file (touch, a redirection, open) and the
+ * name has no dot at all ("venvs", "lib"; "x.conf" and ".zshrc" are
+ * taken as files: advice to mkdir a file's name would do harm) */
+static bool
+leaf_is_dir(const struct line *lines, size_t i, const char *real)
+{
+	const char *base = strrchr(real, '/');
+
+	if (words_near(lines, i, kb_mkdir_words, kb_mkdir_word_count))
+		return true;
+	if (words_near(lines, i, kb_file_words, kb_file_word_count))
+		return false;
+	base = base != NULL ? base + 1 : real;
+	return base[0] != '\0' && strchr(base, '.') == NULL;
+}
+
 enum refusal {
 	REFUSED_ROFS,   /* EROFS: a read-only mount */
 	REFUSED_PERM,   /* EACCES/EPERM: the file's mode, or Landlock */
@@ -878,6 +895,16 @@ judge_path(const char *raw, const struct line *lines, size_t nlines, size_t i,
 		(landlock && eacces)) &&
 	    !has_verb(&lines[i]))
 		return false;
+	/* git's hooks and config outside the writable set: a grant of the
+	 * repository would not lift it, since kinbox guards them in every
+	 * write root */
+	if ((why = guarded_git(p, real)) != NULL &&
+	    o->host_writable(real, o->ctx)) {
+		d->cls = KB_CLASS_GUARDED;
+		snprintf(d->path, sizeof(d->path), "%s", abs);
+		snprintf(d->guard, sizeof(d->guard), "%s", why);
+		return true;
+	}
 	/* kinbox's own stores: never writable from a sandbox */
 	if ((why = kb_config_store_of(p, real)) != NULL) {
 		d->cls = KB_CLASS_GUARDED;
@@ -909,8 +936,7 @@ judge_path(const char *raw, const struct line *lines, size_t nlines, size_t i,
 	    kb_config_store_under(p, d->suggest_write) == NULL)
 		return true;
 	d->suggest_write[0] = '\0';
-	if (missing_dir(p, o, real,
-		words_near(lines, i, kb_mkdir_words, kb_mkdir_word_count),
+	if (missing_dir(p, o, real, leaf_is_dir(lines, i, real),
 		d->suggest_write, sizeof(d->suggest_write))) {
 		d->suggest_create = true;
 		return true;
@@ -1400,6 +1426,16 @@ judge_line(const struct line *lines, size_t nlines, size_t i, const char *base,
 		d->suggest_net = true;
 		set_evidence(d, &lines[i], ph->reason);
 		find_host(lines, nlines, i, d);
+		/* an SSH connection needs the agent and known_hosts too
+		 * (~/.ssh is hidden without --ssh-agent): --net alone would
+		 * only get as far as "Host key verification failed" */
+		if (!p->ssh_agent &&
+		    ((lines[i].n >= 5 && memcmp(lines[i].s, "ssh: ", 5) == 0) ||
+			memmem(lines[i].s, lines[i].n, "ssh://", 6) != NULL)) {
+			d->cls = KB_CLASS_SSH;
+			d->suggest_ssh_agent = true;
+			d->host[0] = '\0';
+		}
 		return true;
 	}
 	if ((ph = match_ok(&lines[i], kb_other_phrases, kb_other_count, &at,
@@ -1421,6 +1457,11 @@ judge_line(const struct line *lines, size_t nlines, size_t i, const char *base,
 		d->cls = KB_CLASS_OTHER;
 		d->suggest_unconfined = true;
 		set_evidence(d, &lines[i], "hidden by the sandbox");
+		if (line_abs_path(
+			&lines[i], at, base, p, d->path, sizeof(d->path)))
+			snprintf(d->guard, sizeof(d->guard), "%s",
+			    credential(p, d->path) ? "a credential store"
+						   : "a hidden host path");
 		return true;
 	}
 	return false;

@@ -137,8 +137,8 @@ extern const size_t kb_rofs_count, kb_perm_count, kb_busy_count,
     kb_unsaid_count, kb_net_count, kb_ssh_count, kb_other_count;
 extern const char *const kb_benign_phrases[], *const kb_temp_words[];
 extern const size_t kb_benign_count, kb_temp_word_count;
-extern const char *const kb_mkdir_words[];
-extern const size_t kb_mkdir_word_count;
+extern const char *const kb_mkdir_words[], *const kb_file_words[];
+extern const size_t kb_mkdir_word_count, kb_file_word_count;
 extern const char *const kb_write_verbs[];
 extern const size_t kb_write_verb_count;
 struct kb_chdir_flag {

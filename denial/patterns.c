@@ -88,6 +88,14 @@ const char *const kb_mkdir_words[] = {
 };
 const size_t kb_mkdir_word_count = nitems(kb_mkdir_words);
 
+/* ... and words that say it was a file */
+const char *const kb_file_words[] = {
+	"touch", "regular file", "cannot create /", "cannot create '",
+	"open(", "open '", "fopen", "rb_sysopen", "Failed to open stream",
+	"file_put_contents", "writeFile", "open ",
+};
+const size_t kb_file_word_count = nitems(kb_file_words);
+
 const char *const kb_write_verbs[] = {
 	"cannot touch", "cannot create", "cannot make", "cannot remove",
 	"cannot move", "cannot overwrite", "failed to create", "cannot mkdir",

@@ -43,6 +43,17 @@ kb_denial_id(char out[KB_ID_LEN + 1])
 	"the network is off by %s (network = off in the project file), "       \
 	"which no flag or grant lifts"
 
+/* `s` quoted for a shell and escaped for a person (a new string) */
+static char *
+shq(const char *s)
+{
+	struct kb_buf b = {0};
+
+	kb_buf_puts(&b, "");
+	kb_buf_shquote_visible(&b, s);
+	return b.s;
+}
+
 char *
 kb_report_line(const struct kb_denial *d, const char *id)
 {
@@ -51,7 +62,10 @@ kb_report_line(const struct kb_denial *d, const char *id)
 	_cleanup_free_ char *path = kb_escape(d->path);
 	_cleanup_free_ char *reason = kb_escape(d->reason);
 	_cleanup_free_ char *host = kb_escape(d->host);
-	_cleanup_free_ char *root = kb_escape(d->suggest_write);
+	/* the roots and directories are given as a shell reads them: a
+	 * space in a name cannot split the advice in two */
+	_cleanup_free_ char *root = shq(d->suggest_write);
+	_cleanup_free_ char *cdir = shq(d->cache_dir);
 	_cleanup_free_ char *eid = kb_escape(id);
 	_cleanup_free_ char *blocked = kb_escape(d->net_blocked_by);
 
@@ -64,8 +78,7 @@ kb_report_line(const struct kb_denial *d, const char *id)
 			    "not exist, so kinbox could not make it "
 			    "writable (it creates nothing in your home); "
 			    "create it (mkdir -p %s) and run again  [%s]",
-			    path, reason, d->cache_dir, d->cache, d->cache_dir,
-			    eid);
+			    path, reason, cdir, d->cache, cdir, eid);
 		if (d->cache[0] != '\0' && d->cache_off)
 			return xasprintf(
 			    "denied write '%s' (%s, " FROM_STDERR
@@ -74,8 +87,8 @@ kb_report_line(const struct kb_denial *d, const char *id)
 			    "ephemeral (writes discarded after the "
 			    "run) in [caches] of your config.ini "
 			    "(kinbox.conf(5))  [%s]",
-			    path, reason, d->cache, d->cache_dir, d->cache,
-			    d->cache, eid);
+			    path, reason, d->cache, cdir, d->cache, d->cache,
+			    eid);
 		if (d->cache[0] != '\0')
 			return xasprintf(
 			    "denied write '%s' (%s, " FROM_STDERR
@@ -85,8 +98,7 @@ kb_report_line(const struct kb_denial *d, const char *id)
 			    "cache, discarded) or persisted in "
 			    "[caches] of your config.ini "
 			    "(kinbox.conf(5))  [%s]",
-			    path, reason, d->cache, d->cache_dir, d->cache,
-			    eid);
+			    path, reason, d->cache, cdir, d->cache, eid);
 		if (d->suggest_write[0] != '\0' && d->suggest_create)
 			return xasprintf("denied write '%s' (%s, " FROM_STDERR
 					 "): %s does not exist, and kinbox "
@@ -201,9 +213,10 @@ fingerprint(const struct kb_denial *d, const char *id)
 	set(o, "class", json_string(kb_class_name(d->cls)));
 	set(o, "evidence", jstr(d->evidence));
 	set(o, "reason", jstr(d->reason));
-	if (d->cls == KB_CLASS_WRITE || d->cls == KB_CLASS_GUARDED)
+	if (d->cls == KB_CLASS_WRITE || d->cls == KB_CLASS_GUARDED ||
+	    d->path[0] != '\0')
 		set(o, "path", jstr(d->path));
-	if (d->cls == KB_CLASS_GUARDED)
+	if (d->guard[0] != '\0')
 		set(o, "guard", jstr(d->guard));
 	if (d->cache[0] != '\0') {
 		set(o, "cache", jstr(d->cache));

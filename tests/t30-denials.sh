@@ -947,7 +947,7 @@ EOF2
 		fail "a raw control byte in kinbox's line"
 	fi
 	assert_file_has_content "$KB_T/ttyh.kb" \
-		"^kinbox: denied write '$d/outside/a\\\\x1b\\[2Jb/f' \\(Read-only file system, read from the command's stderr\\); retry with --write $d/outside/a\\\\x1b\\[2Jb  \\[sbx_[0-9a-f]{16}\\]$"
+		"^kinbox: denied write '$d/outside/a\\\\x1b\\[2Jb/f' \\(Read-only file system, read from the command's stderr\\); retry with --write \\$'$d/outside/a\\\\x1b\\[2Jb'  \\[sbx_[0-9a-f]{16}\\]$"
 }
 run_test "terminal: after \\e[8m, colour and \\e(0 without a newline the kinbox line starts fresh after a reset; a path with ESC in it is printed escaped" t_tty_hostile
 
@@ -1194,7 +1194,7 @@ t_own_lines() {
 	grep '^kinbox: ' "$KB_ERR" >"$d/kb.lines"
 	no_raw_control "$d/kb.lines"
 	assert_denial "$KB_ERR" \
-		"kinbox: denied write '$d/outside/a\\x1b[2J\\x7f\\xc2\\x9bb/f' (Read-only file system, read from the command's stderr); retry with --write $d/outside/a\\x1b[2J\\x7f\\xc2\\x9bb"
+		"kinbox: denied write '$d/outside/a\\x1b[2J\\x7f\\xc2\\x9bb/f' (Read-only file system, read from the command's stderr); retry with --write \$'$d/outside/a\\x1b[2J\\x7f\\xc2\\x9bb'"
 	assert_streq "$(tail -n 2 "$KB_ERR" | head -n 1)" "no newline" "the command's unfinished line ends before kinbox's"
 	# an argv[0] with a newline and ESC: the exec error is one line
 	zero=$(printf 'no\nkinbox: SECURITY: forged\033[8m')
@@ -1306,6 +1306,25 @@ t_make_first() {
 	assert_exists "$new/data"
 }
 run_test "a missing directory in \$HOME: make it outside, then --write it (not --unconfined); following the advice works" t_make_first
+
+t_ssh_nonet() {
+	require ssh
+	d=$(newdir sshnonet)
+	mkdir "$d/ws"
+	cd "$d/ws"
+	XDG_STATE_HOME=$(state sshnonet)
+	j=$KB_T/sshnonet.json
+	port=$(python3 "$B/freeport.py")
+	kb_expect 255 --json-fd 3 -- ssh -o BatchMode=yes -p "$port" 127.0.0.1 true 3>"$j"
+	# it ran: ssh's own message, then kinbox's
+	assert_file_has_content "$KB_ERR" "^ssh: connect to host 127.0.0.1 port $port: "
+	# --net alone would only reach "Host key verification failed"
+	# (~/.ssh is hidden): the advice is both
+	assert_denial "$KB_ERR" \
+		"kinbox: denied ssh (no network (the host's loopback is not shared), read from the command's stderr); retry with --ssh-agent --net"
+	jcheck 'd["class"] == "ssh" and d["suggest"]["ssh_agent"] is True and d["suggest"]["network"] is True' "$j"
+}
+run_test "ssh without the network: class ssh, --ssh-agent --net (not --net alone)" t_ssh_nonet
 
 t_fingerprint_paths() {
 	d=$(newdir fppaths)

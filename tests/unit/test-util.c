@@ -314,8 +314,15 @@ test_report_line(void)
 	line = kb_report_line(&d, "sbx_0123456789abcdef");
 	assert_cmpstr(line, "denied write '/o/a\\x1b[8m\\nkinbox: x\\xc2\\x9b/f' "
 	    "(Read-only file system, read from the command's stderr); retry "
-	    "with --write /o/a\\x1b[8m  [sbx_0123456789abcdef]",
-	    "report line: path and root escaped, the source named");
+	    "with --write $'/o/a\\x1b[8m'  [sbx_0123456789abcdef]",
+	    "report line: path escaped, the root quoted as a shell reads it, "
+	    "the source named");
+	free(line);
+	snprintf(d.suggest_write, sizeof(d.suggest_write), "/o/with space");
+	line = kb_report_line(&d, "sbx_0123456789abcdef");
+	ok(strstr(line, "retry with --write '/o/with space'  [") != NULL,
+	    "report line: a root with a space is quoted (pasted, it is one "
+	    "word)");
 	free(line);
 	d.suggest_write[0] = '\0';
 	d.suggest_unconfined = true;
