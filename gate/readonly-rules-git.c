@@ -28,7 +28,8 @@
  * means log.diffMerges, which may be "remerge") run merge drivers and
  * write temporary objects; describe --dirty and --broken refresh and
  * write the index and run the clean filters; --submodule=diff runs the
- * submodule's own diff programs. --text and --filter are exact names that only share a prefix.
+ * submodule's own diff programs. --text and --filter are exact names
+ * that only share a prefix, except in cat-file (git_catfile_opts).
  */
 static const struct kb_ro_opt git_opts[] = {
 	{ 0,   "output",              R, DENY },
@@ -45,6 +46,16 @@ static const struct kb_ro_opt git_opts[] = {
 	{ 0,   "submodule",           O, KB_RO_SUBMOD },
 	{ 0,   "text",                N, 0 },
 	{ 0,   "filter",              R, 0 },
+	END
+};
+
+/* cat-file has --textconv and --filters, and no --text or --filter of its
+ * own: there those are abbreviations that git's parse-options takes for
+ * the options that run the repository's textconv and smudge programs */
+static const struct kb_ro_opt git_catfile_opts[] = {
+	{ 0,   "textconv",            N, DENY },
+	{ 0,   "filters",             N, DENY },
+	{ 0,   "help",                N, DENY },
 	END
 };
 
@@ -443,7 +454,8 @@ const struct kb_ro_git kb_ro_git_table[] = {
 	    BASE | KB_RO_N_TEXTCONV, NEVER_BLAME, NULL),
 	GIT("branch", KB_RO_ALLOW, git_branch_opts, -1, LIST, NULL,
 	    BASE, NULL, NULL),
-	GIT("cat-file", DL, git_opts, -1, NONE, NULL, BASE, NULL, NULL),
+	GIT("cat-file", DL, git_catfile_opts, -1, NONE, NULL, BASE, NULL,
+	    NULL),
 	/* the index, its untracked cache and the directories: no object,
 	 * no file's contents */
 	GIT("clean", KB_RO_ALLOW, git_clean_opts, -1, MODE, NULL, BASE, NULL,

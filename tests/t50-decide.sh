@@ -290,6 +290,18 @@ t_git_hostile() {
 	kp classify --command 'git add -n c.flt'
 	assert_file_has_content "$KP_OUT" '^unsafe: '
 	assert_not_file_has_content "$KP_OUT" '^rewritten: '
+	# cat-file has no --text or --filter: git takes them for --textconv
+	# and --filters, which run the smudge filter (seen here), even in
+	# the rewritten form
+	in_repo 'git cat-file --filter HEAD:c.flt'
+	assert_file_has_content "$marks" '^smudge$'
+	rm -f "$marks"
+	for c in 'git cat-file --filter HEAD:c.flt' 'git cat-file --text HEAD:t.tc' \
+		"GIT_NO_LAZY_FETCH=1 git --no-pager -c core.fsmonitor=false cat-file --filter --path=c.flt HEAD:c.flt"; do
+		kp classify --command "$c"
+		assert_file_has_content "$KP_OUT" '^unsafe: '
+		assert_not_file_has_content "$KP_OUT" '^rewritten: '
+	done
 
 	# what reads the work tree through the filters: ASK, no rewrite
 	for c in 'git status' 'git status --short' 'git diff' 'git diff HEAD' \

@@ -212,6 +212,19 @@ static const struct {
 	  NG " cat-file -p HEAD" },
 	{ "git cat-file --textconv HEAD:x", UNSAFE, NULL, NULL },
 	{ "git cat-file --filters HEAD:x", UNSAFE, NULL, NULL },
+	/* abbreviations git's parse-options takes for those two: cat-file
+	 * has no --text or --filter of its own */
+	{ "git cat-file --text HEAD:a.txt", UNSAFE, NULL, NULL },
+	{ "git cat-file --filter HEAD:a.txt", UNSAFE, NULL, NULL },
+	{ "git cat-file --filter --path=a.txt HEAD:a.txt", UNSAFE, NULL,
+	  NULL },
+	{ "git cat-file --text --path=a.txt HEAD", UNSAFE, NULL, NULL },
+	{ "git cat-file --textc HEAD:a.txt", UNSAFE, NULL, NULL },
+	{ "git cat-file --filt HEAD:a.txt", UNSAFE, NULL, NULL },
+	{ "git cat-file -t HEAD", UNSAFE, "git cat-file",
+	  NG " cat-file -t HEAD" },
+	{ NG " cat-file --text HEAD:a.txt", UNSAFE, NULL, NULL },
+	{ NG " cat-file --filter HEAD:a.txt", UNSAFE, NULL, NULL },
 	{ "git rev-parse --show-toplevel", UNSAFE, "git rev-parse",
 	  "GIT_NO_LAZY_FETCH=1 git -c core.fsmonitor=false rev-parse "
 	  "--show-toplevel" },
