@@ -130,8 +130,8 @@ backends/seccomp-blob.o: backends/seccomp-blob.c backends/seccomp-bpf.h $(HDRS)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 
 # Static and libc-only: it is exec'd once per sandboxed command.
-kinbox-exec: backends/kinbox-exec.c lib/execsearch.c lib/execsearch.h
-	$(CC) $(CSTD) $(WARN) -O2 -static -o $@ backends/kinbox-exec.c lib/execsearch.c
+kinbox-exec: backends/kinbox-exec.c backends/exec-landlock.c backends/exec-landlock.h lib/execsearch.c lib/execsearch.h
+	$(CC) $(CSTD) $(WARN) -O2 -static -o $@ backends/kinbox-exec.c backends/exec-landlock.c lib/execsearch.c
 
 # --- tests ---------------------------------------------------------------
 tests/unit/test-%: tests/unit/test-%.c $(CORE_OBJS) backends/seccomp.o $(UNIT_HDRS)

@@ -29,6 +29,7 @@
 #include "policy/policy.h"
 #include "policy/runs.h"
 #include "lib/execsearch.h"
+#include "lib/fsat.h"
 #include "lib/util.h"
 
 #ifndef KB_VERSION
@@ -290,6 +291,7 @@ parse_args(int argc, char **argv, struct kb_opts *o, struct pending *pend,
 		case KB_OPT_SCRUB_ENV:
 		case KB_OPT_MASK:
 		case KB_OPT_CACHE:
+		case KB_OPT_REQUIRE:
 		case KB_OPT__N:
 			break;
 		}
@@ -533,6 +535,9 @@ arm_revocation(void *ctx, struct kb_err *e)
 	const struct kb_policy *p = ctx;
 	char why[sizeof(((struct kb_run *)NULL)->revoked)];
 
+	/* armed once: a second attempt (auto's fallback) keeps it */
+	if (registry.fd != -1)
+		return 0;
 	if (kb_runs_register(&registry, p, e) == -1)
 		return -1;
 	/* a revoke between reading the grants and this registration found
@@ -554,6 +559,71 @@ check_revoked(void *ctx, char *why, size_t len)
 	return true;
 }
 
+/* KINBOX_SANDBOX names a backend: it wins over the flag and the config
+ * (the environment ranks last) */
+static void
+set_backend_env(struct kb_policy *p, const char *mode)
+{
+	struct kb_src src = {KB_ORIGIN_ENV, "KINBOX_SANDBOX"};
+	struct kb_err e;
+
+	if (strcmp(mode, "auto") != 0 && strcmp(mode, "bwrap") != 0 &&
+	    strcmp(mode, "landlock") != 0 && strcmp(mode, "seatbelt") != 0)
+		die("KINBOX_SANDBOX=%s: unknown value; use auto, bwrap, "
+		    "landlock, seatbelt, container or off, or unset it",
+		    mode);
+	if (kb_option_set(p, KB_OPT_BACKEND, mode, &src, &e) == -1)
+		die("%s", e.msg);
+}
+
+/* The features --require names that `lacking` holds, for a message. */
+static char *
+feature_words(unsigned lacking)
+{
+	struct kb_buf b = {0};
+
+	for (unsigned i = 0; i < KB_FEAT__N; i++)
+		if (lacking & (1u << i))
+			kb_buf_printf(&b, "%s%s", b.s ? ", " : "",
+			    kb_feature_name(i));
+	return b.s;
+}
+
+/*
+ * The landlock backend's per-run temporary directory: TMPDIR, TMUX_TMPDIR
+ * and java.io.tmpdir inside, /tmp itself being read-only there. Made by
+ * kinbox (0700, a fresh name), removed after the run with everything the
+ * command left in it, by descriptor (it is the command's tree by then).
+ */
+static char rundir[sizeof(KB_LANDLOCK_RUNDIR_TEMPLATE)];
+static int rundir_fd = -1;
+
+static void
+rundir_remove(void)
+{
+	if (rundir_fd == -1)
+		return;
+	if (kb_remove_tree_at(rundir_fd) == -1 || rmdir(rundir) == -1)
+		warnx("note: %s: %s; remove it by hand", rundir,
+		    strerror(errno));
+	close(rundir_fd);
+	rundir_fd = -1;
+}
+
+static void
+rundir_make(void)
+{
+	memcpy(rundir, KB_LANDLOCK_RUNDIR_TEMPLATE, sizeof(rundir));
+	if (mkdtemp(rundir) == NULL)
+		die("no sandbox: cannot make the run's temporary directory "
+		    "under /tmp (%s); check /tmp — nothing was run",
+		    strerror(errno));
+	rundir_fd = open(rundir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (rundir_fd == -1)
+		die_errno("no sandbox: %s", rundir);
+	atexit(rundir_remove);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -567,6 +637,8 @@ main(int argc, char **argv)
 	_cleanup_free_ char *helper = NULL;
 	_cleanup_close_ int helper_fd = -1;
 	const char *mode = getenv("KINBOX_SANDBOX");
+	char why[1024] = "";
+	bool use_landlock = false;
 
 	struct pending *pend =
 	    xreallocarray(NULL, (size_t)argc + 1, sizeof(*pend));
@@ -613,9 +685,7 @@ main(int argc, char **argv)
 			    "unconfined unless --unconfined is given; unset "
 			    "KINBOX_SANDBOX");
 		if (strcmp(mode, "container") != 0 && strcmp(mode, "off") != 0)
-			die("KINBOX_SANDBOX=%s: unknown value; use 'container' "
-			    "or unset it",
-			    mode);
+			set_backend_env(&pol, mode);
 	}
 	/* No sandbox, no workspace to judge: the escape hatch works from
 	 * anywhere, still without secrets and stray descriptors. */
@@ -645,11 +715,9 @@ main(int argc, char **argv)
 	/* again with TMPDIR settled */
 	check_stores(&pol);
 
-	/* auto picks bubblewrap: the only backend on Linux so far */
-	if ((bwrap = kb_bwrap_find(&e)) == NULL)
-		die("%s", e.msg);
 	helper = find_helper();
-	/* O_PATH: bwrap executes it through /proc/self/fd (see the plan) */
+	/* O_PATH: the backend executes it through /proc/self/fd (see the
+	 * plans) */
 	if ((helper_fd = open(helper, O_PATH | O_CLOEXEC)) == -1)
 		die("no sandbox: cannot open the helper %s (%s); reinstall "
 		    "kinbox — nothing was run",
@@ -657,26 +725,101 @@ main(int argc, char **argv)
 	host.landlock_abi = kb_landlock_abi();
 	host.root = geteuid() == 0;
 	host.overlay = kb_overlay_supported();
-	if (kb_bwrap_plan(&pol, &host, bwrap, helper, helper_fd, environ, &plan,
-		&e) == -1)
-		die("%s", e.msg);
-	if (o.dry_run || o.verbosity > 0) {
-		_cleanup_free_ char *text = kb_plan_render(&plan);
-
-		fputs(text, o.dry_run ? stdout : stderr);
-		if (o.dry_run) {
-			kb_plan_free(&plan);
-			kb_policy_free(&pol);
-			return 0;
-		}
+	if (pol.backend == KB_BACKEND_SEATBELT)
+		die("--backend seatbelt: Seatbelt is macOS's sandbox "
+		    "(sandbox-exec); on Linux use auto, bwrap or landlock");
+	/* auto: bubblewrap where it can make its namespaces, else the
+	 * landlock backend; found out by trying (a probe for --dry-run) */
+	if (pol.backend != KB_BACKEND_LANDLOCK &&
+	    (bwrap = kb_bwrap_find(&e)) == NULL) {
+		if (pol.backend == KB_BACKEND_BWRAP)
+			die("%s", e.msg);
+		snprintf(why, sizeof(why),
+		    "chosen by auto: bubblewrap is not installed (install it "
+		    "for the stronger backend: apt-get install bubblewrap)");
+		use_landlock = true;
+	} else if (pol.backend == KB_BACKEND_LANDLOCK) {
+		snprintf(why, sizeof(why), "as asked (%s)",
+		    pol.where[KB_OPT_BACKEND] ? pol.where[KB_OPT_BACKEND]
+					      : "backend = landlock");
+		use_landlock = true;
+	} else if (pol.backend == KB_BACKEND_AUTO && o.dry_run &&
+		   kb_bwrap_probe(bwrap, &e) == -1 &&
+		   kb_bwrap_userns_failure(e.msg)) {
+		snprintf(why, sizeof(why),
+		    "chosen by auto: bubblewrap cannot make its namespaces "
+		    "here (%s)",
+		    e.msg);
+		use_landlock = true;
 	}
-	{
+	for (int attempt = 0;; attempt++) {
 		struct kb_stopper stop = {
 		    KB_REVOKE_SIGNAL, arm_revocation, check_revoked, &pol};
 
+		if (use_landlock) {
+			_cleanup_free_ char *lacking = feature_words(
+			    kb_landlock_lacks(&host, pol.require));
+
+			if (lacking != NULL)
+				die("no sandbox: the landlock backend has no %s, "
+				    "which --require (or require =) asks for%s%s; "
+				    "nothing was run",
+				    lacking, attempt > 0 ? " — " : "",
+				    attempt > 0 ? why : "");
+			if (!o.dry_run && rundir_fd == -1)
+				rundir_make();
+			if (kb_landlock_plan(&pol, &host, helper, helper_fd,
+				o.dry_run ? KB_LANDLOCK_RUNDIR_TEMPLATE : rundir,
+				rundir_fd, why, environ, &plan, &e) == -1)
+				die("%s%s%s", e.msg, attempt > 0 ? " (" : "",
+				    attempt > 0 ? "bubblewrap cannot make its "
+						  "namespaces here)"
+						: "");
+			/* the classifier judges by this backend's errors */
+			pol.backend = KB_BACKEND_LANDLOCK;
+		} else if (kb_bwrap_plan(&pol, &host, bwrap, helper, helper_fd,
+			       environ, &plan, &e) == -1) {
+			die("%s", e.msg);
+		}
+		if (o.dry_run || o.verbosity > 0) {
+			_cleanup_free_ char *text = kb_plan_render(&plan);
+
+			fputs(text, o.dry_run ? stdout : stderr);
+			if (o.dry_run) {
+				kb_plan_free(&plan);
+				kb_policy_free(&pol);
+				return 0;
+			}
+		}
 		if (kb_run(&plan, pol.ngrants > 0 ? &stop : NULL, &run, &e) ==
 		    -1)
 			die("%s", e.msg);
+		/* bubblewrap could not make its namespaces and nothing ran:
+		 * auto tries the landlock backend, and says so */
+		if (!use_landlock && pol.backend == KB_BACKEND_AUTO &&
+		    !run.started && !WIFSIGNALED(run.wstatus) &&
+		    kb_bwrap_userns_failure(run.setup_err)) {
+			char first[512];
+
+			snprintf(first, sizeof(first), "%.*s",
+			    (int)strcspn(run.setup_err, "\n"), run.setup_err);
+			snprintf(why, sizeof(why),
+			    "chosen by auto: bubblewrap cannot make its "
+			    "namespaces here (%s)",
+			    first);
+			if (o.verbosity >= 0)
+				warnx("bubblewrap cannot make its namespaces "
+				      "here (%s); running under the landlock "
+				      "backend: no private /tmp, pid or network "
+				      "namespace (kinbox --status says what "
+				      "holds; --require private-tmp refuses "
+				      "instead)",
+				    first);
+			kb_plan_free(&plan);
+			use_landlock = true;
+			continue;
+		}
+		break;
 	}
 	/* the run is over: nothing left for kinpolicy revoke to stop */
 	kb_runs_unregister(&registry);
@@ -698,15 +841,15 @@ main(int argc, char **argv)
 		    run.broken);
 	}
 	if (!run.started) {
-		_cleanup_free_ char *why = NULL;
+		_cleanup_free_ char *cause = NULL;
 
 		kb_gitguard_audit(&pol, report_guard);
 		if (WIFSIGNALED(run.wstatus))
 			return run.exit_code; /* killed before it started */
-		why = kb_bwrap_explain_failure(run.setup_err);
+		cause = kb_bwrap_explain_failure(run.setup_err);
 		if (o.verbosity > 0)
 			fputs(run.setup_err, stderr);
-		die("%s", why);
+		die("%s", cause);
 	}
 	if (run.replaced[0] != '\0') {
 		char *line, *save = NULL;

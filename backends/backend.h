@@ -55,6 +55,8 @@ struct kb_plan {
 	 * after bwrap's setup (overlays to mount, the mount watch to arm);
 	 * -1 when there is nothing to wait for */
 	int go_fd;
+	/* which of the seccomp programs (enum kb_seccomp_variant) */
+	int seccomp_variant;
 };
 
 void kb_plan_free(struct kb_plan *);
@@ -80,6 +82,38 @@ bool kb_overlay_supported(void);
 int kb_landlock_abi(void);
 /* First ABI with LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (Linux 6.12). */
 #define KB_LANDLOCK_ABI_SCOPE 6
+/*
+ * The landlock backend needs ABI 3 (Linux 6.2): ABI 2 brings REFER
+ * (without it every rename or link across directories fails) and ABI 3
+ * TRUNCATE (without it truncate(2) of any file the caller owns is not
+ * confined).
+ */
+#define KB_LANDLOCK_ABI_MIN 3
+/* First ABI with TCP bind/connect rights (Linux 6.7). */
+#define KB_LANDLOCK_ABI_NET 4
+
+/* The features of `require` (enum kb_feature bits) the landlock backend
+ * cannot give on this host; 0 when it gives them all. */
+unsigned kb_landlock_lacks(const struct kb_host *, unsigned require);
+
+/* The placeholder --dry-run shows for the per-run temporary directory */
+#define KB_LANDLOCK_RUNDIR_TEMPLATE "/tmp/kinbox-run.XXXXXX"
+
+/*
+ * Builds the landlock plan: kinbox-exec, exec'd directly by kb_run(),
+ * applies the whole sandbox (backends/kinbox-exec.c). `helper` and
+ * `helper_fd` as for kb_bwrap_plan (the helper is exec'd through its
+ * descriptor); `rundir` the per-run temporary directory kinbox made
+ * (TMPDIR inside; KB_LANDLOCK_RUNDIR_TEMPLATE for --dry-run) and
+ * `rundir_fd` an O_PATH descriptor of it (-1 for --dry-run); `why` says
+ * why this backend runs (the posture line). Refuses what this backend
+ * cannot do safely (a credential inside a writable root, --ssh-agent).
+ * Pure but for reading which device nodes exist.
+ */
+int kb_landlock_plan(const struct kb_policy *, const struct kb_host *,
+    const char *helper, int helper_fd, const char *rundir, int rundir_fd,
+    const char *why, char *const *envp, struct kb_plan *out,
+    struct kb_err *e);
 
 /* backends/bwrap.c */
 
@@ -113,7 +147,22 @@ int kb_bwrap_probe(const char *bwrap, struct kb_err *e);
  */
 char *kb_bwrap_explain_failure(const char *bwrap_stderr);
 
+/* Is bwrap's setup error (its first line, with or without "bwrap: ", or
+ * kb_bwrap_probe's message) the kernel refusing it namespaces? */
+bool kb_bwrap_userns_failure(const char *bwrap_stderr);
+
 /* backends/seccomp.c */
+
+/* TEMPORARY until the seccomp variants land */
+enum kb_seccomp_variant {
+	KB_SECCOMP_BWRAP,
+	KB_SECCOMP_LL_NET,
+	KB_SECCOMP_LL_NONET,
+	KB_SECCOMP_LL_NONET_ALL,
+	KB_SECCOMP__N
+};
+extern const char *const kb_seccomp_summary_variant[KB_SECCOMP__N];
+int kb_seccomp_fd_variant(enum kb_seccomp_variant, struct kb_err *);
 
 /* The names of what the filter refuses, for --dry-run. */
 extern const char *const kb_seccomp_summary;

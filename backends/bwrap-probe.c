@@ -119,6 +119,27 @@ static const char *const userns_markers[] = {
     "Operation not permitted",
 };
 
+bool
+kb_bwrap_userns_failure(const char *err)
+{
+	char first[512];
+	size_t n;
+
+	if (err == NULL)
+		return false;
+	if (strncmp(err, "bwrap: ", 7) == 0)
+		err += 7;
+	n = strcspn(err, "\n");
+	if (n >= sizeof(first))
+		n = sizeof(first) - 1;
+	memcpy(first, err, n);
+	first[n] = '\0';
+	for (size_t i = 0; i < nitems(userns_markers); i++)
+		if (strstr(first, userns_markers[i]) != NULL)
+			return true;
+	return false;
+}
+
 char *
 kb_bwrap_explain_failure(const char *err)
 {

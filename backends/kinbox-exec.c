@@ -41,6 +41,16 @@
  *                    file that exists now except the masked ones, and rules
  *                    follow inodes, so a replacement has none.
  *
+ * --landlock ABI makes it the whole sandbox of the landlock backend
+ * (kinbox execs it directly, no bubblewrap): it applies, in this order,
+ * --chdir DIR, no_new_privs, every capability dropped (--drop-caps, as
+ * root), one Landlock domain handling every filesystem right of ABI (write
+ * granted beneath each --write-fd FD and --write PATH, the device nodes of
+ * --dev PATH, reading beneath everything but the --deny-read paths, and the
+ * --allow-read PATH files inside them), TCP bind/connect with no rule
+ * unless --net (ABI >= 4), the abstract-socket and signal scopes (ABI >= 6),
+ * then the seccomp filter in the memfd --seccomp FD, then the command.
+ *
  * Built static and tiny: it is one extra exec on every start.
  */
 #include <dirent.h>
@@ -59,34 +69,19 @@
 
 #include <linux/stat.h>
 
-#include "../lib/execsearch.h"
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <linux/securebits.h>
+#include <sys/prctl.h>
 
-/* Debian 12's kernel headers predate Landlock scopes: the ABI is stable, so
- * the values are spelled out here. */
-struct kb_ll_ruleset_attr {
-	unsigned long long handled_access_fs;
-	unsigned long long handled_access_net;
-	unsigned long long scoped;
-};
-struct kb_ll_path_beneath {
-	unsigned long long allowed_access;
-	int parent_fd;
-} __attribute__((packed));
-#define KB_LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
-#define KB_LL_ACCESS_FS_READ_FILE        (1ULL << 2)
-#define KB_LL_ACCESS_FS_REFER            (1ULL << 13)
-#define KB_LL_RULE_PATH_BENEATH          1
-#ifndef SYS_landlock_create_ruleset
-#define SYS_landlock_create_ruleset 444
-#define SYS_landlock_add_rule       445
-#define SYS_landlock_restrict_self  446
-#endif
+#include "../lib/execsearch.h"
+#include "exec-landlock.h"
+
 #ifndef SYS_close_range
 #define SYS_close_range 436
 #endif
 
-#define MAX_DENY  256
-#define MAX_RULES 100000
+#define MAX_DENY 256
 
 static void __attribute__((noreturn))
 fail(int status_fd, char tag, int err, int code)
@@ -168,222 +163,201 @@ mounted_as(const char *path, const char *id)
 	return ok;
 }
 
-static bool
-listed(char **v, int n, const char *s)
-{
-	for (int i = 0; i < n; i++)
-		if (strcmp(v[i], s) == 0)
-			return true;
-	return false;
-}
-
-static int
-allow_read(int ruleset, const char *path, unsigned *count)
-{
-	struct kb_ll_path_beneath pb = {
-	    .allowed_access = KB_LL_ACCESS_FS_READ_FILE};
-	struct stat st;
-	int rc = 0;
-
-	if (++*count > MAX_RULES) {
-		errno = E2BIG;
-		return -1;
-	}
-	pb.parent_fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (pb.parent_fd == -1)
-		return 0; /* gone meanwhile: nothing to allow */
-	if (fstat(pb.parent_fd, &st) == 0 && !S_ISLNK(st.st_mode))
-		rc = (int)syscall(SYS_landlock_add_rule, ruleset,
-		    KB_LL_RULE_PATH_BENEATH, &pb, 0);
-	close(pb.parent_fd);
-	return rc;
-}
-
 /*
- * A sibling whose name holds a mask's name (.netrc.lock, config.json123,
- * .aws.new, .git-credentials~) is how tools write a replacement before
- * renaming it into place: a rule on it would follow it there. It gets none.
- */
-static bool
-staging_name(char **deny, int ndeny, const char *dir, const char *name)
-{
-	size_t dl = strlen(dir);
-
-	for (int i = 0; i < ndeny; i++) {
-		const char *base =
-		    deny[i] + (strcmp(dir, "/") == 0 ? 1 : dl + 1);
-
-		if (strncmp(deny[i], dir, dl) == 0 &&
-		    (strcmp(dir, "/") == 0 || deny[i][dl] == '/') &&
-		    strchr(base, '/') == NULL && strcmp(name, base) != 0 &&
-		    strcasestr(name, base) != NULL)
-			return true;
-	}
-	return false;
-}
-
-/*
- * Reading files is allowed below every entry of every directory on the way
- * to a masked path, except the next step on that way; the masks themselves
- * (the empty file or directory the sandbox shows) are allowed too, so they
- * read as empty. Whatever the host puts in place of a mask later has no
- * rule, and reads fail with EACCES.
- */
-/* Is `path` at or below one of the directories kinbox overlays after the
- * go (--late)? A rule there must wait for the overlay: Landlock rules
- * attach to inodes, and one on the directory the overlay then covers would
- * not apply beneath it. */
-static bool
-late_path(char **late, int nlate, const char *path)
-{
-	for (int i = 0; i < nlate; i++) {
-		size_t n = strlen(late[i]);
-
-		if (strncmp(path, late[i], n) == 0 &&
-		    (path[n] == '\0' || path[n] == '/'))
-			return true;
-	}
-	return false;
-}
-
-/* Pass `late` false: every rule not in a --late directory (before the
- * go, while kinbox mounts the overlays); true: the rest (after it). */
-static int
-add_read_rules(
-    int ruleset, char **deny, int ndeny, char **late, int nlate, bool second)
-{
-	static char *anc[MAX_DENY * 8];
-	static char buf[MAX_DENY * 8][4096];
-	static unsigned count;
-	int nanc = 0;
-
-	for (int i = 0; i < ndeny; i++) {
-		const char *d = deny[i];
-
-		for (const char *s = d; (s = strchr(s, '/')) != NULL; s++) {
-			size_t len = s == d ? 1 : (size_t)(s - d);
-
-			if (len >= sizeof(buf[0]) || nanc == MAX_DENY * 8)
-				break;
-			memcpy(buf[nanc], d, len);
-			buf[nanc][len] = '\0';
-			if (!listed(anc, nanc, buf[nanc])) {
-				anc[nanc] = buf[nanc];
-				nanc++;
-			}
-		}
-	}
-	for (int i = 0; i < nanc; i++) {
-		bool anc_late = late_path(late, nlate, anc[i]);
-		DIR *dir;
-		struct dirent *de;
-
-		/* a directory in an overlay is listed after the go, as the
-		 * overlay shows it; one above is listed before, and only its
-		 * entries in an overlay wait */
-		if (anc_late && !second)
-			continue;
-		dir = opendir(anc[i]);
-		if (dir == NULL && second && !anc_late)
-			continue; /* said, and allowed, before the go */
-		if (dir == NULL) {
-			/* cannot tell its entries apart: leave its tree to
-			 * the mounts, and say so */
-			dprintf(2,
-			    "kinbox: note: %s cannot be listed here; "
-			    "masks below it rely on their mounts alone\n",
-			    anc[i]);
-			if (allow_read(ruleset, anc[i], &count) == -1)
-				return -1;
-			continue;
-		}
-		while ((de = readdir(dir)) != NULL) {
-			char child[4096];
-
-			if (strcmp(de->d_name, ".") == 0 ||
-			    strcmp(de->d_name, "..") == 0)
-				continue;
-			if (snprintf(child, sizeof(child), "%s/%s",
-				strcmp(anc[i], "/") == 0 ? "" : anc[i],
-				de->d_name) >= (int)sizeof(child))
-				continue;
-			if (listed(anc, nanc, child) ||
-			    staging_name(deny, ndeny, anc[i], de->d_name))
-				continue;
-			if (!anc_late &&
-			    late_path(late, nlate, child) != second)
-				continue;
-			if (allow_read(ruleset, child, &count) == -1) {
-				closedir(dir);
-				return -1;
-			}
-		}
-		closedir(dir);
-	}
-	return 0;
-}
-
-/*
- * The ruleset, in two steps: confine_start() before kinbox's go (the
- * rules outside the overlays kinbox is mounting meanwhile), confine_end()
- * after it (the rules inside them, then the domain). -1 with errno.
+ * The bubblewrap backend's ruleset, in two steps: confine_start() before
+ * kinbox's go (the rules outside the overlays kinbox is mounting
+ * meanwhile), confine_end() after it (the rules inside them, then the
+ * domain). -1 with errno; -2 when there is nothing to confine.
  */
 static int
-confine_start(bool scope, char **deny, int ndeny, char **late, int nlate)
+confine_start(struct kb_ll *ll, bool scope, char **deny, int ndeny,
+    char **late, int nlate)
 {
 	/* REFER handled and granted below /: a ruleset that does not handle
 	 * it refuses every rename or link across directories. Landlock still
 	 * refuses one that would make a file readable that was not (a
 	 * replaced credential moved out from under its mask). */
-	struct kb_ll_ruleset_attr attr = {
-	    .handled_access_fs =
-		ndeny > 0 ? KB_LL_ACCESS_FS_READ_FILE | KB_LL_ACCESS_FS_REFER
-			  : 0,
-	    .scoped = scope ? KB_LL_SCOPE_ABSTRACT_UNIX_SOCKET : 0,
-	};
-	long fd;
-	int rc = 0;
+	unsigned long long fs =
+	    ndeny > 0 ? KB_LL_FS_READ_FILE | KB_LL_FS_REFER : 0;
 
 	if (!scope && ndeny == 0)
-		return -2; /* nothing to confine */
-	fd = syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
-	if (fd < 0)
+		return -2;
+	if (kb_ll_create(ll, fs, 0,
+		scope ? KB_LL_SCOPE_ABSTRACT_UNIX_SOCKET : 0) == -1)
 		return -1;
-	if (ndeny > 0) {
-		struct kb_ll_path_beneath pb = {
-		    .allowed_access = KB_LL_ACCESS_FS_REFER,
-		    .parent_fd = open("/", O_PATH | O_CLOEXEC)};
-
-		rc = pb.parent_fd == -1
-			 ? -1
-			 : (int)syscall(SYS_landlock_add_rule, (int)fd,
-			       KB_LL_RULE_PATH_BENEATH, &pb, 0);
-		if (pb.parent_fd != -1)
-			close(pb.parent_fd);
-		if (rc == 0)
-			rc = add_read_rules(
-			    (int)fd, deny, ndeny, late, nlate, false);
-	}
-	if (rc != 0) {
-		close((int)fd);
+	ll->read = KB_LL_FS_READ_FILE;
+	ll->masks_readable = true;
+	if (ndeny > 0 &&
+	    (kb_ll_allow_path(ll, "/", KB_LL_FS_REFER, true) == -1 ||
+		kb_ll_read_rules(ll, deny, ndeny, late, nlate, false) == -1)) {
+		close(ll->fd);
 		return -1;
 	}
-	return (int)fd;
+	return 0;
 }
 
 static int
-confine_end(int fd, char **deny, int ndeny, char **late, int nlate)
+confine_end(struct kb_ll *ll, char **deny, int ndeny, char **late, int nlate)
 {
-	int rc = 0;
+	if (ndeny > 0 && nlate > 0 &&
+	    kb_ll_read_rules(ll, deny, ndeny, late, nlate, true) == -1) {
+		close(ll->fd);
+		return -1;
+	}
+	return kb_ll_restrict(ll);
+}
 
-	if (fd == -2)
-		return 0;
-	if (ndeny > 0 && nlate > 0)
-		rc = add_read_rules(fd, deny, ndeny, late, nlate, true);
-	if (rc == 0)
-		rc = (int)syscall(SYS_landlock_restrict_self, fd, 0);
+/* --- the landlock backend --------------------------------------------- */
+
+#define LL_MAX 64
+
+struct lmode {
+	int abi;
+	bool net, drop_caps;
+	int seccomp_fd;
+	const char *chdir;
+	int write_fd[LL_MAX], nwrite_fd;
+	char *write[LL_MAX], *dev[LL_MAX], *allow[LL_MAX];
+	int nwrite, ndev, nallow;
+};
+
+/*
+ * Root without capabilities: the bounding set emptied (an exec of a
+ * setuid-root or file-capability program gains nothing; no_new_privs is
+ * set as well), securebits locked so that uid 0 gets no capabilities back
+ * on exec, the ambient set cleared, then the process's own sets zeroed.
+ * What stops uid 0 from writing the files it owns is the Landlock domain.
+ */
+static int
+drop_caps(void)
+{
+	struct {
+		unsigned version;
+		int pid;
+	} hdr = {0x20080522, 0}; /* _LINUX_CAPABILITY_VERSION_3 */
+	struct {
+		unsigned effective, permitted, inheritable;
+	} data[2] = {{0, 0, 0}, {0, 0, 0}};
+
+	if (prctl(PR_SET_SECUREBITS,
+		SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+		    SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
+		    SECBIT_NO_CAP_AMBIENT_RAISE |
+		    SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+		0, 0, 0) == -1)
+		return -1;
+	for (int c = 0; c < 64; c++)
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) == -1) {
+			if (errno == EINVAL)
+				break; /* past the kernel's last capability */
+			return -1;
+		}
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) == -1 &&
+	    errno != EINVAL)
+		return -1;
+	return (int)syscall(SYS_capset, &hdr, data);
+}
+
+/* The seccomp program kinbox staged in a memfd, enforced. */
+static int
+load_seccomp(int fd)
+{
+	static struct sock_filter prog[4096];
+	struct sock_fprog fp;
+	size_t len = 0;
+	ssize_t n;
+
+	while (len < sizeof(prog) &&
+	       (n = pread(fd, (char *)prog + len, sizeof(prog) - len,
+		    (off_t)len)) > 0)
+		len += (size_t)n;
 	close(fd);
-	return rc;
+	if (len == 0 || len == sizeof(prog) || len % sizeof(prog[0]) != 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	fp.len = (unsigned short)(len / sizeof(prog[0]));
+	fp.filter = prog;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp, 0, 0);
+}
+
+/* the device nodes a program needs: reading, writing, truncating (`>
+ * /dev/null` opens with O_TRUNC), ioctl (terminals) */
+#define DEV_RIGHTS                                                           \
+	(KB_LL_FS_READ_FILE | KB_LL_FS_WRITE_FILE | KB_LL_FS_TRUNCATE |      \
+	    KB_LL_FS_IOCTL_DEV)
+
+static int
+landlock_domain(const struct lmode *m, char **deny, int ndeny)
+{
+	unsigned long long all = kb_ll_fs_rights(m->abi), fs = all;
+	unsigned long long net = 0, scoped = 0;
+	struct kb_ll ll;
+
+	/* reading is left alone when nothing is to be hidden */
+	if (ndeny == 0)
+		fs &= ~KB_LL_FS_READ;
+	if (!m->net && m->abi >= 4)
+		net = KB_LL_NET_BIND_TCP | KB_LL_NET_CONNECT_TCP;
+	if (m->abi >= 6)
+		scoped = KB_LL_SCOPE_ABSTRACT_UNIX_SOCKET | KB_LL_SCOPE_SIGNAL;
+	if (kb_ll_create(&ll, fs, net, scoped) == -1)
+		return -1;
+	ll.read = KB_LL_FS_READ;
+	ll.masks_readable = false;
+	for (int i = 0; i < m->nwrite_fd; i++)
+		if (kb_ll_allow_fd(&ll, m->write_fd[i], all) == -1)
+			goto fail;
+	for (int i = 0; i < m->nwrite; i++)
+		if (kb_ll_allow_path(&ll, m->write[i], all, true) == -1)
+			goto fail;
+	for (int i = 0; i < m->ndev; i++)
+		if (kb_ll_allow_path(&ll, m->dev[i],
+			m->dev[i][strlen(m->dev[i]) - 1] == '/' ? all
+								: DEV_RIGHTS,
+			false) == -1)
+			goto fail;
+	for (int i = 0; i < m->nallow; i++)
+		if (kb_ll_allow_path(&ll, m->allow[i], KB_LL_FS_READ, false) ==
+		    -1)
+			goto fail;
+	if (ndeny > 0 &&
+	    kb_ll_read_rules(&ll, deny, ndeny, NULL, 0, false) == -1)
+		goto fail;
+	return kb_ll_restrict(&ll);
+fail:
+	close(ll.fd);
+	return -1;
+}
+
+static void __attribute__((noreturn))
+run_landlock(int status_fd, const struct lmode *m, char **deny, int ndeny,
+    char **cmd)
+{
+	int errsv;
+
+	if (m->chdir != NULL && chdir(m->chdir) == -1)
+		fail(status_fd, 'F', errno, 125);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
+		fail(status_fd, 'F', errno, 125);
+	if (m->drop_caps && drop_caps() == -1)
+		fail(status_fd, 'F', errno, 125);
+	if (landlock_domain(m, deny, ndeny) == -1)
+		fail(status_fd, 'F', errno, 125);
+	if (load_seccomp(m->seccomp_fd) == -1)
+		fail(status_fd, 'F', errno, 125);
+	errsv = kb_exec_search(cmd[0], cmd);
+	fail(status_fd, 'E', errsv,
+	    errsv == ENOENT || errsv == ENOTDIR ? 127 : 126);
+}
+
+/* an absolute path argument, or exit */
+static char *
+patharg(int argc, char **argv, int i)
+{
+	if (i >= argc || argv[i][0] != '/')
+		_exit(125);
+	return argv[i];
 }
 
 int
@@ -391,10 +365,12 @@ main(int argc, char **argv)
 {
 	static const int reset[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE};
 	static char *deny[MAX_DENY], *late[MAX_DENY];
+	static struct lmode lm = {.abi = 0, .seccomp_fd = -1};
+	struct kb_ll ll;
 	sigset_t none;
 	int status_fd, err_fd, errsv, cmd, ndeny = 0, nchecks = 0, go_fd = -1;
 	int nlate = 0, ruleset;
-	int check_first = 0;
+	int check_first = 0, close_lo = -1, close_hi = -1;
 	bool scope = false;
 
 	if (argc < 4)
@@ -402,15 +378,16 @@ main(int argc, char **argv)
 	status_fd = fdarg(argv[1]);
 	err_fd = fdarg(argv[2]);
 	for (cmd = 3; cmd < argc && strcmp(argv[cmd], "--") != 0; cmd++) {
-		if (strcmp(argv[cmd], "--scope-abstract") == 0) {
+		const char *a = argv[cmd];
+
+		if (strcmp(a, "--scope-abstract") == 0) {
 			scope = true;
-		} else if (strcmp(argv[cmd], "--wait") == 0 && cmd + 1 < argc &&
+		} else if (strcmp(a, "--wait") == 0 && cmd + 1 < argc &&
 			   go_fd == -1) {
 			go_fd = fdarg(argv[++cmd]);
 			if (go_fd == status_fd || go_fd == err_fd)
 				_exit(125);
-		} else if (strcmp(argv[cmd], "--close-fds") == 0 &&
-			   cmd + 2 < argc) {
+		} else if (strcmp(a, "--close-fds") == 0 && cmd + 2 < argc) {
 			int lo = fdarg(argv[cmd + 1]),
 			    hi = fdarg(argv[cmd + 2]);
 
@@ -419,25 +396,43 @@ main(int argc, char **argv)
 			    (err_fd >= lo && err_fd <= hi) ||
 			    (go_fd >= lo && go_fd <= hi))
 				_exit(125);
-			if (syscall(SYS_close_range, lo, hi, 0) == -1)
-				for (int fd = lo; fd <= hi; fd++)
-					close(fd);
+			close_lo = lo;
+			close_hi = hi;
 			cmd += 2;
-		} else if (strcmp(argv[cmd], "--check") == 0 &&
-			   cmd + 2 < argc) {
+		} else if (strcmp(a, "--check") == 0 && cmd + 2 < argc) {
 			if (nchecks++ == 0)
 				check_first = cmd;
 			cmd += 2;
-		} else if (strcmp(argv[cmd], "--late") == 0 && cmd + 1 < argc &&
-			   argv[cmd + 1][0] == '/') {
+		} else if (strcmp(a, "--late") == 0) {
 			if (nlate == MAX_DENY)
 				_exit(125);
-			late[nlate++] = argv[++cmd];
-		} else if (strcmp(argv[cmd], "--deny-read") == 0 &&
-			   cmd + 1 < argc && argv[cmd + 1][0] == '/') {
+			late[nlate++] = patharg(argc, argv, ++cmd);
+		} else if (strcmp(a, "--deny-read") == 0) {
 			if (ndeny == MAX_DENY)
 				_exit(125);
-			deny[ndeny++] = argv[++cmd];
+			deny[ndeny++] = patharg(argc, argv, ++cmd);
+		} else if (strcmp(a, "--landlock") == 0 && cmd + 1 < argc &&
+			   lm.abi == 0) {
+			lm.abi = atoi(argv[++cmd]);
+			if (lm.abi < 1)
+				_exit(125);
+		} else if (strcmp(a, "--net") == 0) {
+			lm.net = true;
+		} else if (strcmp(a, "--drop-caps") == 0) {
+			lm.drop_caps = true;
+		} else if (strcmp(a, "--seccomp") == 0 && cmd + 1 < argc) {
+			lm.seccomp_fd = fdarg(argv[++cmd]);
+		} else if (strcmp(a, "--chdir") == 0) {
+			lm.chdir = patharg(argc, argv, ++cmd);
+		} else if (strcmp(a, "--write-fd") == 0 && cmd + 1 < argc &&
+			   lm.nwrite_fd < LL_MAX) {
+			lm.write_fd[lm.nwrite_fd++] = fdarg(argv[++cmd]);
+		} else if (strcmp(a, "--write") == 0 && lm.nwrite < LL_MAX) {
+			lm.write[lm.nwrite++] = patharg(argc, argv, ++cmd);
+		} else if (strcmp(a, "--dev") == 0 && lm.ndev < LL_MAX) {
+			lm.dev[lm.ndev++] = patharg(argc, argv, ++cmd);
+		} else if (strcmp(a, "--allow-read") == 0 && lm.nallow < LL_MAX) {
+			lm.allow[lm.nallow++] = patharg(argc, argv, ++cmd);
 		} else {
 			_exit(125);
 		}
@@ -445,6 +440,21 @@ main(int argc, char **argv)
 	if (cmd >= argc - 1)
 		_exit(125);
 	cmd++;
+	/* the bind sources (and, for the landlock backend, the roots its
+	 * rules are made on: closed at the exec) */
+	if (close_lo != -1 &&
+	    syscall(SYS_close_range, close_lo, close_hi,
+		lm.abi > 0 ? 4U /* CLOSE_RANGE_CLOEXEC */ : 0U) == -1) {
+		for (int fd = close_lo; fd <= close_hi; fd++)
+			if (lm.abi > 0)
+				fcntl(fd, F_SETFD, FD_CLOEXEC);
+			else
+				close(fd);
+	}
+	/* the landlock backend: the domain is all there is, and it must
+	 * have its filter (no bubblewrap gave one) */
+	if (lm.abi > 0 && (lm.seccomp_fd == -1 || go_fd != -1 || nchecks > 0))
+		_exit(125);
 	for (size_t i = 0; i < sizeof(reset) / sizeof(reset[0]); i++)
 		signal(reset[i], SIG_DFL);
 	sigemptyset(&none);
@@ -456,6 +466,8 @@ main(int argc, char **argv)
 		_exit(125);
 	if (write(status_fd, "S", 1) != 1)
 		_exit(125);
+	if (lm.abi > 0)
+		run_landlock(status_fd, &lm, deny, ndeny, argv + cmd);
 	/* while kinbox arms its watch and mounts the overlays: the guard
 	 * checks (an overlay carries a guard below it over, the same mount)
 	 * and the Landlock rules outside the overlays */
@@ -467,7 +479,8 @@ main(int argc, char **argv)
 		i++;
 		a += 2;
 	}
-	if ((ruleset = confine_start(scope, deny, ndeny, late, nlate)) == -1)
+	ruleset = confine_start(&ll, scope, deny, ndeny, late, nlate);
+	if (ruleset == -1)
 		fail(status_fd, 'F', errno, 125);
 	if (go_fd != -1) {
 		char go = 0;
@@ -479,7 +492,7 @@ main(int argc, char **argv)
 			_exit(125);
 		close(go_fd);
 	}
-	if (confine_end(ruleset, deny, ndeny, late, nlate) == -1)
+	if (ruleset == 0 && confine_end(&ll, deny, ndeny, late, nlate) == -1)
 		fail(status_fd, 'F', errno, 125);
 	/* PATH is searched as bash does: a directory of it that cannot be
 	 * read makes a missing command ENOENT (127), not EACCES (126) */

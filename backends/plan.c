@@ -43,6 +43,17 @@ kb_plan_render(const struct kb_plan *pl)
 		long fd;
 
 		kb_buf_shquote_visible(&b, a);
+		/* the landlock backend's roots, by descriptor */
+		if (i > 0 && strcmp(pl->argv.v[i - 1], "--write-fd") == 0 &&
+		    pl->npass > 0) {
+			fd = strtol(a, &end, 10);
+			if (*end == '\0' && fd >= pl->pass_base &&
+			    fd < pl->pass_base + (long)pl->npass) {
+				kb_buf_puts(&b, "  # ");
+				kb_buf_escape(
+				    &b, pl->pass_path.v[fd - pl->pass_base]);
+			}
+		}
 		/* a bind source passed as a descriptor: say what it is */
 		if (strncmp(a, "/proc/self/fd/", 14) == 0 && pl->npass > 0) {
 			fd = strtol(a + 14, &end, 10);

@@ -11,6 +11,7 @@
  * to the command through a pidfd, after checking its parent chain so that a
  * recycled pid can never be hit.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -104,11 +105,20 @@ first_child(pid_t pid)
  * still be the child of the step above, so a pid reused after the lookup is
  * never signalled. Returns -1 when the command is not (or no longer) there.
  */
+static bool landlock_run; /* the plan runs without bubblewrap */
+
 static int
 command_pidfd(pid_t bwrap, pid_t *pid)
 {
 	pid_t parent = bwrap, child;
 	int fd = -1;
+
+	/* kinbox-exec execs the command: our child, not reaped yet */
+	if (landlock_run) {
+		if (pid != NULL)
+			*pid = bwrap;
+		return (int)syscall(SYS_pidfd_open, bwrap, 0);
+	}
 
 	for (int depth = 0; depth < 4; depth++) {
 		if ((child = first_child(parent)) <= 0)
@@ -139,11 +149,20 @@ command_pidfd(pid_t bwrap, pid_t *pid)
  * all there is before it has made the namespace (its child dies with it:
  * --die-with-parent).
  */
+static void kill_tree(pid_t self, bool reap);
+
 static void
 stop_sandbox(pid_t bwrap)
 {
 	pid_t init = first_child(bwrap);
-	int fd = init > 0 ? (int)syscall(SYS_pidfd_open, init, 0) : -1;
+	int fd;
+
+	if (landlock_run) {
+		kill(bwrap, SIGKILL); /* our child, not reaped yet */
+		kill_tree(getpid(), false);
+		return;
+	}
+	fd = init > 0 ? (int)syscall(SYS_pidfd_open, init, 0) : -1;
 
 	if (fd != -1 && parent_of(init) == bwrap &&
 	    syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0) == 0) {
@@ -155,6 +174,93 @@ stop_sandbox(pid_t bwrap)
 	if (fd != -1)
 		close(fd);
 	kill(bwrap, SIGKILL); /* our child, not reaped yet: never reused */
+}
+
+/*
+ * The landlock backend has no pid namespace to end with its first
+ * process, so kinbox is the subreaper of the run (PR_SET_CHILD_SUBREAPER:
+ * whatever the command leaves behind is re-parented to kinbox, not to
+ * init) and kills the whole tree when the command ends, as bubblewrap's
+ * pid namespace would. Each round kills every descendant it finds, each
+ * pinned with a pidfd and checked to still be the child of its parent
+ * (a pid reused meanwhile is never hit), and reaps what is re-parented;
+ * a killed process forks no more, so rounds end when none is left.
+ */
+#define TREE_MAX 4096
+
+static int
+collect(pid_t pid, pid_t *out, int n, int depth)
+{
+	char path[320], buf[4096];
+	int fd;
+	ssize_t len;
+
+	if (depth > 64 || n >= TREE_MAX)
+		return n;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	{
+		DIR *d = opendir(path);
+		struct dirent *de;
+
+		if (d == NULL)
+			return n;
+		while ((de = readdir(d)) != NULL && n < TREE_MAX) {
+			char *p, *end;
+
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/task/%s/children",
+			    (int)pid, de->d_name);
+			if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+				continue;
+			len = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+			if (len <= 0)
+				continue;
+			buf[len] = '\0';
+			for (p = buf; n < TREE_MAX; p = end) {
+				long c = strtol(p, &end, 10);
+				int pfd;
+
+				if (end == p || c <= 0)
+					break;
+				pfd = (int)syscall(SYS_pidfd_open, (pid_t)c, 0);
+				if (pfd == -1)
+					continue;
+				if (parent_of((pid_t)c) == pid) {
+					syscall(SYS_pidfd_send_signal, pfd,
+					    SIGKILL, NULL, 0);
+					out[n++] = (pid_t)c;
+				}
+				close(pfd);
+			}
+		}
+		closedir(d);
+	}
+	return n;
+}
+
+/* Kills every descendant of `self`; with `reap` (the command is reaped
+ * already) until none is left, reaping what is re-parented to kinbox;
+ * without it, one round (the command's own status is still to come). */
+static void
+kill_tree(pid_t self, bool reap)
+{
+	static pid_t found[TREE_MAX];
+
+	for (int round = 0; round < 10000; round++) {
+		int total = collect(self, found, 0, 0);
+
+		for (int i = 0; i < total && total < TREE_MAX; i++)
+			total = collect(found[i], found, total, 1);
+		if (!reap)
+			return;
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		if (total == 0)
+			return;
+		usleep(1000);
+	}
 }
 
 static void
@@ -464,7 +570,7 @@ static void __attribute__((noreturn)) exec_backend(const struct kb_plan *pl,
 	if (dup2(f->err_w, 2) == -1 || dup2(f->seccomp, pl->seccomp_fd) == -1 ||
 	    dup2(f->status_w, pl->status_fd) == -1 ||
 	    dup2(f->realerr, pl->stderr_fd) == -1 ||
-	    dup2(f->empty, pl->empty_fd) == -1 ||
+	    (pl->empty_fd != -1 && dup2(f->empty, pl->empty_fd) == -1) ||
 	    (pl->go_fd != -1 && dup2(f->go_r, pl->go_fd) == -1))
 		_exit(KB_EXIT_ERROR);
 	for (size_t i = 0; i < pl->nkeep; i++)
@@ -578,9 +684,14 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	maxfd = getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < 65536
 		    ? (int)lim.rlim_cur
 		    : 65536;
-	if ((seccomp_fd = kb_seccomp_fd(e)) == -1)
+	landlock_run = pl->backend == KB_BACKEND_LANDLOCK;
+	if ((seccomp_fd = kb_seccomp_fd_variant(pl->seccomp_variant, e)) == -1)
 		return -1;
-	if ((empty = memfd_create("kinbox-empty", MFD_CLOEXEC)) == -1)
+	if (pl->empty_fd == -1)
+		empty = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	else
+		empty = memfd_create("kinbox-empty", MFD_CLOEXEC);
+	if (empty == -1)
 		return kb_err_set(e, "memfd_create: %s", strerror(errno));
 	if (pipe2(status_p, O_CLOEXEC) == -1 || pipe2(err_p, O_CLOEXEC) == -1 ||
 	    (pl->go_fd != -1 && pipe2(go_p, O_CLOEXEC) == -1))
@@ -622,6 +733,11 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 
 	f = (struct fds){seccomp_fd, status_p[1], err_p[1], realerr, empty,
 	    go_p[0], raised ? &orig_nofile : NULL};
+	/* what the command leaves running is re-parented to kinbox and
+	 * killed when it ends (kill_tree) */
+	if (landlock_run && prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
+		return kb_err_set(e, "cannot become the run's subreaper: %s",
+		    strerror(errno));
 	pid = spawn_backend(pl, self, &oldmask, &f, maxfd);
 	if (pid == -1)
 		return kb_err_set(e, "vfork: %s", strerror(errno));
@@ -724,8 +840,13 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 			while (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
 				if (si.ssi_signo == SIGCHLD) {
 					if (!reaped && waitpid(pid, &r->wstatus,
-							   WNOHANG) == pid)
+							   WNOHANG) == pid) {
 						reaped = true;
+						/* no pid namespace ends the
+						 * rest: kinbox does */
+						if (landlock_run)
+							kill_tree(self, true);
+					}
 					continue;
 				}
 				/* before the relay: it is kinbox's own, and
@@ -766,6 +887,10 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	}
 	if (!reaped)
 		waitpid(pid, &r->wstatus, 0);
+	if (landlock_run) {
+		kill_tree(self, true);
+		prctl(PR_SET_CHILD_SUBREAPER, 0);
+	}
 	if (go_p[1] != -1)
 		close(go_p[1]);
 	if (ov_sock != -1)

@@ -384,6 +384,7 @@ policy_value(const struct kb_policy *p, const struct kb_option *r, bool typed)
 	case KB_OPT_SCRUB_ENV:
 	case KB_OPT_MASK:
 	case KB_OPT_CACHE:
+	case KB_OPT_REQUIRE:
 	case KB_OPT_JSON_FD:
 	case KB_OPT_DRY_RUN:
 	case KB_OPT_QUIET:

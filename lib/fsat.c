@@ -248,3 +248,73 @@ kb_quarantine_at(int dirfd, const char *name)
 	}
 	return to;
 }
+
+#define RM_DEPTH 256
+
+static int
+remove_below(int dirfd, int depth)
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc = 0, errsv = 0;
+	DIR *d;
+	struct dirent *de;
+
+	if (fd == -1)
+		return -1;
+	/* what the command made unwritable (chmod 0500) still goes */
+	(void)fchmod(fd, 0700);
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		struct stat st;
+		int sub;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+			continue;
+		if (!S_ISDIR(st.st_mode)) {
+			if (unlinkat(fd, de->d_name, 0) == -1 && rc == 0) {
+				rc = -1;
+				errsv = errno;
+			}
+			continue;
+		}
+		/* a directory (nothing runs that could swap it now) the
+		 * command made unreadable: opened after a chmod */
+		if ((st.st_mode & 0700) != 0700)
+			if (fchmodat(fd, de->d_name, 0700, 0) == -1)
+				(void)0; /* opening it then says why */
+		sub = depth >= RM_DEPTH ? -1
+					: openat(fd, de->d_name,
+					      O_PATH | O_DIRECTORY | O_NOFOLLOW |
+						  O_CLOEXEC);
+		if (sub == -1) {
+			if (rc == 0) {
+				rc = -1;
+				errsv = depth >= RM_DEPTH ? ELOOP : errno;
+			}
+			continue;
+		}
+		if (remove_below(sub, depth + 1) == -1 && rc == 0) {
+			rc = -1;
+			errsv = errno;
+		}
+		close(sub);
+		if (unlinkat(fd, de->d_name, AT_REMOVEDIR) == -1 && rc == 0) {
+			rc = -1;
+			errsv = errno;
+		}
+	}
+	closedir(d);
+	errno = errsv;
+	return rc;
+}
+
+int
+kb_remove_tree_at(int dirfd)
+{
+	return remove_below(dirfd, 0);
+}

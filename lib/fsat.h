@@ -61,4 +61,13 @@ char *kb_rel_join(const char *base, const char *rel);
  * existing entry. Returns the new name (a new string) or NULL. */
 char *kb_quarantine_at(int dirfd, const char *name);
 
+/*
+ * Removes everything below the directory `dirfd` (an O_PATH descriptor
+ * will do), the directory itself left: never through a symlink (one is
+ * removed, not followed), directories the command made unwritable made
+ * writable first, at most 256 levels deep. For a tree nothing runs in any
+ * more. 0, or -1 with errno for the first thing that could not go.
+ */
+int kb_remove_tree_at(int dirfd);
+
 #endif

@@ -130,8 +130,69 @@ set_backend(struct kb_policy *p, const struct kb_option *o, const char *v,
 	(void)o;
 	(void)s;
 	(void)e;
-	p->backend =
-	    strcmp(v, "bwrap") == 0 ? KB_BACKEND_BWRAP : KB_BACKEND_AUTO;
+	p->backend = strcmp(v, "bwrap") == 0	  ? KB_BACKEND_BWRAP
+		     : strcmp(v, "landlock") == 0 ? KB_BACKEND_LANDLOCK
+		     : strcmp(v, "seatbelt") == 0 ? KB_BACKEND_SEATBELT
+						  : KB_BACKEND_AUTO;
+	return 0;
+}
+
+static const char *const feature_names[KB_FEAT__N] = {
+    "private-tmp",
+    "pid-namespace",
+    "net-namespace",
+    "ipc-namespace",
+    "git-guard",
+    "unix-sockets",
+    "signal-scope",
+};
+
+const char *
+kb_feature_name(unsigned i)
+{
+	return i < KB_FEAT__N ? feature_names[i] : NULL;
+}
+
+int
+kb_feature_parse(const char *list, unsigned *bits, char **bad)
+{
+	const char *w = list;
+
+	*bits = 0;
+	*bad = NULL;
+	while (*w != '\0') {
+		size_t n = strcspn(w, ", "), i;
+
+		for (i = 0; n > 0 && i < KB_FEAT__N; i++)
+			if (strlen(feature_names[i]) == n &&
+			    strncmp(feature_names[i], w, n) == 0)
+				break;
+		if (n > 0 && i == KB_FEAT__N) {
+			*bad = xasprintf("%.*s", (int)n, w);
+			return -1;
+		}
+		if (n > 0)
+			*bits |= 1u << i;
+		w += n;
+		w += strspn(w, ", ");
+	}
+	return 0;
+}
+
+/* a list: each source adds what it requires (requiring only tightens) */
+static int
+set_require(struct kb_policy *p, const struct kb_option *o, const char *v,
+    const struct kb_src *s, struct kb_err *e)
+{
+	unsigned bits;
+	char *bad;
+
+	(void)o;
+	(void)s;
+	(void)e;
+	if (kb_feature_parse(v, &bits, &bad) == 0)
+		p->require |= bits;
+	free(bad);
 	return 0;
 }
 
@@ -262,11 +323,27 @@ check_form(const struct kb_option *o, const char *v, const struct kb_src *s,
 			    v);
 		return 0;
 	case KB_OPT_BACKEND:
-		if (strcmp(v, "auto") != 0 && strcmp(v, "bwrap") != 0)
+		if (strcmp(v, "auto") != 0 && strcmp(v, "bwrap") != 0 &&
+		    strcmp(v, "landlock") != 0 && strcmp(v, "seatbelt") != 0)
 			return kb_err_set(e,
-			    "%s %s: unknown backend; use auto or bwrap",
+			    "%s %s: unknown backend; use auto, bwrap, "
+			    "landlock or seatbelt",
 			    what(o, s, b, sizeof(b)), v);
 		return 0;
+	case KB_OPT_REQUIRE: {
+		unsigned bits;
+		_cleanup_free_ char *bad = NULL;
+
+		if (kb_feature_parse(v, &bits, &bad) == -1 || bits == 0)
+			return kb_err_set(e,
+			    "%s %s: %s%s%s; name some of private-tmp, "
+			    "pid-namespace, net-namespace, ipc-namespace, "
+			    "git-guard, unix-sockets, signal-scope",
+			    what(o, s, b, sizeof(b)), v,
+			    bad ? "unknown feature '" : "no feature named",
+			    bad ? bad : "", bad ? "'" : "");
+		return 0;
+	}
 	case KB_OPT_CACHE:
 		if ((eq = strchr(v, '=')) == NULL)
 			return kb_err_set(
@@ -349,8 +426,9 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.sections = KB_IN_SANDBOX, .key = "backend", .json = NULL,
 		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_VALUE,
 		.set = set_backend,
-		.help = "auto (default) or bwrap; both fail closed\n"
-		    "when bubblewrap cannot run",
+		.help = "auto (default: bwrap, else landlock where\n"
+		    "bwrap cannot make its namespaces), bwrap or\n"
+		    "landlock; each fails closed (seatbelt: macOS)",
 		.neghelp = NULL,
 	},
 	[KB_OPT_SSH_AGENT] = {
@@ -407,6 +485,18 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_ADD, .type = KB_T_LIST,
 		.set = set_mask,
 		.help = NULL,
+		.neghelp = NULL,
+	},
+	[KB_OPT_REQUIRE] = {
+		.id = KB_OPT_REQUIRE, .flag = "require", .shortopt = 0,
+		.negflag = NULL, .metavar = "FEATURES",
+		.sections = KB_IN_SANDBOX, .key = "require", .json = NULL,
+		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_ADD, .type = KB_T_LIST,
+		.set = set_require,
+		.help = "refuse to run on a backend that lacks one of\n"
+		    "FEATURES (comma-separated: private-tmp,\n"
+		    "pid-namespace, net-namespace, ipc-namespace,\n"
+		    "git-guard, unix-sockets, signal-scope)",
 		.neghelp = NULL,
 	},
 	[KB_OPT_CACHE] = {

@@ -37,6 +37,7 @@ enum kb_opt {
 	KB_OPT_SCRUB_ENV,
 	KB_OPT_MASK,
 	KB_OPT_CACHE,
+	KB_OPT_REQUIRE,
 	/* kinbox's own switches: flags only, not policy */
 	KB_OPT_JSON_FD,
 	KB_OPT_DRY_RUN,

@@ -50,9 +50,30 @@ enum kb_cache_mode {
 enum kb_backend_kind {
 	KB_BACKEND_AUTO,
 	KB_BACKEND_BWRAP,
-	KB_BACKEND_LANDLOCK, /* not a backend yet (issue 13): what kinpolicy
-				fingerprint --backend landlock judges by */
+	KB_BACKEND_LANDLOCK, /* Landlock + seccomp, no namespaces */
+	KB_BACKEND_SEATBELT, /* macOS: refused on Linux */
 };
+
+/*
+ * What a backend may lack (--require, config require =): a run that
+ * needs one refuses, with exit 125, instead of running on a backend
+ * without it (the landlock backend has none of the first six).
+ */
+enum kb_feature {
+	KB_FEAT_PRIVATE_TMP = 1u << 0,  /* private-tmp */
+	KB_FEAT_PID_NS = 1u << 1,       /* pid-namespace */
+	KB_FEAT_NET_NS = 1u << 2,       /* net-namespace: a private loopback */
+	KB_FEAT_IPC_NS = 1u << 3,       /* ipc-namespace: SysV IPC works */
+	KB_FEAT_GIT_GUARD = 1u << 4,    /* git-guard: held during the run */
+	KB_FEAT_UNIX_SOCKETS = 1u << 5, /* unix-sockets: the command's own */
+	KB_FEAT_SIGNAL_SCOPE = 1u << 6, /* signal-scope: none sent outside */
+};
+#define KB_FEAT__N 7
+/* the name of bit i (--require's word), or NULL */
+const char *kb_feature_name(unsigned i);
+/* the bits of a comma-separated list; -1 on an unknown word (*bad is
+ * then a new string naming it) */
+int kb_feature_parse(const char *list, unsigned *bits, char **bad);
 
 struct kb_root {
 	char *path; /* canonical (realpath) */
@@ -164,6 +185,7 @@ struct kb_policy {
 	struct kb_strv
 	    notes; /* config warnings and origins, for -v/--dry-run */
 	enum kb_backend_kind backend;
+	unsigned require; /* enum kb_feature bits */
 	struct kb_guard *guard;
 	size_t nguard, capguard;
 	struct kb_strv gitnotes; /* what the git scan could not guard, and
