@@ -93,7 +93,7 @@ UNIT_HDRS = tests/unit/tap.h tests/unit/ro-check.h tests/unit/readonly-cases.h \
 
 .PHONY: all check check-layers format format-check unit unit-san unit-valgrind \
         integration stub-check man-check bench deps demo install uninstall clean \
-        fuzz fuzz-short golden-update install-check state-check FORCE
+        fuzz fuzz-short golden-update install-check state-check helpers FORCE
 
 all: kinbox kinbox-exec kinpolicy
 
@@ -134,6 +134,15 @@ kinbox-exec: backends/kinbox-exec.c backends/exec-landlock.c backends/exec-landl
 	$(CC) $(CSTD) $(WARN) -O2 -static -o $@ backends/kinbox-exec.c backends/exec-landlock.c lib/execsearch.c
 
 # --- tests ---------------------------------------------------------------
+# Static, libc-only helpers that make bwrap fail as it does on hosts that
+# refuse it namespaces, so that kinbox's fallback to its Landlock backend
+# is tested for real (tests/helpers/*.c say what each simulates;
+# sh tests/helpers/check-helpers.sh checks them against the real bwrap)
+HELPERS = tests/helpers/kb-no-userns tests/helpers/kb-no-procwrite
+$(HELPERS): tests/helpers/%: tests/helpers/%.c
+	$(CC) $(CSTD) $(WARN) -O2 -static -o $@ $<
+helpers: $(HELPERS)
+
 tests/unit/test-%: tests/unit/test-%.c $(CORE_OBJS) backends/seccomp.o $(UNIT_HDRS)
 	$(CC) $(ALLCFLAGS) $(ALLLDFLAGS) -o $@ $< $(CORE_OBJS) backends/seccomp.o $(LIBS_KINBOX) -lseccomp
 
@@ -165,7 +174,7 @@ golden-update: tests/unit/test-golden
 # (tests/isolated.sh): the caller's grants, denial journal and sessions
 # are never read or written; make state-check checks that
 ISOLATED = sh tests/isolated.sh
-integration: kinbox kinbox-exec kinpolicy
+integration: kinbox kinbox-exec kinpolicy $(HELPERS)
 	@KINBOX="$(if $(KINBOX),$(KINBOX),$(CURDIR)/kinbox)" \
 	 KINPOLICY="$(if $(KINPOLICY),$(KINPOLICY),$(if $(KINBOX),$(dir $(KINBOX))kinpolicy,$(CURDIR)/kinpolicy))" \
 	 $(ISOLATED) sh tests/run-integration.sh
@@ -294,4 +303,5 @@ clean:
 	rm -f backends/seccomp-gen backends/seccomp-bpf.h backends/seccomp.bpf
 	rm -rf $(FUZZ_TARGETS) tests/fuzz/*.corpus
 	rm -f kinbox kinbox-exec kinpolicy *.o */*.o */*.a $(UNIT_TESTS) tests/unit/san-*
+	rm -f $(HELPERS)
 	rm -f .build-defs
