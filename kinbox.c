@@ -746,10 +746,15 @@ main(int argc, char **argv)
 	} else if (pol.backend == KB_BACKEND_AUTO && o.dry_run &&
 		   kb_bwrap_probe(bwrap, &e) == -1 &&
 		   kb_bwrap_userns_failure(e.msg)) {
+		/* bwrap's own words, from the probe's explanation */
+		const char *b = strstr(e.msg, "[bwrap: "), *end;
+
+		b = b != NULL ? b + 8 : e.msg;
+		end = strstr(b, "] — ");
 		snprintf(why, sizeof(why),
 		    "chosen by auto: bubblewrap cannot make its namespaces "
-		    "here (%s)",
-		    e.msg);
+		    "here (bwrap: %.*s)",
+		    end != NULL ? (int)(end - b) : (int)strlen(b), b);
 		use_landlock = true;
 	}
 	for (int attempt = 0;; attempt++) {
@@ -849,6 +854,12 @@ main(int argc, char **argv)
 		cause = kb_bwrap_explain_failure(run.setup_err);
 		if (o.verbosity > 0)
 			fputs(run.setup_err, stderr);
+		/* --backend bwrap was asked for: the way out is the other */
+		if (!use_landlock && kb_bwrap_userns_failure(run.setup_err) &&
+		    host.landlock_abi >= KB_LANDLOCK_ABI_MIN)
+			die("%s; --backend auto or landlock runs it under "
+			    "Landlock instead (weaker: see kinbox --status)",
+			    cause);
 		die("%s", cause);
 	}
 	if (run.replaced[0] != '\0') {

@@ -275,12 +275,29 @@ plan_notes(const struct kb_policy *p, const struct kb_host *h,
 		    "not enforced: ioctl on device files the command may open "
 		    "(Landlock ABI %d < 5)",
 		    h->landlock_abi);
-	for (size_t i = 0; i < p->nguard; i++)
-		kb_strv_pushf(&pl->notes,
-		    "git guard: %s (not held during the run: landlock cannot "
-		    "make it read-only inside the workspace; restored after "
-		    "the run)",
-		    p->guard[i].path);
+	for (size_t i = 0; i < p->nguard; i++) {
+		const struct kb_guard *g = &p->guard[i];
+
+		switch (g->kind) {
+		case KB_GUARD_PIN_DIR:
+		case KB_GUARD_RO:
+		case KB_GUARD_RO_ABSENT_DIR:
+		case KB_GUARD_RO_ABSENT_FILE:
+			kb_strv_pushf(&pl->notes,
+			    "git guard: %s (%s; not held during the run: "
+			    "Landlock cannot make it read-only inside a "
+			    "writable root; put back after the run)",
+			    g->path, g->type == 0 ? "absent" : "present");
+			break;
+		case KB_GUARD_WATCH_ABSENT:
+		case KB_GUARD_WATCH_LINK:
+		case KB_GUARD_WATCH_NEWREPO:
+		case KB_GUARD_WATCH_INDEX:
+			kb_strv_pushf(&pl->notes,
+			    "git guard: %s (audited after the run)", g->path);
+			break;
+		}
+	}
 	for (size_t i = 0; i < p->gitnotes.n; i++)
 		kb_strv_pushf(&pl->notes, "git: %s", p->gitnotes.v[i]);
 	for (size_t i = 0; i < p->nmask; i++) {
