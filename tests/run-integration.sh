@@ -15,6 +15,13 @@
 # KINBOX_MUST_WORK=1 (skips fail), KB_VERBOSE=1, KB_TEST_USER (default
 # kinbox-test), KB_NO_UNPRIVILEGED=1 (root: skip the second pass),
 # KB_SUITES="t10-core.sh t85-edges.sh" (only these scripts).
+#
+# Each pass then runs the confinement suites (KB_LANDLOCK_SUITES, default
+# t10-core.sh t20-secrets.sh t60-hostile.sh t85-edges.sh; those of them in
+# KB_SUITES when it is set) a second time under the landlock backend
+# (KB_BACKEND=landlock, tests/lib.sh), labelled landlock/LABEL/SCRIPT;
+# KB_NO_LANDLOCK=1 skips that. tests/t97-landlock.sh tests the landlock
+# backend itself in the ordinary run.
 
 set -u
 
@@ -52,6 +59,8 @@ add_summary() {
 }
 
 # run_suites LABEL DIR RUNNER...: runs DIR/t[0-9][0-9]-*.sh through RUNNER
+# (only those named in $only too, when it is set)
+only=
 run_suites() {
 	label=$1
 	dir=$2
@@ -61,6 +70,12 @@ run_suites() {
 		[ -f "$t" ] || continue
 		if [ -n "${KB_SUITES:-}" ]; then
 			case " $KB_SUITES " in
+			*" $(basename "$t") "*) ;;
+			*) continue ;;
+			esac
+		fi
+		if [ -n "$only" ]; then
+			case " $only " in
 			*" $(basename "$t") "*) ;;
 			*) continue ;;
 			esac
@@ -83,6 +98,26 @@ run_suites() {
 	fi
 }
 
+# landlock_suites LABEL DIR RUNNER...: the confinement suites again under
+# the landlock backend (RUNNER passes KB_BACKEND=landlock on), when any of
+# them is selected
+: "${KB_LANDLOCK_SUITES:=t10-core.sh t20-secrets.sh t60-hostile.sh t85-edges.sh}"
+landlock_suites() {
+	[ "${KB_NO_LANDLOCK:-}" != 1 ] || return 0
+	_any=0
+	for _s in $KB_LANDLOCK_SUITES; do
+		case " ${KB_SUITES:-$_s} " in
+		*" $_s "*) [ -f "$2/$_s" ] && _any=1 ;;
+		esac
+	done
+	[ "$_any" = 1 ] || return 0
+	only=$KB_LANDLOCK_SUITES
+	_t0=$(date +%s)
+	run_suites "$@"
+	echo "# $1: $(($(date +%s) - _t0)) s"
+	only=
+}
+
 # --- pass 1: the caller (root or not) ---------------------------------------
 : "${KINBOX:=$top/kinbox}"
 : "${KINPOLICY:=$(dirname "$KINBOX")/kinpolicy}"
@@ -92,7 +127,8 @@ if [ "$(id -u)" -eq 0 ]; then
 else
 	label=$(id -un 2>/dev/null || id -u)
 fi
-run_suites "$label" "$here" env
+run_suites "$label" "$here" env KB_BACKEND=
+landlock_suites "landlock/$label" "$here" env KB_BACKEND=landlock
 
 # --- pass 2: as root, again as an unprivileged user -------------------------
 unprivileged_skip() {
@@ -132,17 +168,26 @@ if [ "$(id -u)" -eq 0 ] && [ "${KB_NO_UNPRIVILEGED:-}" != 1 ]; then
 		for t in "$here"/t[0-9][0-9]-*.sh; do
 			[ -f "$t" ] && cp "$t" "$stage/tests/"
 		done
+		# the helpers that make bwrap fail (t97-landlock.sh)
+		mkdir -p "$stage/tests/helpers"
+		for h in kb-no-userns kb-no-procwrite; do
+			if [ -x "$here/helpers/$h" ]; then
+				cp "$here/helpers/$h" "$stage/tests/helpers/"
+			fi
+		done
 		chmod -R a+rX "$stage"
 		chmod a+rx "$work"
 		cd "$stage" || exit 1
 		echo "# unprivileged pass as $user ($(id -u "$user")), from $stage"
-		run_suites "$user" "$stage/tests" \
-			setpriv --reuid="$user" --regid="$user" --init-groups \
+		# the runner of this pass (KB_BACKEND follows it)
+		set -- setpriv --reuid="$user" --regid="$user" --init-groups \
 			env -i HOME="$uhome" USER="$user" LOGNAME="$user" \
 			PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
 			KINBOX="$stage/kinbox" KINPOLICY="$stage/kinpolicy" \
 			KINBOX_MUST_WORK="${KINBOX_MUST_WORK:-}" \
 			KB_VERBOSE="${KB_VERBOSE:-}"
+		run_suites "$user" "$stage/tests" "$@" KB_BACKEND=
+		landlock_suites "landlock/$user" "$stage/tests" "$@" KB_BACKEND=landlock
 	fi
 fi
 
