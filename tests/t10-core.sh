@@ -229,6 +229,7 @@ run_test "writes inside the workspace land on the host" t_inside_write
 # A clone under /tmp (the README's quick start works from one): the helper
 # kinbox-exec sits in a directory the private /tmp hides.
 t_build_under_tmp() {
+	skip_on_landlock "a private /tmp (this test's write to /tmp/inner fails; t97-landlock.sh runs kinbox from /tmp)"
 	bin=$(mktemp -d /tmp/kinbox-bin.XXXXXX)
 	cleanup_add "rm -rf '$bin'"
 	cp "$KINBOX" "$bin/kinbox"
@@ -293,6 +294,7 @@ t_dotdot() {
 run_test ".. escapes (echo x > ../outside/f) fail" t_dotdot
 
 t_tmp_private() {
+	skip_on_landlock "a private /tmp (/tmp is the host's, read-only)"
 	ws=$(newdir fs-tmp)
 	hostfile=$(mktemp /tmp/kinbox-test-host.XXXXXX)
 	cleanup_add "rm -f '$hostfile'"
@@ -307,6 +309,7 @@ t_tmp_private() {
 run_test "/tmp inside is private: host /tmp files invisible, /tmp writes stay inside" t_tmp_private
 
 t_tmpdir_under_tmp() {
+	skip_on_landlock "a private /tmp (TMPDIR is the run's /tmp/kinbox-run.XXXXXX)"
 	ws=$(newdir fs-tmpdir1)
 	td=/tmp/kinbox-test-tmpdir.$(basename "$KB_T")
 	mkdir -p "$td"
@@ -321,6 +324,7 @@ t_tmpdir_under_tmp() {
 run_test "TMPDIR under /tmp is created inside the private /tmp, nothing reaches the host" t_tmpdir_under_tmp
 
 t_tmpdir_outside() {
+	skip_on_landlock "the caller's TMPDIR is not granted (the run's /tmp/kinbox-run.XXXXXX replaces it)"
 	d=$(newdir fs-tmpdir2)
 	mkdir "$d/ws" "$d/td"
 	cd "$d/ws"
@@ -331,6 +335,7 @@ t_tmpdir_outside() {
 run_test "TMPDIR outside home and /tmp is writable" t_tmpdir_outside
 
 t_tmpdir_home() {
+	skip_on_landlock "TMPDIR=/tmp (TMPDIR is the run's /tmp/kinbox-run.XXXXXX)"
 	d=$(newdir fs-tmpdir3)
 	mkdir -p "$d/ws" "$d/home"
 	cd "$d/ws"
@@ -343,6 +348,7 @@ t_tmpdir_home() {
 run_test "TMPDIR=\$HOME is refused: the command gets TMPDIR=/tmp" t_tmpdir_home
 
 t_tmpdir_missing() {
+	skip_on_landlock "TMPDIR=/tmp (TMPDIR is the run's /tmp/kinbox-run.XXXXXX)"
 	ws=$(newdir fs-tmpdir5)
 	cd "$ws"
 	export TMPDIR="$KB_T/no-such-tmpdir"
@@ -354,6 +360,7 @@ t_tmpdir_missing() {
 run_test "a missing TMPDIR is replaced by TMPDIR=/tmp (writable, private)" t_tmpdir_missing
 
 t_tmpdir_below_home() {
+	skip_on_landlock "TMPDIR=/tmp (TMPDIR is the run's /tmp/kinbox-run.XXXXXX)"
 	d=$(newdir fs-tmpdir4)
 	mkdir -p "$d/ws" "$d/home/tmp"
 	cd "$d/ws"
@@ -378,6 +385,7 @@ t_e2e_control() {
 run_test "control: the end-to-end check sees a hook planted outside the sandbox" t_e2e_control
 
 t_git_hook_create() {
+	skip_on_landlock "git guards held during the run (.git/hooks, .git/config and .git are writable; they are audited after the run)"
 	ws=$(newdir git-hook)
 	mkrepo "$ws"
 	cd "$ws"
@@ -390,6 +398,7 @@ t_git_hook_create() {
 run_test "git: .git/hooks/pre-commit cannot be created (absent on the host); no hook runs outside" t_git_hook_create
 
 t_git_config() {
+	skip_on_landlock "git guards held during the run (.git/hooks, .git/config and .git are writable; they are audited after the run)"
 	ws=$(newdir git-config)
 	mkrepo "$ws"
 	cp "$ws/.git/config" "$KB_T/git-config.before"
@@ -419,6 +428,7 @@ t_git_commit_inside() {
 run_test "git: git add + git commit work inside; the commit is visible outside" t_git_commit_inside
 
 t_git_mv_dotgit() {
+	skip_on_landlock "git guards held during the run (.git/hooks, .git/config and .git are writable; they are audited after the run)"
 	ws=$(newdir git-mv)
 	mkrepo "$ws"
 	head=$(git -C "$ws" rev-parse HEAD)
@@ -434,6 +444,7 @@ t_git_mv_dotgit() {
 run_test "git: mv .git .git2 fails and .git is intact" t_git_mv_dotgit
 
 t_git_swap_hooks() {
+	skip_on_landlock "git guards held during the run (.git/hooks, .git/config and .git are writable; they are audited after the run)"
 	ws=$(newdir git-swap)
 	mkrepo "$ws"
 	ls -la "$ws/.git/hooks" >"$KB_T/hooks.before"
@@ -481,6 +492,7 @@ t_git_config_worktree() {
 run_test "git: a planted .git/config.worktree is moved aside after the run, with a SECURITY line" t_git_config_worktree
 
 t_git_hooks_missing() {
+	skip_on_landlock "git guards held during the run (.git/hooks, .git/config and .git are writable; they are audited after the run)"
 	ws=$(newdir git-nohooks)
 	mkrepo "$ws"
 	rm -rf "$ws/.git/hooks"
@@ -514,6 +526,7 @@ t_git_status_same() {
 run_test "git: git status --porcelain is identical before and after a run" t_git_status_same
 
 t_git_worktree() {
+	skip_on_landlock "git guards held during the run (.git/hooks, .git/config and .git are writable; they are audited after the run)"
 	main=$(newdir git-wt-main)
 	mkrepo "$main"
 	git -C "$main" worktree add -q "$KB_T/git-wt-linked" 2>/dev/null
@@ -545,6 +558,7 @@ t_git_worktree() {
 run_test "git worktree as workspace: commit needs --write of the main repo (never granted by pointers); with it commit works, .git file and main .git/hooks stay read-only" t_git_worktree
 
 t_git_submodule() {
+	skip_on_landlock "git guards held during the run (.git/hooks, .git/config and .git are writable; they are audited after the run)"
 	src=$(newdir git-sm-src)
 	mkrepo "$src"
 	sup=$(newdir git-sm-super)
@@ -1067,6 +1081,7 @@ t_sysrq() {
 run_test "writing /proc/sysrq-trigger fails" t_sysrq
 
 t_dev() {
+	skip_on_landlock "a /dev of its own (the host's /dev is shown; t97-landlock.sh checks its block devices cannot be opened)"
 	ws=$(newdir dev)
 	cd "$ws"
 	kb_expect 0 -- sh -c 'ls -1 /dev; find /dev -type b | sed "s/^/BLOCK /"'
@@ -1078,6 +1093,7 @@ t_dev() {
 run_test "/dev inside has no block devices (no sda/vda/nvme/loop) nor mem/kmem" t_dev
 
 t_pidns() {
+	skip_on_landlock "a pid namespace (host processes are visible)"
 	ws=$(newdir pidns)
 	cd "$ws"
 	host_n=$(find /proc -maxdepth 1 -name '[0-9]*' | wc -l)
@@ -1358,6 +1374,7 @@ t_container() {
 run_test "KINBOX_SANDBOX=container runs the command with a 'no sandbox' line; -q silences it" t_container
 
 t_dry_run() {
+	skip_on_landlock "a bwrap plan (--unshare-net): the plan is kinbox-exec's (t97-landlock.sh checks it)"
 	ws=$(newdir dryrun)
 	cd "$ws"
 	kb_expect 0 --dry-run -- touch "$ws/ran"

@@ -598,6 +598,79 @@ t_links() {
 }
 run_test "a hard link to, or a rename of, an outside file is refused; links inside the workspace work" t_links
 
+# kinbox installed under /tmp, and write roots and a workspace below /tmp:
+# no private /tmp hides them, the rest of /tmp stays read-only
+t_tmp_roots() {
+	bin=$(mktemp -d /tmp/kinbox-t97-bin.XXXXXX)
+	top=$(mktemp -d /tmp/kinbox-t97-below.XXXXXX)
+	cleanup_add "rm -rf '$bin' '$top'"
+	cp "$KINBOX" "$(dirname "$KINBOX")/kinbox-exec" "$bin/"
+	chmod 755 "$bin" "$top"
+	mkdir -p "$top/build" "$top/a/b/c" "$top/proj"
+	echo host >"$top/a/sibling"
+	ws=$(newdir tmp-roots)
+	cd "$ws"
+	KB_RC=0
+	"$bin/kinbox" --backend landlock -w "$top/build" -w "$top/a/b/c" -- sh -c "
+		echo ws > f; echo b > '$top/build/out'; echo c > '$top/a/b/c/out'
+		echo y > '$top/a/new'; echo z >> '$top/a/sibling'; echo ran > ctl" \
+		>"$KB_OUT" 2>"$KB_ERR" || KB_RC=$?
+	assert_streq "$KB_RC" 0
+	assert_file_has_content "$ws/ctl" '^ran$'
+	assert_file_has_content "$ws/f" '^ws$'
+	assert_file_has_content "$top/build/out" '^b$'
+	assert_file_has_content "$top/a/b/c/out" '^c$'
+	assert_not_exists "$top/a/new"
+	assert_streq "$(cat "$top/a/sibling")" host
+	# a workspace below /tmp
+	cd "$top/proj"
+	KB_RC=0
+	"$bin/kinbox" --backend landlock -- sh -c "echo x > '$top/beside'; echo w > f" >"$KB_OUT" 2>"$KB_ERR" || KB_RC=$?
+	assert_streq "$KB_RC" 0
+	assert_file_has_content "$top/proj/f" '^w$'
+	assert_not_exists "$top/beside"
+}
+run_test "kinbox installed under /tmp runs; write roots below /tmp (depth 1 and 3) and a workspace there land on the host; their siblings stay read-only" t_tmp_roots
+
+# As root, a block device is the filesystem without the masks (a raw read
+# of the disk finds every credential): none may be opened. Shown with a
+# read-only loop device over a file in a masked directory.
+t_blockdev() {
+	[ "$IS_ROOT" = 1 ] || skip_other_pass "block devices are root's; an unprivileged user cannot open them anyway"
+	devs=$(find /dev -maxdepth 1 -type b 2>/dev/null | LC_ALL=C sort | tr '\n' ' ')
+	[ -n "$devs" ] || skip_test "no block device in /dev"
+	d=$(newdir blockdev)
+	mkdir -p "$d/ws" "$d/home/.aws"
+	export HOME="$d/home"
+	loop=
+	if have losetup; then
+		{ echo 'aws_secret_access_key = BLOCKDEV-T97-SECRET'; head -c 65536 /dev/zero; } >"$HOME/.aws/disk.img"
+		loop=$(losetup -f --show -r "$HOME/.aws/disk.img" 2>/dev/null) || loop=
+		[ -z "$loop" ] || cleanup_add "losetup -d '$loop'"
+	fi
+	cd "$d/ws"
+	# shellcheck disable=SC2086 # the device list, split
+	kbl -- "$PY" -c '
+import os, sys
+for b in sys.argv[1:]:
+    try:
+        fd = os.open(b, os.O_RDONLY)
+    except OSError as e:
+        print("REFUSED", b, e.errno)
+        continue
+    data = os.read(fd, 4096)
+    os.close(fd)
+    print("OPENED", b, "SECRET" if b"BLOCKDEV-T97-SECRET" in data else "")
+print("ran")' $devs ${loop:+"$loop"} "$HOME/.aws/disk.img"
+	[ -z "$loop" ] || losetup -d "$loop" 2>/dev/null || true
+	assert_file_has_content "$KB_OUT" '^ran$'
+	# the control: the masked image itself is refused
+	assert_file_has_content "$KB_OUT" "^REFUSED $HOME/.aws/disk.img "
+	assert_not_file_has_content "$KB_OUT" 'SECRET'
+	assert_not_file_has_content "$KB_OUT" '^OPENED '
+}
+run_test "root: no block device can be opened (a read-only loop device over a masked file does not give it away)" t_blockdev
+
 # chmod, utimes, extended attributes and ACLs on a file and a directory
 # outside the writable set (owned by the caller, root included) are
 # refused, as the read-only mounts of bwrap refuse them
@@ -757,6 +830,47 @@ t_creds_replaced() {
 	assert_not_file_has_content "$KB_OUT" 'T97-(NEW|SECRET)'
 }
 run_test "credentials the host replaces during the run (tmp + rename, a directory swapped) stay unreadable; .profile still readable" t_creds_replaced
+
+# A store reached through a symlinked directory on its way (~/.config ->
+# a dotfiles checkout) is masked where it really is
+t_creds_symlinked_dir() {
+	d=$(newdir creds-link)
+	mkdir -p "$d/ws" "$d/home" "$d/dotfiles/config/gh" "$d/dotfiles/docker" "$d/real-aws"
+	echo 'oauth_token: GH-T97-SECRET' >"$d/dotfiles/config/gh/hosts.yml"
+	echo '{"auths":{"x":{"auth":"DOCKER-T97-SECRET"}}}' >"$d/dotfiles/docker/config.json"
+	echo 'aws_secret_access_key = AWS-T97-SECRET' >"$d/real-aws/credentials"
+	echo 'CONFIG-T97-VISIBLE' >"$d/dotfiles/config/other"
+	ln -s ../dotfiles/config "$d/home/.config"
+	ln -s ../dotfiles/docker "$d/home/.docker"
+	ln -s ../real-aws "$d/home/.aws"
+	export HOME="$d/home"
+	cd "$d/ws"
+	kbl -- sh -c '
+		cat "$HOME/.config/gh/hosts.yml" "$HOME/.docker/config.json" "$HOME/.aws/credentials"
+		cat "$1/dotfiles/config/gh/hosts.yml" "$1/dotfiles/docker/config.json"
+		cat "$HOME/.config/other"; echo ran > ctl' sh "$d"
+	assert_file_has_content "$d/ws/ctl" '^ran$'
+	assert_file_has_content "$KB_OUT" '^CONFIG-T97-VISIBLE$'
+	assert_not_file_has_content "$KB_OUT" 'T97-SECRET'
+}
+run_test "credentials behind a symlinked directory (~/.config -> dotfiles/config: gh; ~/.docker -> dotfiles/docker) stay unreadable, by either path" t_creds_symlinked_dir
+
+# Reading a masked credential fails with EACCES under landlock (bwrap shows
+# an empty file): kinbox's line about it is no write denial
+t_creds_read_denial() {
+	d=$(newdir creds-denial)
+	mkdir "$d/ws"
+	plant_home "$d/home"
+	export HOME="$d/home"
+	cd "$d/ws"
+	kbl -- sh -c 'echo ran > ctl; cat "$HOME/.netrc"'
+	assert_file_has_content "$d/ws/ctl" '^ran$'
+	assert_streq "$KB_RC" 1
+	assert_file_has_content "$KB_ERR" "^cat: $HOME/.netrc: Permission denied\$"
+	assert_not_file_has_content "$KB_OUT" 'T97-SECRET'
+	assert_not_file_has_content "$KB_ERR" "^kinbox: denied write '$HOME/\\.netrc'"
+}
+run_test "cat of a masked credential under landlock: EACCES, and kinbox does not report it as a denied write" t_creds_read_denial
 
 # A credential inside a writable root cannot be hidden by Landlock (its
 # rules only add rights): the landlock backend refuses instead
@@ -1146,6 +1260,25 @@ t_caps() {
 	assert_file_has_content "$KB_OUT" '^Seccomp:[[:space:]]+2$'
 }
 run_test "root: no capabilities inside (CapInh/Prm/Eff/Bnd/Amb zero), no_new_privs, seccomp" t_caps
+
+# root without capabilities (a container run with every capability
+# dropped): nothing left to drop, the landlock backend still runs
+t_root_nocaps() {
+	[ "$IS_ROOT" = 1 ] || skip_other_pass "about root without capabilities"
+	require setpriv
+	ws=$(newdir root-nocaps)
+	cd "$ws"
+	setpriv --bounding-set=-all --inh-caps=-all -- sh -c 'grep "^CapEff:" /proc/self/status' >"$KB_T/nocaps.status"
+	assert_file_has_content "$KB_T/nocaps.status" '^CapEff:[[:space:]]+0000000000000000$'
+	KB_RC=0
+	setpriv --bounding-set=-all --inh-caps=-all -- "$KINBOX" --backend landlock -- \
+		sh -c 'echo ran > ctl; echo x > "$1/outside-f"' sh "$KB_T/.lib" \
+		>"$KB_OUT" 2>"$KB_ERR" </dev/null || KB_RC=$?
+	[ "$KB_RC" = 0 ] || [ "$KB_RC" = 2 ] || { _show_file "$KB_ERR"; fail "kinbox exited $KB_RC"; }
+	assert_file_has_content "$ws/ctl" '^ran$'
+	assert_not_exists "$KB_T/.lib/outside-f"
+}
+run_test "root without capabilities (setpriv --bounding-set=-all, as a container with every capability dropped): the landlock backend runs, confined" t_root_nocaps
 
 # Host-wide knobs root owns: read first, put back at once if anything got
 # through (also from the cleanup), judged after
