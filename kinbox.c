@@ -584,8 +584,8 @@ feature_words(unsigned lacking)
 
 	for (unsigned i = 0; i < KB_FEAT__N; i++)
 		if (lacking & (1u << i))
-			kb_buf_printf(&b, "%s%s", b.s ? ", " : "",
-			    kb_feature_name(i));
+			kb_buf_printf(
+			    &b, "%s%s", b.s ? ", " : "", kb_feature_name(i));
 	return b.s;
 }
 
@@ -604,8 +604,8 @@ rundir_remove(void)
 	if (rundir_fd == -1)
 		return;
 	if (kb_remove_tree_at(rundir_fd) == -1 || rmdir(rundir) == -1)
-		warnx("note: %s: %s; remove it by hand", rundir,
-		    strerror(errno));
+		warnx(
+		    "note: %s: %s; remove it by hand", rundir, strerror(errno));
 	close(rundir_fd);
 	rundir_fd = -1;
 }
@@ -726,8 +726,12 @@ main(int argc, char **argv)
 	host.root = geteuid() == 0;
 	host.overlay = kb_overlay_supported();
 	if (pol.backend == KB_BACKEND_SEATBELT)
-		die("--backend seatbelt: Seatbelt is macOS's sandbox "
-		    "(sandbox-exec); on Linux use auto, bwrap or landlock");
+		die("%s%s: Seatbelt is macOS's sandbox (sandbox-exec); on "
+		    "Linux use auto, bwrap or landlock",
+		    pol.where[KB_OPT_BACKEND] ? pol.where[KB_OPT_BACKEND]
+					      : "backend = ",
+		    pol.origin[KB_OPT_BACKEND] == KB_ORIGIN_ENV ? "=seatbelt"
+								: " seatbelt");
 	/* auto: bubblewrap where it can make its namespaces, else the
 	 * landlock backend; found out by trying (a probe for --dry-run) */
 	if (pol.backend != KB_BACKEND_LANDLOCK &&
@@ -766,15 +770,18 @@ main(int argc, char **argv)
 			    kb_landlock_lacks(&host, pol.require));
 
 			if (lacking != NULL)
-				die("no sandbox: the landlock backend has no %s, "
-				    "which --require (or require =) asks for%s%s; "
+				die("no sandbox: the landlock backend has no "
+				    "%s, "
+				    "which --require (or require =) asks "
+				    "for%s%s; "
 				    "nothing was run",
 				    lacking, attempt > 0 ? " — " : "",
 				    attempt > 0 ? why : "");
 			if (!o.dry_run && rundir_fd == -1)
 				rundir_make();
 			if (kb_landlock_plan(&pol, &host, helper, helper_fd,
-				o.dry_run ? KB_LANDLOCK_RUNDIR_TEMPLATE : rundir,
+				o.dry_run ? KB_LANDLOCK_RUNDIR_TEMPLATE
+					  : rundir,
 				rundir_fd, why, environ, &plan, &e) == -1)
 				die("%s%s%s", e.msg, attempt > 0 ? " (" : "",
 				    attempt > 0 ? "bubblewrap cannot make its "
@@ -813,12 +820,13 @@ main(int argc, char **argv)
 			    "namespaces here (%s)",
 			    first);
 			if (o.verbosity >= 0)
-				warnx("bubblewrap cannot make its namespaces "
-				      "here (%s); running under the landlock "
-				      "backend: no private /tmp, pid or network "
-				      "namespace (kinbox --status says what "
-				      "holds; --require private-tmp refuses "
-				      "instead)",
+				warnx(
+				    "bubblewrap cannot make its namespaces "
+				    "here (%s); running under the landlock "
+				    "backend: no private /tmp, pid or network "
+				    "namespace (kinbox --status says what "
+				    "holds; --require private-tmp refuses "
+				    "instead)",
 				    first);
 			kb_plan_free(&plan);
 			use_landlock = true;

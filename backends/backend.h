@@ -112,8 +112,7 @@ unsigned kb_landlock_lacks(const struct kb_host *, unsigned require);
  */
 int kb_landlock_plan(const struct kb_policy *, const struct kb_host *,
     const char *helper, int helper_fd, const char *rundir, int rundir_fd,
-    const char *why, char *const *envp, struct kb_plan *out,
-    struct kb_err *e);
+    const char *why, char *const *envp, struct kb_plan *out, struct kb_err *e);
 
 /* backends/bwrap.c */
 

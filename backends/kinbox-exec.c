@@ -170,8 +170,8 @@ mounted_as(const char *path, const char *id)
  * domain). -1 with errno; -2 when there is nothing to confine.
  */
 static int
-confine_start(struct kb_ll *ll, bool scope, char **deny, int ndeny,
-    char **late, int nlate)
+confine_start(struct kb_ll *ll, bool scope, char **deny, int ndeny, char **late,
+    int nlate)
 {
 	/* REFER handled and granted below /: a ruleset that does not handle
 	 * it refuses every rename or link across directories. Landlock still
@@ -182,8 +182,8 @@ confine_start(struct kb_ll *ll, bool scope, char **deny, int ndeny,
 
 	if (!scope && ndeny == 0)
 		return -2;
-	if (kb_ll_create(ll, fs, 0,
-		scope ? KB_LL_SCOPE_ABSTRACT_UNIX_SOCKET : 0) == -1)
+	if (kb_ll_create(
+		ll, fs, 0, scope ? KB_LL_SCOPE_ABSTRACT_UNIX_SOCKET : 0) == -1)
 		return -1;
 	ll->read = KB_LL_FS_READ_FILE;
 	ll->masks_readable = true;
@@ -267,9 +267,8 @@ load_seccomp(int fd)
 	size_t len = 0;
 	ssize_t n;
 
-	while (len < sizeof(prog) &&
-	       (n = pread(fd, (char *)prog + len, sizeof(prog) - len,
-		    (off_t)len)) > 0)
+	while (len < sizeof(prog) && (n = pread(fd, (char *)prog + len,
+					  sizeof(prog) - len, (off_t)len)) > 0)
 		len += (size_t)n;
 	close(fd);
 	if (len == 0 || len == sizeof(prog) || len % sizeof(prog[0]) != 0) {
@@ -283,8 +282,8 @@ load_seccomp(int fd)
 
 /* the device nodes a program needs: reading, writing, truncating (`>
  * /dev/null` opens with O_TRUNC), ioctl (terminals) */
-#define DEV_RIGHTS                                                           \
-	(KB_LL_FS_READ_FILE | KB_LL_FS_WRITE_FILE | KB_LL_FS_TRUNCATE |      \
+#define DEV_RIGHTS                                                             \
+	(KB_LL_FS_READ_FILE | KB_LL_FS_WRITE_FILE | KB_LL_FS_TRUNCATE |        \
 	    KB_LL_FS_IOCTL_DEV)
 
 static int
@@ -330,9 +329,8 @@ fail:
 	return -1;
 }
 
-static void __attribute__((noreturn))
-run_landlock(int status_fd, const struct lmode *m, char **deny, int ndeny,
-    char **cmd)
+static void __attribute__((noreturn)) run_landlock(
+    int status_fd, const struct lmode *m, char **deny, int ndeny, char **cmd)
 {
 	int errsv;
 
@@ -431,7 +429,8 @@ main(int argc, char **argv)
 			lm.write[lm.nwrite++] = patharg(argc, argv, ++cmd);
 		} else if (strcmp(a, "--dev") == 0 && lm.ndev < LL_MAX) {
 			lm.dev[lm.ndev++] = patharg(argc, argv, ++cmd);
-		} else if (strcmp(a, "--allow-read") == 0 && lm.nallow < LL_MAX) {
+		} else if (strcmp(a, "--allow-read") == 0 &&
+			   lm.nallow < LL_MAX) {
 			lm.allow[lm.nallow++] = patharg(argc, argv, ++cmd);
 		} else {
 			_exit(125);

@@ -271,7 +271,8 @@ remove_below(int dirfd, int depth)
 		struct stat st;
 		int sub;
 
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
 			continue;
 		if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
 			continue;
@@ -287,10 +288,10 @@ remove_below(int dirfd, int depth)
 		if ((st.st_mode & 0700) != 0700)
 			if (fchmodat(fd, de->d_name, 0700, 0) == -1)
 				(void)0; /* opening it then says why */
-		sub = depth >= RM_DEPTH ? -1
-					: openat(fd, de->d_name,
-					      O_PATH | O_DIRECTORY | O_NOFOLLOW |
-						  O_CLOEXEC);
+		sub = depth >= RM_DEPTH
+			  ? -1
+			  : openat(fd, de->d_name,
+				O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sub == -1) {
 			if (rc == 0) {
 				rc = -1;

@@ -130,7 +130,7 @@ set_backend(struct kb_policy *p, const struct kb_option *o, const char *v,
 	(void)o;
 	(void)s;
 	(void)e;
-	p->backend = strcmp(v, "bwrap") == 0	  ? KB_BACKEND_BWRAP
+	p->backend = strcmp(v, "bwrap") == 0      ? KB_BACKEND_BWRAP
 		     : strcmp(v, "landlock") == 0 ? KB_BACKEND_LANDLOCK
 		     : strcmp(v, "seatbelt") == 0 ? KB_BACKEND_SEATBELT
 						  : KB_BACKEND_AUTO;
