@@ -118,8 +118,9 @@ $(KINPOLICY_OBJS): kinpolicy.h kinpolicy-journal.h
 kinpolicy: $(KINPOLICY_OBJS) $(KINPOLICY_LIBS)
 	$(CC) $(ALLCFLAGS) $(STATICLDFLAGS) -o $@ $(KINPOLICY_OBJS) $(KINPOLICY_LIBS) $(LIBS_KINBOX) $(LIBS_STATIC_EXTRA)
 
-# The seccomp filter is constant: compiled once at build time with
-# libseccomp (seccomp.c), embedded in kinbox (seccomp-blob.c).
+# The seccomp filters are constant: compiled once at build time with
+# libseccomp (seccomp.c), embedded in kinbox (seccomp-blob.c); seccomp.bpf
+# is the bwrap one, raw, for the benchmark.
 backends/seccomp-gen: backends/seccomp-gen.c backends/seccomp.c lib/util.c $(HDRS)
 	$(CC) $(ALLCFLAGS) -o $@ backends/seccomp-gen.c backends/seccomp.c lib/util.c -lseccomp
 
