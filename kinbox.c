@@ -595,7 +595,7 @@ feature_words(unsigned lacking)
  * kinbox (0700, a fresh name), removed after the run with everything the
  * command left in it, by descriptor (it is the command's tree by then).
  */
-static char rundir[sizeof(KB_LANDLOCK_RUNDIR_TEMPLATE)];
+static char rundir[PATH_MAX];
 static int rundir_fd = -1;
 
 static void
@@ -613,11 +613,26 @@ rundir_remove(void)
 static void
 rundir_make(void)
 {
-	memcpy(rundir, KB_LANDLOCK_RUNDIR_TEMPLATE, sizeof(rundir));
-	if (mkdtemp(rundir) == NULL)
-		die("no sandbox: cannot make the run's temporary directory "
-		    "under /tmp (%s); check /tmp — nothing was run",
-		    strerror(errno));
+	const char *tmp = getenv("TMPDIR");
+	int errsv;
+
+	memcpy(rundir, KB_LANDLOCK_RUNDIR_TEMPLATE,
+	    sizeof(KB_LANDLOCK_RUNDIR_TEMPLATE));
+	if (mkdtemp(rundir) != NULL)
+		goto made;
+	errsv = errno;
+	/* /tmp read-only (kinbox inside the landlock backend): $TMPDIR,
+	 * the outer run's own directory */
+	if (tmp != NULL && tmp[0] == '/' &&
+	    (size_t)snprintf(rundir, sizeof(rundir), "%s/kinbox-run.XXXXXX",
+		tmp) < sizeof(rundir) &&
+	    mkdtemp(rundir) != NULL)
+		goto made;
+	die("no sandbox: cannot make the run's temporary directory under "
+	    "/tmp (%s)%s%s; check /tmp — nothing was run",
+	    strerror(errsv), tmp != NULL ? " nor under TMPDIR " : "",
+	    tmp != NULL ? tmp : "");
+made:
 	rundir_fd = open(rundir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (rundir_fd == -1)
 		die_errno("no sandbox: %s", rundir);
@@ -734,8 +749,15 @@ main(int argc, char **argv)
 								: " seatbelt");
 	/* auto: bubblewrap where it can make its namespaces, else the
 	 * landlock backend; found out by trying (a probe for --dry-run) */
-	if (pol.backend != KB_BACKEND_LANDLOCK &&
-	    (bwrap = kb_bwrap_find(&e)) == NULL) {
+	if (pol.backend == KB_BACKEND_AUTO && getenv("KINBOX_ACTIVE") != NULL &&
+	    strcmp(getenv("KINBOX_ACTIVE"), "landlock") == 0) {
+		/* its seccomp filter refuses user namespaces: bwrap cannot */
+		snprintf(why, sizeof(why),
+		    "chosen by auto: inside a landlock sandbox, which refuses "
+		    "the user namespaces bubblewrap needs");
+		use_landlock = true;
+	} else if (pol.backend != KB_BACKEND_LANDLOCK &&
+		   (bwrap = kb_bwrap_find(&e)) == NULL) {
 		if (pol.backend == KB_BACKEND_BWRAP)
 			die("%s", e.msg);
 		snprintf(why, sizeof(why),

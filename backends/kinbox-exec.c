@@ -237,8 +237,22 @@ drop_caps(void)
 	} hdr = {0x20080522, 0}; /* _LINUX_CAPABILITY_VERSION_3 */
 	struct {
 		unsigned effective, permitted, inheritable;
-	} data[2] = {{0, 0, 0}, {0, 0, 0}};
+	} data[2] = {{0, 0, 0}, {0, 0, 0}}, now[2];
 
+	/* none held (kinbox inside a landlock sandbox): nothing to drop,
+	 * and no CAP_SETPCAP to drop the bounding set with; no_new_privs
+	 * keeps an exec as uid 0 from gaining any (the kernel intersects
+	 * with the permitted set it had) */
+	if (syscall(SYS_capget, &hdr, now) == 0 &&
+	    (now[0].effective | now[0].permitted | now[0].inheritable |
+		now[1].effective | now[1].permitted | now[1].inheritable) ==
+		0) {
+		if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) ==
+			-1 &&
+		    errno != EINVAL)
+			return -1;
+		return 0;
+	}
 	if (prctl(PR_SET_SECUREBITS,
 		SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
 		    SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
