@@ -576,6 +576,17 @@ set_backend_env(struct kb_policy *p, const char *mode)
 		die("%s", e.msg);
 }
 
+/* auto's one line when it runs the landlock backend instead of bwrap */
+static void
+say_fallback(const char *cause, const char *bwrap_words)
+{
+	warnx("%s%s%s%s; running under the landlock backend: no private /tmp, "
+	      "pid or network namespace (kinbox --status says what holds; "
+	      "--require private-tmp refuses instead)",
+	    cause, bwrap_words ? " (" : "", bwrap_words ? bwrap_words : "",
+	    bwrap_words ? ")" : "");
+}
+
 /* The features --require names that `lacking` holds, for a message. */
 static char *
 feature_words(unsigned lacking)
@@ -764,6 +775,10 @@ main(int argc, char **argv)
 		    "chosen by auto: bubblewrap is not installed (install it "
 		    "for the stronger backend: apt-get install bubblewrap)");
 		use_landlock = true;
+		if (o.verbosity >= 0 && !o.dry_run)
+			say_fallback("bubblewrap (bwrap) is not installed "
+				     "(apt-get install bubblewrap)",
+			    NULL);
 	} else if (pol.backend == KB_BACKEND_LANDLOCK) {
 		snprintf(why, sizeof(why), "as asked (%s)",
 		    pol.where[KB_OPT_BACKEND] ? pol.where[KB_OPT_BACKEND]
@@ -842,13 +857,8 @@ main(int argc, char **argv)
 			    "namespaces here (%s)",
 			    first);
 			if (o.verbosity >= 0)
-				warnx(
-				    "bubblewrap cannot make its namespaces "
-				    "here (%s); running under the landlock "
-				    "backend: no private /tmp, pid or network "
-				    "namespace (kinbox --status says what "
-				    "holds; --require private-tmp refuses "
-				    "instead)",
+				say_fallback("bubblewrap cannot make its "
+					     "namespaces here",
 				    first);
 			kb_plan_free(&plan);
 			use_landlock = true;
@@ -886,10 +896,16 @@ main(int argc, char **argv)
 			fputs(run.setup_err, stderr);
 		/* --backend bwrap was asked for: the way out is the other */
 		if (!use_landlock && kb_bwrap_userns_failure(run.setup_err) &&
-		    host.landlock_abi >= KB_LANDLOCK_ABI_MIN)
-			die("%s; --backend auto or landlock runs it under "
-			    "Landlock instead (weaker: see kinbox --status)",
+		    host.landlock_abi >= KB_LANDLOCK_ABI_MIN) {
+			char *tail = strstr(cause, " — nothing was run");
+
+			if (tail != NULL)
+				*tail = '\0';
+			die("%s; --backend auto or landlock would run it under "
+			    "Landlock instead (weaker: kinbox --status) — "
+			    "nothing was run",
 			    cause);
+		}
 		die("%s", cause);
 	}
 	if (run.replaced[0] != '\0') {
