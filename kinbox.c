@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "backends/status.h"
 #include "denial/denial.h"
 #include "denial/journal.h"
 #include "denial/report.h"
@@ -110,24 +111,21 @@ usage(FILE *f)
 	    opts);
 }
 
-/* kinbox --status: the backend probe kinpolicy decide uses too */
-static void __attribute__((noreturn)) status_and_exit(void)
+/* kinbox --status [--json]: the doctor (backends/status.c); what follows
+ * --status on the command line may only be --json */
+static void __attribute__((noreturn)) status_and_exit(int argc, char **argv)
 {
-	struct kb_err e;
-	char *bwrap = kb_bwrap_find(&e);
-	int abi;
+	bool json = false;
 
-	if (bwrap == NULL)
-		die("%s", e.msg);
-	if (kb_bwrap_probe(bwrap, &e) == -1)
-		die("%s", e.msg);
-	abi = kb_landlock_abi();
-	printf("sandbox: available (bwrap %s", bwrap);
-	if (abi > 0)
-		printf(", Landlock ABI %d", abi);
-	printf(")\n");
-	free(bwrap);
-	exit(0);
+	for (int i = optind; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0 && !json)
+			json = true;
+		else
+			die("--status takes only --json after it, not '%s'; "
+			    "see kinbox --help",
+			    argv[i]);
+	}
+	exit(kb_status_print(stdout, json));
 }
 
 static int
@@ -279,7 +277,7 @@ parse_args(int argc, char **argv, struct kb_opts *o, struct pending *pend,
 			printf("kinbox %s\n", KB_VERSION);
 			exit(0);
 		case KB_OPT_STATUS:
-			status_and_exit();
+			status_and_exit(argc, argv);
 		case KB_OPT_WRITE:
 		case KB_OPT_WORKSPACE:
 		case KB_OPT_NET:
