@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "../lib/util.h"
+#include "backend.h"
 
 /* Where the files are: "/proc", "/sys" and "/" (for /.dockerenv,
  * /run/.containerenv, /etc/os-release, /etc/apparmor.d, /boot). Borrowed. */
@@ -157,7 +158,7 @@ struct kb_status {
 };
 
 /* The first Landlock ABI the landlock backend works with (Linux 6.2). */
-#define KB_LANDLOCK_ABI_BACKEND 3
+#define KB_LANDLOCK_ABI_BACKEND KB_LANDLOCK_ABI_MIN
 
 /* Diagnoses the machine the roots and the probes describe. */
 void kb_status_collect(const struct kb_status_roots *,
