@@ -1057,9 +1057,16 @@ restore_at(int dfd, const char *name, const struct node *nd, report_fn report)
 	}
 	switch (nd->mode & S_IFMT) {
 	case S_IFREG:
+		/* the mode first: a file made mode 0 is read again after */
+		if (same && (st.st_mode & 07777) != (nd->mode & 07777)) {
+			found += restore_mode(dfd, name, nd, &st, report);
+			if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+				return found + replace(dfd, name, nd, NULL,
+						   report, "was removed");
+		}
 		if (!same_bytes(dfd, name, &st, nd))
-			return replace(
-			    dfd, name, nd, &st, report, "was changed");
+			return found + replace(dfd, name, nd, &st, report,
+					   "was changed");
 		break;
 	case S_IFLNK: {
 		char buf[PATH_MAX];
@@ -1088,7 +1095,7 @@ restore_at(int dfd, const char *name, const struct node *nd, report_fn report)
 	default:
 		break;
 	}
-	if ((st.st_mode & 07777) != (nd->mode & 07777)) {
+	if ((st.st_mode & 07777) != (nd->mode & 07777) && found == 0) {
 		if (!same) {
 			_cleanup_free_ char *what = xasprintf(
 			    "was replaced by another %s (mode %04o, was %04o)",

@@ -801,13 +801,14 @@ test_gitdir(void)
 	sh("cd gd && rm .git && mv stash/g .git");
 	/* .git made unsearchable: its mode is put back first */
 	s = snapshot(&p);
-	ok(s != NULL && chmod(gd, 0) == 0, "gitdir: .git chmod 0");
 	{
 		_cleanup_free_ char *h = at("gd/.git/hooks/pre-commit");
 
 		put(h, "#!/bin/sh\necho pwned\n", 0755);
 	}
-	ok(chmod(gd, 0) == 0, "gitdir: and a hook planted in it");
+	ok(s != NULL && chmod(gd, 0) == 0,
+	    "gitdir: a hook planted, then .git made mode 0 (unsearchable "
+	    "but for root)");
 	reset_lines();
 	assert_cmpint(kb_gitguard_restore(&p, s, collect), 2,
 	    "gitdir: the mode and the hook: two findings");
@@ -988,6 +989,40 @@ test_preplanted(void)
 	kb_policy_free(&p);
 }
 
+/* modes that lock kinbox out: the restore chmods first, then looks */
+static void
+test_modes(void)
+{
+	struct kb_policy p;
+	struct kb_gitsnap *s;
+	_cleanup_free_ char *hooks = at("mo/.git/hooks");
+	_cleanup_free_ char *hook = at("mo/.git/hooks/pre-push.sample");
+	_cleanup_free_ char *hook2 = at("mo/.git/hooks/pre-commit.sample");
+	uint64_t sig0;
+	ino_t ino0;
+
+	git_init("mo");
+	sig0 = tree_sig(hooks, false);
+	ino0 = lino(hook);
+	ok(policy_for("mo", &p) == 0 && (s = snapshot(&p)) != NULL,
+	    "modes: policy, snapshot");
+	put(hook2, "#!/bin/sh\necho pwned\n", 0755);
+	ok(chmod(hook, 0) == 0 && chmod(hook2, 0) == 0 && chmod(hooks, 0) == 0,
+	    "modes: two hooks (one also rewritten) and hooks/ made mode 0");
+	reset_lines();
+	assert_cmpint(kb_gitguard_restore(&p, s, collect), 4,
+	    "modes: hooks/'s mode, two hooks' modes, one's bytes: four "
+	    "findings");
+	ok(tree_sig(hooks, true) != 0 && lino(hook) == ino0 &&
+	       (lmode(hook) & 07777) == 0755 && (lmode(hooks) & 07777) == 0755,
+	    "modes: restored in place");
+	ok(sh("cd mo/.git/hooks && rm -f *.kinbox-quarantine.*") == 0 &&
+	       tree_sig(hooks, false) == sig0,
+	    "modes: the hooks are as before, but for the evidence");
+	kb_gitsnap_free(s);
+	kb_policy_free(&p);
+}
+
 /* --- the cost ------------------------------------------------------------ */
 
 static long long
@@ -1113,6 +1148,7 @@ main(void)
 	test_watch();
 	test_limits();
 	test_preplanted();
+	test_modes();
 	test_bench();
 
 	reset_lines();
