@@ -479,6 +479,29 @@ report_guard(const char *line, bool security)
 }
 
 /*
+ * The git guards after the run. Under the landlock backend no mount held
+ * them: what the snapshot recorded before the run is put back first
+ * (every process of the run is dead by then: kb_run() killed what the
+ * command left), then the audit of what no guard covers; under bwrap the
+ * audit alone. Returns the security findings.
+ */
+static struct kb_gitsnap *gitsnap;
+
+static int
+audit_guards(const struct kb_policy *p)
+{
+	int n;
+
+	if (gitsnap == NULL)
+		return kb_gitguard_audit(p, report_guard);
+	n = kb_gitguard_restore(p, gitsnap, report_guard);
+	n += kb_gitguard_audit_after(p, gitsnap, report_guard);
+	kb_gitsnap_free(gitsnap);
+	gitsnap = NULL;
+	return n;
+}
+
+/*
  * --workspace names the workspace and keeps the current directory, where
  * the command runs: that directory must lie in it. A command started in a
  * read-only directory outside its workspace is a mistake -C (chdir) says
@@ -838,6 +861,10 @@ main(int argc, char **argv)
 				return 0;
 			}
 		}
+		/* what no mount will hold, recorded to be put back */
+		if (use_landlock && gitsnap == NULL &&
+		    kb_gitguard_snapshot(&pol, &gitsnap, &e) == -1)
+			die("%s", e.msg);
 		if (kb_run(&plan, pol.ngrants > 0 ? &stop : NULL, &run, &e) ==
 		    -1)
 			die("%s", e.msg);
@@ -871,11 +898,11 @@ main(int argc, char **argv)
 	kb_after_command(
 	    run.tail_len > 0 && run.tail[run.tail_len - 1] != '\n');
 	if (run.revoked[0] != '\0') {
-		kb_gitguard_audit(&pol, report_guard);
+		audit_guards(&pol);
 		die("%s", run.revoked);
 	}
 	if (run.broken[0] != '\0') {
-		kb_gitguard_audit(&pol, report_guard);
+		audit_guards(&pol);
 		die("SECURITY: %s was replaced on the host during the run, "
 		    "which "
 		    "drops the sandbox's mount over it; the command was "
@@ -886,7 +913,7 @@ main(int argc, char **argv)
 	if (!run.started) {
 		_cleanup_free_ char *cause = NULL;
 
-		kb_gitguard_audit(&pol, report_guard);
+		audit_guards(&pol);
 		if (WIFSIGNALED(run.wstatus))
 			return run.exit_code; /* killed before it started */
 		cause = kb_bwrap_explain_failure(run.setup_err);
@@ -919,7 +946,7 @@ main(int argc, char **argv)
 			    line);
 	}
 	if (run.setup_fail[0] != '\0' && !WIFSIGNALED(run.wstatus)) {
-		kb_gitguard_audit(&pol, report_guard);
+		audit_guards(&pol);
 		die("no sandbox: %s; nothing was run — if it names a cache, "
 		    "set "
 		    "it to empty or off in [caches] (kinbox.conf(5))",
@@ -928,7 +955,7 @@ main(int argc, char **argv)
 	if (run.check_failed != 0) {
 		size_t i = (size_t)run.check_failed - 1;
 
-		kb_gitguard_audit(&pol, report_guard);
+		audit_guards(&pol);
 		die("SECURITY: %s was not where kinbox mounted it (a "
 		    "concurrent "
 		    "process swapped a directory on its path while the sandbox "
@@ -943,7 +970,7 @@ main(int argc, char **argv)
 	if (run.exec_errno != 0)
 		warnx("%s: %s", pol.argv[0],
 		    exec_error_text(pol.argv[0], run.exec_errno));
-	if (kb_gitguard_audit(&pol, report_guard) > 0 && o.verbosity >= 0)
+	if (audit_guards(&pol) > 0 && o.verbosity >= 0)
 		warnx("SECURITY: the command tampered with git metadata; see "
 		      "the lines above");
 	if (run.exec_errno == 0 && run.exit_code != 0)
