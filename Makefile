@@ -47,10 +47,10 @@ POLICY_SRCS   = policy/policy.c policy/options.c policy/finalize.c policy/paths.
                 policy/tables.c policy/env.c policy/masks.c policy/config.c \
                 policy/stores.c policy/resolve.c policy/runs.c
 GITGUARD_SRCS = gitguard/scan.c gitguard/audit.c gitguard/gitconfig.c \
-                gitguard/gitindex.c
+                gitguard/gitindex.c gitguard/snap.c
 BACKEND_SRCS  = backends/plan.c backends/bwrap.c backends/bwrap-probe.c \
                 backends/env.c backends/mounts.c backends/seccomp-blob.c \
-                backends/run.c backends/landlock.c
+                backends/run.c backends/landlock.c backends/status.c
 DENIAL_SRCS   = denial/denial.c denial/patterns.c denial/oracle.c \
                 denial/report.c denial/journal.c
 GATE_SRCS     = gate/shlex.c gate/readonly.c gate/readonly-rules.c \
@@ -86,7 +86,8 @@ UNIT_TESTS = tests/unit/test-util tests/unit/test-paths tests/unit/test-bwrap te
              tests/unit/test-decide tests/unit/test-checkwrite tests/unit/test-readonly \
              tests/unit/test-fsat tests/unit/test-readonly-git tests/unit/test-options \
              tests/unit/test-resolve tests/unit/test-golden tests/unit/test-config \
-             tests/unit/test-config-syntax tests/unit/test-runs
+             tests/unit/test-config-syntax tests/unit/test-runs tests/unit/test-status \
+             tests/unit/test-gitsnap
 # the headers the unit tests share (static functions and tables)
 UNIT_HDRS = tests/unit/tap.h tests/unit/ro-check.h tests/unit/readonly-cases.h \
             tests/unit/config-fixture.h tests/unit/golden-harness.h tests/unit/tree.h
@@ -118,8 +119,9 @@ $(KINPOLICY_OBJS): kinpolicy.h kinpolicy-journal.h
 kinpolicy: $(KINPOLICY_OBJS) $(KINPOLICY_LIBS)
 	$(CC) $(ALLCFLAGS) $(STATICLDFLAGS) -o $@ $(KINPOLICY_OBJS) $(KINPOLICY_LIBS) $(LIBS_KINBOX) $(LIBS_STATIC_EXTRA)
 
-# The seccomp filter is constant: compiled once at build time with
-# libseccomp (seccomp.c), embedded in kinbox (seccomp-blob.c).
+# The seccomp filters are constant: compiled once at build time with
+# libseccomp (seccomp.c), embedded in kinbox (seccomp-blob.c); seccomp.bpf
+# is the bwrap one, raw, for the benchmark.
 backends/seccomp-gen: backends/seccomp-gen.c backends/seccomp.c lib/util.c $(HDRS)
 	$(CC) $(ALLCFLAGS) -o $@ backends/seccomp-gen.c backends/seccomp.c lib/util.c -lseccomp
 

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "backends/status.h"
 #include "denial/denial.h"
 #include "denial/journal.h"
 #include "denial/report.h"
@@ -110,24 +111,21 @@ usage(FILE *f)
 	    opts);
 }
 
-/* kinbox --status: the backend probe kinpolicy decide uses too */
-static void __attribute__((noreturn)) status_and_exit(void)
+/* kinbox --status [--json]: the doctor (backends/status.c); what follows
+ * --status on the command line may only be --json */
+static void __attribute__((noreturn)) status_and_exit(int argc, char **argv)
 {
-	struct kb_err e;
-	char *bwrap = kb_bwrap_find(&e);
-	int abi;
+	bool json = false;
 
-	if (bwrap == NULL)
-		die("%s", e.msg);
-	if (kb_bwrap_probe(bwrap, &e) == -1)
-		die("%s", e.msg);
-	abi = kb_landlock_abi();
-	printf("sandbox: available (bwrap %s", bwrap);
-	if (abi > 0)
-		printf(", Landlock ABI %d", abi);
-	printf(")\n");
-	free(bwrap);
-	exit(0);
+	for (int i = optind; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0 && !json)
+			json = true;
+		else
+			die("--status takes only --json after it, not '%s'; "
+			    "see kinbox --help",
+			    argv[i]);
+	}
+	exit(kb_status_print(stdout, json));
 }
 
 static int
@@ -279,7 +277,7 @@ parse_args(int argc, char **argv, struct kb_opts *o, struct pending *pend,
 			printf("kinbox %s\n", KB_VERSION);
 			exit(0);
 		case KB_OPT_STATUS:
-			status_and_exit();
+			status_and_exit(argc, argv);
 		case KB_OPT_WRITE:
 		case KB_OPT_WORKSPACE:
 		case KB_OPT_NET:
@@ -481,6 +479,29 @@ report_guard(const char *line, bool security)
 }
 
 /*
+ * The git guards after the run. Under the landlock backend no mount held
+ * them: what the snapshot recorded before the run is put back first
+ * (every process of the run is dead by then: kb_run() killed what the
+ * command left), then the audit of what no guard covers; under bwrap the
+ * audit alone. Returns the security findings.
+ */
+static struct kb_gitsnap *gitsnap;
+
+static int
+audit_guards(const struct kb_policy *p)
+{
+	int n;
+
+	if (gitsnap == NULL)
+		return kb_gitguard_audit(p, report_guard);
+	n = kb_gitguard_restore(p, gitsnap, report_guard);
+	n += kb_gitguard_audit_after(p, gitsnap, report_guard);
+	kb_gitsnap_free(gitsnap);
+	gitsnap = NULL;
+	return n;
+}
+
+/*
  * --workspace names the workspace and keeps the current directory, where
  * the command runs: that directory must lie in it. A command started in a
  * read-only directory outside its workspace is a mistake -C (chdir) says
@@ -576,6 +597,17 @@ set_backend_env(struct kb_policy *p, const char *mode)
 		die("%s", e.msg);
 }
 
+/* auto's one line when it runs the landlock backend instead of bwrap */
+static void
+say_fallback(const char *cause, const char *bwrap_words)
+{
+	warnx("%s%s%s%s; running under the landlock backend: no private /tmp, "
+	      "pid or network namespace (kinbox --status says what holds; "
+	      "--require private-tmp refuses instead)",
+	    cause, bwrap_words ? " (" : "", bwrap_words ? bwrap_words : "",
+	    bwrap_words ? ")" : "");
+}
+
 /* The features --require names that `lacking` holds, for a message. */
 static char *
 feature_words(unsigned lacking)
@@ -584,8 +616,8 @@ feature_words(unsigned lacking)
 
 	for (unsigned i = 0; i < KB_FEAT__N; i++)
 		if (lacking & (1u << i))
-			kb_buf_printf(&b, "%s%s", b.s ? ", " : "",
-			    kb_feature_name(i));
+			kb_buf_printf(
+			    &b, "%s%s", b.s ? ", " : "", kb_feature_name(i));
 	return b.s;
 }
 
@@ -595,7 +627,7 @@ feature_words(unsigned lacking)
  * kinbox (0700, a fresh name), removed after the run with everything the
  * command left in it, by descriptor (it is the command's tree by then).
  */
-static char rundir[sizeof(KB_LANDLOCK_RUNDIR_TEMPLATE)];
+static char rundir[PATH_MAX];
 static int rundir_fd = -1;
 
 static void
@@ -604,8 +636,8 @@ rundir_remove(void)
 	if (rundir_fd == -1)
 		return;
 	if (kb_remove_tree_at(rundir_fd) == -1 || rmdir(rundir) == -1)
-		warnx("note: %s: %s; remove it by hand", rundir,
-		    strerror(errno));
+		warnx(
+		    "note: %s: %s; remove it by hand", rundir, strerror(errno));
 	close(rundir_fd);
 	rundir_fd = -1;
 }
@@ -613,11 +645,26 @@ rundir_remove(void)
 static void
 rundir_make(void)
 {
-	memcpy(rundir, KB_LANDLOCK_RUNDIR_TEMPLATE, sizeof(rundir));
-	if (mkdtemp(rundir) == NULL)
-		die("no sandbox: cannot make the run's temporary directory "
-		    "under /tmp (%s); check /tmp — nothing was run",
-		    strerror(errno));
+	const char *tmp = getenv("TMPDIR");
+	int errsv;
+
+	memcpy(rundir, KB_LANDLOCK_RUNDIR_TEMPLATE,
+	    sizeof(KB_LANDLOCK_RUNDIR_TEMPLATE));
+	if (mkdtemp(rundir) != NULL)
+		goto made;
+	errsv = errno;
+	/* /tmp read-only (kinbox inside the landlock backend): $TMPDIR,
+	 * the outer run's own directory */
+	if (tmp != NULL && tmp[0] == '/' &&
+	    (size_t)snprintf(rundir, sizeof(rundir), "%s/kinbox-run.XXXXXX",
+		tmp) < sizeof(rundir) &&
+	    mkdtemp(rundir) != NULL)
+		goto made;
+	die("no sandbox: cannot make the run's temporary directory under "
+	    "/tmp (%s)%s%s; check /tmp — nothing was run",
+	    strerror(errsv), tmp != NULL ? " nor under TMPDIR " : "",
+	    tmp != NULL ? tmp : "");
+made:
 	rundir_fd = open(rundir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (rundir_fd == -1)
 		die_errno("no sandbox: %s", rundir);
@@ -726,18 +773,33 @@ main(int argc, char **argv)
 	host.root = geteuid() == 0;
 	host.overlay = kb_overlay_supported();
 	if (pol.backend == KB_BACKEND_SEATBELT)
-		die("--backend seatbelt: Seatbelt is macOS's sandbox "
-		    "(sandbox-exec); on Linux use auto, bwrap or landlock");
+		die("%s%s: Seatbelt is macOS's sandbox (sandbox-exec); on "
+		    "Linux use auto, bwrap or landlock",
+		    pol.where[KB_OPT_BACKEND] ? pol.where[KB_OPT_BACKEND]
+					      : "backend = ",
+		    pol.origin[KB_OPT_BACKEND] == KB_ORIGIN_ENV ? "=seatbelt"
+								: " seatbelt");
 	/* auto: bubblewrap where it can make its namespaces, else the
 	 * landlock backend; found out by trying (a probe for --dry-run) */
-	if (pol.backend != KB_BACKEND_LANDLOCK &&
-	    (bwrap = kb_bwrap_find(&e)) == NULL) {
+	if (pol.backend == KB_BACKEND_AUTO && getenv("KINBOX_ACTIVE") != NULL &&
+	    strcmp(getenv("KINBOX_ACTIVE"), "landlock") == 0) {
+		/* its seccomp filter refuses user namespaces: bwrap cannot */
+		snprintf(why, sizeof(why),
+		    "chosen by auto: inside a landlock sandbox, which refuses "
+		    "the user namespaces bubblewrap needs");
+		use_landlock = true;
+	} else if (pol.backend != KB_BACKEND_LANDLOCK &&
+		   (bwrap = kb_bwrap_find(&e)) == NULL) {
 		if (pol.backend == KB_BACKEND_BWRAP)
 			die("%s", e.msg);
 		snprintf(why, sizeof(why),
 		    "chosen by auto: bubblewrap is not installed (install it "
 		    "for the stronger backend: apt-get install bubblewrap)");
 		use_landlock = true;
+		if (o.verbosity >= 0 && !o.dry_run)
+			say_fallback("bubblewrap (bwrap) is not installed "
+				     "(apt-get install bubblewrap)",
+			    NULL);
 	} else if (pol.backend == KB_BACKEND_LANDLOCK) {
 		snprintf(why, sizeof(why), "as asked (%s)",
 		    pol.where[KB_OPT_BACKEND] ? pol.where[KB_OPT_BACKEND]
@@ -766,15 +828,18 @@ main(int argc, char **argv)
 			    kb_landlock_lacks(&host, pol.require));
 
 			if (lacking != NULL)
-				die("no sandbox: the landlock backend has no %s, "
-				    "which --require (or require =) asks for%s%s; "
+				die("no sandbox: the landlock backend has no "
+				    "%s, "
+				    "which --require (or require =) asks "
+				    "for%s%s; "
 				    "nothing was run",
 				    lacking, attempt > 0 ? " — " : "",
 				    attempt > 0 ? why : "");
 			if (!o.dry_run && rundir_fd == -1)
 				rundir_make();
 			if (kb_landlock_plan(&pol, &host, helper, helper_fd,
-				o.dry_run ? KB_LANDLOCK_RUNDIR_TEMPLATE : rundir,
+				o.dry_run ? KB_LANDLOCK_RUNDIR_TEMPLATE
+					  : rundir,
 				rundir_fd, why, environ, &plan, &e) == -1)
 				die("%s%s%s", e.msg, attempt > 0 ? " (" : "",
 				    attempt > 0 ? "bubblewrap cannot make its "
@@ -796,6 +861,10 @@ main(int argc, char **argv)
 				return 0;
 			}
 		}
+		/* what no mount will hold, recorded to be put back */
+		if (use_landlock && gitsnap == NULL &&
+		    kb_gitguard_snapshot(&pol, &gitsnap, &e) == -1)
+			die("%s", e.msg);
 		if (kb_run(&plan, pol.ngrants > 0 ? &stop : NULL, &run, &e) ==
 		    -1)
 			die("%s", e.msg);
@@ -813,12 +882,8 @@ main(int argc, char **argv)
 			    "namespaces here (%s)",
 			    first);
 			if (o.verbosity >= 0)
-				warnx("bubblewrap cannot make its namespaces "
-				      "here (%s); running under the landlock "
-				      "backend: no private /tmp, pid or network "
-				      "namespace (kinbox --status says what "
-				      "holds; --require private-tmp refuses "
-				      "instead)",
+				say_fallback("bubblewrap cannot make its "
+					     "namespaces here",
 				    first);
 			kb_plan_free(&plan);
 			use_landlock = true;
@@ -833,11 +898,11 @@ main(int argc, char **argv)
 	kb_after_command(
 	    run.tail_len > 0 && run.tail[run.tail_len - 1] != '\n');
 	if (run.revoked[0] != '\0') {
-		kb_gitguard_audit(&pol, report_guard);
+		audit_guards(&pol);
 		die("%s", run.revoked);
 	}
 	if (run.broken[0] != '\0') {
-		kb_gitguard_audit(&pol, report_guard);
+		audit_guards(&pol);
 		die("SECURITY: %s was replaced on the host during the run, "
 		    "which "
 		    "drops the sandbox's mount over it; the command was "
@@ -848,7 +913,7 @@ main(int argc, char **argv)
 	if (!run.started) {
 		_cleanup_free_ char *cause = NULL;
 
-		kb_gitguard_audit(&pol, report_guard);
+		audit_guards(&pol);
 		if (WIFSIGNALED(run.wstatus))
 			return run.exit_code; /* killed before it started */
 		cause = kb_bwrap_explain_failure(run.setup_err);
@@ -856,10 +921,16 @@ main(int argc, char **argv)
 			fputs(run.setup_err, stderr);
 		/* --backend bwrap was asked for: the way out is the other */
 		if (!use_landlock && kb_bwrap_userns_failure(run.setup_err) &&
-		    host.landlock_abi >= KB_LANDLOCK_ABI_MIN)
-			die("%s; --backend auto or landlock runs it under "
-			    "Landlock instead (weaker: see kinbox --status)",
+		    host.landlock_abi >= KB_LANDLOCK_ABI_MIN) {
+			char *tail = strstr(cause, " — nothing was run");
+
+			if (tail != NULL)
+				*tail = '\0';
+			die("%s; --backend auto or landlock would run it under "
+			    "Landlock instead (weaker: kinbox --status) — "
+			    "nothing was run",
 			    cause);
+		}
 		die("%s", cause);
 	}
 	if (run.replaced[0] != '\0') {
@@ -875,7 +946,7 @@ main(int argc, char **argv)
 			    line);
 	}
 	if (run.setup_fail[0] != '\0' && !WIFSIGNALED(run.wstatus)) {
-		kb_gitguard_audit(&pol, report_guard);
+		audit_guards(&pol);
 		die("no sandbox: %s; nothing was run — if it names a cache, "
 		    "set "
 		    "it to empty or off in [caches] (kinbox.conf(5))",
@@ -884,7 +955,7 @@ main(int argc, char **argv)
 	if (run.check_failed != 0) {
 		size_t i = (size_t)run.check_failed - 1;
 
-		kb_gitguard_audit(&pol, report_guard);
+		audit_guards(&pol);
 		die("SECURITY: %s was not where kinbox mounted it (a "
 		    "concurrent "
 		    "process swapped a directory on its path while the sandbox "
@@ -899,7 +970,7 @@ main(int argc, char **argv)
 	if (run.exec_errno != 0)
 		warnx("%s: %s", pol.argv[0],
 		    exec_error_text(pol.argv[0], run.exec_errno));
-	if (kb_gitguard_audit(&pol, report_guard) > 0 && o.verbosity >= 0)
+	if (audit_guards(&pol) > 0 && o.verbosity >= 0)
 		warnx("SECURITY: the command tampered with git metadata; see "
 		      "the lines above");
 	if (run.exec_errno == 0 && run.exit_code != 0)

@@ -21,6 +21,7 @@
 #include <jansson.h>
 
 #include "backends/backend.h"
+#include "backends/status.h"
 #include "denial/denial.h"
 #include "gate/readonly.h"
 #include "denial/report.h"
@@ -253,7 +254,6 @@ cmd_decide(int argc, char **argv)
 	_cleanup_free_ char *home = kb_paths_home();
 	_cleanup_free_ char *ws = NULL;
 	_cleanup_free_ char *cwd = NULL;
-	_cleanup_free_ char *bwrap = NULL;
 	const char *session = getenv("KINBOX_SESSION");
 	struct gate_ctx gctx = {.shell = KB_RO_SHELL_ANY};
 	bool json = false, have_mode = false, status = false;
@@ -358,10 +358,10 @@ cmd_decide(int argc, char **argv)
 	in.classify = classify_cb;
 	in.session_allows = session_allows_cb;
 	in.ctx = &gctx;
-	/* SANDBOX needs to know whether kinbox could wrap the command */
-	if (in.kind != NULL && strcmp(in.kind, "shell") == 0 &&
-	    (bwrap = kb_bwrap_find(&e)) != NULL)
-		in.sandbox_available = kb_bwrap_probe(bwrap, &e) == 0;
+	/* SANDBOX needs to know whether kinbox could wrap the command:
+	 * bwrap works or the landlock backend is usable (kinbox --status) */
+	if (in.kind != NULL && strcmp(in.kind, "shell") == 0)
+		in.sandbox_available = kb_sandbox_available();
 	kb_decide(&in, &out);
 	if (json) {
 		json_t *o = json_pack("{s:s,s:s,s:o}", "decision",

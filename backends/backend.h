@@ -112,8 +112,7 @@ unsigned kb_landlock_lacks(const struct kb_host *, unsigned require);
  */
 int kb_landlock_plan(const struct kb_policy *, const struct kb_host *,
     const char *helper, int helper_fd, const char *rundir, int rundir_fd,
-    const char *why, char *const *envp, struct kb_plan *out,
-    struct kb_err *e);
+    const char *why, char *const *envp, struct kb_plan *out, struct kb_err *e);
 
 /* backends/bwrap.c */
 
@@ -153,29 +152,41 @@ bool kb_bwrap_userns_failure(const char *bwrap_stderr);
 
 /* backends/seccomp.c */
 
-/* TEMPORARY until the seccomp variants land */
+/* The filters, one per backend posture. Every landlock one refuses what
+ * the bwrap one does and what the bwrap backend's namespaces kept out:
+ * new user namespaces, the host's SysV IPC and POSIX message queues, and
+ * unix sockets (Landlock cannot tell the host's apart). */
 enum kb_seccomp_variant {
-	KB_SECCOMP_BWRAP,
-	KB_SECCOMP_LL_NET,
-	KB_SECCOMP_LL_NONET,
-	KB_SECCOMP_LL_NONET_ALL,
+	KB_SECCOMP_BWRAP,        /* the bwrap backend's */
+	KB_SECCOMP_LL_NET,       /* landlock backend, --net */
+	KB_SECCOMP_LL_NONET,     /* landlock backend, network off, Landlock
+				    ABI >= 4 handles TCP connect/bind */
+	KB_SECCOMP_LL_NONET_ALL, /* landlock backend, network off, ABI < 4:
+				    no TCP either */
 	KB_SECCOMP__N
 };
-extern const char *const kb_seccomp_summary_variant[KB_SECCOMP__N];
-int kb_seccomp_fd_variant(enum kb_seccomp_variant, struct kb_err *);
 
-/* The names of what the filter refuses, for --dry-run. */
+/* The names of what each filter refuses, one line, for --dry-run's
+ * "seccomp: refuses ..."; kb_seccomp_summary is the bwrap one's. */
+extern const char *const kb_seccomp_summary_variant[KB_SECCOMP__N];
 extern const char *const kb_seccomp_summary;
 
-/* Compiles the filter with libseccomp and returns a memfd holding the BPF
+/* Compiles a filter with libseccomp and returns a memfd holding the BPF
  * program at offset 0 (close-on-exec), or -1 with `e` set. Used at build
- * time (seccomp-gen) and by the tests. */
+ * time (seccomp-gen) and by the tests. kb_seccomp_build_fd is the bwrap
+ * one. */
+int kb_seccomp_build_fd_variant(enum kb_seccomp_variant, struct kb_err *e);
 int kb_seccomp_build_fd(struct kb_err *e);
 
-/* backends/seccomp-blob.c: the same program, compiled at build time. */
+/* backends/seccomp-blob.c: the same programs, compiled at build time;
+ * kb_seccomp_blob is the bwrap one. */
+extern const unsigned char *const kb_seccomp_blob_variant[KB_SECCOMP__N];
+extern const size_t kb_seccomp_blob_len_variant[KB_SECCOMP__N];
 extern const unsigned char *const kb_seccomp_blob;
 extern const size_t kb_seccomp_blob_len;
-/* A memfd holding the build-time program, or -1 with `e` set. */
+/* A memfd holding a build-time program at offset 0, or -1 with `e` set;
+ * kb_seccomp_fd is the bwrap one. */
+int kb_seccomp_fd_variant(enum kb_seccomp_variant, struct kb_err *e);
 int kb_seccomp_fd(struct kb_err *e);
 
 /* backends/mounts.c */

@@ -265,8 +265,9 @@ plan_notes(
 	    p->backend == KB_BACKEND_BWRAP
 		? "as asked (backend = bwrap: "
 		  "never another)"
-		: "chosen by auto (the only backend on Linux "
-		  "so far; it fails closed when bubblewrap cannot run)");
+		: "chosen by auto (the stronger backend; were bubblewrap "
+		  "unable to make its namespaces here, auto would run the "
+		  "landlock backend instead)");
 	if (p->where[KB_OPT_BACKEND] != NULL)
 		kb_strv_pushf(
 		    &pl->notes, "backend set by: %s", p->where[KB_OPT_BACKEND]);

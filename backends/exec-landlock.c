@@ -59,9 +59,10 @@ kb_ll_create(struct kb_ll *ll, unsigned long long fs, unsigned long long net,
 	struct ll_ruleset_attr attr = {fs, net, scoped};
 	/* the attribute's size tells the kernel which fields we know: the
 	 * smallest that holds what is asked, so older kernels take it */
-	size_t size = scoped ? sizeof(attr)
-		      : net  ? offsetof(struct ll_ruleset_attr, scoped)
-			     : offsetof(struct ll_ruleset_attr, handled_access_net);
+	size_t size =
+	    scoped ? sizeof(attr)
+	    : net  ? offsetof(struct ll_ruleset_attr, scoped)
+		   : offsetof(struct ll_ruleset_attr, handled_access_net);
 	long fd = syscall(SYS_landlock_create_ruleset, &attr, size, 0);
 
 	ll->handled = fs;

@@ -10,32 +10,33 @@
 
 #include <stdbool.h>
 
-#define KB_LL_FS_EXECUTE     (1ULL << 0)
-#define KB_LL_FS_WRITE_FILE  (1ULL << 1)
-#define KB_LL_FS_READ_FILE   (1ULL << 2)
-#define KB_LL_FS_READ_DIR    (1ULL << 3)
-#define KB_LL_FS_REMOVE_DIR  (1ULL << 4)
-#define KB_LL_FS_REMOVE_FILE (1ULL << 5)
-#define KB_LL_FS_MAKE_CHAR   (1ULL << 6)
-#define KB_LL_FS_MAKE_DIR    (1ULL << 7)
-#define KB_LL_FS_MAKE_REG    (1ULL << 8)
-#define KB_LL_FS_MAKE_SOCK   (1ULL << 9)
-#define KB_LL_FS_MAKE_FIFO   (1ULL << 10)
-#define KB_LL_FS_MAKE_BLOCK  (1ULL << 11)
-#define KB_LL_FS_MAKE_SYM    (1ULL << 12)
-#define KB_LL_FS_REFER       (1ULL << 13) /* ABI 2 */
-#define KB_LL_FS_TRUNCATE    (1ULL << 14) /* ABI 3 */
-#define KB_LL_FS_IOCTL_DEV   (1ULL << 15) /* ABI 5 */
-#define KB_LL_NET_BIND_TCP    (1ULL << 0) /* ABI 4 */
-#define KB_LL_NET_CONNECT_TCP (1ULL << 1)
+#define KB_LL_FS_EXECUTE                 (1ULL << 0)
+#define KB_LL_FS_WRITE_FILE              (1ULL << 1)
+#define KB_LL_FS_READ_FILE               (1ULL << 2)
+#define KB_LL_FS_READ_DIR                (1ULL << 3)
+#define KB_LL_FS_REMOVE_DIR              (1ULL << 4)
+#define KB_LL_FS_REMOVE_FILE             (1ULL << 5)
+#define KB_LL_FS_MAKE_CHAR               (1ULL << 6)
+#define KB_LL_FS_MAKE_DIR                (1ULL << 7)
+#define KB_LL_FS_MAKE_REG                (1ULL << 8)
+#define KB_LL_FS_MAKE_SOCK               (1ULL << 9)
+#define KB_LL_FS_MAKE_FIFO               (1ULL << 10)
+#define KB_LL_FS_MAKE_BLOCK              (1ULL << 11)
+#define KB_LL_FS_MAKE_SYM                (1ULL << 12)
+#define KB_LL_FS_REFER                   (1ULL << 13) /* ABI 2 */
+#define KB_LL_FS_TRUNCATE                (1ULL << 14) /* ABI 3 */
+#define KB_LL_FS_IOCTL_DEV               (1ULL << 15) /* ABI 5 */
+#define KB_LL_NET_BIND_TCP               (1ULL << 0)  /* ABI 4 */
+#define KB_LL_NET_CONNECT_TCP            (1ULL << 1)
 #define KB_LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0) /* ABI 6 */
 #define KB_LL_SCOPE_SIGNAL               (1ULL << 1)
 
 /* what reading is: listing, reading and executing */
-#define KB_LL_FS_READ (KB_LL_FS_EXECUTE | KB_LL_FS_READ_FILE | KB_LL_FS_READ_DIR)
+#define KB_LL_FS_READ                                                          \
+	(KB_LL_FS_EXECUTE | KB_LL_FS_READ_FILE | KB_LL_FS_READ_DIR)
 /* the rights a rule on a file (not a directory) may carry */
-#define KB_LL_FS_FILE                                                        \
-	(KB_LL_FS_EXECUTE | KB_LL_FS_WRITE_FILE | KB_LL_FS_READ_FILE |       \
+#define KB_LL_FS_FILE                                                          \
+	(KB_LL_FS_EXECUTE | KB_LL_FS_WRITE_FILE | KB_LL_FS_READ_FILE |         \
 	    KB_LL_FS_TRUNCATE | KB_LL_FS_IOCTL_DEV)
 
 /* The filesystem rights Landlock ABI `abi` knows, all of them. */

@@ -170,8 +170,8 @@ mounted_as(const char *path, const char *id)
  * domain). -1 with errno; -2 when there is nothing to confine.
  */
 static int
-confine_start(struct kb_ll *ll, bool scope, char **deny, int ndeny,
-    char **late, int nlate)
+confine_start(struct kb_ll *ll, bool scope, char **deny, int ndeny, char **late,
+    int nlate)
 {
 	/* REFER handled and granted below /: a ruleset that does not handle
 	 * it refuses every rename or link across directories. Landlock still
@@ -182,8 +182,8 @@ confine_start(struct kb_ll *ll, bool scope, char **deny, int ndeny,
 
 	if (!scope && ndeny == 0)
 		return -2;
-	if (kb_ll_create(ll, fs, 0,
-		scope ? KB_LL_SCOPE_ABSTRACT_UNIX_SOCKET : 0) == -1)
+	if (kb_ll_create(
+		ll, fs, 0, scope ? KB_LL_SCOPE_ABSTRACT_UNIX_SOCKET : 0) == -1)
 		return -1;
 	ll->read = KB_LL_FS_READ_FILE;
 	ll->masks_readable = true;
@@ -237,8 +237,22 @@ drop_caps(void)
 	} hdr = {0x20080522, 0}; /* _LINUX_CAPABILITY_VERSION_3 */
 	struct {
 		unsigned effective, permitted, inheritable;
-	} data[2] = {{0, 0, 0}, {0, 0, 0}};
+	} data[2] = {{0, 0, 0}, {0, 0, 0}}, now[2];
 
+	/* none held (kinbox inside a landlock sandbox): nothing to drop,
+	 * and no CAP_SETPCAP to drop the bounding set with; no_new_privs
+	 * keeps an exec as uid 0 from gaining any (the kernel intersects
+	 * with the permitted set it had) */
+	if (syscall(SYS_capget, &hdr, now) == 0 &&
+	    (now[0].effective | now[0].permitted | now[0].inheritable |
+		now[1].effective | now[1].permitted | now[1].inheritable) ==
+		0) {
+		if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) ==
+			-1 &&
+		    errno != EINVAL)
+			return -1;
+		return 0;
+	}
 	if (prctl(PR_SET_SECUREBITS,
 		SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
 		    SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
@@ -267,9 +281,8 @@ load_seccomp(int fd)
 	size_t len = 0;
 	ssize_t n;
 
-	while (len < sizeof(prog) &&
-	       (n = pread(fd, (char *)prog + len, sizeof(prog) - len,
-		    (off_t)len)) > 0)
+	while (len < sizeof(prog) && (n = pread(fd, (char *)prog + len,
+					  sizeof(prog) - len, (off_t)len)) > 0)
 		len += (size_t)n;
 	close(fd);
 	if (len == 0 || len == sizeof(prog) || len % sizeof(prog[0]) != 0) {
@@ -283,8 +296,8 @@ load_seccomp(int fd)
 
 /* the device nodes a program needs: reading, writing, truncating (`>
  * /dev/null` opens with O_TRUNC), ioctl (terminals) */
-#define DEV_RIGHTS                                                           \
-	(KB_LL_FS_READ_FILE | KB_LL_FS_WRITE_FILE | KB_LL_FS_TRUNCATE |      \
+#define DEV_RIGHTS                                                             \
+	(KB_LL_FS_READ_FILE | KB_LL_FS_WRITE_FILE | KB_LL_FS_TRUNCATE |        \
 	    KB_LL_FS_IOCTL_DEV)
 
 static int
@@ -330,9 +343,8 @@ fail:
 	return -1;
 }
 
-static void __attribute__((noreturn))
-run_landlock(int status_fd, const struct lmode *m, char **deny, int ndeny,
-    char **cmd)
+static void __attribute__((noreturn)) run_landlock(
+    int status_fd, const struct lmode *m, char **deny, int ndeny, char **cmd)
 {
 	int errsv;
 
@@ -431,7 +443,8 @@ main(int argc, char **argv)
 			lm.write[lm.nwrite++] = patharg(argc, argv, ++cmd);
 		} else if (strcmp(a, "--dev") == 0 && lm.ndev < LL_MAX) {
 			lm.dev[lm.ndev++] = patharg(argc, argv, ++cmd);
-		} else if (strcmp(a, "--allow-read") == 0 && lm.nallow < LL_MAX) {
+		} else if (strcmp(a, "--allow-read") == 0 &&
+			   lm.nallow < LL_MAX) {
 			lm.allow[lm.nallow++] = patharg(argc, argv, ++cmd);
 		} else {
 			_exit(125);

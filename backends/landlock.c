@@ -46,8 +46,8 @@ kb_landlock_abi(void)
 unsigned
 kb_landlock_lacks(const struct kb_host *h, unsigned require)
 {
-	unsigned never = KB_FEAT_PRIVATE_TMP | KB_FEAT_PID_NS |
-			 KB_FEAT_NET_NS | KB_FEAT_IPC_NS | KB_FEAT_GIT_GUARD |
+	unsigned never = KB_FEAT_PRIVATE_TMP | KB_FEAT_PID_NS | KB_FEAT_NET_NS |
+			 KB_FEAT_IPC_NS | KB_FEAT_GIT_GUARD |
 			 KB_FEAT_UNIX_SOCKETS;
 
 	if (h->landlock_abi < KB_LANDLOCK_ABI_SCOPE)
@@ -211,11 +211,12 @@ net_words(const struct kb_policy *p, const struct kb_host *h)
 }
 
 static void
-plan_notes(const struct kb_policy *p, const struct kb_host *h,
-    const char *why, const char *rundir, struct kb_plan *pl)
+plan_notes(const struct kb_policy *p, const struct kb_host *h, const char *why,
+    const char *rundir, struct kb_plan *pl)
 {
-	kb_strv_pushf(&pl->notes, "backend: landlock (Landlock ABI %d + "
-				  "seccomp, no namespaces), %s",
+	kb_strv_pushf(&pl->notes,
+	    "backend: landlock (Landlock ABI %d + "
+	    "seccomp, no namespaces), %s",
 	    h->landlock_abi, why);
 	if (p->where[KB_OPT_BACKEND] != NULL)
 		kb_strv_pushf(
@@ -309,7 +310,8 @@ plan_notes(const struct kb_policy *p, const struct kb_host *h,
 			    "mask: %s (unreadable; it stays so if the host "
 			    "replaces it)",
 			    m->path);
-		else if (m->kind == KB_EXPOSE_RO && strcmp(m->src, m->path) == 0)
+		else if (m->kind == KB_EXPOSE_RO &&
+			 strcmp(m->src, m->path) == 0)
 			kb_strv_pushf(
 			    &pl->notes, "mask: %s (shown, read-only)", m->path);
 	}
@@ -405,10 +407,10 @@ kb_landlock_plan(const struct kb_policy *p, const struct kb_host *h,
 	if (refuse(p, h, e) == -1)
 		return -1;
 	pl->backend = KB_BACKEND_LANDLOCK;
-	pl->seccomp_variant =
-	    p->net ? KB_SECCOMP_LL_NET
-	    : h->landlock_abi >= KB_LANDLOCK_ABI_NET ? KB_SECCOMP_LL_NONET
-						     : KB_SECCOMP_LL_NONET_ALL;
+	pl->seccomp_variant = p->net ? KB_SECCOMP_LL_NET
+			      : h->landlock_abi >= KB_LANDLOCK_ABI_NET
+				  ? KB_SECCOMP_LL_NONET
+				  : KB_SECCOMP_LL_NONET_ALL;
 	pl->seccomp_fd = free_fd(p, 3);
 	pl->status_fd = free_fd(p, pl->seccomp_fd + 1);
 	pl->stderr_fd = free_fd(p, pl->status_fd + 1);
@@ -421,8 +423,8 @@ kb_landlock_plan(const struct kb_policy *p, const struct kb_host *h,
 	/* exec'd through its descriptor: what runs is the file kinbox
 	 * found */
 	if (helper_fd != -1)
-		pl->exe = xasprintf(
-		    "/proc/self/fd/%d", pass(pl, helper_fd, helper));
+		pl->exe =
+		    xasprintf("/proc/self/fd/%d", pass(pl, helper_fd, helper));
 	else
 		pl->exe = xstrdup(helper);
 	kb_strv_push(&pl->argv, "kinbox-exec");
@@ -485,7 +487,8 @@ kb_landlock_plan(const struct kb_policy *p, const struct kb_host *h,
 		const char *var;
 		_cleanup_free_ char *dir = NULL;
 
-		if (p->mask[i].cache == -1 || p->mask[i].kind == KB_CACHE_BIND ||
+		if (p->mask[i].cache == -1 ||
+		    p->mask[i].kind == KB_CACHE_BIND ||
 		    (var = redirect_var(p->mask[i].cache)) == NULL ||
 		    env_slot(pl, var) != NULL)
 			continue;

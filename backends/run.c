@@ -209,8 +209,8 @@ collect(pid_t pid, pid_t *out, int n, int depth)
 
 			if (de->d_name[0] == '.')
 				continue;
-			snprintf(path, sizeof(path), "/proc/%d/task/%s/children",
-			    (int)pid, de->d_name);
+			snprintf(path, sizeof(path),
+			    "/proc/%d/task/%s/children", (int)pid, de->d_name);
 			if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 				continue;
 			len = read(fd, buf, sizeof(buf) - 1);

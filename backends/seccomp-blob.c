@@ -1,8 +1,8 @@
 /*
- * backends/seccomp-blob.c — the seccomp filter as kinbox ships it: the BPF
- * program that seccomp-gen compiled from seccomp.c at build time, put in a
- * memfd for bwrap's --seccomp on each run. tests/unit/test-seccomp.c checks
- * that it equals a fresh compile.
+ * backends/seccomp-blob.c — the seccomp filters as kinbox ships them: the
+ * BPF programs that seccomp-gen compiled from seccomp.c at build time, put
+ * in a memfd for bwrap's --seccomp (or the landlock backend) on each run.
+ * tests/unit/test-seccomp.c checks that each equals a fresh compile.
  */
 #include <errno.h>
 #include <string.h>
@@ -13,22 +13,53 @@
 #include "seccomp-bpf.h"
 
 /* keep in step with the rules in seccomp.c */
-const char *const kb_seccomp_summary =
-    "ioctl TIOCSTI/TIOCLINUX, keyctl/add_key/request_key, setuid/setgid "
-    "modes in chmod/open/mknod, io_uring, openat2 (ENOSYS)";
+#define KB_SUMMARY_BWRAP                                                       \
+	"ioctl TIOCSTI/TIOCLINUX, keyctl/add_key/request_key, setuid/setgid "  \
+	"modes in chmod/open/mknod, io_uring, openat2 (ENOSYS)"
+#define KB_SUMMARY_LL                                                          \
+	KB_SUMMARY_BWRAP ", new user namespaces (unshare/clone; clone3 "       \
+			 "ENOSYS), SysV IPC and POSIX message queues, "
+#define KB_SUMMARY_PAIR "every socketpair but AF_UNIX stream/seqpacket (EACCES)"
 
-const unsigned char *const kb_seccomp_blob = kb_seccomp_bpf;
-const size_t kb_seccomp_blob_len = sizeof(kb_seccomp_bpf);
+const char *const kb_seccomp_summary_variant[KB_SECCOMP__N] = {
+    [KB_SECCOMP_BWRAP] = KB_SUMMARY_BWRAP,
+    [KB_SECCOMP_LL_NET] = KB_SUMMARY_LL
+    "AF_UNIX sockets but stream/seqpacket socketpairs (EACCES)",
+    [KB_SECCOMP_LL_NONET] =
+	KB_SUMMARY_LL "every socket but plain TCP over IPv4/IPv6 and "
+		      "NETLINK_ROUTE, " KB_SUMMARY_PAIR,
+    [KB_SECCOMP_LL_NONET_ALL] =
+	KB_SUMMARY_LL "every socket but NETLINK_ROUTE, " KB_SUMMARY_PAIR,
+};
+const char *const kb_seccomp_summary = KB_SUMMARY_BWRAP;
+
+const unsigned char *const kb_seccomp_blob_variant[KB_SECCOMP__N] = {
+    [KB_SECCOMP_BWRAP] = kb_seccomp_bpf_bwrap,
+    [KB_SECCOMP_LL_NET] = kb_seccomp_bpf_ll_net,
+    [KB_SECCOMP_LL_NONET] = kb_seccomp_bpf_ll_nonet,
+    [KB_SECCOMP_LL_NONET_ALL] = kb_seccomp_bpf_ll_nonet_all,
+};
+const size_t kb_seccomp_blob_len_variant[KB_SECCOMP__N] = {
+    [KB_SECCOMP_BWRAP] = sizeof(kb_seccomp_bpf_bwrap),
+    [KB_SECCOMP_LL_NET] = sizeof(kb_seccomp_bpf_ll_net),
+    [KB_SECCOMP_LL_NONET] = sizeof(kb_seccomp_bpf_ll_nonet),
+    [KB_SECCOMP_LL_NONET_ALL] = sizeof(kb_seccomp_bpf_ll_nonet_all),
+};
+const unsigned char *const kb_seccomp_blob = kb_seccomp_bpf_bwrap;
+const size_t kb_seccomp_blob_len = sizeof(kb_seccomp_bpf_bwrap);
 
 int
-kb_seccomp_fd(struct kb_err *e)
+kb_seccomp_fd_variant(enum kb_seccomp_variant v, struct kb_err *e)
 {
-	int fd = memfd_create("kinbox-seccomp", MFD_CLOEXEC);
+	int fd;
 
-	if (fd == -1)
+	if ((unsigned)v >= KB_SECCOMP__N)
+		return kb_err_set(e, "no seccomp filter %d", (int)v);
+	if ((fd = memfd_create("kinbox-seccomp", MFD_CLOEXEC)) == -1)
 		return kb_err_set(e, "memfd_create: %s", strerror(errno));
-	if (write(fd, kb_seccomp_bpf, sizeof(kb_seccomp_bpf)) !=
-		(ssize_t)sizeof(kb_seccomp_bpf) ||
+	if (write(fd, kb_seccomp_blob_variant[v],
+		kb_seccomp_blob_len_variant[v]) !=
+		(ssize_t)kb_seccomp_blob_len_variant[v] ||
 	    lseek(fd, 0, SEEK_SET) == -1) {
 		int errsv = errno;
 
@@ -39,12 +70,8 @@ kb_seccomp_fd(struct kb_err *e)
 	return fd;
 }
 
-/* TEMPORARY */
-const char *const kb_seccomp_summary_variant[KB_SECCOMP__N] = {
-    "x", "x", "x", "x"};
 int
-kb_seccomp_fd_variant(enum kb_seccomp_variant v, struct kb_err *e)
+kb_seccomp_fd(struct kb_err *e)
 {
-	(void)v;
-	return kb_seccomp_fd(e);
+	return kb_seccomp_fd_variant(KB_SECCOMP_BWRAP, e);
 }

@@ -1,5 +1,7 @@
 /*
- * backends/seccomp.c — the syscall filter handed to bubblewrap (--seccomp).
+ * backends/seccomp.c — the syscall filters: the one handed to bubblewrap
+ * (--seccomp), and the landlock backend's, which add what the bwrap
+ * backend's namespaces gave it (see landlock_rules()).
  *
  * Namespaces do not cover everything a command can reach:
  *  - TIOCSTI / TIOCLINUX push keystrokes into the caller's terminal, which
@@ -14,12 +16,21 @@
  *    and openat2 hides its mode in a struct we cannot inspect.
  * Argument checks look at the low 32 bits only, as the kernel does for
  * ioctl commands and modes (CVE-2019-10063 was a filter that compared all
- * 64 and could be bypassed with garbage in the high half).
+ * 64 and could be bypassed with garbage in the high half), but for the
+ * ranges (ge() below), which refuse garbage there.
+ *
+ * Every filter is a deny-list: what no rule names is allowed. The bwrap
+ * one is the same program byte for byte as before there were several
+ * (the benchmark's raw-bwrap baseline runs it).
  */
 #include <errno.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -86,13 +97,236 @@ rule(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned cnt,
 	return rc;
 }
 
+/* argument `a`'s bits `m` are `v` (m and v below 2^32: the low half only) */
+static struct scmp_arg_cmp
+bits(unsigned a, uint64_t m, uint64_t v)
+{
+	struct scmp_arg_cmp c = {
+	    .arg = a, .op = SCMP_CMP_MASKED_EQ, .datum_a = m, .datum_b = v};
+
+	return c;
+}
+
+/* the low 32 bits of argument `a` are `v` (an int argument) */
+static struct scmp_arg_cmp
+lo32(unsigned a, uint64_t v)
+{
+	return bits(a, 0xffffffffUL, v);
+}
+
+/* argument `a` is `v` or more, compared whole: a value with anything in the
+ * high half is "more" on a 64-bit architecture, so a range refused with it
+ * also refuses every value with garbage above the low 32 bits (the kernel
+ * truncates an int argument; refusing more is the safe side) */
+static struct scmp_arg_cmp
+ge(unsigned a, uint64_t v)
+{
+	struct scmp_arg_cmp c = {.arg = a, .op = SCMP_CMP_GE, .datum_a = v};
+
+	return c;
+}
+
+static int
+rule2(scmp_filter_ctx ctx, uint32_t action, const char *name,
+    struct scmp_arg_cmp c0, struct scmp_arg_cmp c1)
+{
+	const struct scmp_arg_cmp c[2] = {c0, c1};
+
+	return rule(ctx, action, resolve(name), 2, c);
+}
+
+static int
+rule1(scmp_filter_ctx ctx, uint32_t action, const char *name,
+    struct scmp_arg_cmp c0)
+{
+	return rule(ctx, action, resolve(name), 1, &c0);
+}
+
+/* What the bwrap backend gets from its namespaces and the landlock
+ * backend does not (it runs in the host's pid, net and ipc namespaces). */
+static const char *const ipc_syscalls[] = {
+    "shmget",
+    "shmat",
+    "shmdt",
+    "shmctl",
+    "semget",
+    "semop",
+    "semtimedop",
+    "semtimedop_time64",
+    "semctl",
+    "msgget",
+    "msgsnd",
+    "msgrcv",
+    "msgctl",
+    /* the x86 multiplexer: its call number carries a version in the high
+     * 16 bits, so refuse it whole rather than per call */
+    "ipc",
+    "mq_open",
+    "mq_unlink",
+    "mq_timedsend",
+    "mq_timedsend_time64",
+    "mq_timedreceive",
+    "mq_timedreceive_time64",
+    "mq_notify",
+    "mq_getsetattr",
+};
+
+/* the first family number above the last one a filter names */
+#define KB_AF_ABOVE (AF_NETLINK + 1)
+/* socketcall(2)'s SYS_SOCKET and SYS_SOCKETPAIR (x86: the arguments are
+ * behind a pointer) */
+static const unsigned socketcalls[] = {1, 8};
+
+/* clone(2)'s flags are its first argument on x86-64, x86 (whose
+ * CLONE_BACKWARDS order moves tls, not flags), x32, arm, aarch64 ...; its
+ * second on s390 (CLONE_BACKWARDS2). A filter holds the native
+ * architecture and, on x86-64 only, x86 and x32. */
+static unsigned
+clone_flags_arg(void)
+{
+	uint32_t arch = seccomp_arch_native();
+
+	return arch == SCMP_ARCH_S390X || arch == SCMP_ARCH_S390 ? 1 : 0;
+}
+
+/* Is socket(family, ...) refused whatever its type and protocol? */
+static bool
+family_refused(enum kb_seccomp_variant v, unsigned family)
+{
+	switch (family) {
+	case AF_UNIX:
+		return true;
+	case AF_INET:
+	case AF_INET6:
+		return v == KB_SECCOMP_LL_NONET_ALL;
+	case AF_NETLINK:
+		return false;
+	default:
+		return v != KB_SECCOMP_LL_NET;
+	}
+}
+
+/*
+ * The landlock backend's rules, on top of the bwrap ones. Landlock (ABI 7)
+ * does not mediate unix sockets by path, so a socket(AF_UNIX) could
+ * connect to the host's docker.sock or D-Bus: refused everywhere. A
+ * socketpair is both ends the command's, unless it is a datagram one
+ * (sendto can name a host socket). With the network off, Landlock's TCP
+ * hooks (ABI 4) see plain TCP only: any other socket is refused (an MPTCP
+ * one would connect under CONNECT_TCP's nose), netlink but NETLINK_ROUTE
+ * (getifaddrs). The type's SOCK_NONBLOCK/SOCK_CLOEXEC bits are masked:
+ * type & 0xf is the type.
+ *
+ * x86 (32-bit) programs may create sockets through socketcall(2), whose
+ * arguments lie in memory a filter cannot read: socketcall's socket and
+ * socketpair are refused whole (libseccomp would turn the socket rules
+ * into that anyway); the direct syscalls (Linux 4.3) are filtered by
+ * their arguments.
+ */
+static int
+landlock_rules(scmp_filter_ctx ctx, enum kb_seccomp_variant v)
+{
+	const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
+	const uint32_t eacces = SCMP_ACT_ERRNO(EACCES);
+	int rc;
+
+	if ((rc = rule1(ctx, eperm, "unshare",
+		 bits(0, CLONE_NEWUSER, CLONE_NEWUSER))) < 0 ||
+	    (rc = rule1(ctx, eperm, "clone",
+		 bits(clone_flags_arg(), CLONE_NEWUSER, CLONE_NEWUSER))) < 0)
+		return rc;
+	/* its flags are in a struct: ENOSYS sends glibc back to clone */
+	if ((rc = rule(
+		 ctx, SCMP_ACT_ERRNO(ENOSYS), resolve("clone3"), 0, NULL)) < 0)
+		return rc;
+	for (size_t i = 0; i < nitems(ipc_syscalls); i++)
+		if ((rc = rule(ctx, eperm, resolve(ipc_syscalls[i]), 0, NULL)) <
+		    0)
+			return rc;
+
+	/* The broad rules before the narrow ones they cover: libseccomp
+	 * 2.5.4 leaks the tree it prunes the other way round (the x86
+	 * socketcall rules it makes from the socketpair ones). */
+	for (size_t i = 0; i < nitems(socketcalls); i++)
+		if ((rc = rule1(ctx, eacces, "socketcall",
+			 lo32(0, socketcalls[i]))) < 0)
+			return rc;
+
+	/* socket(): the families refused whole, then one range above */
+	for (unsigned f = 0; f < KB_AF_ABOVE; f++)
+		if (family_refused(v, f) &&
+		    (rc = rule1(ctx, eacces, "socket", lo32(0, f))) < 0)
+			return rc;
+	if (v != KB_SECCOMP_LL_NET &&
+	    (rc = rule1(ctx, eacces, "socket", ge(0, KB_AF_ABOVE))) < 0)
+		return rc;
+	if (v == KB_SECCOMP_LL_NONET) {
+		const unsigned inet[] = {AF_INET, AF_INET6};
+
+		for (size_t i = 0; i < nitems(inet); i++) {
+			/* type & 0xf other than SOCK_STREAM (1): bit 0
+			 * clear, or any of bits 1-3 set */
+			const struct scmp_arg_cmp type[] = {
+			    bits(1, 0x1, 0),
+			    bits(1, 0x2, 0x2),
+			    bits(1, 0x4, 0x4),
+			    bits(1, 0x8, 0x8),
+			};
+			struct scmp_arg_cmp fam = lo32(0, inet[i]);
+
+			for (size_t t = 0; t < nitems(type); t++)
+				if ((rc = rule2(ctx, eacces, "socket", fam,
+					 type[t])) < 0)
+					return rc;
+			/* protocol other than 0 and IPPROTO_TCP (6) */
+			for (unsigned p = 1; p < IPPROTO_TCP; p++)
+				if ((rc = rule2(ctx, eacces, "socket", fam,
+					 lo32(2, p))) < 0)
+					return rc;
+			if ((rc = rule2(ctx, eacces, "socket", fam,
+				 ge(2, IPPROTO_TCP + 1))) < 0)
+				return rc;
+		}
+	}
+	/* netlink but NETLINK_ROUTE (0) */
+	if (v != KB_SECCOMP_LL_NET && (rc = rule2(ctx, eacces, "socket",
+					   lo32(0, AF_NETLINK), ge(2, 1))) < 0)
+		return rc;
+
+	/* socketpair() of any family but AF_UNIX (most have none) */
+	if (v != KB_SECCOMP_LL_NET) {
+		if ((rc = rule1(ctx, eacces, "socketpair", lo32(0, 0))) < 0 ||
+		    (rc = rule1(
+			 ctx, eacces, "socketpair", ge(0, AF_UNIX + 1))) < 0)
+			return rc;
+	}
+	/* socketpair(AF_UNIX, ...) but SOCK_STREAM (1) and SOCK_SEQPACKET
+	 * (5): bit 0 clear, or bit 1 or 3 set (AF_UNIX takes SOCK_RAW
+	 * for SOCK_DGRAM) */
+	{
+		const struct scmp_arg_cmp type[] = {
+		    bits(1, 0x1, 0),
+		    bits(1, 0x2, 0x2),
+		    bits(1, 0x8, 0x8),
+		};
+
+		for (size_t t = 0; t < nitems(type); t++)
+			if ((rc = rule2(ctx, eacces, "socketpair",
+				 lo32(0, AF_UNIX), type[t])) < 0)
+				return rc;
+	}
+	return 0;
+}
+
 int
-kb_seccomp_build_fd(struct kb_err *e)
+kb_seccomp_build_fd_variant(enum kb_seccomp_variant v, struct kb_err *e)
 {
 	scmp_filter_ctx ctx;
 	uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
 	int fd = -1, rc;
 
+	if ((unsigned)v >= KB_SECCOMP__N)
+		return kb_err_set(e, "no seccomp filter %d", (int)v);
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (ctx == NULL)
 		return kb_err_set(e, "libseccomp: cannot create a filter");
@@ -141,6 +375,8 @@ kb_seccomp_build_fd(struct kb_err *e)
 				goto fail;
 		}
 	}
+	if (v != KB_SECCOMP_BWRAP && (rc = landlock_rules(ctx, v)) < 0)
+		goto fail;
 	fd = memfd_create("kinbox-seccomp", MFD_CLOEXEC);
 	if (fd == -1) {
 		rc = -errno;
@@ -162,4 +398,10 @@ fail:
 	    "cannot build the seccomp filter: %s; "
 	    "check libseccomp",
 	    strerror(-rc));
+}
+
+int
+kb_seccomp_build_fd(struct kb_err *e)
+{
+	return kb_seccomp_build_fd_variant(KB_SECCOMP_BWRAP, e);
 }

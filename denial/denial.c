@@ -1534,6 +1534,8 @@ kb_classify_all(int status, const char *tail, size_t len,
 			    p->where[KB_OPT_NET] != NULL ? p->where[KB_OPT_NET]
 							 : ".kinbox.ini");
 		}
+	for (size_t k = 0; k < nd; k++)
+		out[k].landlock = p->backend == KB_BACKEND_LANDLOCK;
 	return nd;
 }
 

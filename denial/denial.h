@@ -53,6 +53,8 @@ struct kb_denial {
 	char cache_dir[PATH_MAX];
 	bool cache_off;    /* [caches] says off (else: no overlay here) */
 	bool cache_absent; /* it does not exist: nothing was mounted */
+	/* judged for the landlock backend: no private /tmp, no overlays */
+	bool landlock;
 };
 
 struct kb_oracle {

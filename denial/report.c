@@ -71,6 +71,24 @@ kb_report_line(const struct kb_denial *d, const char *id)
 
 	switch (d->cls) {
 	case KB_CLASS_WRITE:
+		/* the landlock backend has no private /tmp, no overlays */
+		if (d->landlock && kb_path_within(d->path, "/tmp"))
+			return xasprintf(
+			    "denied write '%s' (%s, " FROM_STDERR
+			    "): the landlock backend has no private /tmp "
+			    "(the host's is read-only); write to $TMPDIR "
+			    "instead, or run where bubblewrap works (kinbox "
+			    "--status)  [%s]",
+			    path, reason, eid);
+		if (d->landlock && d->cache[0] != '\0' && !d->cache_off)
+			return xasprintf(
+			    "denied write '%s' (%s, " FROM_STDERR
+			    "): the %s cache %s is read-only under the "
+			    "landlock backend (no overlay without a mount "
+			    "namespace); set %s = persisted in [caches] of "
+			    "your config.ini (kinbox.conf(5)), or run where "
+			    "bubblewrap works  [%s]",
+			    path, reason, d->cache, cdir, d->cache, eid);
 		if (d->cache[0] != '\0' && d->cache_absent && !d->cache_off)
 			return xasprintf(
 			    "denied write '%s' (%s, " FROM_STDERR
@@ -420,6 +438,9 @@ kb_report_json(const struct kb_denial *d, size_t n, const char *id,
 	/* the command ran until it failed: some of it may have happened */
 	set(o, "partial", json_true());
 	set(o, "time", json_string(when));
+	set(o, "backend", json_string(p->backend == KB_BACKEND_LANDLOCK
+					  ? "landlock"
+					  : "bwrap"));
 	set(o, "policy", pol);
 	/* what the caller asked for on the command line: kinpolicy retry
 	 * replays these and lets config and grants apply anew */

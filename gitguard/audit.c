@@ -641,8 +641,39 @@ audit_one(const struct kb_policy *p, const struct kb_guard *g, int rootfd,
 	return found;
 }
 
+/* A pinned git dir whose name another directory took during the run
+ * (kb_gitguard_restore could not put the original back): that directory
+ * is the command's, disarmed as a repository it made. */
+static int
+audit_replaced_gitdir(const struct kb_guard *g, int rootfd, dev_t dev,
+    ino_t ino, report_fn report)
+{
+	const char *base;
+	struct stat st;
+	int parent = kb_open_parent_beneath(rootfd, g->rel, &base);
+	int gitfd, found = 0;
+
+	if (parent == -1)
+		return 0;
+	gitfd = kb_openat_beneath(parent, base, O_PATH | O_DIRECTORY);
+	if (gitfd != -1 && fstat(gitfd, &st) == 0 && st.st_dev == dev &&
+	    st.st_ino == ino)
+		found = audit_newrepo(gitfd, report, 0);
+	if (gitfd != -1)
+		close(gitfd);
+	close(parent);
+	return found;
+}
+
 int
 kb_gitguard_audit(const struct kb_policy *p, report_fn report)
+{
+	return kb_gitguard_audit_after(p, NULL, report);
+}
+
+int
+kb_gitguard_audit_after(
+    const struct kb_policy *p, const struct kb_gitsnap *snap, report_fn report)
 {
 	const char *roots[KB_MAX_ROOTS];
 	int fds[KB_MAX_ROOTS];
@@ -655,10 +686,23 @@ kb_gitguard_audit(const struct kb_policy *p, report_fn report)
 		fds[i] = kb_open_dir_nofollow(roots[i]);
 	for (size_t i = 0; i < p->nguard; i++) {
 		const struct kb_guard *g = &p->guard[i];
+		enum kb_gitsnap_verdict v;
+		dev_t dev = 0;
+		ino_t ino = 0;
 
-		for (size_t r = 0; r < n; r++)
-			if (g->root == roots[r] && fds[r] != -1)
+		/* what the restore judged is its own (snap.c) */
+		v = kb_gitsnap_verdict(snap, p, i, &dev, &ino);
+		if (v == KB_SNAP_JUDGED)
+			continue;
+		for (size_t r = 0; r < n; r++) {
+			if (g->root != roots[r] || fds[r] == -1)
+				continue;
+			if (v == KB_SNAP_NEWREPO)
+				findings += audit_replaced_gitdir(
+				    g, fds[r], dev, ino, report);
+			else
 				findings += audit_one(p, g, fds[r], report);
+		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (fds[i] == -1)

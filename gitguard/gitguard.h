@@ -28,6 +28,71 @@ int kb_gitguard_scan_roots(struct kb_policy *, struct kb_err *e);
 int kb_gitguard_audit(
     const struct kb_policy *, void (*report)(const char *line, bool security));
 
+/*
+ * gitguard/snap.c: the guards no mount holds (a backend without a mount
+ * namespace: Landlock). The workspace stays writable during the run; what
+ * the read-only guards held (KB_GUARD_RO, _RO_ABSENT_DIR, _RO_ABSENT_FILE,
+ * KB_GUARD_PIN_DIR) is recorded before it and put back after it.
+ *
+ * The order after the run (every process of the run is dead by then):
+ *   kb_gitguard_restore(p, snap, report);      the guards the snapshot holds
+ *   kb_gitguard_audit_after(p, snap, report);  the WATCH_* kinds, new repos
+ *   kb_gitsnap_free(snap);
+ * Restore first: the audit then sees the git dirs and hooks put back, and
+ * leaves alone what the restore judged (a restored config is a new inode,
+ * which kb_gitguard_audit() alone would report a second time as replaced).
+ */
+struct kb_gitsnap; /* opaque */
+
+/*
+ * Before the run, after kb_gitguard_scan_roots(): for each RO, RO_ABSENT_*
+ * and PIN_DIR guard, what must be true again after the run: a file's bytes,
+ * mode and type; a directory's entries (name, type, mode, bytes; symlinks
+ * as their target, never followed; 8 levels at most); an absent guard's
+ * absence; a pinned git dir's dev/ino (each checked against the scan).
+ * Refuses a file over 1 MiB, a directory of more than 4096 entries, more
+ * than 16384 entries or 64 MiB in all. -1 with `e` set (the one line
+ * naming the path and why) on any failure: then nothing may run.
+ */
+int kb_gitguard_snapshot(
+    const struct kb_policy *, struct kb_gitsnap **out, struct kb_err *e);
+
+/*
+ * After the run: compares each guard with the snapshot and puts it back,
+ * descriptor-based from the policy's root descriptors (see snap.c). Each
+ * difference is one report(line, true) naming the path and what was done:
+ * restored (the command's version moved aside), recreated, removed (moved
+ * aside to X), mode restored, moved back; a change it cannot undo safely
+ * (a git dir moved out of its directory or replaced, a directory on a
+ * guard's path replaced by a symlink) is reported with the advice and left
+ * alone. Returns the number of findings. Frees nothing.
+ */
+int kb_gitguard_restore(const struct kb_policy *, struct kb_gitsnap *,
+    void (*report)(const char *line, bool security));
+
+void kb_gitsnap_free(struct kb_gitsnap *);
+
+/* kb_gitguard_audit() for a run whose read-only guards a snapshot held:
+ * what kb_gitguard_restore() judged is left alone, a directory that took a
+ * pinned git dir's name (and that restore could not undo) is disarmed as a
+ * repository the command made; the rest is kb_gitguard_audit()'s. With
+ * snap NULL it is kb_gitguard_audit(). */
+int kb_gitguard_audit_after(const struct kb_policy *,
+    const struct kb_gitsnap *snap,
+    void (*report)(const char *line, bool security));
+
+/* For the audit: what the restore made of guard i (its index in p->guard):
+ * not judged (the audit's), judged (also a WATCH_* guard below a git dir
+ * the restore reported gone or replaced by a symlink), or a pinned git
+ * dir whose name another directory (*dev, *ino) took. */
+enum kb_gitsnap_verdict {
+	KB_SNAP_UNJUDGED,
+	KB_SNAP_JUDGED,
+	KB_SNAP_NEWREPO,
+};
+enum kb_gitsnap_verdict kb_gitsnap_verdict(const struct kb_gitsnap *,
+    const struct kb_policy *, size_t i, dev_t *dev, ino_t *ino);
+
 /* gitguard/gitindex.c */
 
 /* Appends the paths of the gitlinks (submodules, embedded repositories)

@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -271,7 +273,8 @@ remove_below(int dirfd, int depth)
 		struct stat st;
 		int sub;
 
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
 			continue;
 		if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
 			continue;
@@ -287,10 +290,10 @@ remove_below(int dirfd, int depth)
 		if ((st.st_mode & 0700) != 0700)
 			if (fchmodat(fd, de->d_name, 0700, 0) == -1)
 				(void)0; /* opening it then says why */
-		sub = depth >= RM_DEPTH ? -1
-					: openat(fd, de->d_name,
-					      O_PATH | O_DIRECTORY | O_NOFOLLOW |
-						  O_CLOEXEC);
+		sub = depth >= RM_DEPTH
+			  ? -1
+			  : openat(fd, de->d_name,
+				O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sub == -1) {
 			if (rc == 0) {
 				rc = -1;
@@ -317,4 +320,70 @@ int
 kb_remove_tree_at(int dirfd)
 {
 	return remove_below(dirfd, 0);
+}
+
+unsigned long long
+kb_random_u64(void)
+{
+	static unsigned long long counter;
+	unsigned long long r;
+	struct timespec ts;
+
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) == (ssize_t)sizeof(r))
+		return r;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((unsigned long long)ts.tv_nsec << 20) ^
+	       (unsigned long long)ts.tv_sec ^ (++counter << 40) ^
+	       (unsigned long long)getpid();
+}
+
+char *
+kb_quarantine_any_at(int dirfd, const char *name)
+{
+	char *to = kb_quarantine_at(dirfd, name);
+	bool shortname = false;
+
+	/* taken: a random suffix, which a command that is gone cannot have
+	 * planted in advance (the pid it could guess) */
+	for (unsigned n = 0; to == NULL && n < 16; n++) {
+		int errsv = errno;
+
+		if (errsv == ENAMETOOLONG)
+			shortname = true;
+		else if (errsv != EEXIST && errsv != ENOTEMPTY)
+			return NULL;
+		to = shortname ? xasprintf("kinbox-quarantine.%ld.%016llx",
+				     (long)getpid(), kb_random_u64())
+			       : xasprintf("%s.kinbox-quarantine.%ld.%016llx",
+				     name, (long)getpid(), kb_random_u64());
+		if (syscall(SYS_renameat2, dirfd, name, dirfd, to,
+			RENAME_NOREPLACE) == -1) {
+			errsv = errno;
+			free(to);
+			to = NULL;
+			errno = errsv;
+		}
+	}
+	return to;
+}
+
+int
+kb_chmod_fd(int fd, mode_t mode)
+{
+	char proc[64];
+	struct stat st;
+
+	if (fstat(fd, &st) == -1)
+		return -1;
+	if (S_ISLNK(st.st_mode)) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	if (fchmod(fd, mode) == 0)
+		return 0;
+	if (errno != EBADF)
+		return -1;
+	/* an O_PATH descriptor: its magic link is the inode itself */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return chmod(proc, mode);
 }

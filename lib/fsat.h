@@ -70,4 +70,27 @@ char *kb_quarantine_at(int dirfd, const char *name);
  */
 int kb_remove_tree_at(int dirfd);
 
+/*
+ * kb_quarantine_at, and when that name is taken (or too long) a free one
+ * of name.kinbox-quarantine.<pid>.<random>, then
+ * kinbox-quarantine.<pid>.<random>: a command that planted the first name
+ * (it can guess the pid, not the random part) cannot keep its file in
+ * place. Never over an existing entry. The new name (a new string) or
+ * NULL with errno.
+ */
+char *kb_quarantine_any_at(int dirfd, const char *name);
+
+/* 64 random bits (getrandom; a clock mix where it fails), for names a
+ * command must not be able to plant in advance. */
+unsigned long long kb_random_u64(void);
+
+/*
+ * chmod of what `fd` refers to, also for an O_PATH descriptor (through
+ * /proc/self/fd, which names that very inode, never a path): for changing
+ * the mode of something opened with O_PATH | O_NOFOLLOW without opening
+ * it for reading (a FIFO, a directory or file of mode 0). Refuses a
+ * symlink (EOPNOTSUPP). 0, or -1 with errno.
+ */
+int kb_chmod_fd(int fd, mode_t mode);
+
 #endif

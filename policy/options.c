@@ -130,7 +130,7 @@ set_backend(struct kb_policy *p, const struct kb_option *o, const char *v,
 	(void)o;
 	(void)s;
 	(void)e;
-	p->backend = strcmp(v, "bwrap") == 0	  ? KB_BACKEND_BWRAP
+	p->backend = strcmp(v, "bwrap") == 0      ? KB_BACKEND_BWRAP
 		     : strcmp(v, "landlock") == 0 ? KB_BACKEND_LANDLOCK
 		     : strcmp(v, "seatbelt") == 0 ? KB_BACKEND_SEATBELT
 						  : KB_BACKEND_AUTO;
@@ -552,8 +552,9 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.sections = 0, .key = NULL, .json = NULL,
 		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_CLI,
 		.set = NULL,
-		.help = "say whether a sandbox can be set up here\n"
-		    "(exit 0) or why not (exit 125), run nothing",
+		.help = "diagnose this machine: the backend auto uses,\n"
+		    "what blocks the other, the fixes; --json after\n"
+		    "it for JSON; exit 0, or 1 when none works",
 		.neghelp = NULL,
 	},
 	[KB_OPT_HELP] = {

@@ -241,13 +241,22 @@ kb_policy_within_roots(const struct kb_policy *p, const char *canonical)
 bool
 kb_policy_within_writable(const struct kb_policy *p, const char *canonical)
 {
+	/* the landlock backend: no private /tmp but the run's directory in
+	 * it, no overlays, the caller's TMPDIR not granted */
+	bool ll = p->backend == KB_BACKEND_LANDLOCK;
+
+	if (ll && kb_path_within(canonical, "/tmp"))
+		return strncmp(canonical, "/tmp/kinbox-run.", 16) == 0;
+	if (ll && p->tmpdir != NULL && kb_path_within(canonical, p->tmpdir) &&
+	    !kb_path_within(canonical, p->workspace))
+		return false;
 	if (kb_policy_within_roots(p, canonical) ||
 	    kb_path_within(canonical, "/tmp"))
 		return true;
 	for (size_t i = 0; i < p->nmask; i++)
-		if ((p->mask[i].kind == KB_CACHE_COW ||
-			p->mask[i].kind == KB_CACHE_TMPFS ||
-			p->mask[i].kind == KB_CACHE_BIND) &&
+		if ((p->mask[i].kind == KB_CACHE_BIND ||
+			(!ll && (p->mask[i].kind == KB_CACHE_COW ||
+				    p->mask[i].kind == KB_CACHE_TMPFS))) &&
 		    kb_path_within(canonical, p->mask[i].path))
 			return true;
 	return false;

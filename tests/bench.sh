@@ -562,6 +562,11 @@ def main(tmp):
          "argv": argv, "fds": raw_fds},
         {"key": "c", "label": "kinbox -- /bin/true",
          "argv": [KINBOX, "--", "/bin/true"], "fds": []},
+        # the landlock backend (no namespaces): what a start costs where
+        # bubblewrap cannot run
+        {"key": "l", "label": "kinbox --backend landlock -- /bin/true",
+         "argv": [KINBOX, "--backend", "landlock", "--", "/bin/true"],
+         "fds": []},
     ]
 
     # every row must work before it is timed

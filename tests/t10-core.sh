@@ -1246,7 +1246,7 @@ t_refused() {
 		check_refused "$m" "kinbox: KINBOX_SANDBOX=off is refused: nothing runs unconfined unless --unconfined is given; unset KINBOX_SANDBOX" \
 			env KINBOX_SANDBOX=off "$KINBOX" -- touch "$m" ;;
 	sandbox-bogus)
-		check_refused "$m" "kinbox: KINBOX_SANDBOX=bogus: unknown value; use 'container' or unset it" \
+		check_refused "$m" "kinbox: KINBOX_SANDBOX=bogus: unknown value; use auto, bwrap, landlock, seatbelt, container or off, or unset it" \
 			env KINBOX_SANDBOX=bogus "$KINBOX" -- touch "$m" ;;
 	keep-fd-closed)
 		check_refused "$m" "kinbox: --keep-fd 99: descriptor is not open; open it in the calling shell first (e.g. 3>file)" \
@@ -1312,16 +1312,41 @@ run_test "refused: workspace = /, /proc, /dev" t_refused ws-root-proc
 # Fail closed
 # ============================================================================
 
+# the kernel's Landlock ABI, as the landlock backend's plan names it (0
+# when it has none)
+landlock_abi() {
+	"$KINBOX" --backend landlock --dry-run -- true 2>/dev/null |
+		sed -n 's/^# backend: landlock (Landlock ABI \([0-9]*\).*/\1/p' |
+		grep . || echo 0
+}
+
 t_no_bwrap() {
 	ws=$(newdir fc-nobwrap)
 	cd "$ws"
 	check_refused "$ws/marker" \
 		"kinbox: no sandbox: bubblewrap (bwrap) is not installed; install it (apt-get install bubblewrap) — nothing was run" \
-		env PATH=/nonexistent-dir "$KINBOX" -- /bin/touch marker
+		env PATH=/nonexistent-dir "$KINBOX" --backend bwrap -- /bin/touch marker
 	assert_file_has_content "$KB_ERR" 'bubblewrap'
 	assert_file_has_content "$KB_ERR" 'apt-get install bubblewrap'
 }
-run_test "fail closed: bwrap not in PATH -> 125, names bubblewrap, nothing run" t_no_bwrap
+run_test "fail closed: --backend bwrap, bwrap not in PATH -> 125, names bubblewrap, nothing run" t_no_bwrap
+
+# auto without bwrap: the landlock backend, said in one line
+t_no_bwrap_auto() {
+	ws=$(newdir fc-nobwrap-auto)
+	out=$(newdir fc-nobwrap-auto-out)
+	cd "$ws"
+	if [ "$(landlock_abi)" -lt 3 ]; then
+		skip_test "Landlock ABI $(landlock_abi) < 3: no landlock backend here"
+	fi
+	kb_rc=0
+	env PATH=/nonexistent-dir "$KINBOX" -- /bin/sh -c '/bin/touch marker; /bin/touch "$1/x"' sh "$out" \
+		>"$KB_OUT" 2>"$KB_ERR" || kb_rc=$?
+	assert_exists "$ws/marker"
+	assert_not_exists "$out/x"
+	assert_file_has_content "$KB_ERR" '^kinbox: bubblewrap \(bwrap\) is not installed \(apt-get install bubblewrap\); running under the landlock backend'
+}
+run_test "auto, bwrap not in PATH -> the landlock backend runs it, says so; the workspace write lands, one outside does not" t_no_bwrap_auto
 
 t_fake_bwrap() {
 	d=$(newdir fc-fakebwrap)
@@ -1331,11 +1356,31 @@ t_fake_bwrap() {
 	cd "$d/ws"
 	# the cause kinbox names depends on the host (container, sysctls)
 	check_refused_re "$d/ws/marker" \
-		'^kinbox: no sandbox: [^[]+ \[bwrap: setting up uid map: Permission denied\] — nothing was run$' \
-		env PATH="$d/bin:$PATH" "$KINBOX" -- touch "$d/ws/marker"
+		'^kinbox: no sandbox: [^[]+ \[bwrap: setting up uid map: Permission denied\](; --backend auto or landlock would run it under Landlock instead \(weaker: kinbox --status\))? — nothing was run$' \
+		env PATH="$d/bin:$PATH" "$KINBOX" --backend bwrap -- touch "$d/ws/marker"
 	assert_file_has_content "$KB_ERR" '^kinbox: no sandbox:'
 }
-run_test "fail closed: bwrap cannot set up (uid map refused) -> 125, one 'no sandbox' line, nothing run" t_fake_bwrap
+run_test "fail closed: --backend bwrap, bwrap cannot set up (uid map refused) -> 125, one 'no sandbox' line, nothing run" t_fake_bwrap
+
+# auto: the same failure (nothing ran) is retried under the landlock
+# backend, which says so; the write lands, a write outside does not
+t_fake_bwrap_auto() {
+	d=$(newdir fc-fakebwrap-auto)
+	mkdir "$d/bin" "$d/ws" "$d/out"
+	printf '#!/bin/sh\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n' >"$d/bin/bwrap"
+	chmod 755 "$d/bin/bwrap"
+	cd "$d/ws"
+	if [ "$(landlock_abi)" -lt 3 ]; then
+		skip_test "Landlock ABI $(landlock_abi) < 3: no landlock backend here"
+	fi
+	kb_rc=0
+	env PATH="$d/bin:$PATH" "$KINBOX" -- sh -c 'touch marker; touch "$1/x"' sh "$d/out" \
+		>"$KB_OUT" 2>"$KB_ERR" || kb_rc=$?
+	assert_exists "$d/ws/marker"
+	assert_not_exists "$d/out/x"
+	assert_file_has_content "$KB_ERR" '^kinbox: bubblewrap cannot make its namespaces here \(bwrap: setting up uid map: Permission denied\); running under the landlock backend'
+}
+run_test "auto: bwrap cannot set up (uid map refused) -> the landlock backend runs it, says so; the workspace write lands, one outside does not" t_fake_bwrap_auto
 
 t_nested() {
 	ws=$(newdir fc-nested)
@@ -1344,16 +1389,36 @@ t_nested() {
 	nbin=$(newdir fc-nested-bin)
 	cp "$KINBOX" "$(dirname "$KINBOX")/kinbox-exec" "$nbin/"
 	cd "$ws"
-	KINBOX_INNER=$nbin/kinbox kb -- sh -c '"$KINBOX_INNER" -- touch ran; echo "inner-rc=$?"'
+	KINBOX_INNER=$nbin/kinbox kb -- sh -c '"$KINBOX_INNER" --backend bwrap -- touch ran; echo "inner-rc=$?"'
 	assert_file_has_content "$KB_OUT" '^inner-rc=125$'
 	assert_file_has_content "$KB_ERR" '^kinbox: .*already inside a kinbox sandbox'
 	# the inner kinbox's line is all the outer one passed on (bwrap's own
 	# words, in the brackets, depend on the kernel)
 	assert_one_kinbox_line "$KB_ERR" \
-		'^kinbox: no sandbox: already inside a kinbox sandbox, which forbids nested user namespaces; run the command directly \[bwrap: [^]]+\] — nothing was run$'
+		'^kinbox: no sandbox: already inside a kinbox sandbox, which forbids nested user namespaces; run the command directly \[bwrap: [^]]+\](; --backend auto or landlock would run it under Landlock instead \(weaker: kinbox --status\))? — nothing was run$'
 	assert_not_exists "$ws/ran"
 }
-run_test "fail closed: kinbox inside kinbox -> 125, 'already inside a kinbox sandbox', nothing run" t_nested
+run_test "fail closed: kinbox --backend bwrap inside kinbox -> 125, 'already inside a kinbox sandbox', nothing run" t_nested
+
+# auto inside kinbox: the inner one runs under the landlock backend (which
+# stacks on the outer sandbox): its write lands, a write the outer one
+# allows but the inner does not (the outer's private /tmp) does not
+t_nested_auto() {
+	ws=$(newdir fc-nested-auto)
+	nbin=$(newdir fc-nested-auto-bin)
+	cp "$KINBOX" "$(dirname "$KINBOX")/kinbox-exec" "$nbin/"
+	cd "$ws"
+	if [ "$(landlock_abi)" -lt 3 ]; then
+		skip_test "Landlock ABI $(landlock_abi) < 3: no landlock backend here"
+	fi
+	KINBOX_INNER=$nbin/kinbox kb -- sh -c '"$KINBOX_INNER" -- sh -c "touch ran; touch /tmp/inner-x"; echo "inner-rc=$?"; [ -e /tmp/inner-x ] && echo inner-tmp-written; touch /tmp/outer-x && echo outer-tmp-ok'
+	assert_file_has_content "$KB_OUT" '^inner-rc=1$'
+	assert_file_has_content "$KB_OUT" '^outer-tmp-ok$'
+	assert_not_file_has_content "$KB_OUT" 'inner-tmp-written'
+	assert_exists "$ws/ran"
+	assert_file_has_content "$KB_ERR" 'running under the landlock backend'
+}
+run_test "auto: kinbox inside kinbox runs under the landlock backend (stacked): its workspace write lands, the outer's private /tmp is not its" t_nested_auto
 
 # ============================================================================
 # KINBOX_SANDBOX=container, --dry-run

@@ -242,7 +242,7 @@ agree() {
 }
 
 # The exact key sets of a record
-KEYS_COMMON='"schema","id","class","evidence","reason","suggest","denials","argv","argv_exact","cwd","exit_status","partial","time","policy","flags"'
+KEYS_COMMON='"schema","id","class","evidence","reason","suggest","denials","argv","argv_exact","cwd","exit_status","partial","time","backend","policy","flags"'
 # jkeys FILE EXTRA...: the record has exactly the common keys and EXTRA
 # (e.g. '"path"'), suggest and policy exactly theirs
 jkeys() {

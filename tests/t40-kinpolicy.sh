@@ -963,7 +963,7 @@ run_test "config error: keep_env with a pattern → 125, config.ini:2:" \
 run_test "config error: write_paths of a missing directory → 125, config.ini:2:" \
 	t_cfg_error missingwrite 2 'write_paths = /nonexistent-kinbox-t40: no such directory; create it first or fix the path' '[sandbox]\nwrite_paths = /nonexistent-kinbox-t40\n'
 run_test "config error: unknown backend → 125, config.ini:2:" \
-	t_cfg_error badbackend 2 'backend = firejail: unknown backend; use auto or bwrap' '[sandbox]\nbackend = firejail\n'
+	t_cfg_error badbackend 2 'backend = firejail: unknown backend; use auto, bwrap, landlock or seatbelt' '[sandbox]\nbackend = firejail\n'
 
 t_session_file_error() {
 	setup sesserr

@@ -200,6 +200,10 @@ arity(const char *opt, bool helper)
 	}, kx[] = {
 		{ "--close-fds", 2 }, { "--check", 2 }, { "--deny-read", 1 },
 		{ "--late", 1 }, { "--wait", 1 },
+		/* the landlock backend's */
+		{ "--landlock", 1 }, { "--seccomp", 1 }, { "--chdir", 1 },
+		{ "--write-fd", 1 }, { "--write", 1 }, { "--dev", 1 },
+		{ "--allow-read", 1 },
 	};
 
 	if (!helper) {
@@ -246,6 +250,18 @@ show_arg(const struct kb_plan *pl, size_t i)
 
 			kb_buf_printf(&b, "/proc/self/fd/@PASS%ld@  # ",
 			    fd - pl->pass_base);
+			kb_buf_escape(&b, what);
+			return b.s;
+		}
+	}
+	if (strcmp(prev, "--write-fd") == 0) {
+		fd = strtol(a, &end, 10);
+		if (*end == '\0' && fd >= pl->pass_base &&
+		    fd < pl->pass_base + (long)pl->npass) {
+			_cleanup_free_ char *what =
+			    subst(pl->pass_path.v[fd - pl->pass_base]);
+
+			kb_buf_printf(&b, "@PASS%ld@  # ", fd - pl->pass_base);
 			kb_buf_escape(&b, what);
 			return b.s;
 		}
@@ -314,6 +330,20 @@ render_argv(const struct kb_plan *pl, struct kb_buf *out)
 	size_t ng = 0, i = 0;
 	int phase = 0; /* 0 bwrap, 1 kinbox-exec, 2 the command */
 	struct kb_strv perms = { 0 };
+
+	/* the landlock backend runs kinbox-exec itself: its name and
+	 * descriptors, then its options */
+	if (pl->backend == KB_BACKEND_LANDLOCK) {
+		for (; i < 3 && i < pl->argv.n; i++) {
+			_cleanup_free_ char *s = show_arg(pl, i);
+
+			kb_strv_push(&g[0].lines, s);
+		}
+		g[0].op = pl->argv.v[0];
+		g[0].helper = true;
+		ng = 1;
+		phase = 1;
+	}
 
 	while (i < pl->argv.n) {
 		const char *a = pl->argv.v[i];
@@ -636,6 +666,8 @@ struct run {
 	const char *cwd;       /* below base: where kinbox starts */
 	struct kb_host host;
 	char **argv;
+	enum kb_backend_kind backend; /* KB_BACKEND_AUTO: bwrap */
+	const char *refused;          /* the plan must fail, saying this */
 };
 
 /* switches typed on the command line: kinbox.c applies them after the
@@ -679,6 +711,10 @@ plan_case(struct kb_policy *p, const struct run *r, struct kb_plan *pl,
 	    kb_gitguard_scan_roots(p, e) == -1 ||
 	    kb_config_check_stores(p, etc, e) == -1)
 		return -1;
+	if (r->backend == KB_BACKEND_LANDLOCK)
+		return kb_landlock_plan(p, &r->host, helper_path, -1,
+		    KB_LANDLOCK_RUNDIR_TEMPLATE, -1, "as asked (golden)",
+		    environ, pl, e);
 	return kb_bwrap_plan(p, &r->host, bwrap_path, helper_path, -1, environ, pl,
 	    e);
 }
@@ -702,6 +738,15 @@ check_host_parts(const struct run *r, const struct kb_plan *pl,
 	struct stat st;
 	long ws = -1;
 
+	if (r->backend == KB_BACKEND_LANDLOCK) {
+		if (lstat("/run", &st) == 0 && S_ISDIR(st.st_mode))
+			ok(find2(pl, "--deny-read", "/run") > 0,
+			    "%s: the host's /run is unreadable", r->name);
+		ok(find2(pl, "--chdir", p->cwd) > 0 &&
+		    find2(pl, "--seccomp", "3") > 0,
+		    "%s: kinbox-exec gets the cwd and the filter", r->name);
+		return;
+	}
 	for (size_t i = 0; i + 2 < pl->argv.n; i++)
 		if (strcmp(pl->argv.v[i], "--bind") == 0 &&
 		    strcmp(pl->argv.v[i + 2], p->workspace) == 0)
@@ -721,7 +766,15 @@ finish(const struct run *r, struct kb_policy *p)
 	struct kb_err e;
 
 	if (plan_case(p, r, &pl, &e) == -1) {
-		ok(0, "%s: no plan: %s", r->name, e.msg);
+		ok(r->refused != NULL && strstr(e.msg, r->refused) != NULL,
+		    "%s: no plan: %s", r->name, e.msg);
+		kb_policy_free(p);
+		return;
+	}
+	if (r->refused != NULL) {
+		ok(0, "%s: planned, but should be refused (%s)", r->name,
+		    r->refused);
+		kb_plan_free(&pl);
 		kb_policy_free(p);
 		return;
 	}

@@ -104,6 +104,12 @@ test_backend(void)
 	    p.backend == KB_BACKEND_BWRAP &&
 	    p.origin[KB_OPT_BACKEND] == KB_ORIGIN_GLOBAL, "backend = bwrap");
 	kb_policy_free(&p);
+	ok(only(glob_file, "[sandbox]\nbackend = landlock\nrequire = "
+	       "private-tmp\nrequire = pid-namespace\n", &p, &e) == 0 &&
+	    p.backend == KB_BACKEND_LANDLOCK &&
+	    p.require == (KB_FEAT_PRIVATE_TMP | KB_FEAT_PID_NS),
+	    "backend = landlock; require = adds up");
+	kb_policy_free(&p);
 	ok(only(sys_file, "[sandbox]\nbackend = bwrap\nbackend = auto\n", &p,
 	       &e) == 0 && p.backend == KB_BACKEND_AUTO &&
 	    p.origin[KB_OPT_BACKEND] == KB_ORIGIN_SYSTEM, "backend = auto, last wins");
@@ -113,7 +119,7 @@ test_backend(void)
 		_cleanup_free_ char *pfx = at_line(glob_file, 2, "");
 
 		ok(starts(m, pfx) && strstr(m, "unknown backend") != NULL &&
-		    strstr(m, "auto or bwrap") != NULL,
+		    strstr(m, "auto, bwrap, landlock or seatbelt") != NULL,
 		    "backend = lxc: file:line: unknown backend (%s)", m);
 	}
 	clean();

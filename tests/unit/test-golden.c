@@ -31,7 +31,7 @@ static void
 case_plain(void)
 {
 	struct run r = { "plain", "a workspace without git, all defaults",
-		"plain", host6, NULL };
+		"plain", host6, NULL, KB_BACKEND_AUTO, NULL };
 	struct kb_policy p;
 
 	mkd("plain/src");
@@ -45,7 +45,7 @@ case_repo_hooks(void)
 {
 	struct run r = { "repo-hooks", "-C repo from repo/src: a git repository "
 		"with hooks and config, an embedded repository in sub/",
-		"repo/src", host6, NULL };
+		"repo/src", host6, NULL, KB_BACKEND_AUTO, NULL };
 	struct kb_policy p;
 	struct kb_err e;
 	_cleanup_free_ char *ws = at("repo");
@@ -65,7 +65,7 @@ static void
 case_repo_nohooks(void)
 {
 	struct run r = { "repo-nohooks", "a git repository without hooks/ and "
-		"config: both kept uncreatable", "bare", host6, NULL };
+		"config: both kept uncreatable", "bare", host6, NULL, KB_BACKEND_AUTO, NULL };
 	struct kb_policy p;
 
 	mkrepo("bare", false);
@@ -78,7 +78,7 @@ static void
 case_write_net(void)
 {
 	struct run r = { "write-net", "--write out (itself a git checkout) "
-		"--write out2 --net", "proj", host6, NULL };
+		"--write out2 --net", "proj", host6, NULL, KB_BACKEND_AUTO, NULL };
 	struct kb_policy p;
 	struct kb_err e;
 	_cleanup_free_ char *out = at("out"), *out2 = at("out2");
@@ -125,7 +125,7 @@ static void
 case_keep_fd(void)
 {
 	struct run r = { "keep-fd", "--keep-fd 3 --keep-fd 5, TMPDIR outside "
-		"/tmp and home (a writable root)", "kf", host6, NULL };
+		"/tmp and home (a writable root)", "kf", host6, NULL, KB_BACKEND_AUTO, NULL };
 	struct kb_policy p;
 	struct kb_err e;
 	_cleanup_free_ char *tmp = at("tmpdir");
@@ -174,7 +174,7 @@ case_credentials(void)
 {
 	struct run r = { "credentials", "a fake home with ~/.netrc, ~/.ssh, "
 		"~/.aws, ~/.config/gh, ~/.docker/config.json; an agent "
-		"socket not granted; TMPDIR in home", "cred", host6, NULL };
+		"socket not granted; TMPDIR in home", "cred", host6, NULL, KB_BACKEND_AUTO, NULL };
 	struct kb_policy p;
 	_cleanup_free_ char *sock = at("agent/agent.sock");
 	_cleanup_free_ char *tmp = at("home/tmp");
@@ -195,7 +195,7 @@ static void
 case_ssh_agent(void)
 {
 	struct run r = { "ssh-agent", "--ssh-agent (the network follows) with "
-		"the credentials of the credentials case", "cred", host6, NULL };
+		"the credentials of the credentials case", "cred", host6, NULL, KB_BACKEND_AUTO, NULL };
 	struct kb_policy p;
 	_cleanup_free_ char *sock = at("agent/agent.sock");
 
@@ -216,7 +216,7 @@ case_caches(void)
 	struct run r = { "caches", "[caches] in the global config: cache "
 		"ephemeral, npm persisted, cargo empty (registry there; git "
 		"absent: left so), gomod off, the rest ephemeral by default "
-		"(absent)", "cc", host6, NULL };
+		"(absent)", "cc", host6, NULL, KB_BACKEND_AUTO, NULL };
 	struct kb_policy p;
 
 	mkd("cc");
@@ -253,7 +253,7 @@ static void
 case_worktree(void)
 {
 	struct run r = { "worktree", "a linked worktree whose main repository "
-		"lies outside the roots", "wt", host6, NULL };
+		"lies outside the roots", "wt", host6, NULL, KB_BACKEND_AUTO, NULL };
 	struct kb_policy p;
 
 	mkworktree();
@@ -267,7 +267,7 @@ case_worktree_write_main(void)
 {
 	struct run r = { "worktree-write-main", "the linked worktree with "
 		"--write main: the main .git pinned, its control files "
-		"read-only", "wt", host6, NULL };
+		"read-only", "wt", host6, NULL, KB_BACKEND_AUTO, NULL };
 	struct kb_policy p;
 	struct kb_err e;
 	_cleanup_free_ char *main_repo = at("main");
@@ -286,7 +286,7 @@ case_config_layers(void)
 {
 	struct run r = { "config-layers", "system, global, workspace grant, "
 		"session and project files; the project turns the network off "
-		"and tries to loosen", "layers", host6, NULL };
+		"and tries to loosen", "layers", host6, NULL, KB_BACKEND_AUTO, NULL };
 	struct kb_policy p;
 	_cleanup_free_ char *glob = NULL, *sess = NULL;
 	_cleanup_free_ char *ws = at("layers");
@@ -328,7 +328,7 @@ case_old_kernel(void)
 	struct run r = { "old-kernel", "--net on a kernel without Landlock "
 		"nor overlays in a user namespace: no scope, no deny-read, the "
 		"gap named; the caches' fallbacks", "cred",
-		{ .landlock_abi = 0, .root = false }, NULL };
+		{ .landlock_abi = 0, .root = false }, NULL, KB_BACKEND_AUTO, NULL };
 	struct kb_policy p;
 
 	reset_env();
@@ -336,6 +336,103 @@ case_old_kernel(void)
 		return;
 	type_switch(KB_OPT_NET, "--net");
 	finish(&r, &p);
+}
+
+/* --- the landlock backend ------------------------------------------------ */
+
+static const struct kb_host ll7 = { .landlock_abi = 7, .root = false };
+
+static void
+case_ll_repo(void)
+{
+	struct run r = { "ll-repo", "landlock (ABI 7): a checkout with hooks, "
+		"--write out: roots by descriptor, devices, the guards not "
+		"held", "ll/proj", ll7, NULL, KB_BACKEND_LANDLOCK, NULL };
+	struct kb_policy p;
+	struct kb_err e;
+	_cleanup_free_ char *out = at("ll/out");
+
+	mkrepo("ll/proj", true);
+	mkd("ll/out");
+	reset_env();
+	if (!start(&p, r.cwd) ||
+	    !setter(kb_policy_add_write(&p, out, KB_ORIGIN_FLAG, &e),
+		"--write out", &e)) {
+		kb_policy_free(&p);
+		return;
+	}
+	finish(&r, &p);
+}
+
+static void
+case_ll_credentials(void)
+{
+	struct run r = { "ll-credentials", "landlock (ABI 7, root): the "
+		"credentials case's home: every mask unreadable, TMPDIR in "
+		"home replaced by the run's", "cred",
+		{ .landlock_abi = 7, .root = true }, NULL, KB_BACKEND_LANDLOCK,
+		NULL };
+	struct kb_policy p;
+	_cleanup_free_ char *tmp = at("home/tmp");
+
+	reset_env();
+	setenv("TMPDIR", tmp, 1);
+	if (start(&p, r.cwd))
+		finish(&r, &p);
+}
+
+static void
+case_ll_abi4_net(void)
+{
+	struct run r = { "ll-abi4-net", "landlock ABI 4 (Ubuntu 24.04's 6.8) "
+		"with --net: no signal scope, no ioctl rights, named", "cred",
+		{ .landlock_abi = 4, .root = false }, NULL,
+		KB_BACKEND_LANDLOCK, NULL };
+	struct kb_policy p;
+
+	reset_env();
+	if (!start(&p, r.cwd))
+		return;
+	type_switch(KB_OPT_NET, "--net");
+	finish(&r, &p);
+}
+
+static void
+case_ll_abi3(void)
+{
+	struct run r = { "ll-abi3", "landlock ABI 3: network off without TCP "
+		"rights, every inet socket refused by seccomp", "cred",
+		{ .landlock_abi = 3, .root = false }, NULL,
+		KB_BACKEND_LANDLOCK, NULL };
+	struct kb_policy p;
+
+	reset_env();
+	if (start(&p, r.cwd))
+		finish(&r, &p);
+}
+
+static void
+case_ll_refused(void)
+{
+	struct run abi2 = { "ll-abi2", "landlock ABI 2 is refused", "cred",
+		{ .landlock_abi = 2, .root = false }, NULL,
+		KB_BACKEND_LANDLOCK, "needs Landlock ABI 3" };
+	struct run agent = { "ll-ssh-agent", "--ssh-agent is refused under "
+		"landlock", "cred", ll7, NULL, KB_BACKEND_LANDLOCK,
+		"refuses every unix socket" };
+	struct kb_policy p;
+	_cleanup_free_ char *sock = at("agent/agent.sock");
+
+	reset_env();
+	if (start(&p, abi2.cwd))
+		finish(&abi2, &p);
+	reset_env();
+	setenv("SSH_AUTH_SOCK", sock, 1);
+	if (!start(&p, agent.cwd))
+		return;
+	type_switch(KB_OPT_SSH_AGENT, "--ssh-agent");
+	type_switch(KB_OPT_NET, "--net");
+	finish(&agent, &p);
 }
 
 int
@@ -377,6 +474,11 @@ main(void)
 	case_credentials();
 	case_ssh_agent();
 	case_old_kernel();
+	case_ll_repo();
+	case_ll_credentials();
+	case_ll_abi4_net();
+	case_ll_abi3();
+	case_ll_refused();
 	{
 		char *cmd = xasprintf("rm -rf '%s'", base);
 

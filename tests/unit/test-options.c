@@ -166,12 +166,13 @@ test_setter_and_validate(void)
 	    "key: %s", e.msg);
 	s = (struct kb_src){ KB_ORIGIN_FLAG, "--backend" };
 	ok(kb_option_set(&p, KB_OPT_BACKEND, "x", &s, &e) == -1 &&
-	    strcmp(e.msg, "--backend x: unknown backend; use auto or bwrap") ==
+	    strcmp(e.msg, "--backend x: unknown backend; use auto, bwrap, landlock "
+	    "or seatbelt") ==
 	    0, "a bad flag value names the flag: %s", e.msg);
 	s = (struct kb_src){ KB_ORIGIN_SYSTEM, "/etc/kinbox/config.ini:3" };
 	ok(kb_option_set(&p, KB_OPT_BACKEND, "x", &s, &e) == -1 &&
 	    strcmp(e.msg, "/etc/kinbox/config.ini:3: backend = x: unknown "
-	    "backend; use auto or bwrap") == 0,
+	    "backend; use auto, bwrap, landlock or seatbelt") == 0,
 	    "the same value in a file names the key, not the flag: %s", e.msg);
 	kb_policy_free(&p);
 

@@ -174,10 +174,21 @@ test_policy(void)
 	{
 		struct kb_src src = { KB_ORIGIN_FLAG, "--backend" };
 
-		rc = kb_option_set(&p, KB_OPT_BACKEND, "seatbelt", &src, &e);
-		ok(rc == -1 && strcmp(e.msg, "--backend seatbelt: unknown "
-		    "backend; use auto or bwrap") == 0,
+		rc = kb_option_set(&p, KB_OPT_BACKEND, "firejail", &src, &e);
+		ok(rc == -1 && strcmp(e.msg, "--backend firejail: unknown "
+		    "backend; use auto, bwrap, landlock or seatbelt") == 0,
 		    "an unknown backend is refused");
+		rc = kb_option_set(&p, KB_OPT_BACKEND, "landlock", &src, &e);
+		ok(rc == 0 && p.backend == KB_BACKEND_LANDLOCK,
+		    "--backend landlock is taken");
+		rc = kb_option_set(&p, KB_OPT_REQUIRE, "private-tmp, git-guard",
+		    &src, &e);
+		ok(rc == 0 && p.require == (KB_FEAT_PRIVATE_TMP |
+		    KB_FEAT_GIT_GUARD), "--require takes a list");
+		rc = kb_option_set(&p, KB_OPT_REQUIRE, "private-tmp,chroot",
+		    &src, &e);
+		ok(rc == -1 && strstr(e.msg, "unknown feature 'chroot'") != NULL,
+		    "--require refuses an unknown feature: %s", e.msg);
 	}
 	for (int i = 0; i <= KB_MAX_WRITE; i++)
 		free(dirs[i]);
