@@ -385,7 +385,6 @@ t_e2e_control() {
 run_test "control: the end-to-end check sees a hook planted outside the sandbox" t_e2e_control
 
 t_git_hook_create() {
-	skip_on_landlock "git guards held during the run (.git/hooks, .git/config and .git are writable; they are audited after the run)"
 	ws=$(newdir git-hook)
 	mkrepo "$ws"
 	cd "$ws"
@@ -398,7 +397,6 @@ t_git_hook_create() {
 run_test "git: .git/hooks/pre-commit cannot be created (absent on the host); no hook runs outside" t_git_hook_create
 
 t_git_config() {
-	skip_on_landlock "git guards held during the run (.git/hooks, .git/config and .git are writable; they are audited after the run)"
 	ws=$(newdir git-config)
 	mkrepo "$ws"
 	cp "$ws/.git/config" "$KB_T/git-config.before"
@@ -428,7 +426,6 @@ t_git_commit_inside() {
 run_test "git: git add + git commit work inside; the commit is visible outside" t_git_commit_inside
 
 t_git_mv_dotgit() {
-	skip_on_landlock "git guards held during the run (.git/hooks, .git/config and .git are writable; they are audited after the run)"
 	ws=$(newdir git-mv)
 	mkrepo "$ws"
 	head=$(git -C "$ws" rev-parse HEAD)
@@ -444,7 +441,7 @@ t_git_mv_dotgit() {
 run_test "git: mv .git .git2 fails and .git is intact" t_git_mv_dotgit
 
 t_git_swap_hooks() {
-	skip_on_landlock "git guards held during the run (.git/hooks, .git/config and .git are writable; they are audited after the run)"
+	skip_on_landlock "git guards held during the run (the swap succeeds inside; kinbox puts .git/hooks back after it and moves the planted one aside: t97-landlock.sh)"
 	ws=$(newdir git-swap)
 	mkrepo "$ws"
 	ls -la "$ws/.git/hooks" >"$KB_T/hooks.before"
@@ -492,7 +489,7 @@ t_git_config_worktree() {
 run_test "git: a planted .git/config.worktree is moved aside after the run, with a SECURITY line" t_git_config_worktree
 
 t_git_hooks_missing() {
-	skip_on_landlock "git guards held during the run (.git/hooks, .git/config and .git are writable; they are audited after the run)"
+	skip_on_landlock "git guards held during the run (a hook can be created inside; kinbox removes the planted .git/hooks after it: t97-landlock.sh)"
 	ws=$(newdir git-nohooks)
 	mkrepo "$ws"
 	rm -rf "$ws/.git/hooks"
@@ -526,7 +523,6 @@ t_git_status_same() {
 run_test "git: git status --porcelain is identical before and after a run" t_git_status_same
 
 t_git_worktree() {
-	skip_on_landlock "git guards held during the run (.git/hooks, .git/config and .git are writable; they are audited after the run)"
 	main=$(newdir git-wt-main)
 	mkrepo "$main"
 	git -C "$main" worktree add -q "$KB_T/git-wt-linked" 2>/dev/null
@@ -558,7 +554,6 @@ t_git_worktree() {
 run_test "git worktree as workspace: commit needs --write of the main repo (never granted by pointers); with it commit works, .git file and main .git/hooks stay read-only" t_git_worktree
 
 t_git_submodule() {
-	skip_on_landlock "git guards held during the run (.git/hooks, .git/config and .git are writable; they are audited after the run)"
 	src=$(newdir git-sm-src)
 	mkrepo "$src"
 	sup=$(newdir git-sm-super)
@@ -1321,6 +1316,7 @@ landlock_abi() {
 }
 
 t_no_bwrap() {
+	skip_on_landlock "a test of choosing the backend (KB_BACKEND=landlock sets KINBOX_SANDBOX=landlock, which wins over --backend and auto; t97-landlock.sh covers the choice)"
 	ws=$(newdir fc-nobwrap)
 	cd "$ws"
 	check_refused "$ws/marker" \
@@ -1333,6 +1329,7 @@ run_test "fail closed: --backend bwrap, bwrap not in PATH -> 125, names bubblewr
 
 # auto without bwrap: the landlock backend, said in one line
 t_no_bwrap_auto() {
+	skip_on_landlock "a test of choosing the backend (KB_BACKEND=landlock sets KINBOX_SANDBOX=landlock, which wins over --backend and auto; t97-landlock.sh covers the choice)"
 	ws=$(newdir fc-nobwrap-auto)
 	out=$(newdir fc-nobwrap-auto-out)
 	cd "$ws"
@@ -1349,6 +1346,7 @@ t_no_bwrap_auto() {
 run_test "auto, bwrap not in PATH -> the landlock backend runs it, says so; the workspace write lands, one outside does not" t_no_bwrap_auto
 
 t_fake_bwrap() {
+	skip_on_landlock "a test of choosing the backend (KB_BACKEND=landlock sets KINBOX_SANDBOX=landlock, which wins over --backend and auto; t97-landlock.sh covers the choice)"
 	d=$(newdir fc-fakebwrap)
 	mkdir "$d/bin" "$d/ws"
 	printf '#!/bin/sh\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n' >"$d/bin/bwrap"
@@ -1365,6 +1363,7 @@ run_test "fail closed: --backend bwrap, bwrap cannot set up (uid map refused) ->
 # auto: the same failure (nothing ran) is retried under the landlock
 # backend, which says so; the write lands, a write outside does not
 t_fake_bwrap_auto() {
+	skip_on_landlock "a test of choosing the backend (KB_BACKEND=landlock sets KINBOX_SANDBOX=landlock, which wins over --backend and auto; t97-landlock.sh covers the choice)"
 	d=$(newdir fc-fakebwrap-auto)
 	mkdir "$d/bin" "$d/ws" "$d/out"
 	printf '#!/bin/sh\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n' >"$d/bin/bwrap"
@@ -1383,6 +1382,7 @@ t_fake_bwrap_auto() {
 run_test "auto: bwrap cannot set up (uid map refused) -> the landlock backend runs it, says so; the workspace write lands, one outside does not" t_fake_bwrap_auto
 
 t_nested() {
+	skip_on_landlock "a test of choosing the backend (KB_BACKEND=landlock sets KINBOX_SANDBOX=landlock, which wins over --backend and auto; t97-landlock.sh covers the choice)"
 	ws=$(newdir fc-nested)
 	# the inner kinbox from a place the sandbox shows (a build under /tmp
 	# is hidden by the private /tmp)
@@ -1404,6 +1404,7 @@ run_test "fail closed: kinbox --backend bwrap inside kinbox -> 125, 'already ins
 # stacks on the outer sandbox): its write lands, a write the outer one
 # allows but the inner does not (the outer's private /tmp) does not
 t_nested_auto() {
+	skip_on_landlock "a test of choosing the backend (KB_BACKEND=landlock sets KINBOX_SANDBOX=landlock, which wins over --backend and auto; t97-landlock.sh covers the choice)"
 	ws=$(newdir fc-nested-auto)
 	nbin=$(newdir fc-nested-auto-bin)
 	cp "$KINBOX" "$(dirname "$KINBOX")/kinbox-exec" "$nbin/"

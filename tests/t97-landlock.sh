@@ -62,7 +62,8 @@ if [ ! -x "$KINBOX" ]; then
 	done_testing
 fi
 mkdir "$KB_T/preflight"
-if ! (cd "$KB_T/preflight" && "$KINBOX" --backend landlock -- true) \
+# (the one preflight form tests/stub/kinbox-stub answers: "-- true")
+if ! (cd "$KB_T/preflight" && KINBOX_SANDBOX=landlock "$KINBOX" -- true) \
 	>"$KB_T/preflight.log" 2>&1; then
 	diag "$(cat "$KB_T/preflight.log")"
 	skip_all "the landlock backend cannot run on this host"
@@ -369,8 +370,8 @@ t_bwrap_forced() {
 	assert_streq "$KB_RC" 125
 	assert_not_exists "$ws/ran"
 	[ ! -s "$KB_OUT" ] || fail "stdout is not empty"
-	assert_one_kinbox_line "$KB_ERR" \
-		"^kinbox: no sandbox: .*\\[bwrap: $2.*\\] — nothing was run; --backend auto or landlock runs it under Landlock instead \\(weaker: see kinbox --status\\)\$"
+	assert_one_kinbox_line "$KB_ERR" "^kinbox: no sandbox: .*\\[bwrap: $2.*\\].*--backend auto or landlock .*Landlock"
+	assert_file_has_content "$KB_ERR" 'nothing was run'
 	# the control: the same helper, the landlock backend asked for
 	KB_RC=0
 	"$1" -- "$KINBOX" --backend landlock -- touch "$ws/ran2" >"$KB_OUT" 2>"$KB_ERR" || KB_RC=$?
@@ -961,8 +962,8 @@ t_unix_path() {
 	mkdir "$d/ws"
 	start_server unix "$d/s.sock"
 	cd "$d/ws"
-	for net in "" --net; do
-		kbl $net -- sh -c '"$1" "$2" unix "$3" "t97-unix$4"; "$1" "$2" socketpair x x' \
+	for net in --no-net --net; do
+		kbl "$net" -- sh -c '"$1" "$2" unix "$3" "t97-unix$4"; "$1" "$2" socketpair x x' \
 			sh "$PY" "$B/net.py" "$SRV" "$net"
 		assert_file_has_content "$KB_OUT" '^socketpair WORKS pair$'
 		assert_file_has_content "$KB_OUT" '^unix REFUSED'
@@ -991,8 +992,8 @@ t_unix_abstract() {
 	mkdir "$d/ws"
 	start_server abstract "kinbox-t97-$(basename "$KB_T")"
 	cd "$d/ws"
-	for net in "" --net; do
-		kbl $net -- sh -c 'for m in abstract pair-sendto-abstract socketpair; do "$1" "$2" $m "$3" "t97-abs-$m"; done' \
+	for net in --no-net --net; do
+		kbl "$net" -- sh -c 'for m in abstract pair-sendto-abstract socketpair; do "$1" "$2" $m "$3" "t97-abs-$m"; done' \
 			sh "$PY" "$B/net.py" "$SRV"
 		assert_file_has_content "$KB_OUT" '^socketpair WORKS pair$'
 		assert_file_has_content "$KB_OUT" '^abstract REFUSED'
@@ -1393,31 +1394,63 @@ RAN=$KB_T/PLANTED-RAN
 printf '#!/bin/sh\necho "ran: $0 $*" >>"%s"\nexit 0\n' "$RAN" >"$B/evil"
 chmod 755 "$B/evil"
 
+# t_git_guard KIND: the command plants code git would run (KIND says how);
+# after the run the host's next git commit/status runs nothing planted,
+# kinbox said SECURITY, and a commit made inside is kept
+git_planted_runs() {
+	rm -f "$RAN"
+	(
+		cd "$1" && git commit -q --allow-empty -m outside && git status && git st
+	) >/dev/null 2>&1 || true
+	[ -e "$RAN" ]
+}
 t_git_guard() {
-	skip_test "TODO: the landlock backend does not put git guards back after the run yet (gitguard snapshot/restore, branch h-gitsnap, not merged); today a planted hook and core.fsmonitor stay and run at the next git commit outside"
-	r=$(newdir git-guard)
+	r=$(newdir "git-guard-$1")
 	mkrepo "$r"
 	echo x >"$r/file"
+	[ "$1" != hooks-absent ] || rm -rf "$r/.git/hooks"
+	cp "$r/.git/config" "$KB_T/git-guard-$1.config"
+	ls -A "$r/.git/hooks" >"$KB_T/git-guard-$1.hooks" 2>/dev/null || true
+	git_planted_runs "$r" && fail "the repository runs planted code before the run"
+	case $1 in
+	hook-config) plant='cp "$1" .git/hooks/pre-commit; chmod 755 .git/hooks/pre-commit
+		git config core.fsmonitor "$1"; git config alias.st "!$1"' ;;
+	hooks-swap) plant='mv .git/hooks .git/h2 && mkdir .git/hooks && cp "$1" .git/hooks/pre-commit && chmod 755 .git/hooks/pre-commit' ;;
+	hooks-absent) plant='mkdir -p .git/hooks && cp "$1" .git/hooks/pre-commit && chmod 755 .git/hooks/pre-commit' ;;
+	config-rename) plant='{ cat .git/config; printf "[core]\n\tfsmonitor = %s\n[alias]\n\tst = !%s\n" "$1" "$1"; } > .git/config.new && mv .git/config.new .git/config' ;;
+	dotgit-swap) plant='mv .git .git2 && git init -q . && cp "$1" .git/hooks/pre-commit && chmod 755 .git/hooks/pre-commit && git config core.fsmonitor "$1"' ;;
+	esac
 	cd "$r"
 	kbl -- sh -c '
 		git add file && git commit -q -m inside-commit && echo committed > committed
-		cp "$1" .git/hooks/pre-commit; chmod 755 .git/hooks/pre-commit
-		git config core.fsmonitor "$1"; git config alias.st "!$1"
+		'"$plant"'
 		echo ran > ctl' sh "$B/evil"
 	assert_file_has_content "$r/ctl" '^ran$'
 	assert_file_has_content "$r/committed" '^committed$'
 	git -C "$r" log --format=%s | grep -q '^inside-commit$' ||
 		fail "the commit made inside is not in the repository"
-	rm -f "$RAN"
-	(
-		cd "$r" && git commit -q --allow-empty -m outside && git status && git st
-	) >/dev/null 2>&1 || true
-	if [ -e "$RAN" ]; then
+	assert_file_has_content "$KB_ERR" '^kinbox: SECURITY: '
+	if git_planted_runs "$r"; then
 		cat "$RAN" >&2
 		fail "code planted under landlock ran at the next git commit/status outside"
 	fi
-	assert_not_exists "$r/.git/hooks/pre-commit"
+	assert_files_equal "$KB_T/git-guard-$1.config" "$r/.git/config"
+	case $1 in
+	hooks-absent) assert_not_exists "$r/.git/hooks" ;;
+	*)
+		assert_not_exists "$r/.git/hooks/pre-commit"
+		# what the command planted may stay, moved aside under a name
+		# git never runs
+		# shellcheck disable=SC2010 # the names git would see, one a line
+		ls -A "$r/.git/hooks" | grep -v '\.kinbox-quarantine\.' >"$KB_T/git-guard-$1.hooks.after" || true
+		assert_files_equal "$KB_T/git-guard-$1.hooks" "$KB_T/git-guard-$1.hooks.after"
+		;;
+	esac
 }
-run_test "git: a hook and core.fsmonitor planted under landlock are undone after the run; commit inside works; nothing runs outside" t_git_guard
+run_test "git: a hook, core.fsmonitor and an alias planted under landlock are undone after the run (SECURITY); the commit made inside stays; nothing runs outside" t_git_guard hook-config
+run_test "git: .git/hooks swapped for a planted one is put back after the run; nothing runs outside" t_git_guard hooks-swap
+run_test "git: with .git/hooks absent, one the command creates is removed after the run; nothing runs outside" t_git_guard hooks-absent
+run_test "git: .git/config replaced by rename is restored byte for byte after the run; nothing runs outside" t_git_guard config-rename
+run_test "git: .git moved away and a new repository with a hook put in its place: the git dir comes back; nothing runs outside" t_git_guard dotgit-swap
 
 done_testing
