@@ -83,7 +83,7 @@ run_suites() {
 		found=1
 		name="$label/$(basename "$t")"
 		echo "# === $name"
-		log=$work/log.$$.$(basename "$t").$label
+		log=$work/log.$$.$(basename "$t").$(printf '%s' "$label" | tr / -)
 		rcfile=$work/rc
 		{
 			"$@" sh "$t"

@@ -1117,11 +1117,17 @@ t_run_empty() {
 	setup run-empty
 	[ -n "$(ls -A /run 2>/dev/null)" ] || skip_test "the host's /run is empty"
 	resolv=$(realpath /etc/resolv.conf 2>/dev/null || echo /etc/resolv.conf)
-	kb_expect 0 -- sh -c 'find /run -mindepth 1 && echo ran > ctl'
+	if [ "$KB_BACKEND" = landlock ]; then
+		# the landlock backend shows the names of /run (not what they
+		# hold; find meets directories it cannot read): the listener
+		# below is what counts
+		kb_expect 0 -- sh -c 'find /run -mindepth 1 >/dev/null 2>&1; echo ran > ctl'
+		: >"$KB_OUT"
+	else
+		kb_expect 0 -- sh -c 'find /run -mindepth 1 && echo ran > ctl'
+	fi
 	assert_file_has_content "$ws/ctl" '^ran$'
-	# only resolv.conf (and the directories leading to it) may be shown;
-	# the landlock backend shows the names of /run (not what they hold)
-	[ "$KB_BACKEND" != landlock ] || : >"$KB_OUT"
+	# only resolv.conf (and the directories leading to it) may be shown
 	while IFS= read -r f; do
 		case $resolv in
 		"$f" | "$f"/*) ;;

@@ -579,6 +579,23 @@ t_rundir_leftovers() {
 }
 run_test "the per-run dir is removed even holding a chmod 000 tree, symlinks to a host file and dir (untouched), a FIFO" t_rundir_leftovers
 
+# A deep tree (300 nested directories) in the per-run
+# directory: removed too, without a note
+t_rundir_deep() {
+	ws=$(newdir rundir-deep)
+	cd "$ws"
+	kbl -- sh -c 'printf "%s\n" "$TMPDIR" > tmpdir; cd "$TMPDIR"; i=0
+		while [ $i -lt 300 ]; do mkdir d && cd d || exit 9; i=$((i + 1)); done
+		echo leaf > f; echo ran > "$1/ctl"' sh "$ws"
+	rd=$(cat "$ws/tmpdir")
+	cleanup_add "[ ! -d '$rd' ] || rm -rf '$rd'"
+	assert_streq "$KB_RC" 0
+	assert_file_has_content "$ws/ctl" '^ran$'
+	assert_not_exists "$rd"
+	assert_not_file_has_content "$KB_ERR" 'remove it by hand'
+}
+run_test "the per-run dir holding a 300-level deep tree is removed after the run, with no note" t_rundir_deep
+
 # Links and renames out of the writable set
 t_links() {
 	d=$(newdir links)
@@ -945,6 +962,57 @@ t_net() {
 run_test "network off: a loopback TCP server is not reachable; with --net it is" t_net tcp tcp
 run_test "network off: TCP Fast Open (sendto MSG_FASTOPEN, no connect) does not reach a loopback TCP server; with --net it does" t_net tfo tcp
 run_test "network off: UDP to a loopback listener is refused, nothing arrives; with --net it arrives" t_net udp udp
+
+# t_listen_autobind: listen(2) on a socket never bound takes an ephemeral
+# port on every address (no bind(2), which Landlock checks); with the
+# network off nothing may connect to it, from the host or beyond
+cat >"$B/listen.py" <<'EOF2'
+import os, socket, sys
+portfile = sys.argv[1]
+s = socket.socket()
+try:
+    s.listen(4)
+except OSError as e:
+    print("listen REFUSED", e.errno)
+    open(portfile + ".tmp", "w").write("none\n")
+    os.rename(portfile + ".tmp", portfile)
+    sys.exit(0)
+open(portfile + ".tmp", "w").write("%d\n" % s.getsockname()[1])
+os.rename(portfile + ".tmp", portfile)
+s.settimeout(5)
+try:
+    c, _ = s.accept()
+    print("ACCEPTED", c.recv(100).decode().strip())
+except OSError as e:
+    print("nothing accepted", e)
+EOF2
+
+t_listen_autobind() {
+	[ "$ABI" -ge 4 ] || skip_test "Landlock ABI $ABI < 4: every inet socket is refused (another path)"
+	ws=$(newdir listen)
+	cd "$ws"
+	for net in --no-net --net; do
+		rm -f "$ws/port"
+		kb_bg --backend landlock "$net" -- "$PY" "$B/listen.py" "$ws/port"
+		await "$ws/port"
+		port=$(cat "$ws/port")
+		host=none
+		if [ "$port" != none ]; then
+			host=$("$PY" "$B/net.py" tcp "$port" "t97-listen$net")
+		fi
+		kb_wait
+		echo "$net: inside: $(cat "$KB_OUT"); host: $host"
+		if [ "$net" = --net ]; then
+			# the control: with the network on, the host reaches it
+			assert_streq "$host" "tcp CONNECTED" "the host's connection with --net"
+			assert_file_has_content "$KB_OUT" "^ACCEPTED t97-listen--net\$"
+		else
+			assert_not_file_has_content "$KB_OUT" '^ACCEPTED'
+			assert_strne "$host" "tcp CONNECTED" "the host's connection with the network off"
+		fi
+	done
+}
+run_test "network off: a socket that listens without bind (an ephemeral port on every address) accepts nothing from the host; with --net it does" t_listen_autobind
 
 t_mptcp() {
 	"$PY" -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262).close()' 2>/dev/null ||
