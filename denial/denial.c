@@ -1353,7 +1353,8 @@ find_host(
 			regex_t re;
 			regmatch_t m[4];
 
-			if (regcomp(&re, kb_host_res[r].re, REG_EXTENDED) != 0)
+			if ((pass == 1 && kb_host_res[r].line_only) ||
+			    regcomp(&re, kb_host_res[r].re, REG_EXTENDED) != 0)
 				continue;
 			for (size_t k = pass == 0 ? i : 0;
 			     k < (pass == 0 ? i + 1 : nlines); k++) {
@@ -1427,8 +1428,7 @@ words_in(const struct line *l, const char *const *words, size_t nwords)
  * traceback), or the command's words (curl --unix-socket, socat
  * UNIX-CONNECT:, python -c '...AF_UNIX...') say so */
 static bool
-unix_socket(
-    const struct line *lines, size_t i, const struct kb_policy *p)
+unix_socket(const struct line *lines, size_t i, const struct kb_policy *p)
 {
 	struct kb_strv w = {0};
 	bool yes = false;
@@ -1439,8 +1439,8 @@ unix_socket(
 		if (k > LOOKBACK && l->n > 0 && l->s[0] != ' ' &&
 		    l->s[0] != '\t')
 			break; /* the top of the traceback, or before it */
-		yes = words_in(l, kb_unix_socket_words,
-		    kb_unix_socket_word_count);
+		yes = words_in(
+		    l, kb_unix_socket_words, kb_unix_socket_word_count);
 	}
 	command_words(p, &w);
 	for (size_t k = 0; !yes && k < w.n; k++) {
@@ -1512,20 +1512,33 @@ landlock_refusal(const struct line *lines, size_t nlines, size_t i,
 	     k++)
 		call = words_in(&lines[i - k], kb_socket_call_words,
 		    kb_socket_call_word_count);
+	/* a URL it failed to open, on a line that names no file */
+	if (!call && words_in(&lines[i], kb_url_schemes, kb_url_scheme_count)) {
+		bool file = false;
+
+		for (size_t k = 0,
+			    n = all_paths(&lines[i], others, nitems(others));
+		     k < n && !file; k++)
+			file = others[k][0] == '/' && others[k][1] != '\0';
+		if (file)
+			return false;
+		call = true;
+	}
 	if (!call)
 		return false;
 	/* an absolute path named on the socket call's own line is the
 	 * socket's */
-	if (words_in(&lines[i], kb_socket_call_words,
-		kb_socket_call_word_count))
-		for (size_t k = 0, n = all_paths(&lines[i], others,
-					nitems(others));
+	if (words_in(
+		&lines[i], kb_socket_call_words, kb_socket_call_word_count))
+		for (size_t k = 0,
+			    n = all_paths(&lines[i], others, nitems(others));
 		     k < n && !named; k++)
 			named = others[k][0] == '/' && others[k][1] != '\0';
 	if (named || unix_socket(lines, i, p)) {
 		d->cls = KB_CLASS_OTHER;
 		d->suggest_unconfined = true;
-		set_evidence(d, &lines[i], "unix socket refused (landlock backend)");
+		set_evidence(
+		    d, &lines[i], "unix socket refused (landlock backend)");
 		return true;
 	}
 	if (p->net)

@@ -132,7 +132,8 @@ struct kb_phrase {
 	const char *paths; /* KB_CHECK_HOST: ':'-separated host paths */
 };
 struct kb_host_re {
-	const char *re; /* POSIX ERE; group 1 is the host */
+	const char *re; /* POSIX ERE; the last group that matched is the host */
+	bool line_only; /* only on the refusal's own line, not the tail */
 };
 extern const struct kb_phrase kb_rofs_phrases[], kb_perm_phrases[],
     kb_busy_phrases[], kb_unsaid_phrases[], kb_net_phrases[], kb_ssh_phrases[],
@@ -159,6 +160,8 @@ extern const size_t kb_host_re_count;
 /* the landlock backend's refusals: socket calls, unix sockets, IPC */
 extern const char *const kb_socket_call_words[], *const kb_unix_socket_words[];
 extern const size_t kb_socket_call_word_count, kb_unix_socket_word_count;
+extern const char *const kb_url_schemes[];
+extern const size_t kb_url_scheme_count;
 extern const struct kb_phrase kb_landlock_ipc_phrases[];
 extern const size_t kb_landlock_ipc_count;
 struct kb_exit_status {

@@ -274,6 +274,13 @@ const char *const kb_socket_call_words[] = {
 };
 const size_t kb_socket_call_word_count = nitems(kb_socket_call_words);
 
+/* ... and so does a URL on a line that names no file ("file_get_contents(
+ * http://127.0.0.1/): Failed to open stream: Permission denied") */
+const char *const kb_url_schemes[] = {
+	"http://", "https://", "ftp://", "ws://", "wss://",
+};
+const size_t kb_url_scheme_count = nitems(kb_url_schemes);
+
 /* ... and these, on those lines, up the traceback, or in the command's
  * words, that the socket was a unix one (which no grant of this backend
  * allows: Landlock cannot tell one unix socket from another); so does a
@@ -322,27 +329,34 @@ const char *const kb_path_line_prefixes[] = {
 };
 const size_t kb_path_line_prefix_count = nitems(kb_path_line_prefixes);
 
-/* Where tools name the host; group 1 is the host. Tried in order. */
+/* Where tools name the host; the last group that matched is the host. Tried
+ * in order, on the refusal's line and then (unless true) on the whole tail. */
 const struct kb_host_re kb_host_res[] = {
-	{ "Could not resolve host(name)?:? ([A-Za-z0-9.-]+)" },
-	{ "connect to host ([A-Za-z0-9.:-]+) port" },
-	{ "[Bb]ad (hostname|address) '([A-Za-z0-9.-]+)" },
-	{ "getaddrinfo for ([A-Za-z0-9.-]+)" },
-	{ "(connection|connect) to '?([A-Za-z0-9.-]+):[0-9]" },
-	{ "(ECONNREFUSED|EACCES) ([0-9.]+):" },  /* node: "connect EACCES" */
-	{ "connect ([A-Za-z0-9.-]+):[0-9]+:" },
-	{ "Failed to connect to ([A-Za-z0-9.:-]+) port" },
-	{ "getaddrinfo (ENOTFOUND|EAI_AGAIN) ([A-Za-z0-9.-]+)" },
-	{ "host='([A-Za-z0-9.-]+)'" },
-	{ "unable to resolve host address [^A-Za-z0-9]*([A-Za-z0-9.-]+)" },
-	{ "lookup ([A-Za-z0-9.-]+)" },
-	{ "Connecting to ([A-Za-z0-9.-]+)" },           /* wget */
-	{ "AF=2 ([0-9.]+):" },                         /* socat */
-	{ "remote host \\(([A-Za-z0-9.-]+)\\)" },      /* BusyBox nc */
-	{ "Resolving ([A-Za-z0-9.-]+)" },
-	{ "[a-z+]+://[^@/ ]+@([A-Za-z0-9.-]+)" },
-	{ "[a-z+]+://([A-Za-z0-9.-]+)" },
-	{ "@([A-Za-z0-9.-]+):" },
+	{ "Could not resolve host(name)?:? ([A-Za-z0-9.-]+)", false },
+	{ "connect to host ([A-Za-z0-9.:-]+) port", false },
+	{ "[Bb]ad (hostname|address) '([A-Za-z0-9.-]+)", false },
+	{ "getaddrinfo for ([A-Za-z0-9.-]+)", false },
+	{ "(connection|connect) to '?([A-Za-z0-9.-]+):[0-9]", false },
+	{ "(ECONNREFUSED|EACCES) ([0-9.]+):", false },  /* node: "connect EACCES" */
+	{ "connect ([A-Za-z0-9.-]+):[0-9]+:", false },
+	{ "Failed to connect to ([A-Za-z0-9.:-]+) port", false },
+	{ "getaddrinfo (ENOTFOUND|EAI_AGAIN) ([A-Za-z0-9.-]+)", false },
+	{ "host='([A-Za-z0-9.-]+)'", false },
+	{ "unable to resolve host address [^A-Za-z0-9]*([A-Za-z0-9.-]+)", false },
+	{ "lookup ([A-Za-z0-9.-]+)", false },
+	{ "Connecting to ([A-Za-z0-9.-]+)", false },           /* wget */
+	{ "AF=2 ([0-9.]+):", false },                         /* socat */
+	{ "remote host \\(([A-Za-z0-9.-]+)\\)", false },      /* BusyBox nc */
+	{ "Resolving ([A-Za-z0-9.-]+)", false },
+	{ "[a-z+]+://[^@/ ]+@([A-Za-z0-9.-]+)", false },
+	{ "[a-z+]+://([A-Za-z0-9.-]+)", false },
+	{ "@([A-Za-z0-9.-]+):", false },
+	/* an address the refusal's own line gives any other way ("server at
+	 * \"127.0.0.1\"", "listen EACCES: permission denied 127.0.0.1:80",
+	 * rsync's "failed to connect to 127.0.0.1 (127.0.0.1)") */
+	{ "(^|[^0-9.])([0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3})[^0-9.]",
+	  true },
+	{ "(^|[^0-9.])([0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3})$", true },
 };
 const size_t kb_host_re_count = nitems(kb_host_res);
 /* clang-format on */
