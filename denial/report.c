@@ -504,9 +504,9 @@ kb_report_json(const struct kb_denial *d, size_t n, const char *id,
 	/* the command ran until it failed: some of it may have happened */
 	set(o, "partial", json_true());
 	set(o, "time", json_string(when));
-	set(o, "backend", json_string(p->backend == KB_BACKEND_LANDLOCK
-					  ? "landlock"
-					  : "bwrap"));
+	set(o, "backend",
+	    json_string(
+		p->backend == KB_BACKEND_LANDLOCK ? "landlock" : "bwrap"));
 	set(o, "policy", pol);
 	/* what the caller asked for on the command line: kinpolicy retry
 	 * replays these and lets config and grants apply anew */
