@@ -228,12 +228,12 @@ man-check:
 # --- fuzzing (libFuzzer, clang) ----------------------------------------------
 FUZZ_TARGETS = tests/fuzz/fuzz-classify tests/fuzz/fuzz-gitindex tests/fuzz/fuzz-shlex \
                tests/fuzz/fuzz-gitconfig tests/fuzz/fuzz-config
-FUZZ_SRCS = $(filter-out backends/seccomp-blob.c backends/run.c backends/bwrap.c backends/plan.c,$(CORE_SRCS))
+FUZZ_SRCS = $(filter-out backends/run.c backends/bwrap.c backends/plan.c,$(CORE_SRCS))
 FUZZ_SECONDS ?= 300
 FUZZ_CHECK_SECONDS ?= 15
 FUZZCC = clang
 
-tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_SRCS) $(HDRS)
+tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_SRCS) $(HDRS) backends/seccomp-bpf.h
 	$(FUZZCC) $(CSTD) $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined $(DEFS) \
 	    -o $@ $< $(FUZZ_SRCS) $(LIBS_KINBOX)
 

@@ -483,13 +483,14 @@ kb_landlock_plan(const struct kb_policy *p, const struct kb_host *h,
 		kb_strv_push(&pl->argv, *a);
 	plan_notes(p, h, why, rundir, pl);
 	plan_tmp_env(p, envp, rundir, pl);
-	for (size_t i = 0; i < p->nmask; i++) {
-		const char *var;
+	/* whether the cache exists or not: a tool makes one that is
+	 * missing, which fails in the read-only home */
+	for (size_t c = 0; c < kb_cache_count; c++) {
+		const char *var = redirect_var((int)c);
 		_cleanup_free_ char *dir = NULL;
 
-		if (p->mask[i].cache == -1 ||
-		    p->mask[i].kind == KB_CACHE_BIND ||
-		    (var = redirect_var(p->mask[i].cache)) == NULL ||
+		if (var == NULL || p->cache[c] == KB_CACHE_OFF ||
+		    p->cache[c] == KB_CACHE_PERSISTED ||
 		    env_slot(pl, var) != NULL)
 			continue;
 		for (size_t k = 0; k < nitems(cache_redirect); k++)
@@ -497,6 +498,9 @@ kb_landlock_plan(const struct kb_policy *p, const struct kb_host *h,
 				dir = xasprintf(
 				    "%s/%s", rundir, cache_redirect[k].sub);
 		env_set(pl, var, dir);
+		kb_strv_pushf(&pl->notes,
+		    "env: %s=%s (the %s cache of this run, discarded)", var,
+		    dir, kb_cache_table[c].name);
 	}
 	return 0;
 }

@@ -850,8 +850,8 @@ judge_userns(const struct kb_status_roots *r, struct kb_status *st)
 		static const char *const absent[KB_USERNS__N] = {
 		    [KB_USERNS_MAX] = "a kernel without user namespaces?",
 		    [KB_USERNS_CLONE] = "Debian's switch, not in this kernel",
-		    [KB_USERNS_APPARMOR] = "Ubuntu's switch, not in this "
-					   "kernel",
+		    [KB_USERNS_APPARMOR] = ("Ubuntu's switch, not in this "
+					    "kernel"),
 		};
 		struct kb_status_sysctl *k = &st->userns[i];
 

@@ -120,6 +120,20 @@ source_location(const char *s, size_t n)
 	return false;
 }
 
+/* A Python traceback frame ('  File "/usr/lib/python3.11/socket.py",
+ * line 836, in create_connection'): it names code, never the path the
+ * command wrote */
+static bool
+code_frame(const struct line *l)
+{
+	size_t k = 0;
+
+	while (k < l->n && (l->s[k] == ' ' || l->s[k] == '\t'))
+		k++;
+	return l->n - k > 6 && memcmp(l->s + k, "File \"", 6) == 0 &&
+	       memmem(l->s + k, l->n - k, "\", line ", 8) != NULL;
+}
+
 static bool
 pathish(const char *s, size_t n, bool quoted)
 {
@@ -931,11 +945,19 @@ judge_path(const char *raw, const struct line *lines, size_t nlines, size_t i,
 	}
 	if (in_cache(p, o, real, d))
 		return true;
+	/* kinbox refuses --write /tmp itself (a subdirectory of it it
+	 * takes) */
 	if (o->suggest_root(
 		real, d->suggest_write, sizeof(d->suggest_write), o->ctx) &&
-	    kb_config_store_under(p, d->suggest_write) == NULL)
+	    kb_config_store_under(p, d->suggest_write) == NULL &&
+	    strcmp(d->suggest_write, "/tmp") != 0)
 		return true;
 	d->suggest_write[0] = '\0';
+	/* the landlock backend's /tmp is the host's, read-only: no root to
+	 * make and grant, the run's $TMPDIR is what helps (the report says
+	 * so) */
+	if (landlock && kb_path_within(real, "/tmp"))
+		return true;
 	if (missing_dir(p, o, real, leaf_is_dir(lines, i, real),
 		d->suggest_write, sizeof(d->suggest_write))) {
 		d->suggest_create = true;
@@ -1042,18 +1064,38 @@ judge_write(const struct line *lines, size_t nlines, size_t i, size_t at,
 	if (own && strcmp(raw, ph->text) == 0)
 		own = found = false; /* "code: 'EROFS'": the code, no name */
 	snprintf(cwdbase, sizeof(cwdbase), "%s", p->cwd ? p->cwd : "/");
-	/* a line near it that names a path (not a bare word) */
+	/* a line near it that names a path (not a bare word, not a
+	 * traceback's code) */
 	for (size_t k = 1; !found && k <= LOOKBACK && k <= i; k++)
-		found = extract_path(
+		found = !code_frame(&lines[i - k]) &&
+			extract_path(
 			    &lines[i - k], lines[i - k].n, raw, sizeof(raw)) &&
 			strchr("/~.", raw[0]) != NULL;
 	/* CMake and gpg name the path on a line after the message; not
 	 * after a bare code ("npm error code EROFS"), whose message
 	 * follows with names of its own */
 	for (size_t k = 1; !found && ahead && k <= 2 && i + k < nlines; k++)
-		found = extract_path(
+		found = !code_frame(&lines[i + k]) &&
+			extract_path(
 			    &lines[i + k], lines[i + k].n, raw, sizeof(raw)) &&
 			strchr("/~.", raw[0]) != NULL;
+	/* a bare code whose path is on a line of its own below it ("npm
+	 * error code EACCES" ... "npm error path /x"), when no message
+	 * line says it */
+	for (size_t k = 1; !found && !ahead && k <= 4 && i + k < nlines; k++)
+		for (size_t f = 0; !found && f < kb_path_line_prefix_count;
+		     f++) {
+			const struct line *l = &lines[i + k];
+			size_t pl = strlen(kb_path_line_prefixes[f]);
+
+			if (l->n <= pl || l->n - pl >= sizeof(raw) ||
+			    memcmp(l->s, kb_path_line_prefixes[f], pl) != 0 ||
+			    strchr("/~", l->s[pl]) == NULL)
+				continue;
+			memcpy(raw, l->s + pl, l->n - pl);
+			raw[l->n - pl] = '\0';
+			found = true;
+		}
 	if (found) {
 		/* a name the command gave before tar's -C is not under it */
 		const char *b = before_chdir(p, raw) ? cwdbase : base;
@@ -1311,7 +1353,8 @@ find_host(
 			regex_t re;
 			regmatch_t m[4];
 
-			if (regcomp(&re, kb_host_res[r].re, REG_EXTENDED) != 0)
+			if ((pass == 1 && kb_host_res[r].line_only) ||
+			    regcomp(&re, kb_host_res[r].re, REG_EXTENDED) != 0)
 				continue;
 			for (size_t k = pass == 0 ? i : 0;
 			     k < (pass == 0 ? i + 1 : nlines); k++) {
@@ -1371,6 +1414,140 @@ same_denial(struct kb_denial *have, const struct kb_denial *d)
 	return true;
 }
 
+static bool
+words_in(const struct line *l, const char *const *words, size_t nwords)
+{
+	for (size_t w = 0; w < nwords; w++)
+		if (memmem(l->s, l->n, words[w], strlen(words[w])) != NULL)
+			return true;
+	return false;
+}
+
+/* The socket line i says was refused was a unix one: that line, the lines
+ * above it (the few just above, and further up only inside an indented
+ * traceback), or the command's words (curl --unix-socket, socat
+ * UNIX-CONNECT:, python -c '...AF_UNIX...') say so */
+static bool
+unix_socket(const struct line *lines, size_t i, const struct kb_policy *p)
+{
+	struct kb_strv w = {0};
+	bool yes = false;
+
+	for (size_t k = 0; !yes && k <= 30 && k <= i; k++) {
+		const struct line *l = &lines[i - k];
+
+		if (k > LOOKBACK && l->n > 0 && l->s[0] != ' ' &&
+		    l->s[0] != '\t')
+			break; /* the top of the traceback, or before it */
+		yes = words_in(
+		    l, kb_unix_socket_words, kb_unix_socket_word_count);
+	}
+	command_words(p, &w);
+	for (size_t k = 0; !yes && k < w.n; k++) {
+		struct line l = {w.v[k], strlen(w.v[k])};
+
+		yes = words_in(
+		    &l, kb_unix_socket_words, kb_unix_socket_word_count);
+	}
+	kb_strv_free(&w);
+	return yes;
+}
+
+/* A network denial on line i; an SSH connection needs the agent and
+ * known_hosts too (~/.ssh is hidden without --ssh-agent): --net alone
+ * would only get as far as "Host key verification failed". The landlock
+ * backend refuses --ssh-agent (every unix socket), so it is not
+ * suggested there. */
+static void
+net_denial(const struct line *lines, size_t nlines, size_t i,
+    const char *reason, const struct kb_policy *p, struct kb_denial *d)
+{
+	d->cls = KB_CLASS_NETWORK;
+	d->suggest_net = true;
+	set_evidence(d, &lines[i], reason);
+	find_host(lines, nlines, i, d);
+	if (!p->ssh_agent &&
+	    ((lines[i].n >= 5 && memcmp(lines[i].s, "ssh: ", 5) == 0) ||
+		memmem(lines[i].s, lines[i].n, "ssh://", 6) != NULL)) {
+		d->cls = KB_CLASS_SSH;
+		d->suggest_ssh_agent = p->backend != KB_BACKEND_LANDLOCK;
+		d->host[0] = '\0';
+	}
+}
+
+/*
+ * What only the landlock backend refuses, said as errors of system calls
+ * rather than of paths: a socket call's EACCES (the network when it is
+ * off, Landlock's TCP rules and seccomp's refused families; a unix socket
+ * whatever the network, which no grant of this backend allows) and SysV
+ * IPC or POSIX message queues (EPERM). Judged before the write phrases:
+ * "could not create socket: Permission denied" is no refused write.
+ */
+static bool
+landlock_refusal(const struct line *lines, size_t nlines, size_t i,
+    const struct kb_policy *p, struct kb_denial *d)
+{
+	const struct kb_phrase *ph;
+	char others[8][PATH_MAX];
+	bool call, named = false;
+
+	if ((ph = match(&lines[i], kb_landlock_ipc_phrases,
+		 kb_landlock_ipc_count, NULL)) != NULL) {
+		d->cls = KB_CLASS_OTHER;
+		d->suggest_unconfined = true;
+		set_evidence(d, &lines[i], ph->reason);
+		return true;
+	}
+	if ((ph = match(&lines[i], kb_perm_phrases, kb_perm_count, NULL)) ==
+		NULL ||
+	    ph->check != KB_CHECK_EACCES)
+		return false;
+	call = words_in(
+	    &lines[i], kb_socket_call_words, kb_socket_call_word_count);
+	/* the lines just above it, when it names no path of its own (the
+	 * last line of a traceback: "PermissionError: [Errno 13] Permission
+	 * denied" under "sock.connect(sa)") */
+	for (size_t k = 1; !call && k <= LOOKBACK && k <= i &&
+			   all_paths(&lines[i], others, nitems(others)) == 0;
+	     k++)
+		call = words_in(&lines[i - k], kb_socket_call_words,
+		    kb_socket_call_word_count);
+	/* a URL it failed to open, on a line that names no file */
+	if (!call && words_in(&lines[i], kb_url_schemes, kb_url_scheme_count)) {
+		bool file = false;
+
+		for (size_t k = 0,
+			    n = all_paths(&lines[i], others, nitems(others));
+		     k < n && !file; k++)
+			file = others[k][0] == '/' && others[k][1] != '\0';
+		if (file)
+			return false;
+		call = true;
+	}
+	if (!call)
+		return false;
+	/* an absolute path named on the socket call's own line is the
+	 * socket's */
+	if (words_in(
+		&lines[i], kb_socket_call_words, kb_socket_call_word_count))
+		for (size_t k = 0,
+			    n = all_paths(&lines[i], others, nitems(others));
+		     k < n && !named; k++)
+			named = others[k][0] == '/' && others[k][1] != '\0';
+	if (named || unix_socket(lines, i, p)) {
+		d->cls = KB_CLASS_OTHER;
+		d->suggest_unconfined = true;
+		set_evidence(
+		    d, &lines[i], "unix socket refused (landlock backend)");
+		return true;
+	}
+	if (p->net)
+		return false; /* TCP is the command's: its own EACCES (a port
+				 below 1024) */
+	net_denial(lines, nlines, i, "no network (landlock backend)", p, d);
+	return true;
+}
+
 /* The denial on line i, if any, into d (zeroed first). */
 static bool
 judge_line(const struct line *lines, size_t nlines, size_t i, const char *base,
@@ -1378,6 +1555,7 @@ judge_line(const struct line *lines, size_t nlines, size_t i, const char *base,
 {
 	const struct kb_phrase *ph;
 	size_t at = 0;
+	bool landlock = p->backend == KB_BACKEND_LANDLOCK;
 
 	memset(d, 0, sizeof(*d));
 	for (size_t b = 0; b < kb_benign_count; b++)
@@ -1387,10 +1565,13 @@ judge_line(const struct line *lines, size_t nlines, size_t i, const char *base,
 	if (!p->ssh_agent && (ph = match(&lines[i], kb_ssh_phrases,
 				  kb_ssh_count, NULL)) != NULL) {
 		d->cls = KB_CLASS_SSH;
-		d->suggest_ssh_agent = d->suggest_net = true;
+		/* the landlock backend refuses --ssh-agent (unix sockets) */
+		d->suggest_ssh_agent = d->suggest_net = !landlock;
 		set_evidence(d, &lines[i], ph->reason);
 		return true;
 	}
+	if (landlock && landlock_refusal(lines, nlines, i, p, d))
+		return true;
 	if ((ph = match(&lines[i], kb_rofs_phrases, kb_rofs_count, &at)) !=
 	    NULL) {
 		if (judge_write(lines, nlines, i, at, REFUSED_ROFS, ph, base, p,
@@ -1420,23 +1601,23 @@ judge_line(const struct line *lines, size_t nlines, size_t i, const char *base,
 			return true;
 		}
 	}
-	if (!p->net && (ph = match_ok(&lines[i], kb_net_phrases, kb_net_count,
-			    &at, base, p, o)) != NULL) {
-		d->cls = KB_CLASS_NETWORK;
-		d->suggest_net = true;
-		set_evidence(d, &lines[i], ph->reason);
-		find_host(lines, nlines, i, d);
-		/* an SSH connection needs the agent and known_hosts too
-		 * (~/.ssh is hidden without --ssh-agent): --net alone would
-		 * only get as far as "Host key verification failed" */
-		if (!p->ssh_agent &&
-		    ((lines[i].n >= 5 && memcmp(lines[i].s, "ssh: ", 5) == 0) ||
-			memmem(lines[i].s, lines[i].n, "ssh://", 6) != NULL)) {
-			d->cls = KB_CLASS_SSH;
-			d->suggest_ssh_agent = true;
-			d->host[0] = '\0';
+	if ((!p->net || landlock) &&
+	    (ph = match_ok(&lines[i], kb_net_phrases, kb_net_count, &at, base,
+		 p, o)) != NULL) {
+		/* curl --unix-socket says "localhost port 80": under the
+		 * landlock backend the unix socket is what was refused, with
+		 * or without --net */
+		if (landlock && unix_socket(lines, i, p)) {
+			d->cls = KB_CLASS_OTHER;
+			d->suggest_unconfined = true;
+			set_evidence(d, &lines[i],
+			    "unix socket refused (landlock backend)");
+			return true;
 		}
-		return true;
+		if (!p->net) {
+			net_denial(lines, nlines, i, ph->reason, p, d);
+			return true;
+		}
 	}
 	if ((ph = match_ok(&lines[i], kb_other_phrases, kb_other_count, &at,
 		 base, p, o)) != NULL) {
@@ -1467,6 +1648,45 @@ judge_line(const struct line *lines, size_t nlines, size_t i, const char *base,
 	return false;
 }
 
+/* Nothing but blanks on stderr */
+static bool
+blank_tail(const struct line *lines, size_t nlines)
+{
+	for (size_t i = 0; i < nlines; i++)
+		for (size_t k = 0; k < lines[i].n; k++)
+			if (!isspace((unsigned char)lines[i].s[k]))
+				return false;
+	return true;
+}
+
+/* A tool that said nothing (curl -s, wget -q) and whose exit status is
+ * its network failure, with the network off */
+static bool
+net_exit_status(int status, const struct kb_policy *p, struct kb_denial *d)
+{
+	char ev[64];
+
+	if (p->net || p->argv == NULL || p->argv[0] == NULL)
+		return false;
+	for (size_t i = 0; i < kb_net_exit_status_count; i++) {
+		if (kb_net_exit_statuses[i].status != status ||
+		    strcmp(basename_of(p->argv[0]),
+			kb_net_exit_statuses[i].tool) != 0)
+			continue;
+		memset(d, 0, sizeof(*d));
+		d->cls = KB_CLASS_NETWORK;
+		d->suggest_net = true;
+		d->from_status = true;
+		snprintf(ev, sizeof(ev), "(nothing on stderr; exit status %d)",
+		    status);
+		snprintf(d->evidence, sizeof(d->evidence), "%s", ev);
+		snprintf(d->reason, sizeof(d->reason), "%s",
+		    kb_net_exit_statuses[i].reason);
+		return true;
+	}
+	return false;
+}
+
 size_t
 kb_classify_all(int status, const char *tail, size_t len,
     const struct kb_policy *p, const struct kb_oracle *o, struct kb_denial *out,
@@ -1479,10 +1699,12 @@ kb_classify_all(int status, const char *tail, size_t len,
 
 	if (max > 0)
 		memset(out, 0, sizeof(*out));
-	if (status == 0 || tail == NULL || len == 0 || max == 0) {
+	if (status == 0 || max == 0) {
 		free(d);
 		return 0;
 	}
+	if (tail == NULL)
+		len = 0;
 	for (size_t s = 0; s < len;) {
 		size_t e = s;
 
@@ -1518,6 +1740,9 @@ kb_classify_all(int status, const char *tail, size_t len,
 			out[nd++] = *d;
 	}
 	if (nd == 0 && argv_names_hidden(lines, nlines, p, d))
+		out[nd++] = *d;
+	if (nd == 0 && blank_tail(lines, nlines) &&
+	    net_exit_status(status, p, d))
 		out[nd++] = *d;
 	free(lines);
 	free(d);

@@ -55,6 +55,8 @@ struct kb_denial {
 	bool cache_absent; /* it does not exist: nothing was mounted */
 	/* judged for the landlock backend: no private /tmp, no overlays */
 	bool landlock;
+	/* judged from the exit status alone (nothing on stderr: curl -s) */
+	bool from_status;
 };
 
 struct kb_oracle {
@@ -130,7 +132,8 @@ struct kb_phrase {
 	const char *paths; /* KB_CHECK_HOST: ':'-separated host paths */
 };
 struct kb_host_re {
-	const char *re; /* POSIX ERE; group 1 is the host */
+	const char *re; /* POSIX ERE; the last group that matched is the host */
+	bool line_only; /* only on the refusal's own line, not the tail */
 };
 extern const struct kb_phrase kb_rofs_phrases[], kb_perm_phrases[],
     kb_busy_phrases[], kb_unsaid_phrases[], kb_net_phrases[], kb_ssh_phrases[],
@@ -154,5 +157,21 @@ extern const char *const kb_not_a_name[];
 extern const size_t kb_not_a_name_count;
 extern const struct kb_host_re kb_host_res[];
 extern const size_t kb_host_re_count;
+/* the landlock backend's refusals: socket calls, unix sockets, IPC */
+extern const char *const kb_socket_call_words[], *const kb_unix_socket_words[];
+extern const size_t kb_socket_call_word_count, kb_unix_socket_word_count;
+extern const char *const kb_url_schemes[];
+extern const size_t kb_url_scheme_count;
+extern const struct kb_phrase kb_landlock_ipc_phrases[];
+extern const size_t kb_landlock_ipc_count;
+struct kb_exit_status {
+	const char *tool; /* argv[0]'s base name */
+	int status;
+	const char *reason;
+};
+extern const struct kb_exit_status kb_net_exit_statuses[];
+extern const size_t kb_net_exit_status_count;
+extern const char *const kb_path_line_prefixes[];
+extern const size_t kb_path_line_prefix_count;
 
 #endif

@@ -227,6 +227,7 @@ const size_t kb_benign_count = nitems(kb_benign_phrases);
 const char *const kb_temp_words[] = {
 	"temporary", "mkstemp", "temp name", "tempfile", "TemporaryFile",
 	"mkdtemp", "tmpfile",
+	"via template", /* mktemp: "failed to create file via template" */
 };
 const size_t kb_temp_word_count = nitems(kb_temp_words);
 
@@ -252,24 +253,110 @@ const char *const kb_not_a_name[] = {
 };
 const size_t kb_not_a_name_count = nitems(kb_not_a_name);
 
-/* Where tools name the host; group 1 is the host. Tried in order. */
+/*
+ * The landlock backend (no namespaces). With the network off Landlock
+ * refuses every TCP connect and bind, and seccomp every socket() of
+ * another family (UDP, MPTCP, ...), so that no name lookup can leave;
+ * socket(AF_UNIX) is refused with the network on too. All of them answer
+ * EACCES, which here is a socket call's, not a file's: these words, on the
+ * line of the permission phrase (or, when it names no path, in the few
+ * lines above it: a Python traceback), say a socket call failed.
+ */
+const char *const kb_socket_call_words[] = {
+	"connect(", "connect:", "connect to ", "Connecting to ",
+	"connecting to ", "connection to ", "Connection to ",
+	"can't connect", "trying to connect", "tcp connect",
+	"connect EACCES", "TCP connection", "bind(", "bind:", "listen tcp",
+	"listen EACCES", "socket(", "socket:", "socket.__init__",
+	"could not create socket", "dial tcp", "dial udp", "dial unix",
+	"IO::Socket", "java.net.BindException", "java.net.SocketException",
+	"java.net.ConnectException", "NewConnectionError", "urlopen error",
+};
+const size_t kb_socket_call_word_count = nitems(kb_socket_call_words);
+
+/* ... and so does a URL on a line that names no file ("file_get_contents(
+ * http://127.0.0.1/): Failed to open stream: Permission denied") */
+const char *const kb_url_schemes[] = {
+	"http://", "https://", "ftp://", "ws://", "wss://",
+};
+const size_t kb_url_scheme_count = nitems(kb_url_schemes);
+
+/* ... and these, on those lines, up the traceback, or in the command's
+ * words, that the socket was a unix one (which no grant of this backend
+ * allows: Landlock cannot tell one unix socket from another); so does a
+ * path on the socket call's own line ("on socket \"/run/x/.s.PGSQL\"",
+ * "connect EACCES /tmp/x.sock") */
+const char *const kb_unix_socket_words[] = {
+	"AF_UNIX", "AF_LOCAL", "AF=1 ", "socket(1,", "dial unix", "unix://",
+	"UNIX-CONNECT", "UNIX-LISTEN", "UNIX-CLIENT", "UNIX-SENDTO",
+	"--unix-socket", "unix socket", "Unix socket", "UNIX socket",
+	"UNIXSocket", "multiprocessing",
+};
+const size_t kb_unix_socket_word_count = nitems(kb_unix_socket_words);
+
+/* SysV IPC and POSIX message queues: refused by the landlock backend's
+ * seccomp filter (EPERM), since there is no IPC namespace to make them
+ * private; only judged under that backend */
+#define LL_IPC(text, reason)                                                   \
+	{                                                                      \
+		text, reason, "Operation not permitted", KB_CHECK_NONE, NULL   \
+	}
+const struct kb_phrase kb_landlock_ipc_phrases[] = {
+	LL_IPC("shared memory segment",  "SysV IPC refused (landlock backend)"),
+	LL_IPC("create share memory",    "SysV IPC refused (landlock backend)"),
+	LL_IPC("create semaphore",       "SysV IPC refused (landlock backend)"),
+	LL_IPC("create message queue",   "SysV IPC refused (landlock backend)"),
+	LL_IPC("shmget",                 "SysV IPC refused (landlock backend)"),
+	LL_IPC("semget",                 "SysV IPC refused (landlock backend)"),
+	LL_IPC("msgget",                 "SysV IPC refused (landlock backend)"),
+	LL_IPC("mq_open",   "POSIX message queue refused (landlock backend)"),
+};
+const size_t kb_landlock_ipc_count = nitems(kb_landlock_ipc_phrases);
+
+/* A failure said by the exit status alone (nothing on stderr: curl -s,
+ * wget -q): with the network off, the network is what failed */
+const struct kb_exit_status kb_net_exit_statuses[] = {
+	{ "curl", 6, "no network (curl: could not resolve the host)" },
+	{ "curl", 7, "no network (curl: could not connect)" },
+	{ "wget", 4, "no network (wget: network failure)" },
+};
+const size_t kb_net_exit_status_count = nitems(kb_net_exit_statuses);
+
+/* Lines that name the path of the error coded above them ("npm error
+ * code EACCES", then "npm error path /x") */
+const char *const kb_path_line_prefixes[] = {
+	"npm error path ", "npm ERR! path ",
+};
+const size_t kb_path_line_prefix_count = nitems(kb_path_line_prefixes);
+
+/* Where tools name the host; the last group that matched is the host. Tried
+ * in order, on the refusal's line and then (unless true) on the whole tail. */
 const struct kb_host_re kb_host_res[] = {
-	{ "Could not resolve host(name)?:? ([A-Za-z0-9.-]+)" },
-	{ "connect to host ([A-Za-z0-9.:-]+) port" },
-	{ "[Bb]ad (hostname|address) '([A-Za-z0-9.-]+)" },
-	{ "getaddrinfo for ([A-Za-z0-9.-]+)" },
-	{ "(connection|connect) to '?([A-Za-z0-9.-]+):[0-9]" },
-	{ "ECONNREFUSED ([0-9.]+):" },
-	{ "connect ([A-Za-z0-9.-]+):[0-9]+:" },
-	{ "Failed to connect to ([A-Za-z0-9.:-]+) port" },
-	{ "getaddrinfo (ENOTFOUND|EAI_AGAIN) ([A-Za-z0-9.-]+)" },
-	{ "host='([A-Za-z0-9.-]+)'" },
-	{ "unable to resolve host address [^A-Za-z0-9]*([A-Za-z0-9.-]+)" },
-	{ "lookup ([A-Za-z0-9.-]+)" },
-	{ "Resolving ([A-Za-z0-9.-]+)" },
-	{ "[a-z+]+://[^@/ ]+@([A-Za-z0-9.-]+)" },
-	{ "[a-z+]+://([A-Za-z0-9.-]+)" },
-	{ "@([A-Za-z0-9.-]+):" },
+	{ "Could not resolve host(name)?:? ([A-Za-z0-9.-]+)", false },
+	{ "connect to host ([A-Za-z0-9.:-]+) port", false },
+	{ "[Bb]ad (hostname|address) '([A-Za-z0-9.-]+)", false },
+	{ "getaddrinfo for ([A-Za-z0-9.-]+)", false },
+	{ "(connection|connect) to '?([A-Za-z0-9.-]+):[0-9]", false },
+	{ "(ECONNREFUSED|EACCES) ([0-9.]+):", false },  /* node: "connect EACCES" */
+	{ "connect ([A-Za-z0-9.-]+):[0-9]+:", false },
+	{ "Failed to connect to ([A-Za-z0-9.:-]+) port", false },
+	{ "getaddrinfo (ENOTFOUND|EAI_AGAIN) ([A-Za-z0-9.-]+)", false },
+	{ "host='([A-Za-z0-9.-]+)'", false },
+	{ "unable to resolve host address [^A-Za-z0-9]*([A-Za-z0-9.-]+)", false },
+	{ "lookup ([A-Za-z0-9.-]+)", false },
+	{ "Connecting to ([A-Za-z0-9.-]+)", false },           /* wget */
+	{ "AF=2 ([0-9.]+):", false },                         /* socat */
+	{ "remote host \\(([A-Za-z0-9.-]+)\\)", false },      /* BusyBox nc */
+	{ "Resolving ([A-Za-z0-9.-]+)", false },
+	{ "[a-z+]+://[^@/ ]+@([A-Za-z0-9.-]+)", false },
+	{ "[a-z+]+://([A-Za-z0-9.-]+)", false },
+	{ "@([A-Za-z0-9.-]+):", false },
+	/* an address the refusal's own line gives any other way ("server at
+	 * \"127.0.0.1\"", "listen EACCES: permission denied 127.0.0.1:80",
+	 * rsync's "failed to connect to 127.0.0.1 (127.0.0.1)") */
+	{ "(^|[^0-9.])([0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3})[^0-9.]",
+	  true },
+	{ "(^|[^0-9.])([0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3})$", true },
 };
 const size_t kb_host_re_count = nitems(kb_host_res);
 /* clang-format on */

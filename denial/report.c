@@ -72,6 +72,14 @@ kb_report_line(const struct kb_denial *d, const char *id)
 	switch (d->cls) {
 	case KB_CLASS_WRITE:
 		/* the landlock backend has no private /tmp, no overlays */
+		if (d->landlock && kb_path_within(d->path, "/tmp") &&
+		    d->suggest_write[0] != '\0')
+			return xasprintf(
+			    "denied write '%s' (%s, " FROM_STDERR
+			    "): the landlock backend has no private /tmp "
+			    "(the host's is read-only); write to $TMPDIR "
+			    "instead, or retry with --write %s  [%s]",
+			    path, reason, root, eid);
 		if (d->landlock && kb_path_within(d->path, "/tmp"))
 			return xasprintf(
 			    "denied write '%s' (%s, " FROM_STDERR
@@ -80,15 +88,30 @@ kb_report_line(const struct kb_denial *d, const char *id)
 			    "instead, or run where bubblewrap works (kinbox "
 			    "--status)  [%s]",
 			    path, reason, eid);
-		if (d->landlock && d->cache[0] != '\0' && !d->cache_off)
+		/* ephemeral and empty are read-only there too: only a
+		 * persisted cache is writable, and only one that exists */
+		if (d->landlock && d->cache[0] != '\0' && d->cache_absent)
+			return xasprintf(
+			    "denied write '%s' (%s, " FROM_STDERR
+			    "): the %s cache %s does not exist, and the "
+			    "landlock backend cannot give it an overlay; "
+			    "create it (mkdir -p %s) and set %s = persisted "
+			    "in [caches] of your config.ini (kinbox.conf(5)), "
+			    "or run where bubblewrap works  [%s]",
+			    path, reason, d->cache, cdir, cdir, d->cache, eid);
+		if (d->landlock && d->cache[0] != '\0')
 			return xasprintf(
 			    "denied write '%s' (%s, " FROM_STDERR
 			    "): the %s cache %s is read-only under the "
-			    "landlock backend (no overlay without a mount "
-			    "namespace); set %s = persisted in [caches] of "
-			    "your config.ini (kinbox.conf(5)), or run where "
-			    "bubblewrap works  [%s]",
-			    path, reason, d->cache, cdir, d->cache, eid);
+			    "landlock backend (%s); set %s = persisted in "
+			    "[caches] of your config.ini (kinbox.conf(5)), or "
+			    "run where bubblewrap works  [%s]",
+			    path, reason, d->cache, cdir,
+			    d->cache_off ? "[caches] says off, and an "
+					   "ephemeral cache would be too"
+					 : "no overlay without a mount "
+					   "namespace",
+			    d->cache, eid);
 		if (d->cache[0] != '\0' && d->cache_absent && !d->cache_off)
 			return xasprintf(
 			    "denied write '%s' (%s, " FROM_STDERR
@@ -140,6 +163,11 @@ kb_report_line(const struct kb_denial *d, const char *id)
 					 "); " NET_BLOCKED "  [%s]",
 			    d->host[0] ? " to " : "", host, reason, blocked,
 			    eid);
+		if (d->from_status)
+			return xasprintf("denied network (%s, read from the "
+					 "command's exit status: it printed "
+					 "nothing); retry with --net  [%s]",
+			    reason, eid);
 		return xasprintf("denied network%s%s (%s, " FROM_STDERR "); "
 				 "retry with --net  [%s]",
 		    d->host[0] ? " to " : "", host, reason, eid);
@@ -148,6 +176,24 @@ kb_report_line(const struct kb_denial *d, const char *id)
 			return xasprintf("denied ssh (%s, " FROM_STDERR
 					 "); " NET_BLOCKED "  [%s]",
 			    reason, blocked, eid);
+		/* no --ssh-agent there: it refuses every unix socket */
+		if (d->landlock && d->suggest_net)
+			return xasprintf("denied ssh (%s, " FROM_STDERR
+					 "): --net lets the connection out, "
+					 "but the landlock backend refuses "
+					 "--ssh-agent (every unix socket) and "
+					 "keeps ~/.ssh unreadable; run where "
+					 "bubblewrap works (kinbox --status), "
+					 "or use https  [%s]",
+			    reason, eid);
+		if (d->landlock)
+			return xasprintf("denied ssh (%s, " FROM_STDERR
+					 "): the landlock backend refuses "
+					 "every unix socket, the agent's too, "
+					 "and --ssh-agent with it; run where "
+					 "bubblewrap works (kinbox --status), "
+					 "or use https  [%s]",
+			    reason, eid);
 		return xasprintf("denied ssh (%s, " FROM_STDERR "); retry with "
 				 "--ssh-agent --net  [%s]",
 		    reason, eid);
@@ -162,6 +208,22 @@ kb_report_line(const struct kb_denial *d, const char *id)
 					 "  [%s]",
 			    path, reason, what, eid);
 		}
+		/* what only the landlock backend refuses: the bwrap one
+		 * allows it */
+		if (d->landlock && strstr(d->reason, "(landlock backend)"))
+			return xasprintf(
+			    "denied by the sandbox (%s, " FROM_STDERR
+			    "): the landlock backend refuses %s, whatever "
+			    "the grant, and the bwrap backend allows it "
+			    "(kinbox --status says whether it runs here); "
+			    "else " ONLY_UNCONFINED "  [%s]",
+			    reason,
+			    strstr(d->reason, "unix socket")
+				? "every unix socket, with or without --net "
+				  "(Landlock cannot tell one from another)"
+				: "SysV IPC and POSIX message queues (there "
+				  "is no IPC namespace to make them private)",
+			    eid);
 		return xasprintf("denied by the sandbox (%s, " FROM_STDERR "); "
 				 "no narrower grant exists; " ONLY_UNCONFINED
 				 "  [%s]",
@@ -244,6 +306,10 @@ fingerprint(const struct kb_denial *d, const char *id)
 		set(o, "host", jstr(d->host));
 	if (d->net_blocked_by[0] != '\0')
 		set(o, "network_off_by", jstr(d->net_blocked_by));
+	/* judged by the landlock backend's errors (EACCES, no private
+	 * /tmp, no overlays, no unix sockets) */
+	if (d->landlock)
+		set(o, "backend", json_string("landlock"));
 	/* the smallest grant that helps, keyed as the option table keys
 	 * grants (kinpolicy grant takes the same names) */
 	for (size_t i = 0; i < KB_OPT__N; i++) {
@@ -438,9 +504,9 @@ kb_report_json(const struct kb_denial *d, size_t n, const char *id,
 	/* the command ran until it failed: some of it may have happened */
 	set(o, "partial", json_true());
 	set(o, "time", json_string(when));
-	set(o, "backend", json_string(p->backend == KB_BACKEND_LANDLOCK
-					  ? "landlock"
-					  : "bwrap"));
+	set(o, "backend",
+	    json_string(
+		p->backend == KB_BACKEND_LANDLOCK ? "landlock" : "bwrap"));
 	set(o, "policy", pol);
 	/* what the caller asked for on the command line: kinpolicy retry
 	 * replays these and lets config and grants apply anew */

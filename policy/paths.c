@@ -119,10 +119,12 @@ kb_paths_accept_root(
 			    in, alias);
 		else
 			kb_err_set(e,
-			    "%s %s: %sthe sandbox's /tmp is already private "
-			    "and writable (empty, discarded); to share a host "
-			    "directory, grant a subdirectory, e.g. %s "
-			    "/tmp/NAME",
+			    "%s %s: %s/tmp itself is never a write root (the "
+			    "bwrap backend's /tmp is private and writable, the "
+			    "landlock backend's TMPDIR a directory of the "
+			    "run); "
+			    "to share a host directory, grant a subdirectory, "
+			    "e.g. %s /tmp/NAME",
 			    what, in, alias, what);
 		return NULL;
 	}

@@ -1356,4 +1356,123 @@ t_fingerprint_paths() {
 }
 run_test "kinpolicy fingerprint: relative names from the workspace (or --cwd), EACCES inside is none, --backend landlock, the command after --" t_fingerprint_paths
 
+# ============================================================================
+# The landlock backend: its refusals are EACCES of system calls
+# ============================================================================
+# A server of the test's own, on 127.0.0.1 or a unix socket under $KB_T,
+# outside the sandbox: the positive controls reach it.
+
+# llsrv.py tcp PORTFILE | unix PATH: answers "ok" to each connection; the
+# port file (or the socket) appears once it listens
+cat >"$B/llsrv.py" <<'EOF'
+import os, socket, sys
+kind, where = sys.argv[1], sys.argv[2]
+if kind == "tcp":
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+else:
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(where)
+s.listen(8)
+if kind == "tcp":
+    with open(where + ".tmp", "w") as f:
+        f.write("%d\n" % s.getsockname()[1])
+    os.rename(where + ".tmp", where)
+while True:
+    c, _ = s.accept()
+    c.sendall(b"ok\n")
+    c.close()
+EOF
+
+# landlock_or_skip: the landlock backend runs here (Landlock ABI >= 3)
+landlock_or_skip() {
+	require python3
+	mkdir -p "$KB_T/llprobe"
+	if ! (cd "$KB_T/llprobe" && "$KINBOX" --backend landlock -- true) \
+		>"$KB_T/llprobe.log" 2>&1; then
+		skip_test "the landlock backend cannot run here: $(head -n 1 "$KB_T/llprobe.log")"
+	fi
+}
+
+# wait_for PATH: up to 10 s for PATH to appear
+wait_for() {
+	_n=0
+	while [ ! -e "$1" ]; do
+		_n=$((_n + 1))
+		[ "$_n" -le 100 ] || fail "$1 did not appear"
+		sleep 0.1
+	done
+}
+
+t_landlock_network() {
+	landlock_or_skip
+	ws=$(newdir llnet)
+	cd "$ws"
+	XDG_STATE_HOME=$(state llnet)
+	python3 "$B/llsrv.py" tcp "$KB_T/llnet.port" &
+	bg_register $!
+	wait_for "$KB_T/llnet.port"
+	port=$(cat "$KB_T/llnet.port")
+	get='import socket, sys; print(socket.create_connection(("127.0.0.1", int(sys.argv[1]))).recv(8).decode().strip())'
+	# the network is off: Landlock refuses the connect (EACCES), and the
+	# traceback's socket.py is no refused write
+	j=$KB_T/llnet.json
+	kb_expect 1 --backend landlock --json-fd 3 -- python3 -c "$get" "$port" 3>"$j"
+	assert_empty "$KB_OUT"
+	grep -Fqx 'PermissionError: [Errno 13] Permission denied' "$KB_ERR" ||
+		fail "python3 did not fail with EACCES"
+	assert_denial "$KB_ERR" \
+		"kinbox: denied network (no network (landlock backend), read from the command's stderr); retry with --net"
+	assert_json_line "$j"
+	jkeys "$j"
+	jcheck 'd["class"] == "network" and d["backend"] == "landlock" and d["denials"][0]["backend"] == "landlock" and d["reason"] == "no network (landlock backend)" and d["evidence"] == "PermissionError: [Errno 13] Permission denied" and len(d["denials"]) == 1' "$j"
+	jcheck 'd["suggest"] == {"write_paths": [], "network": True, "ssh_agent": False, "unconfined": False}' "$j"
+	jcheck 'd["policy"]["network"] is False' "$j"
+	# the positive control: --net, as suggested, reaches the same server
+	j2=$KB_T/llnet2.json
+	kb_expect 0 --backend landlock --net --json-fd 3 -- python3 -c "$get" "$port" 3>"$j2"
+	assert_streq "$(cat "$KB_OUT")" "ok"
+	assert_no_denial "$KB_ERR"
+	assert_empty "$j2"
+}
+run_test "landlock backend, network off: python's connect to a 127.0.0.1 server fails with EACCES: a network denial (no write of socket.py), JSON backend landlock, suggest.network; with --net it answers" t_landlock_network
+
+t_landlock_unix_tmp() {
+	landlock_or_skip
+	ws=$(newdir llunix)
+	cd "$ws"
+	XDG_STATE_HOME=$(state llunix)
+	sock=$KB_T/ll.sock
+	python3 "$B/llsrv.py" unix "$sock" &
+	bg_register $!
+	wait_for "$sock"
+	conn='import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(8).decode().strip())'
+	# the positive control: outside the sandbox the socket answers
+	assert_streq "$(python3 -c "$conn" "$sock")" "ok"
+	# socket(AF_UNIX) is refused, with --net too: no grant lifts it here
+	j=$KB_T/llunix.json
+	kb_expect 1 --backend landlock --net --json-fd 3 -- python3 -c "$conn" "$sock" 3>"$j"
+	assert_empty "$KB_OUT"
+	assert_denial "$KB_ERR" \
+		"kinbox: denied by the sandbox (unix socket refused (landlock backend), read from the command's stderr): the landlock backend refuses every unix socket, with or without --net (Landlock cannot tell one from another), whatever the grant, and the bwrap backend allows it (kinbox --status says whether it runs here); else only --unconfined would allow it, and nothing but the command's stderr says that it is needed"
+	assert_json_line "$j"
+	jkeys "$j"
+	jcheck 'd["class"] == "other" and d["backend"] == "landlock" and d["reason"] == "unix socket refused (landlock backend)" and "path" not in d' "$j"
+	jcheck 'd["suggest"] == {"write_paths": [], "network": False, "ssh_agent": False, "unconfined": True}' "$j"
+	# /tmp is the host's, read-only; what helps is $TMPDIR, not a grant
+	f=/tmp/kinbox-t30-ll.$$
+	rm -f "$f"
+	j3=$KB_T/lltmp.json
+	kb_expect 2 --backend landlock --json-fd 3 -- sh -c 'echo x > "$1"' sh "$f" 3>"$j3"
+	assert_not_exists "$f"
+	assert_denial "$KB_ERR" \
+		"kinbox: denied write '$f' (Permission denied, read from the command's stderr): the landlock backend has no private /tmp (the host's is read-only); write to \$TMPDIR instead, or run where bubblewrap works (kinbox --status)"
+	jcheck 'd["class"] == "write" and d["path"] == a[0] and d["backend"] == "landlock" and d["suggest"] == {"write_paths": [], "network": False, "ssh_agent": False, "unconfined": False}' "$j3" -- "$f"
+	# the positive control: $TMPDIR (the run's own directory) is writable
+	kb_expect 0 --backend landlock -- sh -c 'echo x > "$TMPDIR/ok" && cat "$TMPDIR/ok"'
+	assert_streq "$(cat "$KB_OUT")" "x"
+	assert_no_denial "$KB_ERR"
+}
+run_test "landlock backend: AF_UNIX to a socket served outside is class other even with --net (it answers outside); a /tmp write says \$TMPDIR, suggests no --write, the file is absent; \$TMPDIR works" t_landlock_unix_tmp
+
 done_testing

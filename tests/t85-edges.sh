@@ -227,7 +227,7 @@ run_test "the same without a sandbox (--unconfined)" t_exec_not_executable uncon
 # 2. /tmp
 # ============================================================================
 
-TMPTAIL=": the sandbox's /tmp is already private and writable (empty, discarded); to share a host directory, grant a subdirectory, e.g."
+TMPTAIL=": /tmp itself is never a write root (the bwrap backend's /tmp is private and writable, the landlock backend's TMPDIR a directory of the run); to share a host directory, grant a subdirectory, e.g."
 
 # tmp_refused MARKER LINE CMD...: 125, exactly LINE, MARKER not created
 tmp_refused() {
@@ -257,7 +257,7 @@ t_tmp_refused() {
 		if [ "$w" = /tmp ]; then
 			line="kinbox: --write /tmp$TMPTAIL --write /tmp/NAME"
 		else
-			line="kinbox: --write $w: that is /tmp, and the sandbox's /tmp is already private and writable (empty, discarded); to share a host directory, grant a subdirectory, e.g. --write /tmp/NAME"
+			line="kinbox: --write $w: that is /tmp, and /tmp itself is never a write root (the bwrap backend's /tmp is private and writable, the landlock backend's TMPDIR a directory of the run); to share a host directory, grant a subdirectory, e.g. --write /tmp/NAME"
 		fi
 		tmp_refused "$m" "$line" "$KINBOX" --write "$w" -- touch "$m"
 		tmp_refused "$m" "$line" "$KINBOX" -w "$w" --dry-run -- touch "$m"
@@ -266,7 +266,7 @@ t_tmp_refused() {
 	printf '[sandbox]\nwrite_paths = /tmp/.\n' >"$XDG_CONFIG_HOME/kinbox.ini.tmp"
 	mkdir -p "$XDG_CONFIG_HOME/kinbox"
 	mv "$XDG_CONFIG_HOME/kinbox.ini.tmp" "$XDG_CONFIG_HOME/kinbox/config.ini"
-	tmp_refused "$m" "kinbox: $XDG_CONFIG_HOME/kinbox/config.ini:2: write_paths = /tmp/.: that is /tmp, and the sandbox's /tmp is already private and writable (empty, discarded); to share a host directory, grant a subdirectory, e.g. write_paths = /tmp/NAME" \
+	tmp_refused "$m" "kinbox: $XDG_CONFIG_HOME/kinbox/config.ini:2: write_paths = /tmp/.: that is /tmp, and /tmp itself is never a write root (the bwrap backend's /tmp is private and writable, the landlock backend's TMPDIR a directory of the run); to share a host directory, grant a subdirectory, e.g. write_paths = /tmp/NAME" \
 		"$KINBOX" -- touch "$m"
 	rm "$XDG_CONFIG_HOME/kinbox/config.ini"
 	if have "$KP"; then
@@ -356,7 +356,7 @@ t_tmp_grant_refused() {
 	rc=0
 	"$KP" grant "$id" --write /tmp/. --once >"$KB_T/tg.out" 2>"$KB_T/tg.err" </dev/null || rc=$?
 	assert_streq "$rc" 125 "kinpolicy grant --write /tmp/."
-	assert_kinbox_said "$KB_T/tg.err" "kinpolicy: --write /tmp/.: that is /tmp, and the sandbox's /tmp is already private and writable (empty, discarded); to share a host directory, grant a subdirectory, e.g. --write /tmp/NAME"
+	assert_kinbox_said "$KB_T/tg.err" "kinpolicy: --write /tmp/.: that is /tmp, and /tmp itself is never a write root (the bwrap backend's /tmp is private and writable, the landlock backend's TMPDIR a directory of the run); to share a host directory, grant a subdirectory, e.g. --write /tmp/NAME"
 	# the control: the grant that fits works, and the retry writes
 	rc=0
 	"$KP" grant "$id" --write "$d/outside" --once >"$KB_T/tg.out" 2>"$KB_T/tg.err" </dev/null || rc=$?

@@ -63,10 +63,10 @@ test_rules(void)
 		{ file, "not a directory" },
 		{ "/nonexistent/kinbox", "no such directory" },
 		{ "", "empty path" },
-		{ "/tmp", "the sandbox's /tmp is already private" },
-		{ "/tmp/.", "that is /tmp, and the sandbox's /tmp" },
-		{ "//tmp/", "that is /tmp, and the sandbox's /tmp" },
-		{ "/var/../tmp", "that is /tmp, and the sandbox's /tmp" },
+		{ "/tmp", "/tmp itself is never a write root" },
+		{ "/tmp/.", "that is /tmp, and /tmp itself is never" },
+		{ "//tmp/", "that is /tmp, and /tmp itself is never" },
+		{ "/var/../tmp", "that is /tmp, and /tmp itself is never" },
 	};
 	for (size_t i = 0; i < nitems(bad); i++) {
 		memset(&e, 0, sizeof(e));
