@@ -306,7 +306,7 @@ skip_other_pass() {
 skip_on_landlock() {
 	[ "$KB_BACKEND" = landlock ] || return 0
 	: >"$KB_T/.lib/limitation"
-	skip_test "not provided by the landlock backend: $*"
+	skip_test "landlock backend: $*"
 }
 
 # run_test DESC FUNCTION [ARG...]

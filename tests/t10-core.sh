@@ -229,7 +229,7 @@ run_test "writes inside the workspace land on the host" t_inside_write
 # A clone under /tmp (the README's quick start works from one): the helper
 # kinbox-exec sits in a directory the private /tmp hides.
 t_build_under_tmp() {
-	skip_on_landlock "a private /tmp (this test's write to /tmp/inner fails; t97-landlock.sh runs kinbox from /tmp)"
+	skip_on_landlock "no private /tmp (this test's write to /tmp/inner fails; t97-landlock.sh runs kinbox from /tmp)"
 	bin=$(mktemp -d /tmp/kinbox-bin.XXXXXX)
 	cleanup_add "rm -rf '$bin'"
 	cp "$KINBOX" "$bin/kinbox"
@@ -294,7 +294,7 @@ t_dotdot() {
 run_test ".. escapes (echo x > ../outside/f) fail" t_dotdot
 
 t_tmp_private() {
-	skip_on_landlock "a private /tmp (/tmp is the host's, read-only)"
+	skip_on_landlock "no private /tmp (/tmp is the host's, read-only)"
 	ws=$(newdir fs-tmp)
 	hostfile=$(mktemp /tmp/kinbox-test-host.XXXXXX)
 	cleanup_add "rm -f '$hostfile'"
@@ -309,7 +309,7 @@ t_tmp_private() {
 run_test "/tmp inside is private: host /tmp files invisible, /tmp writes stay inside" t_tmp_private
 
 t_tmpdir_under_tmp() {
-	skip_on_landlock "a private /tmp (TMPDIR is the run's /tmp/kinbox-run.XXXXXX)"
+	skip_on_landlock "no private /tmp (TMPDIR is the run's /tmp/kinbox-run.XXXXXX)"
 	ws=$(newdir fs-tmpdir1)
 	td=/tmp/kinbox-test-tmpdir.$(basename "$KB_T")
 	mkdir -p "$td"
@@ -335,7 +335,7 @@ t_tmpdir_outside() {
 run_test "TMPDIR outside home and /tmp is writable" t_tmpdir_outside
 
 t_tmpdir_home() {
-	skip_on_landlock "TMPDIR=/tmp (TMPDIR is the run's /tmp/kinbox-run.XXXXXX)"
+	skip_on_landlock "TMPDIR is the run's /tmp/kinbox-run.XXXXXX, never /tmp"
 	d=$(newdir fs-tmpdir3)
 	mkdir -p "$d/ws" "$d/home"
 	cd "$d/ws"
@@ -348,7 +348,7 @@ t_tmpdir_home() {
 run_test "TMPDIR=\$HOME is refused: the command gets TMPDIR=/tmp" t_tmpdir_home
 
 t_tmpdir_missing() {
-	skip_on_landlock "TMPDIR=/tmp (TMPDIR is the run's /tmp/kinbox-run.XXXXXX)"
+	skip_on_landlock "TMPDIR is the run's /tmp/kinbox-run.XXXXXX, never /tmp"
 	ws=$(newdir fs-tmpdir5)
 	cd "$ws"
 	export TMPDIR="$KB_T/no-such-tmpdir"
@@ -360,7 +360,7 @@ t_tmpdir_missing() {
 run_test "a missing TMPDIR is replaced by TMPDIR=/tmp (writable, private)" t_tmpdir_missing
 
 t_tmpdir_below_home() {
-	skip_on_landlock "TMPDIR=/tmp (TMPDIR is the run's /tmp/kinbox-run.XXXXXX)"
+	skip_on_landlock "TMPDIR is the run's /tmp/kinbox-run.XXXXXX, never /tmp"
 	d=$(newdir fs-tmpdir4)
 	mkdir -p "$d/ws" "$d/home/tmp"
 	cd "$d/ws"
@@ -441,7 +441,7 @@ t_git_mv_dotgit() {
 run_test "git: mv .git .git2 fails and .git is intact" t_git_mv_dotgit
 
 t_git_swap_hooks() {
-	skip_on_landlock "git guards held during the run (the swap succeeds inside; kinbox puts .git/hooks back after it and moves the planted one aside: t97-landlock.sh)"
+	skip_on_landlock "git guards are not held during the run (the swap succeeds inside; kinbox puts .git/hooks back after it and moves the planted one aside: t97-landlock.sh)"
 	ws=$(newdir git-swap)
 	mkrepo "$ws"
 	ls -la "$ws/.git/hooks" >"$KB_T/hooks.before"
@@ -489,7 +489,7 @@ t_git_config_worktree() {
 run_test "git: a planted .git/config.worktree is moved aside after the run, with a SECURITY line" t_git_config_worktree
 
 t_git_hooks_missing() {
-	skip_on_landlock "git guards held during the run (a hook can be created inside; kinbox removes the planted .git/hooks after it: t97-landlock.sh)"
+	skip_on_landlock "git guards are not held during the run (a hook can be created inside; kinbox removes the planted .git/hooks after it: t97-landlock.sh)"
 	ws=$(newdir git-nohooks)
 	mkrepo "$ws"
 	rm -rf "$ws/.git/hooks"
@@ -1076,7 +1076,7 @@ t_sysrq() {
 run_test "writing /proc/sysrq-trigger fails" t_sysrq
 
 t_dev() {
-	skip_on_landlock "a /dev of its own (the host's /dev is shown; t97-landlock.sh checks its block devices cannot be opened)"
+	skip_on_landlock "no /dev of its own (the host's /dev is shown; t97-landlock.sh checks its block devices cannot be opened)"
 	ws=$(newdir dev)
 	cd "$ws"
 	kb_expect 0 -- sh -c 'ls -1 /dev; find /dev -type b | sed "s/^/BLOCK /"'
@@ -1088,7 +1088,7 @@ t_dev() {
 run_test "/dev inside has no block devices (no sda/vda/nvme/loop) nor mem/kmem" t_dev
 
 t_pidns() {
-	skip_on_landlock "a pid namespace (host processes are visible)"
+	skip_on_landlock "no pid namespace (host processes are visible)"
 	ws=$(newdir pidns)
 	cd "$ws"
 	host_n=$(find /proc -maxdepth 1 -name '[0-9]*' | wc -l)
@@ -1440,7 +1440,7 @@ t_container() {
 run_test "KINBOX_SANDBOX=container runs the command with a 'no sandbox' line; -q silences it" t_container
 
 t_dry_run() {
-	skip_on_landlock "a bwrap plan (--unshare-net): the plan is kinbox-exec's (t97-landlock.sh checks it)"
+	skip_on_landlock "the plan is kinbox-exec's argv, not bwrap's (no --unshare-net; t97-landlock.sh checks the landlock plan)"
 	ws=$(newdir dryrun)
 	cd "$ws"
 	kb_expect 0 --dry-run -- touch "$ws/ran"

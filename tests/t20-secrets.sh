@@ -784,7 +784,7 @@ t_creds_symlink() {
 run_test "credential stores: symlinked stores (~/.aws -> real-aws, ~/.netrc, ~/.ssh, ~/.config -> dotfiles) are masked through their ~ path" t_creds_symlink
 
 t_creds_workspace() {
-	skip_on_landlock "a store hidden inside a writable root (Landlock rules only add rights: kinbox refuses such a run, t97-landlock.sh checks the refusal)"
+	skip_on_landlock "no store can be hidden inside a writable root (Landlock rules only add rights: kinbox refuses such a run, t97-landlock.sh checks the refusal)"
 	setup creds-ws
 	mkdir -p "$H/.config/gh"
 	echo "oauth_token: kb-cred-gh" >"$H/.config/gh/hosts.yml"
@@ -914,7 +914,7 @@ probe_both() {
 # connect), so a REFUSED below is the mask's doing and the probe would see
 # a connection
 t_sock_control() {
-	skip_on_landlock "unix sockets (socket(AF_UNIX) is refused, whatever the path; socketpair works)"
+	skip_on_landlock "no unix sockets (socket(AF_UNIX) is refused, whatever the path; socketpair works)"
 	require "$PY"
 	setup sock-control
 	mkdir "$d/plain"
@@ -1101,7 +1101,7 @@ t_abstract_dgram() {
 run_test "host abstract datagram socket: sendto fails without --net (netns) and with --net (Landlock, EPERM)" t_abstract_dgram
 
 t_self_sockets() {
-	skip_on_landlock "unix sockets (socket(AF_UNIX) is refused, also for the command's own; socketpair works)"
+	skip_on_landlock "no unix sockets (socket(AF_UNIX) is refused, also for the command's own; socketpair works)"
 	require "$PY"
 	setup sock-self
 	for net in --no-net --net; do
@@ -1205,7 +1205,7 @@ exit 0
 EOF
 
 t_ssh_agent() {
-	skip_on_landlock "--ssh-agent (every unix socket is refused; kinbox refuses --ssh-agent, t97-landlock.sh checks that)"
+	skip_on_landlock "no --ssh-agent (every unix socket is refused; kinbox refuses --ssh-agent, t97-landlock.sh checks that)"
 	require ssh-agent ssh-add ssh-keygen
 	setup ssh-agent
 	plant_ssh
@@ -1297,7 +1297,7 @@ run_test "--ssh-agent with SSH_AUTH_SOCK unset, a regular file or missing: 125, 
 # t_ssh_agent_sock_at KIND: the agent socket where KIND says; --ssh-agent
 # makes it usable through SSH_AUTH_SOCK, without the grant it is not
 t_ssh_agent_sock_at() {
-	skip_on_landlock "--ssh-agent (every unix socket is refused; kinbox refuses --ssh-agent, t97-landlock.sh checks that)"
+	skip_on_landlock "no --ssh-agent (every unix socket is refused; kinbox refuses --ssh-agent, t97-landlock.sh checks that)"
 	require ssh-agent ssh-add ssh-keygen
 	setup "ssh-at-$1"
 	plant_ssh
@@ -1340,7 +1340,7 @@ run_test "--ssh-agent with SSH_AUTH_SOCK a symlink under /tmp: usable with the g
 # the usual place of an agent socket: /tmp/ssh-XXXX/agent.N (private /tmp
 # inside: without --ssh-agent it is simply not there)
 t_ssh_agent_tmp() {
-	skip_on_landlock "--ssh-agent (every unix socket is refused; kinbox refuses --ssh-agent, t97-landlock.sh checks that)"
+	skip_on_landlock "no --ssh-agent (every unix socket is refused; kinbox refuses --ssh-agent, t97-landlock.sh checks that)"
 	require ssh-agent ssh-add ssh-keygen
 	setup ssh-tmp
 	plant_ssh
@@ -1360,7 +1360,7 @@ t_ssh_agent_tmp() {
 run_test "--ssh-agent with the agent socket under /tmp: reachable with the grant, not without" t_ssh_agent_tmp
 
 t_ssh_agent_linked_dir() {
-	skip_on_landlock "--ssh-agent (every unix socket is refused; kinbox refuses --ssh-agent, t97-landlock.sh checks that)"
+	skip_on_landlock "no --ssh-agent (every unix socket is refused; kinbox refuses --ssh-agent, t97-landlock.sh checks that)"
 	require ssh-agent ssh-add ssh-keygen
 	setup ssh-linked
 	mkdir -p "$d/dotfiles"

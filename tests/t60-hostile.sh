@@ -928,7 +928,7 @@ run_test "[F7] a parallel sandboxed job swaps child dirs with symlinks to outsid
 # changed is done again (and the run refused after four tries). No run may
 # see a writable hooks directory under either name.
 t_scan_race() {
-	skip_on_landlock "git guards held during the run (a child repo's hooks are writable inside; kinbox puts them back after the run)"
+	skip_on_landlock "git guards are not held during the run (a child repo's hooks are writable inside; kinbox puts them back after the run)"
 	ws_at scanrace repo
 	mkrepo "$ws/child"
 	mkrepo "$d/out1"

@@ -292,7 +292,7 @@ t_tmp_refused() {
 run_test "the host's /tmp as a write root (/tmp, /tmp/., //tmp, /var/../tmp, symlinks, relative; flag, global config, session grant) or as the workspace (cwd, -C, --workspace): 125 naming the fix; control: a directory below /tmp is granted" t_tmp_refused
 
 t_tmp_below() {
-	skip_on_landlock "a private /tmp (write roots below /tmp are the host's either way; t97-landlock.sh checks them)"
+	skip_on_landlock "no private /tmp (write roots below /tmp are the host's either way; t97-landlock.sh checks them)"
 	d=$(newdir tmp-below)
 	mkdir -p "$d/ws"
 	top=$(mktemp -d /tmp/kinbox-t80-below.XXXXXX)
