@@ -470,7 +470,8 @@ t_sandbox_env() {
 }
 for _v in landlock bwrap auto seatbelt bogus; do
 	case $_v in
-	landlock | bwrap | auto) _what="picks $_v (over --backend bwrap), seen in the plan and in where a /tmp write goes" ;;
+	landlock | bwrap) _what="picks $_v (over --backend bwrap), seen in the plan and in where a /tmp write goes" ;;
+	auto) _what="picks bwrap where it works, else landlock (over --backend bwrap), seen in the plan and in where a /tmp write goes" ;;
 	*) _what="-> 125, one line, nothing run" ;;
 	esac
 	run_test "KINBOX_SANDBOX=$_v $_what" t_sandbox_env "$_v"
