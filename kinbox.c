@@ -796,7 +796,8 @@ main(int argc, char **argv)
 		    "chosen by auto: bubblewrap is not installed (install it "
 		    "for the stronger backend: apt-get install bubblewrap)");
 		use_landlock = true;
-		if (o.verbosity >= 0 && !o.dry_run)
+		if (o.verbosity >= 0 && !o.dry_run &&
+		    kb_landlock_lacks(&host, pol.require) == 0)
 			say_fallback("bubblewrap (bwrap) is not installed "
 				     "(apt-get install bubblewrap)",
 			    NULL);
@@ -829,12 +830,12 @@ main(int argc, char **argv)
 
 			if (lacking != NULL)
 				die("no sandbox: the landlock backend has no "
-				    "%s, "
-				    "which --require (or require =) asks "
-				    "for%s%s; "
-				    "nothing was run",
-				    lacking, attempt > 0 ? " — " : "",
-				    attempt > 0 ? why : "");
+				    "%s, which --require (or require =) asks "
+				    "for%s%s%s; nothing was run",
+				    lacking,
+				    pol.backend == KB_BACKEND_AUTO ? " (" : "",
+				    pol.backend == KB_BACKEND_AUTO ? why : "",
+				    pol.backend == KB_BACKEND_AUTO ? ")" : "");
 			if (!o.dry_run && rundir_fd == -1)
 				rundir_make();
 			if (kb_landlock_plan(&pol, &host, helper, helper_fd,
@@ -881,7 +882,8 @@ main(int argc, char **argv)
 			    "chosen by auto: bubblewrap cannot make its "
 			    "namespaces here (%s)",
 			    first);
-			if (o.verbosity >= 0)
+			if (o.verbosity >= 0 &&
+			    kb_landlock_lacks(&host, pol.require) == 0)
 				say_fallback("bubblewrap cannot make its "
 					     "namespaces here",
 				    first);

@@ -307,9 +307,6 @@ landlock_domain(const struct lmode *m, char **deny, int ndeny)
 	unsigned long long net = 0, scoped = 0;
 	struct kb_ll ll;
 
-	/* reading is left alone when nothing is to be hidden */
-	if (ndeny == 0)
-		fs &= ~KB_LL_FS_READ;
 	if (!m->net && m->abi >= 4)
 		net = KB_LL_NET_BIND_TCP | KB_LL_NET_CONNECT_TCP;
 	if (m->abi >= 6)
@@ -318,6 +315,16 @@ landlock_domain(const struct lmode *m, char **deny, int ndeny)
 		return -1;
 	ll.read = KB_LL_FS_READ;
 	ll.masks_readable = false;
+	/* the command's own terminals (its fds 0-2, kinbox's relay among
+	 * them): granted by descriptor, the caller's other ones are not
+	 * (/dev/pts as a whole would let it read what is typed there) */
+	for (int fd = 0; fd <= 2; fd++) {
+		struct stat st;
+
+		if (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && isatty(fd) &&
+		    kb_ll_allow_fd(&ll, fd, DEV_RIGHTS) == -1)
+			goto fail;
+	}
 	for (int i = 0; i < m->nwrite_fd; i++)
 		if (kb_ll_allow_fd(&ll, m->write_fd[i], all) == -1)
 			goto fail;
@@ -334,8 +341,7 @@ landlock_domain(const struct lmode *m, char **deny, int ndeny)
 		if (kb_ll_allow_path(&ll, m->allow[i], KB_LL_FS_READ, false) ==
 		    -1)
 			goto fail;
-	if (ndeny > 0 &&
-	    kb_ll_read_rules(&ll, deny, ndeny, NULL, 0, false) == -1)
+	if (kb_ll_read_rules(&ll, deny, ndeny, NULL, 0, false) == -1)
 		goto fail;
 	return kb_ll_restrict(&ll);
 fail:
@@ -479,6 +485,11 @@ main(int argc, char **argv)
 		_exit(125);
 	if (write(status_fd, "S", 1) != 1)
 		_exit(125);
+	/* the host's /dev is not read in full: only the nodes --dev names
+	 * (block devices, other terminals, the rest stay closed, as the
+	 * bwrap backend's own /dev would have them absent) */
+	if (lm.abi > 0 && ndeny < MAX_DENY)
+		deny[ndeny++] = (char *)"/dev";
 	if (lm.abi > 0)
 		run_landlock(status_fd, &lm, deny, ndeny, argv + cmd);
 	/* while kinbox arms its watch and mounts the overlays: the guard

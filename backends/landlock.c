@@ -64,7 +64,6 @@ static const char *const devices[] = {
     "/dev/urandom",
     "/dev/tty",
     "/dev/ptmx",
-    "/dev/pts/",
     "/dev/shm/",
 };
 
@@ -271,6 +270,16 @@ plan_notes(const struct kb_policy *p, const struct kb_host *h, const char *why,
 		    "(Landlock ABI %d < %d has no signal scope); ptrace and "
 		    "/proc/PID/{environ,mem,root,cwd} of them are refused",
 		    h->landlock_abi, KB_LANDLOCK_ABI_SCOPE);
+	kb_strv_pushf(&pl->notes,
+	    "not enforced: the mode, times, extended attributes and ACLs of "
+	    "files outside the writable roots that the caller owns%s can be "
+	    "changed (chmod, touch -d, setfacl): Landlock has no right for "
+	    "them (--require attr-guard refuses instead)",
+	    h->root ? " (as root: most of the system)" : "");
+	kb_strv_push(&pl->notes,
+	    "tty: only the command's own terminal; a new pseudo-terminal "
+	    "(script, expect, Python's pty) cannot be opened, since "
+	    "/dev/pts as a whole would open the caller's other terminals too");
 	if (h->landlock_abi < 5)
 		kb_strv_pushf(&pl->notes,
 		    "not enforced: ioctl on device files the command may open "
@@ -379,9 +388,12 @@ refuse(const struct kb_policy *p, const struct kb_host *h, struct kb_err *e)
 	for (size_t i = 0; i < p->nmask; i++) {
 		const struct kb_mask *m = &p->mask[i];
 
+		_cleanup_free_ char *real = realpath(m->path, NULL);
+
 		if ((m->kind == KB_MASK_TREE || m->kind == KB_MASK_DIR ||
 			m->kind == KB_MASK_FILE) &&
-		    kb_policy_within_roots(p, m->path))
+		    (kb_policy_within_roots(p, m->path) ||
+			(real != NULL && kb_policy_within_roots(p, real))))
 			return kb_err_set(e,
 			    "%s lies in a writable root, and the landlock "
 			    "backend cannot hide a credential there (its "
@@ -464,8 +476,14 @@ kb_landlock_plan(const struct kb_policy *p, const struct kb_host *h,
 
 		if (m->kind == KB_MASK_TREE || m->kind == KB_MASK_DIR ||
 		    m->kind == KB_MASK_FILE) {
+			/* where it really is: a symlinked directory on the way
+			 * (~/.config -> dotfiles/config) would otherwise leave
+			 * the real one below a directory read in full
+			 * (kinbox-exec follows no symlink) */
+			_cleanup_free_ char *real = realpath(m->path, NULL);
+
 			kb_strv_push(&pl->argv, "--deny-read");
-			kb_strv_push(&pl->argv, m->path);
+			kb_strv_push(&pl->argv, real != NULL ? real : m->path);
 		} else if (m->kind == KB_EXPOSE_RO &&
 			   strcmp(m->src, m->path) == 0) {
 			kb_strv_push(&pl->argv, "--allow-read");

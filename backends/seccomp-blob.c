@@ -18,8 +18,11 @@
 	"modes in chmod/open/mknod, io_uring, openat2 (ENOSYS)"
 #define KB_SUMMARY_LL                                                          \
 	KB_SUMMARY_BWRAP ", new user namespaces (unshare/clone; clone3 "       \
-			 "ENOSYS), SysV IPC and POSIX message queues, "
-#define KB_SUMMARY_PAIR "every socketpair but AF_UNIX stream/seqpacket (EACCES)"
+			 "ENOSYS), SysV IPC and POSIX message queues, "        \
+			 "prlimit64 of other processes, "
+#define KB_SUMMARY_PAIR                                                        \
+	"every socketpair but AF_UNIX stream/seqpacket, listen() and TCP "     \
+	"Fast Open sends (EACCES)"
 
 const char *const kb_seccomp_summary_variant[KB_SECCOMP__N] = {
     [KB_SECCOMP_BWRAP] = KB_SUMMARY_BWRAP,

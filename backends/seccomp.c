@@ -315,6 +315,42 @@ landlock_rules(scmp_filter_ctx ctx, enum kb_seccomp_variant v)
 				 lo32(0, AF_UNIX), type[t])) < 0)
 				return rc;
 	}
+	/* the host's processes: Landlock has no hook for their resource
+	 * limits (a CPU limit has the kernel kill one, whatever the signal
+	 * scope): prlimit64 of any pid but 0 (the caller) */
+	{
+		struct scmp_arg_cmp other = {
+		    .arg = 0, .op = SCMP_CMP_NE, .datum_a = 0};
+
+		if ((rc = rule1(ctx, eperm, "prlimit64", other)) < 0)
+			return rc;
+	}
+	if (v == KB_SECCOMP_LL_NET)
+		return 0;
+	/* With the network off, what Landlock's TCP hooks do not see:
+	 * listen() on an unbound socket binds an ephemeral port on every
+	 * address without a bind() (no unix socket can listen here, so
+	 * listen is refused whole); a TCP Fast Open sendto/sendmsg connects
+	 * without a connect() (landlock-lsm/linux#41). The same through
+	 * x86's socketcall (SYS_LISTEN, SYS_SENDTO, SYS_SENDMSG,
+	 * SYS_SENDMMSG), whose flags lie behind a pointer. */
+	{
+		static const unsigned sock32[] = {4, 11, 16, 20};
+		const uint64_t fastopen = 0x20000000; /* MSG_FASTOPEN */
+
+		if ((rc = rule(ctx, eacces, resolve("listen"), 0, NULL)) < 0 ||
+		    (rc = rule1(ctx, eacces, "sendto",
+			 bits(3, fastopen, fastopen))) < 0 ||
+		    (rc = rule1(ctx, eacces, "sendmsg",
+			 bits(2, fastopen, fastopen))) < 0 ||
+		    (rc = rule1(ctx, eacces, "sendmmsg",
+			 bits(3, fastopen, fastopen))) < 0)
+			return rc;
+		for (size_t i = 0; i < nitems(sock32); i++)
+			if ((rc = rule1(ctx, eacces, "socketcall",
+				 lo32(0, sock32[i]))) < 0)
+				return rc;
+	}
 	return 0;
 }
 

@@ -678,6 +678,10 @@ static const char *const landlock_never[] = {
     "a private /dev/shm (the host's is shared)",
     "SysV IPC (refused: PostgreSQL's initdb fails)",
     "unix sockets (refused: ssh-agent, tmux, gpg-agent, dbus fail)",
+    "new pseudo-terminals (script, expect, Python's pty fail: only the "
+    "command's own terminal is granted)",
+    "read-only metadata outside the writable roots (chmod, times, xattrs "
+    "and ACLs of the caller's own files, as root most of the system)",
 };
 
 static void

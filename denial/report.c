@@ -202,11 +202,15 @@ kb_report_line(const struct kb_denial *d, const char *id)
 			_cleanup_free_ char *what = kb_escape(
 			    d->guard[0] != '\0' ? d->guard : "a hidden path");
 
-			return xasprintf("denied write '%s' (%s, " FROM_STDERR
+			/* Landlock's EACCES does not tell a read from a
+			 * write: a masked path is neither readable nor
+			 * writable there */
+			return xasprintf("denied %s '%s' (%s, " FROM_STDERR
 					 "): %s, hidden by the sandbox; no "
 					 "--write lifts that; " ONLY_UNCONFINED
 					 "  [%s]",
-			    path, reason, what, eid);
+			    d->landlock ? "access to" : "write", path, reason,
+			    what, eid);
 		}
 		/* what only the landlock backend refuses: the bwrap one
 		 * allows it */

@@ -251,10 +251,17 @@ kb_quarantine_at(int dirfd, const char *name)
 	return to;
 }
 
-#define RM_DEPTH 256
+#define RM_DEPTH 128
 
+/*
+ * One pass: removes what it can below `dirfd`; a directory found at depth
+ * RM_DEPTH is renamed to the top (`top`, under a fresh name) instead of
+ * entered, and counted in *moved, so that the next pass takes it from
+ * there: no tree is too deep, and no more than RM_DEPTH descriptors are
+ * open at once.
+ */
 static int
-remove_below(int dirfd, int depth)
+remove_below(int dirfd, int depth, int top, unsigned *moved)
 {
 	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int rc = 0, errsv = 0;
@@ -285,28 +292,40 @@ remove_below(int dirfd, int depth)
 			}
 			continue;
 		}
-		/* a directory (nothing runs that could swap it now) the
-		 * command made unreadable: opened after a chmod */
-		if ((st.st_mode & 0700) != 0700)
-			if (fchmodat(fd, de->d_name, 0700, 0) == -1)
-				(void)0; /* opening it then says why */
-		sub = depth >= RM_DEPTH
-			  ? -1
-			  : openat(fd, de->d_name,
-				O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sub == -1) {
-			if (rc == 0) {
+		if (depth >= RM_DEPTH) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "kinbox-deep.%016llx",
+			    kb_random_u64());
+			if (renameat(fd, de->d_name, top, name) == 0)
+				(*moved)++;
+			else if (rc == 0) {
 				rc = -1;
-				errsv = depth >= RM_DEPTH ? ELOOP : errno;
+				errsv = errno;
 			}
 			continue;
 		}
-		if (remove_below(sub, depth + 1) == -1 && rc == 0) {
+		/* a directory (nothing runs that could swap it now) the
+		 * command made unreadable: opened after a chmod */
+		if ((st.st_mode & 0700) != 0700 &&
+		    fchmodat(fd, de->d_name, 0700, 0) == -1)
+			(void)0; /* opening it then says why */
+		sub = openat(fd, de->d_name,
+		    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub == -1) {
+			if (rc == 0) {
+				rc = -1;
+				errsv = errno;
+			}
+			continue;
+		}
+		if (remove_below(sub, depth + 1, top, moved) == -1 && rc == 0) {
 			rc = -1;
 			errsv = errno;
 		}
 		close(sub);
-		if (unlinkat(fd, de->d_name, AT_REMOVEDIR) == -1 && rc == 0) {
+		if (unlinkat(fd, de->d_name, AT_REMOVEDIR) == -1 && rc == 0 &&
+		    errno != ENOTEMPTY) {
 			rc = -1;
 			errsv = errno;
 		}
@@ -319,7 +338,15 @@ remove_below(int dirfd, int depth)
 int
 kb_remove_tree_at(int dirfd)
 {
-	return remove_below(dirfd, 0);
+	for (;;) {
+		unsigned moved = 0;
+		int rc = remove_below(dirfd, 0, dirfd, &moved);
+
+		/* what was moved up is taken in the next pass; a pass that
+		 * moved nothing is the last */
+		if (moved == 0)
+			return rc;
+	}
 }
 
 unsigned long long

@@ -65,7 +65,8 @@ char *kb_quarantine_at(int dirfd, const char *name);
  * Removes everything below the directory `dirfd` (an O_PATH descriptor
  * will do), the directory itself left: never through a symlink (one is
  * removed, not followed), directories the command made unwritable made
- * writable first, at most 256 levels deep. For a tree nothing runs in any
+ * writable first, at any depth (a directory 128 levels down is renamed to
+ * the top and taken in a later pass). For a tree nothing runs in any
  * more. 0, or -1 with errno for the first thing that could not go.
  */
 int kb_remove_tree_at(int dirfd);

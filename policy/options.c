@@ -145,6 +145,7 @@ static const char *const feature_names[KB_FEAT__N] = {
     "git-guard",
     "unix-sockets",
     "signal-scope",
+    "attr-guard",
 };
 
 const char *
@@ -338,7 +339,7 @@ check_form(const struct kb_option *o, const char *v, const struct kb_src *s,
 			return kb_err_set(e,
 			    "%s %s: %s%s%s; name some of private-tmp, "
 			    "pid-namespace, net-namespace, ipc-namespace, "
-			    "git-guard, unix-sockets, signal-scope",
+			    "git-guard, unix-sockets, signal-scope, attr-guard",
 			    what(o, s, b, sizeof(b)), v,
 			    bad ? "unknown feature '" : "no feature named",
 			    bad ? bad : "", bad ? "'" : "");
@@ -496,7 +497,8 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.help = "refuse to run on a backend that lacks one of\n"
 		    "FEATURES (comma-separated: private-tmp,\n"
 		    "pid-namespace, net-namespace, ipc-namespace,\n"
-		    "git-guard, unix-sockets, signal-scope)",
+		    "git-guard, unix-sockets, signal-scope,\n"
+		    "attr-guard)",
 		.neghelp = NULL,
 	},
 	[KB_OPT_CACHE] = {

@@ -67,8 +67,11 @@ enum kb_feature {
 	KB_FEAT_GIT_GUARD = 1u << 4,    /* git-guard: held during the run */
 	KB_FEAT_UNIX_SOCKETS = 1u << 5, /* unix-sockets: the command's own */
 	KB_FEAT_SIGNAL_SCOPE = 1u << 6, /* signal-scope: none sent outside */
+	KB_FEAT_ATTR_GUARD = 1u << 7,   /* attr-guard: the mode, times and
+					   xattrs of what lies outside the
+					   writable roots unchangeable */
 };
-#define KB_FEAT__N 7
+#define KB_FEAT__N 8
 /* the name of bit i (--require's word), or NULL */
 const char *kb_feature_name(unsigned i);
 /* the bits of a comma-separated list; -1 on an unknown word (*bad is

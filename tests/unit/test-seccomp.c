@@ -31,6 +31,7 @@
 #include <sys/prctl.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -118,6 +119,22 @@ static const struct check checks[] = {
     {"fork()", K_FORK, 0, {0}, U_CHILD, EPERM, "ssss"},
     {"pthread_create (clone3 falls back to clone)", K_THREAD, 0, {0}, U_NONE,
 	ENOSYS, "ssss"},
+
+    /* what Landlock's TCP hooks miss with the network off: listen()'s
+     * autobind, TCP Fast Open; a host process's resource limits */
+    {"listen", K_SYS, SYS_listen, {-1, 1}, U_NONE, EACCES, "aarr"},
+    {"sendto(MSG_FASTOPEN)", K_SYS, SYS_sendto, {-1, 0, 0, 0x20000000, 0},
+	U_NONE, EACCES, "aarr"},
+    {"sendto(flags 0)", K_SYS, SYS_sendto, {-1, 0, 0, 0, 0}, U_NONE, EACCES,
+	"aaaa"},
+    {"sendmsg(MSG_FASTOPEN)", K_SYS, SYS_sendmsg, {-1, 0, 0x20000000},
+	U_NONE, EACCES, "aarr"},
+    {"sendmmsg(MSG_FASTOPEN)", K_SYS, SYS_sendmmsg, {-1, 0, 0, 0x20000000},
+	U_NONE, EACCES, "aarr"},
+    {"prlimit64(another pid)", K_SYS, SYS_prlimit64,
+	{0x3ffffff0, RLIMIT_NOFILE, 0, 0}, U_NONE, EPERM, "arrr"},
+    {"prlimit64(0), get", K_SYS, SYS_prlimit64, {0, RLIMIT_NOFILE, 0, 0},
+	U_NONE, EPERM, "ssss"},
 
     /* the host's SysV IPC and POSIX message queues */
     {"shmget(IPC_PRIVATE)", K_SYS, SYS_shmget,

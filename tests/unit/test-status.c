@@ -1302,8 +1302,8 @@ test_json(void)
 	ok(json_is_true(json_object_get(ll, "lsm")), "landlock.lsm: true");
 	ok(json_is_true(json_object_get(ll, "usable")), "landlock.usable");
 	ok(json_is_null(json_object_get(ll, "why")), "landlock.why: null");
-	ok(json_array_size(json_object_get(ll, "never")) == 7,
-	    "landlock.never: seven");
+	ok(json_array_size(json_object_get(ll, "never")) == 9,
+	    "landlock.never: nine");
 	ok(json_is_true(json_object_get(sc, "user_notif")) &&
 		json_array_size(json_object_get(sc, "actions")) == 8 &&
 		json_integer_value(json_object_get(sc, "mode")) == 0,
