@@ -48,7 +48,7 @@ kb_landlock_lacks(const struct kb_host *h, unsigned require)
 {
 	unsigned never = KB_FEAT_PRIVATE_TMP | KB_FEAT_PID_NS | KB_FEAT_NET_NS |
 			 KB_FEAT_IPC_NS | KB_FEAT_GIT_GUARD |
-			 KB_FEAT_UNIX_SOCKETS;
+			 KB_FEAT_UNIX_SOCKETS | KB_FEAT_ATTR_GUARD;
 
 	if (h->landlock_abi < KB_LANDLOCK_ABI_SCOPE)
 		never |= KB_FEAT_SIGNAL_SCOPE;
