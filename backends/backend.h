@@ -61,6 +61,10 @@ struct kb_plan {
 
 void kb_plan_free(struct kb_plan *);
 
+/* The lowest descriptor number >= from that no --keep-fd uses (the plans
+ * put their own descriptors there). */
+int kb_plan_free_fd(const struct kb_policy *, int from);
+
 /* Writes the plan as --dry-run shows it: notes as "# " lines, then the argv
  * one shell-quoted element per line, both escaped (kb_buf_escape,
  * kb_buf_shquote_visible). Returns a new string; caller frees. */

@@ -119,49 +119,51 @@ static const char *const userns_markers[] = {
     "Operation not permitted",
 };
 
-bool
-kb_bwrap_userns_failure(const char *err)
+/* bwrap's first line, without its "bwrap: " */
+static void
+first_line_of(const char *err, char *first, size_t len)
 {
-	char first[512];
 	size_t n;
 
+	first[0] = '\0';
 	if (err == NULL)
-		return false;
+		return;
 	if (strncmp(err, "bwrap: ", 7) == 0)
 		err += 7;
 	n = strcspn(err, "\n");
-	if (n >= sizeof(first))
-		n = sizeof(first) - 1;
+	if (n >= len)
+		n = len - 1;
 	memcpy(first, err, n);
 	first[n] = '\0';
+}
+
+static bool
+userns_words(const char *first)
+{
 	for (size_t i = 0; i < nitems(userns_markers); i++)
 		if (strstr(first, userns_markers[i]) != NULL)
 			return true;
 	return false;
 }
 
+bool
+kb_bwrap_userns_failure(const char *err)
+{
+	char first[512];
+
+	first_line_of(err, first, sizeof(first));
+	return userns_words(first);
+}
+
 char *
 kb_bwrap_explain_failure(const char *err)
 {
-	char first[512] = "";
+	char first[512];
 	const char *cause;
-	bool root = geteuid() == 0, userns = false;
+	bool root = geteuid() == 0;
 
-	if (err != NULL) {
-		size_t n;
-
-		if (strncmp(err, "bwrap: ", 7) == 0)
-			err += 7;
-		n = strcspn(err, "\n");
-		if (n >= sizeof(first))
-			n = sizeof(first) - 1;
-		memcpy(first, err, n);
-		first[n] = '\0';
-	}
-	for (size_t i = 0; i < nitems(userns_markers); i++)
-		if (strstr(first, userns_markers[i]) != NULL)
-			userns = true;
-	if (!userns)
+	first_line_of(err, first, sizeof(first));
+	if (!userns_words(first))
 		cause =
 		    "bubblewrap could not set up the sandbox's mounts; run "
 		    "kinbox --dry-run to see the plan, and report it if the "

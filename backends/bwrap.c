@@ -55,24 +55,6 @@ add_empty_file(struct kb_plan *pl, const char *path)
 	add3(pl, "--ro-bind-data", num, path);
 }
 
-static bool
-is_kept(const struct kb_policy *p, int fd)
-{
-	for (size_t i = 0; i < p->nkeep; i++)
-		if (p->keep_fd[i] == fd)
-			return true;
-	return false;
-}
-
-/* lowest descriptor number >= from not used by a --keep-fd */
-static int
-free_fd(const struct kb_policy *p, int from)
-{
-	while (is_kept(p, from))
-		from++;
-	return from;
-}
-
 static const char *
 guard_word(enum kb_guard_kind k)
 {
@@ -632,11 +614,11 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 				     "[OPTIONS] -- COMMAND [ARG...]");
 	pl->backend = KB_BACKEND_BWRAP;
 	pl->exe = xstrdup(bwrap);
-	pl->seccomp_fd = free_fd(p, 3);
-	pl->status_fd = free_fd(p, pl->seccomp_fd + 1);
-	pl->stderr_fd = free_fd(p, pl->status_fd + 1);
-	pl->empty_fd = free_fd(p, pl->stderr_fd + 1);
-	pl->go_fd = free_fd(p, pl->empty_fd + 1);
+	pl->seccomp_fd = kb_plan_free_fd(p, 3);
+	pl->status_fd = kb_plan_free_fd(p, pl->seccomp_fd + 1);
+	pl->stderr_fd = kb_plan_free_fd(p, pl->status_fd + 1);
+	pl->empty_fd = kb_plan_free_fd(p, pl->stderr_fd + 1);
+	pl->go_fd = kb_plan_free_fd(p, pl->empty_fd + 1);
 	/* above every descriptor it is copied from, so that putting them in
 	 * place in the child never overwrites one still to be copied */
 	pl->pass_base = max_fd(p, pl, helper_fd) + 1;

@@ -94,10 +94,8 @@ kb_ll_allow_fd(struct kb_ll *ll, int fd, unsigned long long access)
 	    SYS_landlock_add_rule, ll->fd, LL_RULE_PATH_BENEATH, &pb, 0);
 }
 
-/* `path` opened O_PATH with no symlink on the way, component by component
- * (the bubblewrap backend's seccomp filter refuses openat2) */
-static int
-open_nofollow(const char *path)
+int
+kb_ll_open_nofollow(const char *path)
 {
 	char comp[256];
 	const char *p = path;
@@ -131,7 +129,7 @@ int
 kb_ll_allow_path(
     struct kb_ll *ll, const char *path, unsigned long long access, bool must)
 {
-	int fd = open_nofollow(path), rc;
+	int fd = kb_ll_open_nofollow(path), rc;
 
 	if (fd == -1)
 		return must ? -1 : 0;

@@ -83,6 +83,11 @@ int kb_ll_allow_path(
 int kb_ll_read_rules(struct kb_ll *, char **deny, int ndeny, char **late,
     int nlate, bool second);
 
+/* `path` opened O_PATH with no symlink on the way, component by
+ * component, never through ".." (the bubblewrap backend's seccomp filter
+ * refuses openat2). -1 with errno. */
+int kb_ll_open_nofollow(const char *path);
+
 /* Enforces the ruleset on the calling thread (and closes it). */
 int kb_ll_restrict(struct kb_ll *);
 

@@ -108,38 +108,6 @@ fdarg(const char *s)
 	return (int)v;
 }
 
-/* `path` opened O_PATH with no symlink on the way, component by component
- * (the seccomp filter in force here refuses openat2) */
-static int
-open_nofollow(const char *path)
-{
-	char comp[256];
-	const char *p = path;
-	int cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), next;
-
-	while (cur != -1 && *p != '\0') {
-		size_t n;
-
-		while (*p == '/')
-			p++;
-		n = strcspn(p, "/");
-		if (n == 0)
-			break;
-		if (n >= sizeof(comp) ||
-		    (n == 2 && p[0] == '.' && p[1] == '.')) {
-			close(cur);
-			return -1;
-		}
-		memcpy(comp, p, n);
-		comp[n] = '\0';
-		p += n;
-		next = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		close(cur);
-		cur = next;
-	}
-	return cur;
-}
-
 /* Is `path` (no symlinks on the way) a mount point of the expected inode? */
 static bool
 mounted_as(const char *path, const char *id)
@@ -151,7 +119,7 @@ mounted_as(const char *path, const char *id)
 
 	if (sscanf(id, "%lu:%lu", &dev, &ino) != 2)
 		return false;
-	if ((fd = open_nofollow(path)) == -1)
+	if ((fd = kb_ll_open_nofollow(path)) == -1)
 		return false;
 	ok = syscall(SYS_statx, fd, "", AT_EMPTY_PATH, STATX_INO | STATX_TYPE,
 		 &sx) == 0 &&

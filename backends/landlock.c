@@ -96,23 +96,6 @@ pass(struct kb_plan *pl, int fd, const char *path)
 	return pl->pass_base + (int)pl->npass++;
 }
 
-static bool
-is_kept(const struct kb_policy *p, int fd)
-{
-	for (size_t i = 0; i < p->nkeep; i++)
-		if (p->keep_fd[i] == fd)
-			return true;
-	return false;
-}
-
-static int
-free_fd(const struct kb_policy *p, int from)
-{
-	while (is_kept(p, from))
-		from++;
-	return from;
-}
-
 static int
 max_fd(const struct kb_policy *p, const struct kb_plan *pl, int helper_fd,
     int rundir_fd)
@@ -423,9 +406,9 @@ kb_landlock_plan(const struct kb_policy *p, const struct kb_host *h,
 			      : h->landlock_abi >= KB_LANDLOCK_ABI_NET
 				  ? KB_SECCOMP_LL_NONET
 				  : KB_SECCOMP_LL_NONET_ALL;
-	pl->seccomp_fd = free_fd(p, 3);
-	pl->status_fd = free_fd(p, pl->seccomp_fd + 1);
-	pl->stderr_fd = free_fd(p, pl->status_fd + 1);
+	pl->seccomp_fd = kb_plan_free_fd(p, 3);
+	pl->status_fd = kb_plan_free_fd(p, pl->seccomp_fd + 1);
+	pl->stderr_fd = kb_plan_free_fd(p, pl->status_fd + 1);
 	pl->empty_fd = -1;
 	pl->go_fd = -1;
 	pl->pass_base = max_fd(p, pl, helper_fd, rundir_fd) + 1;

@@ -7,6 +7,23 @@
 
 #include "backend.h"
 
+static bool
+kept(const struct kb_policy *p, int fd)
+{
+	for (size_t i = 0; i < p->nkeep; i++)
+		if (p->keep_fd[i] == fd)
+			return true;
+	return false;
+}
+
+int
+kb_plan_free_fd(const struct kb_policy *p, int from)
+{
+	while (kept(p, from))
+		from++;
+	return from;
+}
+
 void
 kb_plan_free(struct kb_plan *pl)
 {
