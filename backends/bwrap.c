@@ -317,16 +317,7 @@ plan_notes(
 	    "not enforced: a pathname unix socket under "
 	    "$HOME outside the known locations stays connectable (no "
 	    "Landlock right for it on this kernel)");
-	if (p->nkeep == 0) {
-		kb_strv_push(&pl->notes, "fds: 0 1 2 only");
-	} else {
-		struct kb_buf b = {0};
-
-		for (size_t i = 0; i < p->nkeep; i++)
-			kb_buf_printf(&b, " %d", p->keep_fd[i]);
-		kb_strv_pushf(&pl->notes, "fds: 0 1 2 and kept:%s", b.s);
-		kb_buf_free(&b);
-	}
+	kb_plan_note_fds(p, pl);
 }
 
 /*

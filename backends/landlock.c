@@ -336,16 +336,7 @@ plan_notes(const struct kb_policy *p, const struct kb_host *h, const char *why,
 	kb_strv_push(&pl->notes, "ssh agent: not granted");
 	for (size_t i = 0; i < p->notes.n; i++)
 		kb_strv_pushf(&pl->notes, "config: %s", p->notes.v[i]);
-	if (p->nkeep == 0) {
-		kb_strv_push(&pl->notes, "fds: 0 1 2 only");
-	} else {
-		struct kb_buf b = {0};
-
-		for (size_t i = 0; i < p->nkeep; i++)
-			kb_buf_printf(&b, " %d", p->keep_fd[i]);
-		kb_strv_pushf(&pl->notes, "fds: 0 1 2 and kept:%s", b.s);
-		kb_buf_free(&b);
-	}
+	kb_plan_note_fds(p, pl);
 }
 
 /* What this backend cannot do safely is refused, not degraded. */

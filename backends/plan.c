@@ -25,6 +25,21 @@ kb_plan_free_fd(const struct kb_policy *p, int from)
 }
 
 void
+kb_plan_note_fds(const struct kb_policy *p, struct kb_plan *pl)
+{
+	struct kb_buf b = {0};
+
+	if (p->nkeep == 0) {
+		kb_strv_push(&pl->notes, "fds: 0 1 2 only");
+		return;
+	}
+	for (size_t i = 0; i < p->nkeep; i++)
+		kb_buf_printf(&b, " %d", p->keep_fd[i]);
+	kb_strv_pushf(&pl->notes, "fds: 0 1 2 and kept:%s", b.s);
+	kb_buf_free(&b);
+}
+
+void
 kb_plan_free(struct kb_plan *pl)
 {
 	free(pl->exe);

@@ -296,27 +296,6 @@ bwrap_words(const char *msg)
 	return xasprintf("%.*s", (int)strcspn(msg, "\n"), msg);
 }
 
-/* bwrap's words when the kernel refused it namespaces (as bwrap-probe.c
- * reads them) */
-static bool
-userns_words(const char *err)
-{
-	static const char *const markers[] = {
-	    "namespace",
-	    "uid map",
-	    "gid map",
-	    "setting up uid",
-	    "No permissions",
-	    "unshare",
-	    "Operation not permitted",
-	};
-
-	for (size_t i = 0; err != NULL && i < nitems(markers); i++)
-		if (strstr(err, markers[i]) != NULL)
-			return true;
-	return false;
-}
-
 static void
 collect_seccomp(const struct kb_status_roots *r,
     const struct kb_status_probes *p, struct kb_status *st)
@@ -563,7 +542,7 @@ cause_text(const char *cause)
 static const char *
 probe_cause(const struct kb_status_probes *p, const struct kb_status *st)
 {
-	if (!userns_words(st->bwrap.error))
+	if (!kb_bwrap_userns_failure(st->bwrap.error))
 		return "setup";
 	if (p->kinbox_active != NULL)
 		return "nested";
