@@ -50,7 +50,8 @@ GITGUARD_SRCS = gitguard/scan.c gitguard/audit.c gitguard/gitconfig.c \
                 gitguard/gitindex.c gitguard/snap.c
 BACKEND_SRCS  = backends/plan.c backends/bwrap.c backends/bwrap-probe.c \
                 backends/env.c backends/mounts.c backends/seccomp-blob.c \
-                backends/run.c backends/landlock.c backends/status.c
+                backends/run.c backends/landlock.c backends/status.c \
+                backends/unotify.c
 DENIAL_SRCS   = denial/denial.c denial/patterns.c denial/oracle.c \
                 denial/report.c denial/journal.c
 GATE_SRCS     = gate/shlex.c gate/readonly.c gate/readonly-rules.c \
@@ -132,7 +133,7 @@ backends/seccomp-blob.o: backends/seccomp-blob.c backends/seccomp-bpf.h $(HDRS)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 
 # Static and libc-only: it is exec'd once per sandboxed command.
-kinbox-exec: backends/kinbox-exec.c backends/exec-landlock.c backends/exec-landlock.h lib/execsearch.c lib/execsearch.h
+kinbox-exec: backends/kinbox-exec.c backends/exec-landlock.c backends/exec-landlock.h backends/unotify.h lib/execsearch.c lib/execsearch.h
 	$(CC) $(CSTD) $(WARN) -O2 -static -o $@ backends/kinbox-exec.c backends/exec-landlock.c lib/execsearch.c
 
 # --- tests ---------------------------------------------------------------

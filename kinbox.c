@@ -772,6 +772,7 @@ main(int argc, char **argv)
 	host.landlock_abi = kb_landlock_abi();
 	host.root = geteuid() == 0;
 	host.overlay = kb_overlay_supported();
+	host.no_mediate = kb_sup_unavailable();
 	if (pol.backend == KB_BACKEND_SEATBELT)
 		die("%s%s: Seatbelt is macOS's sandbox (sandbox-exec); on "
 		    "Linux use auto, bwrap or landlock",

@@ -12,6 +12,7 @@
 
 #include "../policy/policy.h"
 #include "../lib/util.h"
+#include "unotify.h"
 
 struct kb_plan {
 	enum kb_backend_kind backend;
@@ -57,6 +58,21 @@ struct kb_plan {
 	int go_fd;
 	/* which of the seccomp programs (enum kb_seccomp_variant) */
 	int seccomp_variant;
+	/* The unix-socket supervisor (backends/unotify.c): kinbox-exec
+	 * loads the connect() filter from notify_fd and sends its listener
+	 * over unotify_fd (-1 both when connects are not mediated), with the
+	 * mount ids of `own` (mount points inside: the command's own, where
+	 * its sockets connect). `granted` are the inodes --ssh-agent and
+	 * --allow-socket grant. */
+	int notify_fd, unotify_fd;
+	struct kb_strv own;
+	struct kb_sockid *granted;
+	size_t ngranted;
+	/* kinbox enters a Landlock domain scoping abstract unix sockets
+	 * before it starts bwrap: the connects it makes for the command
+	 * reach only the sandbox's own (with --net the network namespace,
+	 * and so the abstract names, are the host's) */
+	bool scope_self;
 };
 
 void kb_plan_free(struct kb_plan *);
@@ -78,6 +94,9 @@ struct kb_host {
 	int landlock_abi; /* 0 when Landlock is unavailable */
 	bool root;        /* kinbox runs as uid 0 */
 	bool overlay;     /* overlayfs mounts in a user namespace (5.11) */
+	/* why unix connects cannot be mediated here (kb_sup_unavailable),
+	 * NULL when they can */
+	const char *no_mediate;
 };
 
 /* Does the running kernel mount overlayfs in a user namespace? */
@@ -164,12 +183,20 @@ bool kb_bwrap_userns_failure(const char *bwrap_stderr);
  * new user namespaces, the host's SysV IPC and POSIX message queues, and
  * unix sockets (Landlock cannot tell the host's apart). */
 enum kb_seccomp_variant {
-	KB_SECCOMP_BWRAP,        /* the bwrap backend's */
-	KB_SECCOMP_LL_NET,       /* landlock backend, --net */
-	KB_SECCOMP_LL_NONET,     /* landlock backend, network off, Landlock
-				    ABI >= 4 handles TCP connect/bind */
-	KB_SECCOMP_LL_NONET_ALL, /* landlock backend, network off, ABI < 4:
-				    no TCP either */
+	KB_SECCOMP_BWRAP,          /* the bwrap backend's */
+	KB_SECCOMP_LL_NET,         /* landlock backend, --net */
+	KB_SECCOMP_LL_NONET,       /* landlock backend, network off, Landlock
+				      ABI >= 4 handles TCP connect/bind */
+	KB_SECCOMP_LL_NONET_ALL,   /* landlock backend, network off, ABI < 4:
+				      no TCP either */
+	KB_SECCOMP_BWRAP_MEDIATED, /* bwrap backend, unix connects mediated:
+				      no unix datagram socket, no x86
+				      socketcall */
+	KB_SECCOMP_BWRAP_NOUNIX,   /* bwrap backend where mediation cannot
+				      work: no socket(AF_UNIX) at all */
+	KB_SECCOMP_NOTIFY,         /* not a sandbox of its own: connect()
+				      as a user notification (kinbox-exec
+				      loads it on top; backends/unotify.c) */
 	KB_SECCOMP__N
 };
 
@@ -233,7 +260,8 @@ struct kb_run {
 				  ran */
 	char revoked[1024];    /* a grant the run used was revoked: why; the
 				  sandbox was stopped (empty when not) */
-	int exit_code;         /* kinbox's exit status for this run */
+	struct kb_sup_report sock; /* the unix connects kinbox refused */
+	int exit_code;             /* kinbox's exit status for this run */
 	/* the last KB_TAIL bytes of the command's stderr, in order */
 	char tail[KB_TAIL];
 	size_t tail_len;

@@ -280,7 +280,8 @@ plan_notes(
 	    h->root ? " (running as root: all dropped; /proc/sys and "
 		      "friends read-only)"
 		    : "");
-	kb_strv_pushf(&pl->notes, "seccomp: refuses %s", kb_seccomp_summary);
+	kb_strv_pushf(&pl->notes, "seccomp: refuses %s",
+	    kb_seccomp_summary_variant[pl->seccomp_variant]);
 	for (size_t i = 0; i < p->nguard; i++)
 		kb_strv_pushf(&pl->notes, "git guard: %s (%s)",
 		    p->guard[i].path, guard_word(p->guard[i].kind));
@@ -313,10 +314,24 @@ plan_notes(
 		    "of the host (X11, others) are reachable with --net: "
 		    "Landlock ABI %d < %d on this kernel",
 		    h->landlock_abi, KB_LANDLOCK_ABI_SCOPE);
-	kb_strv_push(&pl->notes,
-	    "not enforced: a pathname unix socket under "
-	    "$HOME outside the known locations stays connectable (no "
-	    "Landlock right for it on this kernel)");
+	if (pl->unotify_fd != -1)
+		kb_strv_pushf(&pl->notes,
+		    "unix sockets: every connect() answered by kinbox "
+		    "(seccomp user notification): the command's own sockets "
+		    "(on its %zu writable mounts) and the granted ones "
+		    "connect, any other pathname socket is refused (EACCES); "
+		    "unix datagram sockets are refused",
+		    pl->own.n);
+	else
+		kb_strv_pushf(&pl->notes,
+		    "unix sockets: every socket(AF_UNIX) refused (EACCES), "
+		    "the command's own too: kinbox cannot mediate connects "
+		    "here (%s)",
+		    h->no_mediate);
+	if (pl->scope_self)
+		kb_strv_push(&pl->notes,
+		    "unix sockets: kinbox connects abstract ones inside a "
+		    "Landlock scope (the host's stay refused with --net)");
 	kb_plan_note_fds(p, pl);
 }
 
@@ -536,6 +551,9 @@ max_fd(const struct kb_policy *p, const struct kb_plan *pl, int helper_fd)
 {
 	int m = pl->go_fd > pl->empty_fd ? pl->go_fd : pl->empty_fd;
 
+	if (pl->unotify_fd > m)
+		m = pl->unotify_fd;
+
 	if (helper_fd > m)
 		m = helper_fd;
 	for (size_t i = 0; i < p->nkeep; i++)
@@ -591,6 +609,51 @@ plan_deny_read(
 	}
 }
 
+/*
+ * The mount points inside whose mounts are the command's own: writable
+ * here, and holding nothing of the host's but what a writable root holds
+ * (a unix socket there is the command's, or one it could have made). The
+ * supervisor lets a connect through to a socket on one of them; every
+ * other mount is the host's, read-only or masked.
+ */
+static void
+plan_own(const struct kb_policy *p, struct kb_plan *pl)
+{
+	kb_strv_push(&pl->own, "/tmp");
+	kb_strv_push(&pl->own, "/dev");
+	kb_strv_push(&pl->own, p->workspace);
+	for (size_t i = 0; i < p->nwrite; i++)
+		kb_strv_push(&pl->own, p->write[i].path);
+	if (p->tmpdir != NULL)
+		kb_strv_push(&pl->own, p->tmpdir);
+	for (size_t i = 0; i < p->nmask; i++)
+		if (p->mask[i].kind == KB_MASK_TREE || p->mask[i].cache != -1)
+			kb_strv_push(&pl->own, p->mask[i].path);
+	while (pl->own.n > KB_SUP_MAX_OWN)
+		free(pl->own.v[--pl->own.n]);
+	if (pl->own.v != NULL)
+		pl->own.v[pl->own.n] = NULL;
+}
+
+/* the inodes --ssh-agent and --allow-socket grant: what the policy saw */
+static void
+plan_granted(const struct kb_policy *p, struct kb_plan *pl)
+{
+	for (size_t i = 0; i < p->nmask; i++) {
+		const struct kb_mask *m = &p->mask[i];
+		struct stat st;
+
+		if (m->kind != KB_EXPOSE_SOCKET || stat(m->src, &st) == -1 ||
+		    !S_ISSOCK(st.st_mode))
+			continue;
+		pl->granted = xreallocarray(
+		    pl->granted, pl->ngranted + 1, sizeof(*pl->granted));
+		pl->granted[pl->ngranted].dev = st.st_dev;
+		pl->granted[pl->ngranted].ino = st.st_ino;
+		pl->ngranted++;
+	}
+}
+
 int
 kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
     const char *bwrap, const char *helper, int helper_fd, char *const *envp,
@@ -610,6 +673,18 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 	pl->stderr_fd = kb_plan_free_fd(p, pl->status_fd + 1);
 	pl->empty_fd = kb_plan_free_fd(p, pl->stderr_fd + 1);
 	pl->go_fd = kb_plan_free_fd(p, pl->empty_fd + 1);
+	pl->notify_fd = pl->unotify_fd = -1;
+	pl->seccomp_variant = KB_SECCOMP_BWRAP_NOUNIX;
+	if (h->no_mediate == NULL) {
+		pl->seccomp_variant = KB_SECCOMP_BWRAP_MEDIATED;
+		pl->notify_fd = kb_plan_free_fd(p, pl->go_fd + 1);
+		pl->unotify_fd = kb_plan_free_fd(p, pl->notify_fd + 1);
+		/* with --net the abstract names are the host's */
+		pl->scope_self =
+		    p->net && h->landlock_abi >= KB_LANDLOCK_ABI_SCOPE;
+		plan_own(p, pl);
+		plan_granted(p, pl);
+	}
 	/* above every descriptor it is copied from, so that putting them in
 	 * place in the child never overwrites one still to be copied */
 	pl->pass_base = max_fd(p, pl, helper_fd) + 1;
@@ -675,6 +750,13 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 	}
 	if (h->landlock_abi >= KB_LANDLOCK_ABI_SCOPE)
 		add(pl, "--scope-abstract");
+	if (pl->unotify_fd != -1) {
+		add(pl, "--unotify");
+		kb_strv_pushf(&pl->argv, "%d", pl->unotify_fd);
+		kb_strv_pushf(&pl->argv, "%d", pl->notify_fd);
+		for (size_t i = 0; i < pl->own.n; i++)
+			add2(pl, "--own", pl->own.v[i]);
+	}
 	plan_deny_read(p, h, &deny);
 	for (size_t i = 0; i < checks.n; i++)
 		add(pl, checks.v[i]);

@@ -41,6 +41,14 @@
  *                    file that exists now except the masked ones, and rules
  *                    follow inodes, so a replacement has none.
  *
+ * --unotify SOCK FILTER, after all of the above: loads the seccomp program
+ *                    in the memfd FILTER (connect() as a user
+ *                    notification) with a listener, and sends the
+ *                    listener over the unix socket SOCK to kinbox, which
+ *                    answers every connect (backends/unotify.c), with the
+ *                    mount ids of the --own PATH mounts (the command's
+ *                    own: writable here), read before the command runs;
+ *
  * --landlock ABI makes it the whole sandbox of the landlock backend
  * (kinbox execs it directly, no bubblewrap): it applies, in this order,
  * --chdir DIR, no_new_privs, every capability dropped (--drop-caps, as
@@ -73,6 +81,12 @@
 #include <linux/seccomp.h>
 #include <linux/securebits.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/uio.h>
+
+#include "unotify.h"
 
 #include "../lib/execsearch.h"
 #include "exec-landlock.h"
@@ -240,12 +254,11 @@ drop_caps(void)
 	return (int)syscall(SYS_capset, &hdr, data);
 }
 
-/* The seccomp program kinbox staged in a memfd, enforced. */
+/* The seccomp program kinbox staged in a memfd, read into `fp`. */
 static int
-load_seccomp(int fd)
+read_seccomp(int fd, struct sock_fprog *fp)
 {
 	static struct sock_filter prog[4096];
-	struct sock_fprog fp;
 	size_t len = 0;
 	ssize_t n;
 
@@ -257,9 +270,127 @@ load_seccomp(int fd)
 		errno = EINVAL;
 		return -1;
 	}
-	fp.len = (unsigned short)(len / sizeof(prog[0]));
-	fp.filter = prog;
+	fp->len = (unsigned short)(len / sizeof(prog[0]));
+	fp->filter = prog;
+	return 0;
+}
+
+/* ... and enforced. */
+static int
+load_seccomp(int fd)
+{
+	struct sock_fprog fp;
+
+	if (read_seccomp(fd, &fp) == -1)
+		return -1;
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp, 0, 0);
+}
+
+#ifndef STATX_MNT_ID_UNIQUE
+#define STATX_MNT_ID_UNIQUE 0x00004000U
+#endif
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+
+/*
+ * The mount ids of the --own paths that are writable mount roots here
+ * (what a concurrent run did to a path is checked: no symlink on the way,
+ * the root of a mount, not read-only).
+ */
+static void
+own_mounts(char **own, int nown, struct kb_sup_hello *h)
+{
+	h->unique = 1;
+	for (int pass = 0; pass < 2; pass++) {
+		h->nown = 0;
+		for (int i = 0; i < nown && h->nown < KB_SUP_MAX_OWN; i++) {
+			struct statx sx;
+			struct statfs sf;
+			int fd = kb_ll_open_nofollow(own[i]);
+
+			if (fd == -1)
+				continue;
+			if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH,
+				h->unique ? STATX_MNT_ID_UNIQUE : STATX_MNT_ID,
+				&sx) == 0 &&
+			    fstatfs(fd, &sf) == 0 &&
+			    !(sf.f_flags & ST_RDONLY) &&
+			    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT)) {
+				if (h->unique &&
+				    !(sx.stx_mask & STATX_MNT_ID_UNIQUE)) {
+					close(fd);
+					break; /* Linux < 6.8: the old ids */
+				}
+				h->own[h->nown++] = sx.stx_mnt_id;
+			}
+			close(fd);
+		}
+		if (h->unique == 1 && (h->nown > 0 || nown == 0))
+			return;
+		if (h->unique == 0)
+			return;
+		h->unique = 0;
+	}
+}
+
+/*
+ * The connect() filter with a listener, which goes to kinbox over `sock`
+ * (then closed: the command never holds either). Killable waits (Linux
+ * 5.19) keep an ordinary signal from turning a connect in progress into
+ * EINTR half-way through kinbox's answer.
+ */
+static int
+send_listener(int sock, int filter, char **own, int nown)
+{
+	static struct kb_sup_hello hello;
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {&hello, sizeof(hello)};
+	struct msghdr m = {.msg_iov = &iov,
+	    .msg_iovlen = 1,
+	    .msg_control = u.buf,
+	    .msg_controllen = sizeof(u.buf)};
+	struct cmsghdr *c;
+	struct sock_fprog fp;
+	long lfd;
+	int errsv;
+
+	memset(&u, 0, sizeof(u));
+	hello.magic = KB_SUP_MAGIC;
+	own_mounts(own, nown, &hello);
+	if (read_seccomp(filter, &fp) == -1)
+		return -1;
+	lfd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+	    SECCOMP_FILTER_FLAG_NEW_LISTENER |
+		SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
+	    &fp);
+	if (lfd == -1 && errno == EINVAL)
+		lfd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		    SECCOMP_FILTER_FLAG_NEW_LISTENER, &fp);
+	if (lfd == -1)
+		return -1;
+	if ((c = CMSG_FIRSTHDR(&m)) == NULL) {
+		close((int)lfd);
+		errno = EINVAL;
+		return -1;
+	}
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &(int){(int)lfd}, sizeof(int));
+	/* no connect() from here on: it would wait for kinbox's answer */
+	if (sendmsg(sock, &m, MSG_NOSIGNAL) != (ssize_t)sizeof(hello)) {
+		errsv = errno;
+		close((int)lfd);
+		errno = errsv;
+		return -1;
+	}
+	close((int)lfd);
+	close(sock);
+	return 0;
 }
 
 /* the device nodes a program needs: reading, writing, truncating (`>
@@ -357,6 +488,8 @@ main(int argc, char **argv)
 	int status_fd, err_fd, errsv, cmd, ndeny = 0, nchecks = 0, go_fd = -1;
 	int nlate = 0, ruleset;
 	int check_first = 0, close_lo = -1, close_hi = -1;
+	int un_sock = -1, un_filter = -1, nown = 0;
+	static char *own[KB_SUP_MAX_OWN];
 	bool scope = false;
 
 	if (argc < 4)
@@ -397,6 +530,15 @@ main(int argc, char **argv)
 			if (ndeny == MAX_DENY)
 				_exit(125);
 			deny[ndeny++] = patharg(argc, argv, ++cmd);
+		} else if (strcmp(a, "--unotify") == 0 && cmd + 2 < argc &&
+			   un_sock == -1) {
+			un_sock = fdarg(argv[cmd + 1]);
+			un_filter = fdarg(argv[cmd + 2]);
+			cmd += 2;
+		} else if (strcmp(a, "--own") == 0) {
+			if (nown == KB_SUP_MAX_OWN)
+				_exit(125);
+			own[nown++] = patharg(argc, argv, ++cmd);
 		} else if (strcmp(a, "--landlock") == 0 && cmd + 1 < argc &&
 			   lm.abi == 0) {
 			lm.abi = atoi(argv[++cmd]);
@@ -440,7 +582,8 @@ main(int argc, char **argv)
 	}
 	/* the landlock backend: the domain is all there is, and it must
 	 * have its filter (no bubblewrap gave one) */
-	if (lm.abi > 0 && (lm.seccomp_fd == -1 || go_fd != -1 || nchecks > 0))
+	if (lm.abi > 0 && (lm.seccomp_fd == -1 || go_fd != -1 || nchecks > 0 ||
+			      un_sock != -1))
 		_exit(125);
 	for (size_t i = 0; i < sizeof(reset) / sizeof(reset[0]); i++)
 		signal(reset[i], SIG_DFL);
@@ -485,6 +628,8 @@ main(int argc, char **argv)
 		close(go_fd);
 	}
 	if (ruleset == 0 && confine_end(&ll, deny, ndeny, late, nlate) == -1)
+		fail(status_fd, 'F', errno, 125);
+	if (un_sock != -1 && send_listener(un_sock, un_filter, own, nown) == -1)
 		fail(status_fd, 'F', errno, 125);
 	/* PATH is searched as bash does: a directory of it that cannot be
 	 * read makes a missing command ENOENT (127), not EACCES (126) */

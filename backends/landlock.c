@@ -402,6 +402,7 @@ kb_landlock_plan(const struct kb_policy *p, const struct kb_host *h,
 	pl->stderr_fd = kb_plan_free_fd(p, pl->status_fd + 1);
 	pl->empty_fd = -1;
 	pl->go_fd = -1;
+	pl->notify_fd = pl->unotify_fd = -1; /* every unix socket refused */
 	pl->pass_base = max_fd(p, pl, helper_fd, rundir_fd) + 1;
 	memcpy(pl->keep_fd, p->keep_fd, sizeof(pl->keep_fd));
 	pl->nkeep = p->nkeep;

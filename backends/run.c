@@ -25,6 +25,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -547,6 +548,7 @@ watch_close(struct watch *w)
 /* descriptors kb_run() hands to the backend, before they get their numbers */
 struct fds {
 	int seccomp, status_w, err_w, realerr, empty, go_r;
+	int notify, unotify; /* the connect() filter, the listener's way out */
 	const struct rlimit *nofile; /* to restore before exec, or NULL */
 };
 
@@ -571,7 +573,10 @@ static void __attribute__((noreturn)) exec_backend(const struct kb_plan *pl,
 	    dup2(f->status_w, pl->status_fd) == -1 ||
 	    dup2(f->realerr, pl->stderr_fd) == -1 ||
 	    (pl->empty_fd != -1 && dup2(f->empty, pl->empty_fd) == -1) ||
-	    (pl->go_fd != -1 && dup2(f->go_r, pl->go_fd) == -1))
+	    (pl->go_fd != -1 && dup2(f->go_r, pl->go_fd) == -1) ||
+	    (pl->unotify_fd != -1 &&
+		(dup2(f->notify, pl->notify_fd) == -1 ||
+		    dup2(f->unotify, pl->unotify_fd) == -1)))
 		_exit(KB_EXIT_ERROR);
 	for (size_t i = 0; i < pl->nkeep; i++)
 		if (fcntl(pl->keep_fd[i], F_SETFD, 0) == -1)
@@ -642,7 +647,8 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
     struct kb_run *r, struct kb_err *e)
 {
 	int status_p[2] = {-1, -1}, err_p[2] = {-1, -1}, go_p[2] = {-1, -1};
-	int ov_sock = -1;
+	int ov_sock = -1, un[2] = {-1, -1}, notify = -1;
+	struct kb_sup *sup = NULL;
 	pid_t ov_pid = -1;
 	int seccomp_fd, realerr, empty, sigfd, base = 32, maxfd;
 	struct relay rl = {0};
@@ -711,6 +717,26 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	    realerr == -1 || empty == -1)
 		return kb_err_set(
 		    e, "cannot arrange descriptors: %s", strerror(errno));
+	/* the supervisor's: a seqpacket pair, one message, one listener */
+	if (pl->unotify_fd != -1) {
+		if ((notify = kb_seccomp_fd_variant(KB_SECCOMP_NOTIFY, e)) ==
+		    -1)
+			return -1;
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, un) ==
+		    -1)
+			return kb_err_set(e, "socketpair: %s", strerror(errno));
+		notify = lift(notify, base);
+		un[1] = lift(un[1], base);
+		if (notify == -1 || un[1] == -1)
+			return kb_err_set(e, "cannot arrange descriptors: %s",
+			    strerror(errno));
+	}
+	/* before bwrap starts, so that it and the sandbox are inside */
+	if (pl->scope_self && kb_sup_scope_self() == -1)
+		return kb_err_set(e,
+		    "cannot scope abstract unix sockets (Landlock): %s; run "
+		    "without --net, or report this",
+		    strerror(errno));
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
@@ -732,7 +758,7 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	}
 
 	f = (struct fds){seccomp_fd, status_p[1], err_p[1], realerr, empty,
-	    go_p[0], raised ? &orig_nofile : NULL};
+	    go_p[0], notify, un[1], raised ? &orig_nofile : NULL};
 	/* what the command leaves running is re-parented to kinbox and
 	 * killed when it ends (kill_tree) */
 	if (landlock_run && prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
@@ -748,6 +774,11 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	close(empty);
 	if (go_p[0] != -1)
 		close(go_p[0]);
+	if (un[1] != -1) {
+		close(un[1]);
+		close(notify);
+		fcntl(un[0], F_SETFL, O_NONBLOCK);
+	}
 	/* forked now, while bwrap sets up; it gives the go */
 	if (pl->overlay.n > 0) {
 		if ((ov_sock = kb_overlay_start(pl, go_p[1], &ov_pid)) == -1)
@@ -763,14 +794,15 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	fcntl(err_p[0], F_SETFL, O_NONBLOCK);
 
 	for (;;) {
-		struct pollfd pfd[5] = {
+		struct pollfd pfd[6] = {
 		    {.fd = sigfd, .events = POLLIN},
 		    {.fd = status_p[0], .events = POLLIN},
 		    {.fd = err_p[0], .events = POLLIN},
 		    {.fd = rl.fd, .events = POLLIN},
 		    {.fd = reaped ? -1 : w.fd, .events = POLLPRI},
+		    {.fd = un[0], .events = POLLIN},
 		};
-		int n = poll(pfd, 5, reaped ? 1000 : -1);
+		int n = poll(pfd, 6, reaped ? 1000 : -1);
 
 		if (n == -1 && errno == EINTR)
 			continue;
@@ -823,6 +855,34 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 		}
 		if (pfd[3].revents)
 			relay_some(&rl, r);
+		if (pfd[5].revents) {
+			struct kb_sup_hello hello;
+			int lfd = kb_sup_recv(un[0], &hello);
+
+			/* EOF: kinbox-exec ended before its command (it
+			 * says why on the status pipe) */
+			if (lfd != -1)
+				sup = kb_sup_start(
+				    lfd, &hello, pl->granted, pl->ngranted);
+			if (lfd != -1 && sup == NULL &&
+			    r->setup_fail[0] == '\0') {
+				/* its connects would wait forever */
+				snprintf(r->setup_fail, sizeof(r->setup_fail),
+				    "cannot start the unix-socket "
+				    "supervisor: %s",
+				    strerror(errno));
+				stop_sandbox(pid);
+			} else if (lfd == -1 && errno == EPROTO) {
+				snprintf(r->setup_fail, sizeof(r->setup_fail),
+				    "the sandbox sent a malformed listener "
+				    "message");
+				stop_sandbox(pid);
+			}
+			if (lfd != -1 || errno != EAGAIN) {
+				close(un[0]);
+				un[0] = -1;
+			}
+		}
 		if (pfd[4].revents && r->broken[0] == '\0') {
 			const char *hit = watch_hit(&w, pl, r);
 
@@ -887,6 +947,9 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	}
 	if (!reaped)
 		waitpid(pid, &r->wstatus, 0);
+	kb_sup_stop(sup, &r->sock);
+	if (un[0] != -1)
+		close(un[0]);
 	if (landlock_run) {
 		kill_tree(self, true);
 		prctl(PR_SET_CHILD_SUBREAPER, 0);

@@ -33,6 +33,12 @@ const char *const kb_seccomp_summary_variant[KB_SECCOMP__N] = {
 		      "NETLINK_ROUTE, " KB_SUMMARY_PAIR,
     [KB_SECCOMP_LL_NONET_ALL] =
 	KB_SUMMARY_LL "every socket but NETLINK_ROUTE, " KB_SUMMARY_PAIR,
+    [KB_SECCOMP_BWRAP_MEDIATED] = KB_SUMMARY_BWRAP
+    ", unix datagram sockets and socketpairs, x86 socketcall (EACCES)",
+    [KB_SECCOMP_BWRAP_NOUNIX] = KB_SUMMARY_BWRAP
+    ", every socket(AF_UNIX), datagram socketpairs, x86 socketcall "
+    "(EACCES)",
+    [KB_SECCOMP_NOTIFY] = "nothing: connect() is handed to kinbox",
 };
 const char *const kb_seccomp_summary = KB_SUMMARY_BWRAP;
 
@@ -41,12 +47,18 @@ const unsigned char *const kb_seccomp_blob_variant[KB_SECCOMP__N] = {
     [KB_SECCOMP_LL_NET] = kb_seccomp_bpf_ll_net,
     [KB_SECCOMP_LL_NONET] = kb_seccomp_bpf_ll_nonet,
     [KB_SECCOMP_LL_NONET_ALL] = kb_seccomp_bpf_ll_nonet_all,
+    [KB_SECCOMP_BWRAP_MEDIATED] = kb_seccomp_bpf_bwrap_mediated,
+    [KB_SECCOMP_BWRAP_NOUNIX] = kb_seccomp_bpf_bwrap_nounix,
+    [KB_SECCOMP_NOTIFY] = kb_seccomp_bpf_notify,
 };
 const size_t kb_seccomp_blob_len_variant[KB_SECCOMP__N] = {
     [KB_SECCOMP_BWRAP] = sizeof(kb_seccomp_bpf_bwrap),
     [KB_SECCOMP_LL_NET] = sizeof(kb_seccomp_bpf_ll_net),
     [KB_SECCOMP_LL_NONET] = sizeof(kb_seccomp_bpf_ll_nonet),
     [KB_SECCOMP_LL_NONET_ALL] = sizeof(kb_seccomp_bpf_ll_nonet_all),
+    [KB_SECCOMP_BWRAP_MEDIATED] = sizeof(kb_seccomp_bpf_bwrap_mediated),
+    [KB_SECCOMP_BWRAP_NOUNIX] = sizeof(kb_seccomp_bpf_bwrap_nounix),
+    [KB_SECCOMP_NOTIFY] = sizeof(kb_seccomp_bpf_notify),
 };
 const unsigned char *const kb_seccomp_blob = kb_seccomp_bpf_bwrap;
 const size_t kb_seccomp_blob_len = sizeof(kb_seccomp_bpf_bwrap);

@@ -23,6 +23,9 @@ static const char *const variant_name[KB_SECCOMP__N] = {
     [KB_SECCOMP_LL_NET] = "LL_NET",
     [KB_SECCOMP_LL_NONET] = "LL_NONET",
     [KB_SECCOMP_LL_NONET_ALL] = "LL_NONET_ALL",
+    [KB_SECCOMP_BWRAP_MEDIATED] = "BWRAP_MEDIATED",
+    [KB_SECCOMP_BWRAP_NOUNIX] = "BWRAP_NOUNIX",
+    [KB_SECCOMP_NOTIFY] = "NOTIFY",
 };
 
 /* reads filter `v` into buf (BPF programs have at most 4096

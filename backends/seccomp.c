@@ -354,6 +354,58 @@ landlock_rules(scmp_filter_ctx ctx, enum kb_seccomp_variant v)
 	return 0;
 }
 
+/*
+ * The bwrap backend with unix connects mediated (backends/unotify.c): a
+ * connect() is a user notification that kinbox answers, but a datagram
+ * socket looks its peer up again on every sendto(), a path the supervisor
+ * never sees, so unix datagram sockets are refused, socketpairs included
+ * (a pair's end can sendto() any unbound host socket, /dev/log). That
+ * costs sd_notify and syslog clients; stream and seqpacket sockets, which
+ * need a connect() to reach anything, stay. x86's socketcall(2) hides its
+ * arguments behind a pointer: refused whole, the direct calls (Linux 4.3)
+ * remain. Where the supervisor cannot work (no pidfd_getfd, ptrace
+ * refused) the fallback refuses every socket(AF_UNIX), as Anthropic's
+ * sandbox-runtime does; socketpairs but datagram ones stay.
+ */
+static int
+unix_rules(scmp_filter_ctx ctx, enum kb_seccomp_variant v)
+{
+	const uint32_t eacces = SCMP_ACT_ERRNO(EACCES);
+	/* type & 0xf other than SOCK_STREAM (1) and SOCK_SEQPACKET (5): bit
+	 * 0 clear, or bit 1 or 3 set (AF_UNIX takes SOCK_RAW for
+	 * SOCK_DGRAM) */
+	const struct scmp_arg_cmp type[] = {
+	    bits(1, 0x1, 0),
+	    bits(1, 0x2, 0x2),
+	    bits(1, 0x8, 0x8),
+	};
+	int rc;
+
+	if ((rc = rule(ctx, eacces, resolve("socketcall"), 0, NULL)) < 0)
+		return rc;
+	if (v == KB_SECCOMP_BWRAP_NOUNIX &&
+	    (rc = rule1(ctx, eacces, "socket", lo32(0, AF_UNIX))) < 0)
+		return rc;
+	for (size_t t = 0; t < nitems(type); t++) {
+		if (v == KB_SECCOMP_BWRAP_MEDIATED &&
+		    (rc = rule2(
+			 ctx, eacces, "socket", lo32(0, AF_UNIX), type[t])) < 0)
+			return rc;
+		if ((rc = rule2(ctx, eacces, "socketpair", lo32(0, AF_UNIX),
+			 type[t])) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* connect() handed to kinbox as a user notification, on every
+ * architecture the filters hold; the rest is left to the other filter */
+static int
+notify_rules(scmp_filter_ctx ctx)
+{
+	return rule(ctx, SCMP_ACT_NOTIFY, resolve("connect"), 0, NULL);
+}
+
 int
 kb_seccomp_build_fd_variant(enum kb_seccomp_variant v, struct kb_err *e)
 {
@@ -375,6 +427,11 @@ kb_seccomp_build_fd_variant(enum kb_seccomp_variant v, struct kb_err *e)
 		if ((rc = seccomp_arch_add(ctx, SCMP_ARCH_X32)) < 0 &&
 		    rc != -EEXIST)
 			goto fail;
+	}
+	if (v == KB_SECCOMP_NOTIFY) {
+		if ((rc = notify_rules(ctx)) < 0)
+			goto fail;
+		goto export;
 	}
 	{
 		const unsigned long tio[] = {TIOCSTI, TIOCLINUX};
@@ -411,9 +468,14 @@ kb_seccomp_build_fd_variant(enum kb_seccomp_variant v, struct kb_err *e)
 				goto fail;
 		}
 	}
-	if (v != KB_SECCOMP_BWRAP && (rc = landlock_rules(ctx, v)) < 0)
+	if ((v == KB_SECCOMP_BWRAP_MEDIATED || v == KB_SECCOMP_BWRAP_NOUNIX) &&
+	    (rc = unix_rules(ctx, v)) < 0)
 		goto fail;
-	fd = memfd_create("kinbox-seccomp", MFD_CLOEXEC);
+	if ((v == KB_SECCOMP_LL_NET || v == KB_SECCOMP_LL_NONET ||
+		v == KB_SECCOMP_LL_NONET_ALL) &&
+	    (rc = landlock_rules(ctx, v)) < 0)
+		goto fail;
+	export : fd = memfd_create("kinbox-seccomp", MFD_CLOEXEC);
 	if (fd == -1) {
 		rc = -errno;
 		goto fail;

@@ -1,0 +1,708 @@
+/*
+ * backends/unotify.c — the unix-socket supervisor.
+ *
+ * A read-only bind mount does not stop connect() on a pathname unix
+ * socket: without this, the command reaches every host service socket
+ * kinbox does not know to mask (docker, podman, an editor's). kinbox-exec
+ * loads a filter that turns every connect() into a seccomp user
+ * notification and sends its listener here (SCM_RIGHTS); a thread answers
+ * each one. The rule: a pathname connect succeeds only to a socket on a
+ * mount that is the command's own (writable in this sandbox: the
+ * workspace, a --write root, the private /tmp), or to a granted inode
+ * (--ssh-agent, --allow-socket); anything else gets EACCES and is
+ * remembered for the denial report, by the path kinbox resolved.
+ *
+ * Never SECCOMP_USER_NOTIF_FLAG_CONTINUE: the kernel would read the
+ * address again after the decision, and a second thread of the command
+ * can change it in between. Every connect is made here, on the command's
+ * behalf:
+ *   1. the address is copied once (process_vm_readv) and the notification
+ *      checked to be still pending (so the pid is still the caller's);
+ *   2. the command's socket is taken with pidfd_getfd (its options, its
+ *      bind, its O_NONBLOCK stay: it is the same open file);
+ *   3. a pathname is resolved in the sandbox's root (openat2
+ *      RESOLVE_IN_ROOT from /proc/PID/root; a relative one from its
+ *      cwd) to an O_PATH descriptor, no magic links (/proc/self/fd/N
+ *      inside would name the command's descriptors by kinbox's table);
+ *   4. that inode's mount id (STATX_MNT_ID_UNIQUE where the kernel has
+ *      it: an id is never reused) or its dev/ino decides;
+ *   5. the socket is connected to /proc/self/fd/N of that descriptor, so
+ *      the inode checked is the inode connected, and the result (0,
+ *      EINPROGRESS, ECONNREFUSED, ...) is the command's.
+ * Other families (abstract, unnamed, inet) are connected the same way on
+ * the copied address: the socket keeps the sandbox's network namespace.
+ * A blocking connect can take long (a TCP handshake, a full backlog), so
+ * it runs on a thread of its own and the others go on being answered.
+ *
+ * As root, this thread drops CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH and
+ * CAP_FOWNER from its effective set (capabilities are per thread): the
+ * connect has no more rights on the socket file than the sandboxed
+ * command, which has none.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <linux/stat.h>
+
+#include "unotify.h"
+
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+#ifndef STATX_MNT_ID_UNIQUE
+#define STATX_MNT_ID_UNIQUE 0x00004000U
+#endif
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_restrict_self  446
+#endif
+
+#define MAX_WORKERS 64 /* blocking connects in progress at once */
+
+struct kb_sup {
+	int listener;
+	int stop[2]; /* a pipe: kb_sup_stop() closes the write end */
+	pthread_t thread;
+	bool unique;
+	size_t nown, ngranted;
+	uint64_t own[KB_SUP_MAX_OWN];
+	struct kb_sockid *granted;
+	struct seccomp_notif_sizes sizes;
+	pthread_mutex_t mu; /* the report, refs, workers */
+	unsigned refs;      /* the dispatcher, each worker, the caller */
+	unsigned workers;
+	struct kb_sup_report rep;
+};
+
+/* one connect to make: the command's socket, the address to use */
+struct job {
+	struct kb_sup *s;
+	uint64_t id;
+	int sock;  /* ours, from pidfd_getfd */
+	int opath; /* the resolved socket file, or -1 */
+	socklen_t len;
+	struct sockaddr_storage addr;
+};
+
+static void
+unref(struct kb_sup *s)
+{
+	unsigned left;
+
+	pthread_mutex_lock(&s->mu);
+	left = --s->refs;
+	pthread_mutex_unlock(&s->mu);
+	if (left > 0)
+		return;
+	close(s->listener);
+	pthread_mutex_destroy(&s->mu);
+	free(s->granted);
+	free(s);
+}
+
+/* the DAC overrides out of this thread's effective set (root only) */
+static void
+drop_dac(void)
+{
+	struct {
+		unsigned version;
+		int pid;
+	} hdr = {0x20080522, 0}; /* _LINUX_CAPABILITY_VERSION_3 */
+	struct {
+		unsigned effective, permitted, inheritable;
+	} data[2];
+	/* CAP_DAC_OVERRIDE 1, CAP_DAC_READ_SEARCH 2, CAP_FOWNER 3 */
+	const unsigned drop = (1u << 1) | (1u << 2) | (1u << 3);
+
+	if (syscall(SYS_capget, &hdr, data) == -1)
+		return;
+	if ((data[0].effective & drop) == 0)
+		return;
+	data[0].effective &= ~drop;
+	syscall(SYS_capset, &hdr, data);
+}
+
+static bool
+notif_valid(const struct kb_sup *s, uint64_t id)
+{
+	return ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+static void
+respond(struct kb_sup *s, uint64_t id, int err)
+{
+	struct seccomp_notif_resp *resp =
+	    calloc(1, s->sizes.seccomp_notif_resp);
+
+	if (resp == NULL)
+		return; /* the command's connect waits until it dies */
+	resp->id = id;
+	resp->error = err ? -err : 0;
+	resp->val = 0;
+	resp->flags = 0;
+	/* ENOENT: the caller died or was interrupted meanwhile */
+	while (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) == -1 &&
+	       errno == EINTR)
+		;
+	free(resp);
+}
+
+static void
+note_denial(struct kb_sup *s, const char *named, int opath, int err)
+{
+	char link[64], path[4096];
+	ssize_t n = -1;
+
+	if (opath != -1) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", opath);
+		n = readlink(link, path, sizeof(path) - 1);
+	}
+	if (n <= 0)
+		snprintf(path, sizeof(path), "%s", named);
+	else
+		path[n] = '\0';
+	pthread_mutex_lock(&s->mu);
+	s->rep.refused++;
+	for (size_t i = 0; i < s->rep.ndenial; i++)
+		if (strcmp(s->rep.denial[i].path, path) == 0) {
+			s->rep.denial[i].count++;
+			pthread_mutex_unlock(&s->mu);
+			return;
+		}
+	if (s->rep.ndenial < KB_SUP_MAX_DENIAL) {
+		struct kb_sup_denial *d = &s->rep.denial[s->rep.ndenial++];
+
+		snprintf(d->path, sizeof(d->path), "%s", path);
+		snprintf(d->named, sizeof(d->named), "%s", named);
+		d->err = err;
+		d->count = 1;
+	}
+	pthread_mutex_unlock(&s->mu);
+}
+
+static void
+count(struct kb_sup *s, unsigned long long *what)
+{
+	pthread_mutex_lock(&s->mu);
+	(*what)++;
+	pthread_mutex_unlock(&s->mu);
+}
+
+/*
+ * Resolves the pathname `named` as the caller (pid) would, in its root,
+ * and decides. Returns 0 with *opath set (connect to it), or the errno
+ * the command gets.
+ */
+static int
+decide_path(struct kb_sup *s, const struct seccomp_notif *req,
+    const char *named, int *opath)
+{
+	char proc[64], abs[PATH_MAX + 128];
+	struct open_how how = {
+	    .flags = O_PATH | O_CLOEXEC,
+	    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	struct statx sx;
+	int root, fd;
+
+	*opath = -1;
+	snprintf(proc, sizeof(proc), "/proc/%u/root", req->pid);
+	if ((root = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return errno == ENOENT ? ESRCH : EACCES;
+	if (named[0] == '/') {
+		snprintf(abs, sizeof(abs), "%s", named);
+	} else {
+		char cwd[PATH_MAX];
+		ssize_t n;
+
+		snprintf(proc, sizeof(proc), "/proc/%u/cwd", req->pid);
+		n = readlink(proc, cwd, sizeof(cwd) - 1);
+		/* a cwd outside its root, or deleted: nothing to resolve
+		 * against */
+		if (n <= 0 || cwd[0] != '/') {
+			close(root);
+			return EACCES;
+		}
+		cwd[n] = '\0';
+		snprintf(abs, sizeof(abs), "%s/%s", cwd, named);
+	}
+	/* the root and cwd read are the caller's, not a recycled pid's */
+	if (!notif_valid(s, req->id)) {
+		close(root);
+		return ESRCH;
+	}
+	/* EAGAIN: a rename anywhere during the walk; try again */
+	for (int tries = 0; tries < 8; tries++)
+		if ((fd = (int)syscall(
+			 SYS_openat2, root, abs, &how, sizeof(how))) != -1 ||
+		    errno != EAGAIN)
+			break;
+	close(root);
+	if (fd == -1) {
+		/* what the kernel would have said; a magic link (ELOOP) is
+		 * refused as any socket kinbox cannot place */
+		int err = errno;
+
+		/* /proc/self inside names kinbox, not the command: a
+		 * link through /proc is not followed */
+		if (err == ELOOP || err == EXDEV || err == EAGAIN ||
+		    (err == ENOENT && strncmp(abs, "/proc/", 6) == 0)) {
+			note_denial(s, named, -1, EACCES);
+			return EACCES;
+		}
+		return err;
+	}
+	if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH,
+		STATX_TYPE | STATX_INO | STATX_MNT_ID |
+		    (s->unique ? STATX_MNT_ID_UNIQUE : 0),
+		&sx) == -1) {
+		close(fd);
+		return EACCES;
+	}
+	if (!S_ISSOCK(sx.stx_mode)) {
+		close(fd);
+		return ECONNREFUSED; /* the kernel's answer for a non-socket */
+	}
+	for (size_t i = 0; i < s->ngranted; i++)
+		if (s->granted[i].ino == sx.stx_ino &&
+		    s->granted[i].dev ==
+			makedev(sx.stx_dev_major, sx.stx_dev_minor)) {
+			*opath = fd;
+			return 0;
+		}
+	if (s->unique == ((sx.stx_mask & STATX_MNT_ID_UNIQUE) != 0))
+		for (size_t i = 0; i < s->nown; i++)
+			if (s->own[i] == sx.stx_mnt_id) {
+				*opath = fd;
+				return 0;
+			}
+	note_denial(s, named, fd, EACCES);
+	close(fd);
+	return EACCES;
+}
+
+static int
+do_connect(struct job *j)
+{
+	int r;
+
+	while (
+	    (r = connect(j->sock, (struct sockaddr *)&j->addr, j->len)) == -1 &&
+	    errno == EINTR)
+		;
+	return r == 0 ? 0 : errno;
+}
+
+static void
+job_done(struct job *j, int err)
+{
+	respond(j->s, j->id, err);
+	close(j->sock);
+	if (j->opath != -1)
+		close(j->opath);
+}
+
+static void *
+worker(void *arg)
+{
+	struct job *j = arg;
+	struct kb_sup *s = j->s;
+
+	job_done(j, do_connect(j));
+	free(j);
+	pthread_mutex_lock(&s->mu);
+	s->workers--;
+	pthread_mutex_unlock(&s->mu);
+	unref(s);
+	return NULL;
+}
+
+/* On a thread of its own when the socket blocks; here when it does not,
+ * or when too many are in progress. */
+static void
+run_job(struct job *j)
+{
+	struct kb_sup *s = j->s;
+	int fl = fcntl(j->sock, F_GETFL);
+	pthread_attr_t at;
+	pthread_t t;
+	struct job *h;
+	bool spawn = false;
+
+	if (fl != -1 && !(fl & O_NONBLOCK)) {
+		pthread_mutex_lock(&s->mu);
+		if (s->workers < MAX_WORKERS) {
+			s->workers++;
+			s->refs++;
+			spawn = true;
+		}
+		pthread_mutex_unlock(&s->mu);
+	}
+	if (spawn && (h = malloc(sizeof(*h))) != NULL) {
+		*h = *j;
+		pthread_attr_init(&at);
+		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+		pthread_attr_setstacksize(&at, 64 * 1024);
+		if (pthread_create(&t, &at, worker, h) == 0) {
+			pthread_attr_destroy(&at);
+			return;
+		}
+		pthread_attr_destroy(&at);
+		free(h);
+	}
+	if (spawn) {
+		pthread_mutex_lock(&s->mu);
+		s->workers--;
+		s->refs--;
+		pthread_mutex_unlock(&s->mu);
+	}
+	job_done(j, do_connect(j));
+}
+
+/* A descriptor of the caller's thread (its own table if it has one). */
+static int
+open_pidfd(pid_t pid)
+{
+	int fd = (int)syscall(SYS_pidfd_open, pid, PIDFD_THREAD);
+
+	if (fd == -1 && errno == EINVAL)
+		fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	return fd;
+}
+
+static void
+serve(struct kb_sup *s, const struct seccomp_notif *req)
+{
+	struct job j = {.s = s, .id = req->id, .sock = -1, .opath = -1};
+	int len = (int)req->data.args[2], pidfd, err;
+	struct iovec local, remote;
+
+	/* as the kernel's move_addr_to_kernel() */
+	if (len < 0 || (size_t)len > sizeof(j.addr)) {
+		respond(s, req->id, EINVAL);
+		return;
+	}
+	local = (struct iovec){&j.addr, (size_t)len};
+	remote =
+	    (struct iovec){(void *)(uintptr_t)req->data.args[1], (size_t)len};
+	if (len > 0 && process_vm_readv(req->pid, &local, 1, &remote, 1, 0) !=
+			   (ssize_t)len) {
+		err = errno;
+		if (err == ESRCH)
+			return; /* gone */
+		if (err != EFAULT) {
+			/* out of reach (not dumpable, ptrace refused):
+			 * fail closed */
+			count(s, &s->rep.failed);
+			err = EACCES;
+		}
+		respond(s, req->id, err);
+		return;
+	}
+	j.len = (socklen_t)len;
+	/* the copy is the pending caller's: its pid was not reused */
+	if (!notif_valid(s, req->id))
+		return;
+	if ((pidfd = open_pidfd((pid_t)req->pid)) == -1) {
+		if (errno != ESRCH)
+			respond(s, req->id, EACCES);
+		return;
+	}
+	if (!notif_valid(s, req->id)) {
+		close(pidfd);
+		return;
+	}
+	j.sock =
+	    (int)syscall(SYS_pidfd_getfd, pidfd, (int)req->data.args[0], 0);
+	err = errno;
+	close(pidfd);
+	if (j.sock == -1) {
+		if (err == EBADF) {
+			respond(s, req->id, EBADF);
+		} else if (err != ESRCH) {
+			count(s, &s->rep.failed);
+			respond(s, req->id, EACCES);
+		}
+		return;
+	}
+	count(s, &s->rep.connects);
+	if (len > (int)offsetof(struct sockaddr_un, sun_path) &&
+	    j.addr.ss_family == AF_UNIX &&
+	    ((struct sockaddr_un *)&j.addr)->sun_path[0] != '\0') {
+		struct sockaddr_un *un = (struct sockaddr_un *)&j.addr;
+		size_t n = (size_t)len - offsetof(struct sockaddr_un, sun_path);
+		char named[sizeof(un->sun_path) + 1];
+
+		/* the kernel's reading: up to the first NUL within len */
+		if (n > sizeof(un->sun_path))
+			n = sizeof(un->sun_path);
+		memcpy(named, un->sun_path, n);
+		named[n] = '\0';
+		if ((err = decide_path(s, req, named, &j.opath)) != 0) {
+			close(j.sock);
+			if (err != ESRCH)
+				respond(s, req->id, err);
+			return;
+		}
+		memset(un->sun_path, 0, sizeof(un->sun_path));
+		snprintf(un->sun_path, sizeof(un->sun_path), "/proc/self/fd/%d",
+		    j.opath);
+		j.len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+				    strlen(un->sun_path) + 1);
+	}
+	run_job(&j);
+}
+
+static void *
+dispatch(void *arg)
+{
+	struct kb_sup *s = arg;
+	struct seccomp_notif *req = calloc(1, s->sizes.seccomp_notif);
+
+	if (geteuid() == 0)
+		drop_dac();
+	for (; req != NULL;) {
+		struct pollfd p[2] = {
+		    {.fd = s->listener, .events = POLLIN},
+		    {.fd = s->stop[0], .events = POLLIN},
+		};
+
+		if (poll(p, 2, -1) == -1) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (p[1].revents)
+			break;
+		/* every process of the filter is gone: stop polling, a
+		 * listener in POLLHUP would spin */
+		if (p[0].revents & (POLLHUP | POLLERR | POLLNVAL) &&
+		    !(p[0].revents & POLLIN))
+			break;
+		if (!(p[0].revents & POLLIN))
+			continue;
+		memset(req, 0, s->sizes.seccomp_notif);
+		if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, req) == -1) {
+			/* ENOENT: the caller was interrupted before we got
+			 * it */
+			if (errno == EINTR || errno == ENOENT)
+				continue;
+			break;
+		}
+		serve(s, req);
+	}
+	free(req);
+	unref(s);
+	return NULL;
+}
+
+struct kb_sup *
+kb_sup_start(int listener, const struct kb_sup_hello *hello,
+    const struct kb_sockid *granted, size_t ngranted)
+{
+	struct kb_sup *s = calloc(1, sizeof(*s));
+	sigset_t all, old;
+	int rc;
+
+	if (s == NULL || hello->nown > KB_SUP_MAX_OWN) {
+		free(s);
+		close(listener);
+		errno = EINVAL;
+		return NULL;
+	}
+	s->listener = listener;
+	s->unique = hello->unique != 0;
+	s->nown = hello->nown;
+	memcpy(s->own, hello->own, sizeof(s->own[0]) * s->nown);
+	if (ngranted > 0) {
+		s->granted = calloc(ngranted, sizeof(*granted));
+		if (s->granted == NULL)
+			goto fail;
+		memcpy(s->granted, granted, ngranted * sizeof(*granted));
+		s->ngranted = ngranted;
+	}
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &s->sizes) == -1)
+		goto fail;
+	/* the round trip without the scheduler's detour (Linux 6.6) */
+	ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+	    SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
+	if (pipe2(s->stop, O_CLOEXEC) == -1)
+		goto fail;
+	pthread_mutex_init(&s->mu, NULL);
+	s->refs = 2;
+	/* every signal blocked on the threads: they are kinbox's to read */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = pthread_create(&s->thread, NULL, dispatch, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		close(s->stop[0]);
+		close(s->stop[1]);
+		pthread_mutex_destroy(&s->mu);
+		errno = rc;
+		goto fail;
+	}
+	return s;
+fail:
+	rc = errno;
+	close(listener);
+	free(s->granted);
+	free(s);
+	errno = rc;
+	return NULL;
+}
+
+void
+kb_sup_stop(struct kb_sup *s, struct kb_sup_report *out)
+{
+	if (s == NULL)
+		return;
+	close(s->stop[1]);
+	pthread_join(s->thread, NULL);
+	close(s->stop[0]);
+	pthread_mutex_lock(&s->mu);
+	if (out != NULL)
+		*out = s->rep;
+	pthread_mutex_unlock(&s->mu);
+	unref(s);
+}
+
+int
+kb_sup_recv(int sock, struct kb_sup_hello *hello)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {hello, sizeof(*hello)};
+	struct msghdr m = {.msg_iov = &iov,
+	    .msg_iovlen = 1,
+	    .msg_control = u.buf,
+	    .msg_controllen = sizeof(u.buf)};
+	struct cmsghdr *c;
+	ssize_t n;
+	int fd = -1;
+
+	memset(hello, 0, sizeof(*hello));
+	while (
+	    (n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC)) == -1 && errno == EINTR)
+		;
+	if (n == -1)
+		return -1;
+	for (c = CMSG_FIRSTHDR(&m); c != NULL; c = CMSG_NXTHDR(&m, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	if (fd == -1 || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	    (size_t)n != sizeof(*hello) || hello->magic != KB_SUP_MAGIC ||
+	    hello->nown > KB_SUP_MAX_OWN) {
+		if (fd != -1)
+			close(fd);
+		errno = EPROTO;
+		return -1;
+	}
+	return fd;
+}
+
+const char *
+kb_sup_unavailable(void)
+{
+	struct seccomp_notif_sizes sz;
+	int self, fd, scope = 0;
+	FILE *f;
+
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz) == -1)
+		return "seccomp user notifications are unavailable "
+		       "(Linux < 5.0, or refused by a container's filter)";
+	if ((f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re")) != NULL) {
+		if (fscanf(f, "%d", &scope) != 1)
+			scope = 0;
+		fclose(f);
+	}
+	if (scope >= 3)
+		return "Yama's ptrace_scope is 3: no process may read "
+		       "another's memory or descriptors";
+	if (scope == 2 && geteuid() != 0)
+		return "Yama's ptrace_scope is 2: only root may read "
+		       "another process's memory or descriptors";
+	if ((self = (int)syscall(SYS_pidfd_open, getpid(), 0)) == -1)
+		return "pidfd_open is unavailable (Linux < 5.3, or refused "
+		       "by a container's filter)";
+	fd = (int)syscall(SYS_pidfd_getfd, self, 0, 0);
+	close(self);
+	if (fd == -1)
+		return "pidfd_getfd is unavailable (Linux < 5.6, or refused "
+		       "by a container's filter, as Docker's default)";
+	close(fd);
+	{
+		struct open_how how = {
+		    .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT};
+
+		fd =
+		    (int)syscall(SYS_openat2, AT_FDCWD, "/", &how, sizeof(how));
+		if (fd == -1)
+			return "openat2 is unavailable (Linux < 5.6)";
+		close(fd);
+	}
+	return NULL;
+}
+
+int
+kb_sup_scope_self(void)
+{
+	/* struct landlock_ruleset_attr of ABI 6: no fs, no net, scoped */
+	struct {
+		uint64_t fs, net, scoped;
+	} attr = {0, 0, 1ULL << 0 /* LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET */};
+	int fd;
+
+	/* unprivileged, Landlock needs no_new_privs (root's CAP_SYS_ADMIN
+	 * does without: a setuid bwrap would still work for root) */
+	if (geteuid() != 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
+		return -1;
+	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (fd == -1)
+		return -1;
+	if (syscall(SYS_landlock_restrict_self, fd, 0) == -1) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	close(fd);
+	return 0;
+}

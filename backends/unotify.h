@@ -1,0 +1,84 @@
+/*
+ * backends/unotify.h — the unix-socket supervisor: every connect() of the
+ * sandboxed command is a seccomp user notification that kinbox answers by
+ * connecting the command's own socket itself (backends/unotify.c).
+ */
+#ifndef KB_UNOTIFY_H
+#define KB_UNOTIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* a granted socket (--ssh-agent, --allow-socket): this inode only */
+struct kb_sockid {
+	dev_t dev;
+	ino_t ino;
+};
+
+#define KB_SUP_MAX_OWN    64 /* mounts that are the command's own */
+#define KB_SUP_MAX_DENIAL 8  /* distinct refused sockets remembered */
+
+/* what kinbox-exec sends with the listener: the mount ids of the own
+ * mounts, as statx(2) gave them inside the sandbox before the command ran */
+struct kb_sup_hello {
+	uint32_t magic;  /* KB_SUP_MAGIC */
+	uint32_t unique; /* 1: STATX_MNT_ID_UNIQUE ids, 0: STATX_MNT_ID ones */
+	uint32_t nown;
+	uint32_t pad;
+	uint64_t own[KB_SUP_MAX_OWN];
+};
+#define KB_SUP_MAGIC 0x6b62756eU /* "kbun" */
+
+/* One refused connect: the socket as kinbox resolved it in the sandbox
+ * (what the command named when it could not be resolved), how often. */
+struct kb_sup_denial {
+	char path[4096];
+	char named[109]; /* sun_path as the command gave it */
+	int err;         /* what the command got */
+	unsigned count;
+};
+
+struct kb_sup_report {
+	unsigned long long connects; /* answered on the command's behalf */
+	unsigned long long refused;  /* pathname unix connects refused */
+	unsigned long long failed;   /* could not be mediated (the command's
+					memory or descriptor out of reach):
+					refused, fail closed */
+	size_t ndenial;
+	struct kb_sup_denial denial[KB_SUP_MAX_DENIAL];
+};
+
+struct kb_sup;
+
+/*
+ * Starts serving `listener` (taken over) on a thread of its own: own mount
+ * ids from `hello`, the granted sockets. Returns NULL with errno when it
+ * cannot (the caller must then stop the sandbox: its connects would wait
+ * forever).
+ */
+struct kb_sup *kb_sup_start(int listener, const struct kb_sup_hello *hello,
+    const struct kb_sockid *granted, size_t ngranted);
+
+/* Stops serving (the sandbox is gone) and copies what was refused. A
+ * connect still in progress on a helper thread ends with the process. */
+void kb_sup_stop(struct kb_sup *, struct kb_sup_report *out);
+
+/*
+ * Can this host mediate? NULL when it can, else why not (a static
+ * string): user notifications, pidfd_getfd, openat2, ptrace of the
+ * sandbox (Yama's ptrace_scope).
+ */
+const char *kb_sup_unavailable(void);
+
+/* Receives the listener and the hello from kinbox-exec on `sock`: the
+ * listener, or -1 (errno EPROTO on a malformed message). */
+int kb_sup_recv(int sock, struct kb_sup_hello *hello);
+
+/* Enters a Landlock domain that scopes abstract unix sockets only (ABI
+ * >= 6), so that the connects kinbox makes for the command reach only
+ * abstract sockets made inside the sandbox: 0, or -1 with errno. */
+int kb_sup_scope_self(void);
+
+#endif
