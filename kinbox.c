@@ -411,6 +411,55 @@ static void __attribute__((noreturn)) exec_unsandboxed(
 }
 
 /*
+ * The connects the supervisor refused: exact denials, first (kinbox saw
+ * the path). The grant that helps is --allow-socket on it, unless it lies
+ * in a writable root (a guard's mount there: no grant lifts it) or could
+ * not be named (a link through /proc).
+ */
+static size_t
+socket_denials(const struct kb_policy *p, const struct kb_sup_report *rep,
+    struct kb_denial *d, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rep->ndenial && n < max; i++) {
+		const struct kb_sup_denial *s = &rep->denial[i];
+		struct kb_denial *x = &d[n++];
+
+		memset(x, 0, sizeof(*x));
+		x->cls = KB_CLASS_SOCKET;
+		snprintf(x->path, sizeof(x->path), "%s", s->path);
+		snprintf(x->reason, sizeof(x->reason), "%s",
+		    strerrorname_np(s->err) ? strerrorname_np(s->err)
+					    : "EACCES");
+		snprintf(x->evidence, sizeof(x->evidence),
+		    "connect(\"%s\") refused %u time%s", s->named, s->count,
+		    s->count == 1 ? "" : "s");
+		if (s->path[0] == '/' && strncmp(s->path, "/proc/", 6) != 0 &&
+		    !kb_policy_within_writable(p, s->path))
+			snprintf(x->suggest_socket, sizeof(x->suggest_socket),
+			    "%s", s->path);
+	}
+	return n;
+}
+
+/* Does a denial read from stderr tell of a socket kinbox refused (the
+ * command's own complaint about it)? Then the exact one says it. */
+static bool
+told_already(const struct kb_denial *exact, size_t n, const struct kb_denial *d)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *base = strrchr(exact[i].path, '/');
+
+		if (strcmp(d->path, exact[i].path) == 0 ||
+		    (base != NULL && base[1] != '\0' &&
+			strstr(d->evidence, base + 1) != NULL))
+			return true;
+	}
+	return false;
+}
+
+/*
  * After a failed run: was it the sandbox? One human line on stderr, the
  * JSON record on --json-fd, the journal entry for kinpolicy. The command's
  * exit status is never changed by this.
@@ -426,12 +475,17 @@ report_denial(const struct kb_policy *p, const struct kb_opts *o,
 	char id[KB_ID_LEN + 1];
 	_cleanup_free_ char *json = NULL;
 	struct kb_err e;
-	size_t nd, shown;
+	size_t nd, nc, ns, shown;
 
 	oracle.ctx = &ctx;
+	ns = socket_denials(p, &run->sock, d, KB_MAX_DENIALS + 1);
 	/* one more than is shown: to say that there were more */
-	nd = kb_classify_all(run->exit_code, run->tail, run->tail_len, p,
-	    &oracle, d, KB_MAX_DENIALS + 1);
+	nc = kb_classify_all(run->exit_code, run->tail, run->tail_len, p,
+	    &oracle, d + ns, KB_MAX_DENIALS + 1 - ns);
+	nd = ns;
+	for (size_t i = ns; i < ns + nc; i++)
+		if (!told_already(d, ns, &d[i]))
+			d[nd++] = d[i];
 	if (nd == 0)
 		return;
 	shown = nd > KB_MAX_DENIALS ? KB_MAX_DENIALS : nd;

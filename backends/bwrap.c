@@ -609,6 +609,16 @@ plan_deny_read(
 	}
 }
 
+/* a KB_EXPOSE_SOCKET mask other than the agent's: --allow-socket */
+static bool
+has_socket_grant(const struct kb_policy *p)
+{
+	for (size_t i = 0; i < p->nmask; i++)
+		if (p->mask[i].kind == KB_EXPOSE_SOCKET && !p->ssh_agent)
+			return true;
+	return false;
+}
+
 /*
  * The mount points inside whose mounts are the command's own: writable
  * here, and holding nothing of the host's but what a writable root holds
@@ -666,6 +676,23 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 	if (p->argv == NULL || p->argv[0] == NULL)
 		return kb_err_set(e, "no command given; usage: kinbox "
 				     "[OPTIONS] -- COMMAND [ARG...]");
+	/* without the supervisor every unix socket is refused: what needs
+	 * one cannot run (fail closed, never the old leaky mount rule) */
+	if (h->no_mediate != NULL) {
+		const char *need = p->require & KB_FEAT_UNIX_SOCKETS
+				       ? "--require unix-sockets"
+				   : p->ssh_agent        ? "--ssh-agent"
+				   : has_socket_grant(p) ? "--allow-socket"
+							 : NULL;
+
+		if (need != NULL)
+			return kb_err_set(e,
+			    "%s: kinbox cannot mediate unix-socket connects "
+			    "here (%s), so every unix socket is refused; run "
+			    "on a host where kinbox --status shows them "
+			    "mediated — nothing was run",
+			    need, h->no_mediate);
+	}
 	pl->backend = KB_BACKEND_BWRAP;
 	pl->exe = xstrdup(bwrap);
 	pl->seccomp_fd = kb_plan_free_fd(p, 3);

@@ -225,6 +225,7 @@ probe_host(struct kb_status_probes *p)
 		p->sandbox_env = xstrdup(v);
 	p->landlock_abi = kb_landlock_abi();
 	p->user_notif = probe_user_notif();
+	p->no_mediate = kb_sup_unavailable();
 }
 
 static void
@@ -323,6 +324,7 @@ collect_seccomp(const struct kb_status_roots *r,
 		st->seccomp.available = m != NULL ? KB_TRI_UNKNOWN : KB_TRI_NO;
 	}
 	st->seccomp.user_notif = p->user_notif;
+	st->seccomp.no_mediate = p->no_mediate;
 	if (st->seccomp.user_notif == KB_TRI_UNKNOWN && avail != NULL)
 		st->seccomp.user_notif =
 		    kb_strv_has(&st->seccomp.actions, "user_notif") ? KB_TRI_YES
@@ -1303,6 +1305,13 @@ text_seccomp(struct kb_buf *b, const struct kb_status *st)
 		? " (SECCOMP_RET_USER_NOTIF; no NOTIF_ADDFD, by the version: "
 		  "Linux < 5.9)"
 		: " (SECCOMP_RET_USER_NOTIF; NOTIF_ADDFD not known)");
+	fact(b, "unix sockets", "%s%s",
+	    st->seccomp.no_mediate == NULL
+		? "mediated (bwrap backend): a connect reaches the "
+		  "command's own sockets and the granted ones only"
+		: "every socket(AF_UNIX) refused under bwrap: cannot "
+		  "mediate connects, ",
+	    st->seccomp.no_mediate == NULL ? "" : st->seccomp.no_mediate);
 }
 
 char *
@@ -1505,6 +1514,13 @@ kb_status_json(const struct kb_status *st)
 						: json_null());
 	set(sc, "user_notif", jtri(st->seccomp.user_notif));
 	set(sc, "addfd", jtri(st->seccomp.addfd));
+	set(sc, "unix_mediation",
+	    st->seccomp.no_mediate == NULL ? json_string("on")
+					   : json_string("off"));
+	set(sc, "unix_mediation_why",
+	    st->seccomp.no_mediate == NULL
+		? json_null()
+		: json_string(st->seccomp.no_mediate));
 	set(sc, "mode",
 	    st->seccomp.mode < 0 ? json_null()
 				 : json_integer(st->seccomp.mode));

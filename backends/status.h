@@ -62,6 +62,9 @@ struct kb_status_probes {
 	/* seccomp(SECCOMP_GET_ACTION_AVAIL) for SECCOMP_RET_USER_NOTIF;
 	 * unknown: /proc/sys/kernel/seccomp/actions_avail decides */
 	enum kb_tri user_notif;
+	/* kb_sup_unavailable(): why unix connects cannot be mediated, NULL
+	 * when they can (a static string) */
+	const char *no_mediate;
 };
 
 /* Fills every probe from this process and this machine: runs bwrap three
@@ -146,6 +149,8 @@ struct kb_status {
 		struct kb_strv actions; /* actions_avail */
 		enum kb_tri user_notif;
 		enum kb_tri addfd; /* SECCOMP_IOCTL_NOTIF_ADDFD, by version */
+		const char *no_mediate; /* the probe's: NULL when kinbox
+					   mediates unix connects */
 		int mode; /* this process's (Seccomp: in status), -1 unknown */
 		struct kb_strv fix;
 	} seccomp;

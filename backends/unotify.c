@@ -53,6 +53,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -101,14 +102,19 @@ struct kb_sup {
 	uint64_t own[KB_SUP_MAX_OWN];
 	struct kb_sockid *granted;
 	struct seccomp_notif_sizes sizes;
-	pthread_mutex_t mu; /* the report, refs, workers */
+	pthread_mutex_t mu; /* the report, refs, the pool */
 	unsigned refs;      /* the dispatcher, each worker, the caller */
-	unsigned workers;
+	/* the pool for blocking connects: workers wait on `cv` for a job */
+	pthread_cond_t cv;
+	struct job *head, *tail;
+	unsigned workers, idle;
+	bool stopping;
 	struct kb_sup_report rep;
 };
 
 /* one connect to make: the command's socket, the address to use */
 struct job {
+	struct job *next;
 	struct kb_sup *s;
 	uint64_t id;
 	int sock;  /* ours, from pidfd_getfd */
@@ -128,6 +134,7 @@ unref(struct kb_sup *s)
 	if (left > 0)
 		return;
 	close(s->listener);
+	pthread_cond_destroy(&s->cv);
 	pthread_mutex_destroy(&s->mu);
 	free(s->granted);
 	free(s);
@@ -335,59 +342,119 @@ job_done(struct job *j, int err)
 		close(j->opath);
 }
 
+/* A pool thread: the next queued connect, until kb_sup_stop() and the
+ * queue is empty. */
 static void *
 worker(void *arg)
 {
-	struct job *j = arg;
-	struct kb_sup *s = j->s;
+	struct kb_sup *s = arg;
 
-	job_done(j, do_connect(j));
-	free(j);
 	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		struct job *j;
+
+		while (s->head == NULL && !s->stopping) {
+			s->idle++;
+			pthread_cond_wait(&s->cv, &s->mu);
+			s->idle--;
+		}
+		if ((j = s->head) == NULL)
+			break;
+		if ((s->head = j->next) == NULL)
+			s->tail = NULL;
+		pthread_mutex_unlock(&s->mu);
+		job_done(j, do_connect(j));
+		free(j);
+		pthread_mutex_lock(&s->mu);
+	}
 	s->workers--;
 	pthread_mutex_unlock(&s->mu);
 	unref(s);
 	return NULL;
 }
 
-/* On a thread of its own when the socket blocks; here when it does not,
- * or when too many are in progress. */
+/*
+ * Most blocking connects finish at once (a unix listener with room in its
+ * backlog, a loopback handshake): tried here first with the socket's
+ * send timeout, which bounds connect(2)'s wait, cut to a millisecond and
+ * then put back. True when that answered; false when the connect is
+ * still to wait (EAGAIN: a unix backlog full, nothing done; EINPROGRESS:
+ * a TCP handshake under way, which the pool's second connect() waits
+ * for).
+ */
+static bool
+brief_first(struct job *j)
+{
+	struct timeval old, brief = {0, 1000};
+	socklen_t ol = sizeof(old);
+	int fam = j->addr.ss_family, err;
+	bool theirs;
+
+	if ((fam != AF_UNIX && fam != AF_INET && fam != AF_INET6) ||
+	    getsockopt(j->sock, SOL_SOCKET, SO_SNDTIMEO, &old, &ol) == -1 ||
+	    ol != sizeof(old))
+		return false;
+	/* a timeout of the command's own that is shorter: the answer */
+	theirs =
+	    (old.tv_sec != 0 || old.tv_usec != 0) && timercmp(&old, &brief, <=);
+	if (!theirs && setsockopt(j->sock, SOL_SOCKET, SO_SNDTIMEO, &brief,
+			   sizeof(brief)) == -1)
+		return false;
+	err = do_connect(j);
+	if (!theirs)
+		setsockopt(j->sock, SOL_SOCKET, SO_SNDTIMEO, &old, sizeof(old));
+	if (!theirs && (err == EAGAIN || err == EINPROGRESS))
+		return false;
+	job_done(j, err);
+	return true;
+}
+
+/* A blocking connect goes to the pool (a thread more when none is idle),
+ * so that a slow one (a TCP handshake, a full backlog) holds up no other
+ * answer; a non-blocking one is made here. */
 static void
 run_job(struct job *j)
 {
 	struct kb_sup *s = j->s;
 	int fl = fcntl(j->sock, F_GETFL);
-	pthread_attr_t at;
-	pthread_t t;
 	struct job *h;
-	bool spawn = false;
 
-	if (fl != -1 && !(fl & O_NONBLOCK)) {
-		pthread_mutex_lock(&s->mu);
-		if (s->workers < MAX_WORKERS) {
-			s->workers++;
-			s->refs++;
-			spawn = true;
-		}
-		pthread_mutex_unlock(&s->mu);
-	}
-	if (spawn && (h = malloc(sizeof(*h))) != NULL) {
+	if (fl != -1 && !(fl & O_NONBLOCK) && brief_first(j))
+		return;
+	if (fl != -1 && !(fl & O_NONBLOCK) &&
+	    (h = malloc(sizeof(*h))) != NULL) {
+		bool queued = false;
+
 		*h = *j;
-		pthread_attr_init(&at);
-		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-		pthread_attr_setstacksize(&at, 64 * 1024);
-		if (pthread_create(&t, &at, worker, h) == 0) {
-			pthread_attr_destroy(&at);
-			return;
-		}
-		pthread_attr_destroy(&at);
-		free(h);
-	}
-	if (spawn) {
+		h->next = NULL;
 		pthread_mutex_lock(&s->mu);
-		s->workers--;
-		s->refs--;
+		if (s->idle == 0 && s->workers < MAX_WORKERS) {
+			pthread_attr_t at;
+			pthread_t t;
+
+			pthread_attr_init(&at);
+			pthread_attr_setdetachstate(
+			    &at, PTHREAD_CREATE_DETACHED);
+			pthread_attr_setstacksize(&at, 64 * 1024);
+			if (pthread_create(&t, &at, worker, s) == 0) {
+				s->workers++;
+				s->refs++;
+			}
+			pthread_attr_destroy(&at);
+		}
+		if (s->workers > 0) {
+			if (s->tail != NULL)
+				s->tail->next = h;
+			else
+				s->head = h;
+			s->tail = h;
+			pthread_cond_signal(&s->cv);
+			queued = true;
+		}
 		pthread_mutex_unlock(&s->mu);
+		if (queued)
+			return;
+		free(h);
 	}
 	job_done(j, do_connect(j));
 }
@@ -562,6 +629,7 @@ kb_sup_start(int listener, const struct kb_sup_hello *hello,
 	if (pipe2(s->stop, O_CLOEXEC) == -1)
 		goto fail;
 	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
 	s->refs = 2;
 	/* every signal blocked on the threads: they are kinbox's to read */
 	sigfillset(&all);
@@ -571,6 +639,7 @@ kb_sup_start(int listener, const struct kb_sup_hello *hello,
 	if (rc != 0) {
 		close(s->stop[0]);
 		close(s->stop[1]);
+		pthread_cond_destroy(&s->cv);
 		pthread_mutex_destroy(&s->mu);
 		errno = rc;
 		goto fail;
@@ -594,6 +663,8 @@ kb_sup_stop(struct kb_sup *s, struct kb_sup_report *out)
 	pthread_join(s->thread, NULL);
 	close(s->stop[0]);
 	pthread_mutex_lock(&s->mu);
+	s->stopping = true;
+	pthread_cond_broadcast(&s->cv);
 	if (out != NULL)
 		*out = s->rep;
 	pthread_mutex_unlock(&s->mu);

@@ -34,6 +34,8 @@ kb_class_name(enum kb_class c)
 		return "other";
 	case KB_CLASS_GUARDED:
 		return "guarded";
+	case KB_CLASS_SOCKET:
+		return "socket";
 	}
 	return "none";
 }
@@ -1397,6 +1399,7 @@ same_denial(struct kb_denial *have, const struct kb_denial *d)
 	switch (d->cls) {
 	case KB_CLASS_WRITE:
 	case KB_CLASS_GUARDED:
+	case KB_CLASS_SOCKET:
 		return strcmp(have->path, d->path) == 0;
 	case KB_CLASS_NETWORK:
 		if (have->host[0] == '\0' && d->host[0] != '\0') {

@@ -24,6 +24,8 @@ enum kb_class {
 	KB_CLASS_OTHER,
 	KB_CLASS_GUARDED, /* refused by design: the git guards, kinbox's own
 			     stores; no grant lifts it */
+	KB_CLASS_SOCKET,  /* a unix-socket connect kinbox's supervisor
+			     refused: seen, not read from stderr */
 };
 
 /* distinct denials reported for one run, at most */
@@ -57,6 +59,9 @@ struct kb_denial {
 	bool landlock;
 	/* judged from the exit status alone (nothing on stderr: curl -s) */
 	bool from_status;
+	/* socket: the grant that would allow it (--allow-socket), "" when
+	 * none fits; `path` is the socket as kinbox resolved it */
+	char suggest_socket[PATH_MAX];
 };
 
 struct kb_oracle {

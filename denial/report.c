@@ -240,6 +240,23 @@ kb_report_line(const struct kb_denial *d, const char *id)
 				 "design, so do not ask for one  [%s]",
 		    path, reason, guard, eid);
 	}
+	case KB_CLASS_SOCKET: {
+		/* the path comes from the command's address: escaped */
+		_cleanup_free_ char *grant = shq(d->suggest_socket);
+
+		if (d->suggest_socket[0] != '\0')
+			return xasprintf(
+			    "denied connect to the unix socket "
+			    "'%s' (%s; kinbox refused it, not a "
+			    "guess); if the command should reach "
+			    "it, retry with --allow-socket %s  [%s]",
+			    path, reason, grant, eid);
+		return xasprintf("denied connect to the unix socket '%s' (%s; "
+				 "kinbox refused it, not a guess); no grant "
+				 "fits it (it is not a socket file kinbox "
+				 "can name); " ONLY_UNCONFINED "  [%s]",
+		    path, reason, eid);
+	}
 	case KB_CLASS_NONE:
 		break;
 	}
@@ -298,7 +315,7 @@ fingerprint(const struct kb_denial *d, const char *id)
 	set(o, "evidence", jstr(d->evidence));
 	set(o, "reason", jstr(d->reason));
 	if (d->cls == KB_CLASS_WRITE || d->cls == KB_CLASS_GUARDED ||
-	    d->path[0] != '\0')
+	    d->cls == KB_CLASS_SOCKET || d->path[0] != '\0')
 		set(o, "path", jstr(d->path));
 	if (d->guard[0] != '\0')
 		set(o, "guard", jstr(d->guard));

@@ -204,6 +204,8 @@ arity(const char *opt, bool helper)
 		{ "--landlock", 1 }, { "--seccomp", 1 }, { "--chdir", 1 },
 		{ "--write-fd", 1 }, { "--write", 1 }, { "--dev", 1 },
 		{ "--allow-read", 1 },
+		/* the unix-socket supervisor's */
+		{ "--unotify", 2 }, { "--own", 1 },
 	};
 
 	if (!helper) {

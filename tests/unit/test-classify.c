@@ -297,6 +297,7 @@ matches(const struct kb_denial *d, const struct want *w)
 		       strcmp(d->cache, w->cache) == 0 &&
 		       d->suggest_create == w->create;
 	case KB_CLASS_GUARDED:
+	case KB_CLASS_SOCKET: /* never from stderr: kinbox's supervisor */
 		return strcmp(d->path, w->path) == 0;
 	case KB_CLASS_NETWORK:
 		return strcmp(d->host, w->has_host ? w->host : "") == 0;

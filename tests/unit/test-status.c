@@ -1212,7 +1212,8 @@ test_json(void)
 	static const char *const lack[] = {
 	    "abi", "linux", "backend", "required", "cost"};
 	static const char *const seccomp[] = {
-	    "available", "actions", "user_notif", "addfd", "mode", "fix"};
+	    "available", "actions", "user_notif", "addfd", "unix_mediation",
+	    "unix_mediation_why", "mode", "fix"};
 	static const char *const yama[] = {"ptrace_scope", "says"};
 	struct machine m;
 	struct kb_status *st;
