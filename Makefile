@@ -88,7 +88,7 @@ UNIT_TESTS = tests/unit/test-util tests/unit/test-paths tests/unit/test-bwrap te
              tests/unit/test-fsat tests/unit/test-readonly-git tests/unit/test-options \
              tests/unit/test-resolve tests/unit/test-golden tests/unit/test-config \
              tests/unit/test-config-syntax tests/unit/test-runs tests/unit/test-status \
-             tests/unit/test-gitsnap
+             tests/unit/test-gitsnap tests/unit/test-unotify
 # the headers the unit tests share (static functions and tables)
 UNIT_HDRS = tests/unit/tap.h tests/unit/ro-check.h tests/unit/readonly-cases.h \
             tests/unit/config-fixture.h tests/unit/golden-harness.h tests/unit/tree.h

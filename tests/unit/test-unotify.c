@@ -1,0 +1,581 @@
+/*
+ * tests/unit/test-unotify.c — the unix-socket supervisor (backends/
+ * unotify.c) against a real child under the connect() filter kinbox
+ * ships, without a sandbox: the "own" mount is the one the test's
+ * directory lies on, the "host" one another mount (/dev/shm, or /run).
+ *
+ * The child is exec'd (test-unotify --child SOCK OWN HOST GRANTED), not
+ * forked, so that valgrind, which does not follow an exec by default,
+ * runs only the supervisor: the child's calls reach the kernel as
+ * written. It loads the filter with a listener, sends it here with the
+ * hello kinbox-exec would send, makes its connects and writes each
+ * result (0 or the errno) to stdout. The host listener counts what it
+ * accepts: a refusal that still reached it is a failure.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <linux/stat.h>
+
+#include "../../backends/backend.h"
+#include "../../backends/unotify.h"
+#include "tap.h"
+
+#ifndef STATX_MNT_ID_UNIQUE
+#define STATX_MNT_ID_UNIQUE 0x00004000U
+#endif
+
+enum {
+	C_OWN,        /* a socket on the own mount */
+	C_HOST,       /* one on the other mount */
+	C_GRANTED,    /* one on the other mount, granted by dev/ino */
+	C_RELATIVE,   /* the host one by a relative path from its dir */
+	C_SYMLINK,    /* a link on the own mount to the host one */
+	C_PROCFD,     /* /proc/self/fd/N of an O_PATH fd of the host one */
+	C_MISSING,    /* no such file */
+	C_REGULAR,    /* a regular file */
+	C_ABSTRACT,   /* an abstract socket of the child's */
+	C_TCP,        /* loopback TCP, blocking */
+	C_TCP_NB,     /* loopback TCP, non-blocking: EINPROGRESS */
+	C_BADFD,      /* not a descriptor */
+	C_BADADDR,    /* an address the kernel cannot read */
+	C_LONGLEN,    /* addrlen past sockaddr_storage */
+	C_THREADS,    /* 8 threads at once, half own, half host: wrong ones */
+	C_RACE,       /* a thread flips the path: host connects that worked */
+	C_RACE_OWN,   /* ... and own connects that did (must be > 0) */
+	C_RACE_HOST,  /* ... and connects refused (must be > 0) */
+	C__N
+};
+
+static const char *const case_name[C__N] = {
+    "a socket on the command's own mount connects",
+    "a socket on another mount is refused (EACCES)",
+    "a granted inode on another mount connects",
+    "the refused socket by a relative path is refused",
+    "the refused socket through a symlink on the own mount is refused",
+    "the refused socket through /proc/self/fd/N is refused",
+    "a missing path is ENOENT, as the kernel says",
+    "a regular file is ECONNREFUSED, as the kernel says",
+    "the command's own abstract socket connects",
+    "blocking loopback TCP connects",
+    "non-blocking loopback TCP gives EINPROGRESS",
+    "a bad descriptor is EBADF",
+    "an unreadable address is EFAULT",
+    "an address longer than sockaddr_storage is EINVAL",
+    "8 threads at once: none gets the wrong answer",
+    "a thread flipping the path: no connect reached the host socket",
+    "... while the own connects of the race went through",
+    "... and the host ones were refused",
+};
+
+static const int want[C__N] = {
+    [C_OWN] = 0,
+    [C_HOST] = EACCES,
+    [C_GRANTED] = 0,
+    [C_RELATIVE] = EACCES,
+    [C_SYMLINK] = EACCES,
+    [C_PROCFD] = EACCES,
+    [C_MISSING] = ENOENT,
+    [C_REGULAR] = ECONNREFUSED,
+    [C_ABSTRACT] = 0,
+    [C_TCP] = 0,
+    [C_TCP_NB] = EINPROGRESS,
+    [C_BADFD] = EBADF,
+    [C_BADADDR] = EFAULT,
+    [C_LONGLEN] = EINVAL,
+    [C_THREADS] = 0,
+    [C_RACE] = 0,
+    [C_RACE_OWN] = -1, /* > 0 */
+    [C_RACE_HOST] = -1,
+};
+
+#define RACE_N 3000
+
+static char own_dir[PATH_MAX], host_dir[PATH_MAX];
+
+static int
+un_addr(struct sockaddr_un *a, const char *path)
+{
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	snprintf(a->sun_path, sizeof(a->sun_path), "%s", path);
+	return (int)(offsetof(struct sockaddr_un, sun_path) + strlen(path) + 1);
+}
+
+static int
+try_connect(const char *path)
+{
+	struct sockaddr_un a;
+	int len = un_addr(&a, path), s = socket(AF_UNIX, SOCK_STREAM, 0), r;
+
+	r = connect(s, (struct sockaddr *)&a, (socklen_t)len);
+	r = r == 0 ? 0 : errno;
+	close(s);
+	return r;
+}
+
+static int
+listen_unix(const char *path)
+{
+	struct sockaddr_un a;
+	int len = un_addr(&a, path), s = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	unlink(path);
+	if (s == -1 || bind(s, (struct sockaddr *)&a, (socklen_t)len) == -1 ||
+	    listen(s, 4096) == -1)
+		return -1;
+	return s;
+}
+
+/* --- the child ---------------------------------------------------------- */
+
+static struct sockaddr_un race_addr;
+static atomic_bool race_stop;
+static char race_own[108], race_host[108];
+
+static void *
+flipper(void *arg)
+{
+	(void)arg;
+	/* about as long on each path: some connects are made with one,
+	 * some with the other, some change under the kernel's copy */
+	while (!atomic_load(&race_stop)) {
+		memcpy(race_addr.sun_path, race_host, sizeof(race_host));
+		__asm__ volatile("" ::: "memory"); /* the store happens */
+		for (volatile int k = 0; k < 2000; k++)
+			;
+		memcpy(race_addr.sun_path, race_own, sizeof(race_own));
+		__asm__ volatile("" ::: "memory");
+		for (volatile int k = 0; k < 2000; k++)
+			;
+	}
+	return NULL;
+}
+
+struct th {
+	const char *path;
+	int want, got;
+};
+
+static void *
+one_thread(void *arg)
+{
+	struct th *t = arg;
+
+	t->got = try_connect(t->path);
+	return NULL;
+}
+
+static int
+child(int sock, const char *filter_path)
+{
+	static struct sock_filter prog[4096];
+	struct sock_fprog fp;
+	struct kb_sup_hello hello = {.magic = KB_SUP_MAGIC, .unique = 1};
+	struct statx sx;
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {&hello, sizeof(hello)};
+	struct msghdr m = {.msg_iov = &iov,
+	    .msg_iovlen = 1,
+	    .msg_control = u.buf,
+	    .msg_controllen = sizeof(u.buf)};
+	struct cmsghdr *c;
+	int res[C__N], fd, lfd, n = 0;
+	char path[PATH_MAX + 32];
+	ssize_t len = 0, r;
+
+	if ((fd = open(filter_path, O_RDONLY | O_CLOEXEC)) == -1)
+		return 3;
+	while ((r = read(fd, (char *)prog + len, sizeof(prog) - (size_t)len)) >
+	       0)
+		len += r;
+	close(fd);
+	fp.len = (unsigned short)((size_t)len / sizeof(prog[0]));
+	fp.filter = prog;
+	/* the own mount's id, as kinbox-exec reads it */
+	if (syscall(SYS_statx, AT_FDCWD, own_dir, 0,
+		STATX_MNT_ID | STATX_MNT_ID_UNIQUE, &sx) == -1)
+		return 4;
+	hello.unique = (sx.stx_mask & STATX_MNT_ID_UNIQUE) != 0;
+	hello.own[hello.nown++] = sx.stx_mnt_id;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
+		return 5;
+	lfd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+	    SECCOMP_FILTER_FLAG_NEW_LISTENER, &fp);
+	if (lfd == -1)
+		return 6;
+	memset(&u, 0, sizeof(u));
+	if ((c = CMSG_FIRSTHDR(&m)) == NULL)
+		return 7;
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &lfd, sizeof(int));
+	if (sendmsg(sock, &m, 0) != (ssize_t)sizeof(hello))
+		return 8;
+	close(lfd);
+	close(sock);
+
+	snprintf(path, sizeof(path), "%s/own.sock", own_dir);
+	res[C_OWN] = try_connect(path);
+	snprintf(path, sizeof(path), "%s/host.sock", host_dir);
+	res[C_HOST] = try_connect(path);
+	snprintf(path, sizeof(path), "%s/granted.sock", host_dir);
+	res[C_GRANTED] = try_connect(path);
+	if (chdir(host_dir) == -1)
+		return 9;
+	res[C_RELATIVE] = try_connect("host.sock");
+	snprintf(path, sizeof(path), "%s/link.sock", own_dir);
+	res[C_SYMLINK] = try_connect(path);
+	snprintf(path, sizeof(path), "%s/host.sock", host_dir);
+	fd = open(path, O_PATH | O_CLOEXEC);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	res[C_PROCFD] = try_connect(path);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/missing.sock", own_dir);
+	res[C_MISSING] = try_connect(path);
+	snprintf(path, sizeof(path), "%s/regular", own_dir);
+	res[C_REGULAR] = try_connect(path);
+	{
+		struct sockaddr_un a = {.sun_family = AF_UNIX};
+		int l = socket(AF_UNIX, SOCK_STREAM, 0), k;
+		socklen_t alen = (socklen_t)(offsetof(struct sockaddr_un,
+						 sun_path) +
+					     1 + 20);
+
+		snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1,
+		    "kb-test-unotify-%05d", (int)getpid() % 100000);
+		res[C_ABSTRACT] = -1;
+		if (bind(l, (struct sockaddr *)&a, alen) == 0 &&
+		    listen(l, 4) == 0) {
+			k = socket(AF_UNIX, SOCK_STREAM, 0);
+			res[C_ABSTRACT] =
+			    connect(k, (struct sockaddr *)&a, alen) == 0 ? 0
+									 : errno;
+			close(k);
+		}
+		close(l);
+	}
+	{
+		struct sockaddr_in in = {.sin_family = AF_INET,
+		    .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+		socklen_t il = sizeof(in);
+		int l = socket(AF_INET, SOCK_STREAM, 0), k;
+
+		res[C_TCP] = res[C_TCP_NB] = -1;
+		if (bind(l, (struct sockaddr *)&in, sizeof(in)) == 0 &&
+		    listen(l, 8) == 0 &&
+		    getsockname(l, (struct sockaddr *)&in, &il) == 0) {
+			k = socket(AF_INET, SOCK_STREAM, 0);
+			res[C_TCP] = connect(k, (struct sockaddr *)&in,
+					 sizeof(in)) == 0
+					 ? 0
+					 : errno;
+			close(k);
+			k = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+			/* on loopback the handshake may be done already */
+			res[C_TCP_NB] = connect(k, (struct sockaddr *)&in,
+					    sizeof(in)) == 0
+					    ? EINPROGRESS
+					    : errno;
+			close(k);
+		}
+		close(l);
+	}
+	{
+		struct sockaddr_un a;
+		int s = socket(AF_UNIX, SOCK_STREAM, 0);
+
+		res[C_BADFD] = connect(999, (struct sockaddr *)&a, 10) == 0
+				   ? 0
+				   : errno;
+		res[C_BADADDR] = connect(s, (struct sockaddr *)8, 20) == 0
+				     ? 0
+				     : errno;
+		res[C_LONGLEN] = connect(s, (struct sockaddr *)&a, 4096) == 0
+				     ? 0
+				     : errno;
+		close(s);
+	}
+	{
+		struct th t[8];
+		pthread_t id[8];
+		char own[PATH_MAX + 32], host[PATH_MAX + 32];
+
+		snprintf(own, sizeof(own), "%s/own.sock", own_dir);
+		snprintf(host, sizeof(host), "%s/host.sock", host_dir);
+		for (int i = 0; i < 8; i++) {
+			t[i].path = i % 2 ? own : host;
+			t[i].want = i % 2 ? 0 : EACCES;
+			pthread_create(&id[i], NULL, one_thread, &t[i]);
+		}
+		res[C_THREADS] = 0;
+		for (int i = 0; i < 8; i++) {
+			pthread_join(id[i], NULL);
+			if (t[i].got != t[i].want)
+				res[C_THREADS]++;
+		}
+	}
+	{
+		pthread_t f;
+
+		snprintf(race_own, sizeof(race_own), "%.90s/own.sock", own_dir);
+		snprintf(race_host, sizeof(race_host), "%.90s/host.sock",
+		    host_dir);
+		un_addr(&race_addr, race_own);
+		pthread_create(&f, NULL, flipper, NULL);
+		res[C_RACE_OWN] = res[C_RACE_HOST] = 0;
+		for (int i = 0; i < RACE_N; i++) {
+			int s = socket(AF_UNIX, SOCK_STREAM, 0);
+
+			if (connect(s, (struct sockaddr *)&race_addr,
+				sizeof(race_addr)) == 0)
+				res[C_RACE_OWN]++;
+			else if (errno == EACCES)
+				res[C_RACE_HOST]++;
+			close(s);
+		}
+		atomic_store(&race_stop, true);
+		pthread_join(f, NULL);
+		res[C_RACE] = 0; /* the parent counts the host's accepts */
+	}
+	(void)n;
+	if (write(1, res, sizeof(res)) != (ssize_t)sizeof(res))
+		return 10;
+	return 0;
+}
+
+/* --- the supervisor's side ---------------------------------------------- */
+
+struct acceptor {
+	int fd;
+	atomic_int count;
+	atomic_bool stop;
+};
+
+static void *
+accept_loop(void *arg)
+{
+	struct acceptor *a = arg;
+
+	while (!atomic_load(&a->stop)) {
+		struct pollfd p = {.fd = a->fd, .events = POLLIN};
+		int c;
+
+		if (poll(&p, 1, 50) <= 0)
+			continue;
+		if ((c = accept(a->fd, NULL, NULL)) >= 0) {
+			atomic_fetch_add(&a->count, 1);
+			close(c);
+		}
+	}
+	return NULL;
+}
+
+static bool
+mount_id(const char *path, uint64_t *id)
+{
+	struct statx sx;
+
+	if (syscall(SYS_statx, AT_FDCWD, path, 0, STATX_MNT_ID, &sx) == -1)
+		return false;
+	*id = sx.stx_mnt_id;
+	return true;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct acceptor own = {.fd = -1}, host = {.fd = -1},
+			granted = {.fd = -1};
+	pthread_t ta, th, tg;
+	char path[PATH_MAX + 32], filter[PATH_MAX + 32];
+	struct kb_sup_report rep;
+	struct kb_sup_hello hello;
+	struct kb_sockid gid;
+	struct kb_sup *sup;
+	struct kb_err e;
+	struct stat st;
+	uint64_t a, b;
+	int sp[2], out[2], res[C__N], fd, status;
+	const char *why;
+	size_t got = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (argc == 6 && strcmp(argv[1], "--child") == 0) {
+		snprintf(own_dir, sizeof(own_dir), "%s", argv[3]);
+		snprintf(host_dir, sizeof(host_dir), "%s", argv[4]);
+		return child(atoi(argv[2]), argv[5]);
+	}
+	if ((why = kb_sup_unavailable()) != NULL) {
+		const char *pre = getenv("LD_PRELOAD");
+
+		/* valgrind does not emulate seccomp(2)'s notifications: the
+		 * ASan build (san-unotify) runs these */
+		tap_skip("the supervisor cannot work here: %s%s", why,
+		    pre != NULL && strstr(pre, "vgpreload") != NULL
+			? " (under valgrind, which does not emulate them)"
+			: "");
+		return tap_done();
+	}
+	snprintf(own_dir, sizeof(own_dir), "/var/tmp/kb-test-unotify.XXXXXX");
+	if (mkdtemp(own_dir) == NULL)
+		return 1;
+	/* another mount: the "host" side */
+	snprintf(host_dir, sizeof(host_dir), "/dev/shm/kb-test-unotify.XXXXXX");
+	if (mkdtemp(host_dir) == NULL || !mount_id(own_dir, &a) ||
+	    !mount_id(host_dir, &b) || a == b) {
+		tap_skip("no second mount to stand for the host's (/dev/shm)");
+		return tap_done();
+	}
+	snprintf(path, sizeof(path), "%s/own.sock", own_dir);
+	own.fd = listen_unix(path);
+	snprintf(path, sizeof(path), "%s/host.sock", host_dir);
+	host.fd = listen_unix(path);
+	snprintf(path, sizeof(path), "%s/granted.sock", host_dir);
+	granted.fd = listen_unix(path);
+	if (own.fd == -1 || host.fd == -1 || granted.fd == -1 ||
+	    stat(path, &st) == -1)
+		return 1;
+	gid.dev = st.st_dev;
+	gid.ino = st.st_ino;
+	snprintf(path, sizeof(path), "%s/link.sock", own_dir);
+	snprintf(filter, sizeof(filter), "%s/host.sock", host_dir);
+	if (symlink(filter, path) == -1)
+		return 1;
+	snprintf(path, sizeof(path), "%s/regular", own_dir);
+	if ((fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600)) == -1)
+		return 1;
+	close(fd);
+	/* the filter kinbox ships, as a file the child reads */
+	snprintf(filter, sizeof(filter), "%s/filter.bpf", own_dir);
+	{
+		char buf[65536];
+		int in = kb_seccomp_fd_variant(KB_SECCOMP_NOTIFY, &e),
+		    o = open(filter, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+
+		if (in == -1 || o == -1 || (n = read(in, buf, sizeof(buf))) <= 0 ||
+		    write(o, buf, (size_t)n) != n)
+			return 1;
+		close(in);
+		close(o);
+	}
+	pthread_create(&ta, NULL, accept_loop, &own);
+	pthread_create(&th, NULL, accept_loop, &host);
+	pthread_create(&tg, NULL, accept_loop, &granted);
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sp) == -1 ||
+	    pipe(out) == -1)
+		return 1;
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		char fds[16];
+
+		close(sp[0]);
+		close(out[0]);
+		dup2(out[1], 1);
+		snprintf(fds, sizeof(fds), "%d", sp[1]);
+		execl(argv[0], argv[0], "--child", fds, own_dir, host_dir,
+		    filter, (char *)NULL);
+		_exit(127);
+	}
+	close(sp[1]);
+	close(out[1]);
+	fd = kb_sup_recv(sp[0], &hello);
+	ok(fd >= 0 && hello.nown == 1, "the listener and the hello arrive");
+	sup = fd >= 0 ? kb_sup_start(fd, &hello, &gid, 1) : NULL;
+	ok(sup != NULL, "the supervisor starts");
+	while (got < sizeof(res) &&
+	       (n = read(out[0], (char *)res + got, sizeof(res) - got)) > 0)
+		got += (size_t)n;
+	waitpid(pid, &status, 0);
+	kb_sup_stop(sup, &rep);
+	atomic_store(&own.stop, true);
+	atomic_store(&host.stop, true);
+	atomic_store(&granted.stop, true);
+	pthread_join(ta, NULL);
+	pthread_join(th, NULL);
+	pthread_join(tg, NULL);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+		got == sizeof(res),
+	    "the child made its connects (exit %d)",
+	    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	if (got == sizeof(res)) {
+		res[C_RACE] = atomic_load(&host.count);
+		for (int i = 0; i < C__N; i++) {
+			if (want[i] == -1) {
+				ok(res[i] > 0, "%s (%d of %d)", case_name[i],
+				    res[i], RACE_N);
+				continue;
+			}
+			ok(res[i] == want[i], "%s", case_name[i]);
+			if (res[i] != want[i])
+				printf("#   got %d (%s), want %d\n", res[i],
+				    res[i] > 0 ? strerror(res[i]) : "",
+				    want[i]);
+		}
+	}
+	assert_cmpint(atomic_load(&host.count), 0,
+	    "the host listener accepted nothing");
+	ok(atomic_load(&granted.count) == 1,
+	    "the granted listener accepted the one granted connect");
+	ok(atomic_load(&own.count) > 4,
+	    "the own listener accepted the own connects");
+	snprintf(path, sizeof(path), "%s/host.sock", host_dir);
+	{
+		bool named = false;
+
+		for (size_t i = 0; i < rep.ndenial; i++)
+			if (strcmp(rep.denial[i].path, path) == 0 &&
+			    rep.denial[i].count > 4)
+				named = true;
+		ok(named, "the report names the refused socket by its path");
+	}
+	ok(rep.failed == 0 && rep.connects > RACE_N,
+	    "every connect was mediated (%llu), none failed (%llu)",
+	    rep.connects, rep.failed);
+
+	/* tidy */
+	for (const char *const *f = (const char *const[]){"own.sock",
+		 "link.sock", "regular", "filter.bpf", NULL};
+	     *f != NULL; f++) {
+		snprintf(path, sizeof(path), "%s/%s", own_dir, *f);
+		unlink(path);
+	}
+	for (const char *const *f =
+		 (const char *const[]){"host.sock", "granted.sock", NULL};
+	     *f != NULL; f++) {
+		snprintf(path, sizeof(path), "%s/%s", host_dir, *f);
+		unlink(path);
+	}
+	rmdir(own_dir);
+	rmdir(host_dir);
+	close(own.fd);
+	close(host.fd);
+	close(granted.fd);
+	close(sp[0]);
+	close(out[0]);
+	return tap_done();
+}
