@@ -190,9 +190,9 @@ plan_guards(
 }
 
 static const char *
-mask_word(enum kb_mask_kind k)
+mask_word(const struct kb_mask *m)
 {
-	switch (k) {
+	switch (m->kind) {
 	case KB_MASK_TREE:
 		return "hidden: empty directory (host sockets)";
 	case KB_MASK_DIR:
@@ -202,7 +202,9 @@ mask_word(enum kb_mask_kind k)
 	case KB_EXPOSE_RO:
 		return "shown read-only";
 	case KB_EXPOSE_SOCKET:
-		return "granted socket (--ssh-agent)";
+		return m->by == KB_OPT_ALLOW_SOCKET
+			   ? "granted socket (--allow-socket)"
+			   : "granted socket (--ssh-agent)";
 	case KB_CACHE_COW:
 	case KB_CACHE_TMPFS:
 	case KB_CACHE_BIND:
@@ -289,7 +291,7 @@ plan_notes(
 	for (size_t i = 0; i < p->nmask; i++)
 		if (p->mask[i].cache == -1)
 			kb_strv_pushf(&pl->notes, "mask: %s (%s)",
-			    p->mask[i].path, mask_word(p->mask[i].kind));
+			    p->mask[i].path, mask_word(&p->mask[i]));
 	plan_cache_notes(p, h, pl);
 	kb_strv_pushf(&pl->notes, "ssh agent: %s",
 	    p->ssh_agent ? "granted (socket and public ~/.ssh files only)"
@@ -300,6 +302,15 @@ plan_notes(
 	if (p->ssh_agent && p->where[KB_OPT_SSH_AGENT] != NULL)
 		kb_strv_pushf(&pl->notes, "ssh agent set by: %s",
 		    p->where[KB_OPT_SSH_AGENT]);
+	for (size_t i = 0; i < p->nallow_socket; i++) {
+		const struct kb_sockgrant *g = &p->allow_socket[i];
+
+		kb_strv_pushf(&pl->notes, "socket: %s (granted by %s)", g->path,
+		    kb_origin_name(g->origin));
+		if (g->where != NULL)
+			kb_strv_pushf(
+			    &pl->notes, "socket set by: %s", g->where);
+	}
 	for (size_t i = 0; i < p->notes.n; i++)
 		kb_strv_pushf(&pl->notes, "config: %s", p->notes.v[i]);
 	if (h->landlock_abi >= KB_LANDLOCK_ABI_SCOPE)

@@ -453,6 +453,14 @@ policy_value(const struct kb_policy *p, const struct kb_option *r, bool typed)
 				json_array_append_new(
 				    a, jstr(p->write[i].path));
 		return a;
+	case KB_OPT_ALLOW_SOCKET:
+		a = json_array();
+		for (size_t i = 0; a != NULL && i < p->nallow_socket; i++)
+			if (!typed ||
+			    p->allow_socket[i].origin == KB_ORIGIN_FLAG)
+				json_array_append_new(
+				    a, jstr(p->allow_socket[i].path));
+		return a;
 	case KB_OPT_KEEP_ENV:
 		a = json_array();
 		for (size_t i = 0; a != NULL && i < p->keep_env.n; i++)
