@@ -283,6 +283,7 @@ parse_args(int argc, char **argv, struct kb_opts *o, struct pending *pend,
 		case KB_OPT_NET:
 		case KB_OPT_BACKEND:
 		case KB_OPT_SSH_AGENT:
+		case KB_OPT_ALLOW_SOCKET:
 		case KB_OPT_KEEP_ENV:
 		case KB_OPT_KEEP_FD:
 		case KB_OPT_UNCONFINED:

@@ -113,8 +113,13 @@ cmd_show(int argc, char **argv)
 				print_esc("also:      ", one);
 			}
 		}
-		printf("source:    the command's stderr: the path, the "
-		       "evidence and so the suggestion are what it printed\n");
+		if (strcmp(jstr(rec, "class"), "socket") == 0)
+			printf("source:    kinbox itself: it refused the "
+			       "connect and resolved the socket's path\n");
+		else
+			printf("source:    the command's stderr: the path, the "
+			       "evidence and so the suggestion are what it "
+			       "printed\n");
 		print_suggest(rec);
 		if (dec != NULL && *jstr(dec, "note"))
 			print_esc("note:      ", jstr(dec, "note"));
@@ -176,21 +181,33 @@ interactive(json_t *rec, struct kb_grant *g, char **note)
 		_cleanup_free_ char *ev = kb_escape(jstr(rec, "evidence"));
 		_cleanup_free_ char *h = kb_escape(head);
 
-		printf("%s%s, read from the command's stderr)\n", h, ev);
+		printf("%s%s, %s)\n", h, ev,
+		    strcmp(jstr(rec, "class"), "socket") == 0
+			? "seen by kinbox"
+			: "read from the command's stderr");
 	}
 	printf("command: ");
 	print_argv(json_object_get(rec, "argv"));
-	json_array_foreach(json_object_get(s, "write_paths"), i, w)
-	{
-		_cleanup_free_ char *q = NULL;
-		struct kb_buf b = {0};
+	/* the lists (write roots, sockets) value by value, then switches */
+	for (size_t k = 0; k < KB_OPT__N; k++) {
+		const struct kb_option *o = &kb_options[k];
+		struct kb_strv *l = kb_grant_list(g, o->id);
 
-		kb_buf_shquote_visible(
-		    &b, json_string_value(w) ? json_string_value(w) : "");
-		q = xasprintf("grant --write %s? [y/N] ", b.s);
-		kb_buf_free(&b);
-		if (yes(q))
-			kb_strv_push(&g->write_paths, json_string_value(w));
+		if (o->max_life == KB_LIFE_NEVER || l == NULL)
+			continue;
+		json_array_foreach(json_object_get(s, o->json), i, w)
+		{
+			_cleanup_free_ char *q = NULL;
+			struct kb_buf b = {0};
+
+			if (json_string_value(w) == NULL)
+				continue;
+			kb_buf_shquote_visible(&b, json_string_value(w));
+			q = xasprintf("grant --%s %s? [y/N] ", o->flag, b.s);
+			kb_buf_free(&b);
+			if (yes(q))
+				kb_strv_push(l, json_string_value(w));
+		}
 	}
 	for (size_t k = 0; k < KB_OPT__N; k++) {
 		const struct kb_option *o = &kb_options[k];
@@ -238,11 +255,11 @@ take_suggestion(json_t *rec, const char *id, struct kb_grant *g)
 		if (o->max_life == KB_LIFE_NEVER || o->json == NULL)
 			continue;
 		v = json_object_get(s, o->json);
-		if (o->type == KB_T_LIST) {
+		if (kb_grant_list(g, o->id) != NULL) {
 			json_array_foreach(v, i, w)
 			{
 				if (json_string_value(w) != NULL)
-					kb_strv_push(&g->write_paths,
+					kb_strv_push(kb_grant_list(g, o->id),
 					    json_string_value(w));
 			}
 		} else if (json_is_true(v)) {
@@ -268,9 +285,14 @@ grant_flags(const struct kb_grant *g)
 	struct kb_buf b = {0};
 
 	kb_buf_puts(&b, "");
-	for (size_t i = 0; i < g->write_paths.n; i++) {
-		kb_buf_puts(&b, " --write ");
-		kb_buf_shquote_visible(&b, g->write_paths.v[i]);
+	for (size_t k = 0; k < KB_OPT__N; k++) {
+		const struct kb_strv *l =
+		    kb_grant_list_const(g, (enum kb_opt)k);
+
+		for (size_t i = 0; l != NULL && i < l->n; i++) {
+			kb_buf_printf(&b, " --%s ", kb_options[k].flag);
+			kb_buf_shquote_visible(&b, l->v[i]);
+		}
 	}
 	for (size_t k = 0; k < KB_OPT__N; k++)
 		if (g->on[k] && kb_options[k].type == KB_T_SWITCH)
@@ -281,26 +303,49 @@ grant_flags(const struct kb_grant *g)
 static json_t *
 grant_json(const struct kb_grant *g)
 {
-	json_t *o = json_object(), *w = json_array();
+	json_t *o = json_object();
 
-	for (size_t i = 0; i < g->write_paths.n; i++)
-		json_array_append_new(w, json_string(g->write_paths.v[i]));
 	json_object_set_new(o, "decision", json_string("granted"));
 	json_object_set_new(
 	    o, "lifetime", json_string(kb_lifetime_name(g->life)));
 	/* the grantable rows of the option table, by their JSON keys */
 	for (size_t k = 0; k < KB_OPT__N; k++) {
 		const struct kb_option *r = &kb_options[k];
+		const struct kb_strv *l = kb_grant_list_const(g, r->id);
 
 		if (r->max_life == KB_LIFE_NEVER || r->json == NULL)
 			continue;
-		if (r->id == KB_OPT_WRITE)
-			json_object_set(o, r->json, w);
-		else
+		if (l != NULL) {
+			json_t *a = json_array();
+
+			for (size_t i = 0; i < l->n; i++)
+				json_array_append_new(a, json_string(l->v[i]));
+			json_object_set_new(o, r->json, a);
+		} else {
 			json_object_set_new(o, r->json, json_boolean(g->on[k]));
+		}
 	}
-	json_decref(w);
 	return o;
+}
+
+/* the writable roots of the run a denial came from, as its record names
+ * them (the workspace, the write roots): a socket granted there would be
+ * the command's (kb_grant_check) */
+static size_t
+record_roots(json_t *rec, const char **roots)
+{
+	json_t *pol = json_object_get(rec, "policy"), *w;
+	size_t n = 0, i;
+
+	if (*jstr(pol, "workspace") == '/')
+		roots[n++] = jstr(pol, "workspace");
+	json_array_foreach(json_object_get(pol, "write_paths"), i, w)
+	{
+		if (n < KB_MAX_ROOTS && json_string_value(w) != NULL &&
+		    json_string_value(w)[0] == '/')
+			roots[n++] = json_string_value(w);
+	}
+	return n;
 }
 
 int
@@ -348,8 +393,11 @@ cmd_grant(int argc, char **argv)
 		if (c == 'w')
 			c = 256 + KB_OPT_WRITE;
 		if (c >= 256 && c < 256 + KB_OPT__N) {
-			if (kb_options[c - 256].type == KB_T_LIST)
-				kb_strv_push(&g.write_paths, optarg);
+			struct kb_strv *l =
+			    kb_grant_list(&g, (enum kb_opt)(c - 256));
+
+			if (l != NULL)
+				kb_strv_push(l, optarg);
 			else
 				g.on[c - 256] = true;
 			continue;
@@ -391,15 +439,20 @@ cmd_grant(int argc, char **argv)
 			    "capabilities",
 			    id);
 		take_suggestion(rec, id, &g);
-		for (size_t i = 0; i < g.write_paths.n; i++)
-			kb_strv_push(&asked, g.write_paths.v[i]);
+		for (size_t k = 0; k < KB_OPT__N; k++) {
+			const struct kb_strv *l =
+			    kb_grant_list_const(&g, (enum kb_opt)k);
+
+			for (size_t i = 0; l != NULL && i < l->n; i++)
+				kb_strv_push(&asked, l->v[i]);
+		}
 	}
 	if (kb_grant_empty(&g)) {
 		if (!isatty(0) || !isatty(1))
 			die("grant %s: name the capabilities (--write DIR, "
-			    "--net, "
-			    "--ssh-agent, --unconfined) and a lifetime; a "
-			    "question is only asked on a terminal",
+			    "--net, --ssh-agent, --allow-socket PATH, "
+			    "--unconfined) and a lifetime; a question is only "
+			    "asked on a terminal",
 			    id);
 		if (!interactive(rec, &g, &note)) {
 			dec = json_pack(
@@ -409,7 +462,7 @@ cmd_grant(int argc, char **argv)
 			printf("declined %s\n", id);
 			free(note);
 			json_decref(rec);
-			kb_strv_free(&g.write_paths);
+			kb_grant_free(&g);
 			return 0;
 		}
 	} else if (lifetimes == 0) {
@@ -429,24 +482,36 @@ cmd_grant(int argc, char **argv)
 		    "that "
 		    "line from the project file instead",
 		    id, jstr(rec, "network_off_by"));
-	if (kb_grant_check(&g, home, &e) == -1) {
-		if (suggested)
-			die("grant %s --suggested: %s", id, e.msg);
-		die("%s", e.msg);
-	}
-	/* a suggested root is granted as suggested or not at all: one that
-	 * resolves elsewhere now (a symlink put on the way since) is not
-	 * the directory the denial named */
-	for (size_t i = 0; i < asked.n; i++)
-		if (strcmp(asked.v[i], g.write_paths.v[i]) != 0) {
-			_cleanup_free_ char *was = kb_escape(asked.v[i]);
-			_cleanup_free_ char *now =
-			    kb_escape(g.write_paths.v[i]);
+	{
+		const char *roots[KB_MAX_ROOTS];
+		size_t nroots = record_roots(rec, roots);
 
-			die("grant %s --suggested: the suggested root %s is %s "
-			    "now; grant --write %s yourself if that is meant",
-			    id, was, now, now);
+		if (kb_grant_check(&g, home, roots, nroots, &e) == -1) {
+			if (suggested)
+				die("grant %s --suggested: %s", id, e.msg);
+			die("%s", e.msg);
 		}
+	}
+	/* a suggested root (or socket) is granted as suggested or not at
+	 * all: one that resolves elsewhere now (a symlink put on the way
+	 * since) is not the one the denial named */
+	for (size_t k = 0, a = 0; k < KB_OPT__N && suggested; k++) {
+		const struct kb_strv *l =
+		    kb_grant_list_const(&g, (enum kb_opt)k);
+
+		for (size_t i = 0; l != NULL && i < l->n; i++, a++) {
+			_cleanup_free_ char *was = NULL, *now = NULL;
+
+			if (strcmp(asked.v[a], l->v[i]) == 0)
+				continue;
+			was = kb_escape(asked.v[a]);
+			now = kb_escape(l->v[i]);
+			die("grant %s --suggested: the suggested %s %s is %s "
+			    "now; grant --%s %s yourself if that is meant",
+			    id, k == KB_OPT_WRITE ? "root" : "socket", was, now,
+			    kb_options[k].flag, now);
+		}
+	}
 	pol = json_object_get(rec, "policy");
 	/* the decision claims the id first (created exclusively): a second
 	 * grant or a grant after a decline stores nothing */
@@ -471,7 +536,7 @@ cmd_grant(int argc, char **argv)
 	}
 	json_decref(dec);
 	json_decref(rec);
-	kb_strv_free(&g.write_paths);
+	kb_grant_free(&g);
 	return 0;
 }
 

@@ -288,8 +288,9 @@ static const struct verb verbs[] = {
     {"forget", cmd_forget, "forget ID [--json]"},
     {"gc", cmd_gc, "gc [--older-than DURATION] [--decided] [--json]"},
     {"grant", cmd_grant,
-	"grant ID [--write DIR]... [--net] [--ssh-agent] [--unconfined] "
-	"[--suggested] --once|--session|--workspace [--json]"},
+	"grant ID [--write DIR]... [--net] [--ssh-agent] "
+	"[--allow-socket PATH]... [--unconfined] [--suggested] "
+	"--once|--session|--workspace [--json]"},
     {"grants", cmd_grants, "grants [--json]"},
     {"pending", cmd_pending, "pending [--json]"},
     {"retry", cmd_retry, "retry ID"},

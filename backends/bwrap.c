@@ -190,9 +190,9 @@ plan_guards(
 }
 
 static const char *
-mask_word(enum kb_mask_kind k)
+mask_word(const struct kb_mask *m)
 {
-	switch (k) {
+	switch (m->kind) {
 	case KB_MASK_TREE:
 		return "hidden: empty directory (host sockets)";
 	case KB_MASK_DIR:
@@ -202,7 +202,9 @@ mask_word(enum kb_mask_kind k)
 	case KB_EXPOSE_RO:
 		return "shown read-only";
 	case KB_EXPOSE_SOCKET:
-		return "granted socket (--ssh-agent)";
+		return m->by == KB_OPT_ALLOW_SOCKET
+			   ? "granted socket (--allow-socket)"
+			   : "granted socket (--ssh-agent)";
 	case KB_CACHE_COW:
 	case KB_CACHE_TMPFS:
 	case KB_CACHE_BIND:
@@ -290,7 +292,7 @@ plan_notes(
 	for (size_t i = 0; i < p->nmask; i++)
 		if (p->mask[i].cache == -1)
 			kb_strv_pushf(&pl->notes, "mask: %s (%s)",
-			    p->mask[i].path, mask_word(p->mask[i].kind));
+			    p->mask[i].path, mask_word(&p->mask[i]));
 	plan_cache_notes(p, h, pl);
 	kb_strv_pushf(&pl->notes, "ssh agent: %s",
 	    p->ssh_agent ? "granted (socket and public ~/.ssh files only)"
@@ -301,6 +303,15 @@ plan_notes(
 	if (p->ssh_agent && p->where[KB_OPT_SSH_AGENT] != NULL)
 		kb_strv_pushf(&pl->notes, "ssh agent set by: %s",
 		    p->where[KB_OPT_SSH_AGENT]);
+	for (size_t i = 0; i < p->nallow_socket; i++) {
+		const struct kb_sockgrant *g = &p->allow_socket[i];
+
+		kb_strv_pushf(&pl->notes, "socket: %s (granted by %s)", g->path,
+		    kb_origin_name(g->origin));
+		if (g->where != NULL)
+			kb_strv_pushf(
+			    &pl->notes, "socket set by: %s", g->where);
+	}
 	for (size_t i = 0; i < p->notes.n; i++)
 		kb_strv_pushf(&pl->notes, "config: %s", p->notes.v[i]);
 	if (h->landlock_abi >= KB_LANDLOCK_ABI_SCOPE)
@@ -315,13 +326,12 @@ plan_notes(
 		    "Landlock ABI %d < %d on this kernel",
 		    h->landlock_abi, KB_LANDLOCK_ABI_SCOPE);
 	if (pl->unotify_fd != -1)
-		kb_strv_pushf(&pl->notes,
+		kb_strv_push(&pl->notes,
 		    "unix sockets: every connect() answered by kinbox "
 		    "(seccomp user notification): the command's own sockets "
-		    "(on its %zu writable mounts) and the granted ones "
+		    "(on the mounts it writes) and the granted ones "
 		    "connect, any other pathname socket is refused (EACCES); "
-		    "unix datagram sockets are refused",
-		    pl->own.n);
+		    "unix datagram sockets are refused");
 	else
 		kb_strv_pushf(&pl->notes,
 		    "unix sockets: every socket(AF_UNIX) refused (EACCES), "
@@ -609,12 +619,13 @@ plan_deny_read(
 	}
 }
 
-/* a KB_EXPOSE_SOCKET mask other than the agent's: --allow-socket */
+/* a socket --allow-socket exposes */
 static bool
 has_socket_grant(const struct kb_policy *p)
 {
 	for (size_t i = 0; i < p->nmask; i++)
-		if (p->mask[i].kind == KB_EXPOSE_SOCKET && !p->ssh_agent)
+		if (p->mask[i].kind == KB_EXPOSE_SOCKET &&
+		    p->mask[i].by == KB_OPT_ALLOW_SOCKET)
 			return true;
 	return false;
 }
@@ -645,21 +656,20 @@ plan_own(const struct kb_policy *p, struct kb_plan *pl)
 		pl->own.v[pl->own.n] = NULL;
 }
 
-/* the inodes --ssh-agent and --allow-socket grant: what the policy saw */
+/* the inodes --ssh-agent and --allow-socket grant: what the policy saw
+ * (a socket the host replaces meanwhile is another inode: refused) */
 static void
 plan_granted(const struct kb_policy *p, struct kb_plan *pl)
 {
 	for (size_t i = 0; i < p->nmask; i++) {
 		const struct kb_mask *m = &p->mask[i];
-		struct stat st;
 
-		if (m->kind != KB_EXPOSE_SOCKET || stat(m->src, &st) == -1 ||
-		    !S_ISSOCK(st.st_mode))
+		if (m->kind != KB_EXPOSE_SOCKET || m->ino == 0)
 			continue;
 		pl->granted = xreallocarray(
 		    pl->granted, pl->ngranted + 1, sizeof(*pl->granted));
-		pl->granted[pl->ngranted].dev = st.st_dev;
-		pl->granted[pl->ngranted].ino = st.st_ino;
+		pl->granted[pl->ngranted].dev = m->dev;
+		pl->granted[pl->ngranted].ino = m->ino;
 		pl->ngranted++;
 	}
 }

@@ -43,18 +43,19 @@ kb_plan_env(const struct kb_policy *p, char *const *envp, const char *active,
 		if (tmp_reset && strncmp(kv, "TMPDIR=", 7) == 0)
 			continue;
 		/* the agent socket is exposed at its real path: a symlink to
-		 * it (tmux setups) would not resolve inside */
+		 * it (tmux setups) would not resolve inside. Only the
+		 * agent's: --allow-socket names no variable */
 		if (sandboxed && p->ssh_agent &&
 		    strncmp(kv, "SSH_AUTH_SOCK=", 14) == 0) {
+			const struct kb_mask *agent = NULL;
+
 			for (size_t m = 0; m < p->nmask; m++)
-				if (p->mask[m].kind == KB_EXPOSE_SOCKET)
-					kv = NULL;
-			if (kv == NULL) {
-				for (size_t m = 0; m < p->nmask; m++)
-					if (p->mask[m].kind == KB_EXPOSE_SOCKET)
-						kb_strv_pushf(&pl->envp,
-						    "SSH_AUTH_SOCK=%s",
-						    p->mask[m].path);
+				if (p->mask[m].kind == KB_EXPOSE_SOCKET &&
+				    p->mask[m].by == KB_OPT_SSH_AGENT)
+					agent = &p->mask[m];
+			if (agent != NULL) {
+				kb_strv_pushf(
+				    &pl->envp, "SSH_AUTH_SOCK=%s", agent->path);
 				continue;
 			}
 		}

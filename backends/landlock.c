@@ -334,6 +334,14 @@ plan_notes(const struct kb_policy *p, const struct kb_host *h, const char *why,
 			    kb_cache_table[m->cache].name, m->path);
 	}
 	kb_strv_push(&pl->notes, "ssh agent: not granted");
+	/* a grant only permits (a typed one is refused): unused here */
+	for (size_t i = 0; i < p->nallow_socket; i++)
+		kb_strv_pushf(&pl->notes,
+		    "socket: the grant of %s (%s) is not used: the landlock "
+		    "backend refuses every unix socket",
+		    p->allow_socket[i].path,
+		    p->allow_socket[i].where != NULL ? p->allow_socket[i].where
+						     : "a grant");
 	for (size_t i = 0; i < p->notes.n; i++)
 		kb_strv_pushf(&pl->notes, "config: %s", p->notes.v[i]);
 	kb_plan_note_fds(p, pl);
@@ -359,6 +367,16 @@ refuse(const struct kb_policy *p, const struct kb_host *h, struct kb_err *e)
 		    "socket (Landlock on this kernel cannot tell the agent's "
 		    "from the host's other sockets); use the bwrap backend, "
 		    "or run git over https — nothing was run");
+	/* typed, it asks for the socket; a grant only permits, and is
+	 * named as unused in the plan */
+	for (size_t i = 0; i < p->nallow_socket; i++)
+		if (p->allow_socket[i].origin == KB_ORIGIN_FLAG)
+			return kb_err_set(e,
+			    "--allow-socket %s: the landlock backend refuses "
+			    "every unix socket (Landlock on this kernel cannot "
+			    "tell a granted socket from the host's others); "
+			    "use the bwrap backend — nothing was run",
+			    p->allow_socket[i].path);
 	for (size_t i = 0; i < p->nmask; i++) {
 		const struct kb_mask *m = &p->mask[i];
 

@@ -339,13 +339,18 @@ fingerprint(const struct kb_denial *d, const char *id)
 		if (r->max_life == KB_LIFE_NEVER || r->json == NULL)
 			continue;
 		if (r->type == KB_T_LIST) {
+			json_t *l = r->id == KB_OPT_WRITE ? json_incref(wp)
+							  : json_array();
+
 			if (r->id == KB_OPT_WRITE &&
 			    d->suggest_write[0] != '\0')
 				json_array_append_new(
 				    wp, jstr(d->suggest_write));
-			set(sug, r->json,
-			    r->id == KB_OPT_WRITE ? json_incref(wp)
-						  : json_array());
+			if (r->id == KB_OPT_ALLOW_SOCKET &&
+			    d->suggest_socket[0] != '\0')
+				json_array_append_new(
+				    l, jstr(d->suggest_socket));
+			set(sug, r->json, l);
 			continue;
 		}
 		set(sug, r->json,
@@ -469,6 +474,14 @@ policy_value(const struct kb_policy *p, const struct kb_option *r, bool typed)
 			if (!typed || p->write[i].origin == KB_ORIGIN_FLAG)
 				json_array_append_new(
 				    a, jstr(p->write[i].path));
+		return a;
+	case KB_OPT_ALLOW_SOCKET:
+		a = json_array();
+		for (size_t i = 0; a != NULL && i < p->nallow_socket; i++)
+			if (!typed ||
+			    p->allow_socket[i].origin == KB_ORIGIN_FLAG)
+				json_array_append_new(
+				    a, jstr(p->allow_socket[i].path));
 		return a;
 	case KB_OPT_KEEP_ENV:
 		a = json_array();

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../policy/resolve.h"
 #include "grants.h"
 
 /* Roots a grant may open for a session at most: the system's own trees
@@ -64,16 +66,96 @@ sensitive(const char *path, const char *home)
 	return false;
 }
 
+const struct kb_strv *
+kb_grant_list_const(const struct kb_grant *g, enum kb_opt id)
+{
+	if (id == KB_OPT_WRITE)
+		return &g->write_paths;
+	if (id == KB_OPT_ALLOW_SOCKET)
+		return &g->allow_sockets;
+	return NULL;
+}
+
+struct kb_strv *
+kb_grant_list(struct kb_grant *g, enum kb_opt id)
+{
+	if (id == KB_OPT_WRITE)
+		return &g->write_paths;
+	if (id == KB_OPT_ALLOW_SOCKET)
+		return &g->allow_sockets;
+	return NULL;
+}
+
 bool
 kb_grant_empty(const struct kb_grant *g)
 {
 	for (size_t i = 0; i < KB_OPT__N; i++)
 		if (g->on[i])
 			return false;
-	return g->write_paths.n == 0;
+	return g->write_paths.n == 0 && g->allow_sockets.n == 0;
 }
 
-/* "--write DIR, --net, --ssh-agent or --unconfined", from the table */
+void
+kb_grant_free(struct kb_grant *g)
+{
+	kb_strv_free(&g->write_paths);
+	kb_strv_free(&g->allow_sockets);
+}
+
+/*
+ * A granted socket, canonicalised in place: it exists and is a socket
+ * (kinbox judges it again at every run, and drops it with a note when it
+ * no longer holds), and lies in no writable root of the run: a name there,
+ * or a socket there, is the command's own (it needs no grant, or it
+ * planted a link to a host socket for a human to grant).
+ */
+static int
+check_socket(char **path, enum kb_lifetime life, const char *const *roots,
+    size_t nroots, struct kb_err *e)
+{
+	const char *key = kb_options[KB_OPT_ALLOW_SOCKET].key;
+	char cwd[PATH_MAX], lex[PATH_MAX];
+	_cleanup_free_ char *abs = NULL, *real = NULL;
+	struct stat st;
+
+	if ((*path)[0] == '/')
+		abs = xstrdup(*path);
+	else if (getcwd(cwd, sizeof(cwd)) != NULL)
+		abs = xasprintf("%s/%s", cwd, *path);
+	if (abs == NULL || kb_resolve_lexical(abs, lex, sizeof(lex)) == -1)
+		return kb_err_set(e,
+		    "--allow-socket %s: cannot be resolved (%s); "
+		    "check the path",
+		    *path, strerror(errno));
+	if ((real = realpath(abs, NULL)) == NULL || stat(real, &st) == -1)
+		return kb_err_set(e,
+		    "--allow-socket %s: no such socket; "
+		    "start the service first, or drop --allow-socket",
+		    *path);
+	if (!S_ISSOCK(st.st_mode))
+		return kb_err_set(e,
+		    "--allow-socket %s: not a socket; give the path "
+		    "of a unix socket, or drop --allow-socket",
+		    *path);
+	if (kb_resolve_root(lex, roots, nroots) != NULL ||
+	    kb_resolve_root(real, roots, nroots) != NULL)
+		return kb_err_set(e,
+		    "--allow-socket %s: inside a writable root of that run; "
+		    "the command's own sockets need no grant — drop it",
+		    *path);
+	if (life != KB_LIFE_ONCE && !kb_ini_value_ok(real, strlen(key)))
+		return kb_err_set(e,
+		    "--allow-socket %s: a path with ';', '#', a line break or "
+		    "surrounding blanks, or longer than %zu bytes, cannot be "
+		    "stored; use --once",
+		    real, KB_INI_LINE_MAX - 3 - strlen(key));
+	free(*path);
+	*path = steal_pointer(&real);
+	return 0;
+}
+
+/* "--write DIR, --net, --ssh-agent, --allow-socket PATH or --unconfined",
+ * from the table */
 static char *
 grantable_list(void)
 {
@@ -99,7 +181,8 @@ grantable_list(void)
 }
 
 int
-kb_grant_check(struct kb_grant *g, const char *home, struct kb_err *e)
+kb_grant_check(struct kb_grant *g, const char *home, const char *const *roots,
+    size_t nroots, struct kb_err *e)
 {
 	if (kb_grant_empty(g)) {
 		_cleanup_free_ char *what = grantable_list();
@@ -169,15 +252,27 @@ kb_grant_check(struct kb_grant *g, const char *home, struct kb_err *e)
 		free(g->write_paths.v[i]);
 		g->write_paths.v[i] = real;
 	}
+	if (g->allow_sockets.n > KB_MAX_SOCKET)
+		return kb_err_set(
+		    e, "too many granted sockets (at most %d)", KB_MAX_SOCKET);
+	for (size_t i = 0; i < g->allow_sockets.n; i++)
+		if (check_socket(&g->allow_sockets.v[i], g->life, roots, nroots,
+			e) == -1)
+			return -1;
 	if (g->on[KB_OPT_SSH_AGENT])
 		g->on[KB_OPT_NET] = true; /* the agent needs the network */
-	for (size_t i = 0; i < KB_OPT__N; i++)
-		if (g->on[i] && g->life > kb_options[i].max_life)
+	for (size_t i = 0; i < KB_OPT__N; i++) {
+		const struct kb_strv *l =
+		    kb_grant_list_const(g, (enum kb_opt)i);
+
+		if ((g->on[i] || (l != NULL && l->n > 0)) &&
+		    g->life > kb_options[i].max_life)
 			return kb_err_set(e,
 			    "--%s can be granted at most for a "
 			    "%s; use --once or --session",
 			    kb_options[i].flag,
 			    kb_lifetime_name(kb_options[i].max_life));
+	}
 	return 0;
 }
 
@@ -287,9 +382,14 @@ kb_grant_store(const struct kb_grant *g, const char *home, const char *session,
 	}
 	kb_buf_printf(&b, "from = %s\ngranted = %s\n", from ? from : "-", when);
 	/* the keys of the option table, which kinbox's reader looks up */
-	for (size_t i = 0; i < g->write_paths.n; i++)
-		kb_buf_printf(&b, "%s = %s\n", kb_options[KB_OPT_WRITE].key,
-		    g->write_paths.v[i]);
+	for (size_t i = 0; i < KB_OPT__N; i++) {
+		const struct kb_strv *l =
+		    kb_grant_list_const(g, (enum kb_opt)i);
+
+		for (size_t k = 0; l != NULL && k < l->n; k++)
+			kb_buf_printf(
+			    &b, "%s = %s\n", kb_options[i].key, l->v[k]);
+	}
 	for (size_t i = 0; i < KB_OPT__N; i++)
 		if (g->on[i])
 			kb_buf_printf(&b, "%s = on\n", kb_options[i].key);

@@ -16,20 +16,35 @@
 /* A grant: the grantable rows of the option table (policy/options.h,
  * max_life above KB_LIFE_NEVER) with their values, and a lifetime. */
 struct kb_grant {
-	struct kb_strv write_paths; /* canonical */
-	bool on[KB_OPT__N];         /* the switches granted: net, ssh_agent,
-				       unconfined */
+	struct kb_strv write_paths;   /* canonical */
+	struct kb_strv allow_sockets; /* canonical */
+	bool on[KB_OPT__N];           /* the switches granted: net, ssh_agent,
+					 unconfined */
 	enum kb_lifetime life;
 };
+
+/* The values of a grantable list row of the table (KB_OPT_WRITE:
+ * write_paths, KB_OPT_ALLOW_SOCKET: allow_sockets), borrowed from the
+ * grant; NULL for any other row. */
+struct kb_strv *kb_grant_list(struct kb_grant *, enum kb_opt);
+const struct kb_strv *kb_grant_list_const(const struct kb_grant *, enum kb_opt);
 
 /* true when the grant names nothing */
 bool kb_grant_empty(const struct kb_grant *);
 
+/* Frees the grant's lists (the struct itself is the caller's). */
+void kb_grant_free(struct kb_grant *);
+
 /* Checks a grant against the caps: write roots pass the write-root rules
  * (canonicalised in place) and hold none of kinbox's stores (nor lie in
  * one: kb_config_check_stores); unconfined and sensitive system or
- * credential roots are allowed at most for a session. 0, or -1 with `e`. */
-int kb_grant_check(struct kb_grant *, const char *home, struct kb_err *e);
+ * credential roots are allowed at most for a session. A granted socket
+ * exists, is a socket (canonicalised in place) and lies, as given and
+ * where it resolves, in none of `roots` (`nroots` canonical paths: the
+ * writable roots of the run the grant answers, whose command could have
+ * planted it there). 0, or -1 with `e`. */
+int kb_grant_check(struct kb_grant *, const char *home,
+    const char *const *roots, size_t nroots, struct kb_err *e);
 
 /* A new session: writes an empty session file, returns the id (new
  * string) or NULL with `e`. */

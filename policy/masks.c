@@ -1,19 +1,23 @@
 /*
  * profile/masks.c — turns the tables (credential stores, host sockets) into
- * the policy's mask list, and --ssh-agent into the few things it exposes.
- * Only paths that exist get a mask: each mount costs bwrap a re-read of
- * mountinfo, and no directory is scanned except ~/.ssh under --ssh-agent.
+ * the policy's mask list, and --ssh-agent and --allow-socket into the few
+ * things they expose. Only paths that exist get a mask: each mount costs
+ * bwrap a re-read of mountinfo, and no directory is scanned except ~/.ssh
+ * under --ssh-agent.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "policy.h"
+#include "resolve.h"
 #include "tables.h"
 
 static int
@@ -30,7 +34,44 @@ add_mask(struct kb_policy *p, const char *path, const char *src,
 	p->mask[p->nmask].src = src != NULL ? xstrdup(src) : NULL;
 	p->mask[p->nmask].kind = kind;
 	p->mask[p->nmask].cache = -1;
+	p->mask[p->nmask].dev = 0;
+	p->mask[p->nmask].ino = 0;
+	p->mask[p->nmask].by = -1;
 	p->nmask++;
+	return 0;
+}
+
+/*
+ * A granted socket, connectable at its canonical path `real` (`st` its
+ * stat), `by` the grant (KB_OPT_SSH_AGENT, KB_OPT_ALLOW_SOCKET). Granted
+ * twice (the agent's socket named by --allow-socket too) it is one mask,
+ * the first grant's. A mask of the socket file itself, which the tables
+ * made because a variable such as DOCKER_HOST names it, yields: hiding
+ * it is kinbox's default, the grant a human's word.
+ */
+static int
+add_socket_mask(struct kb_policy *p, const char *real, const struct stat *st,
+    int by, struct kb_err *e)
+{
+	struct kb_mask *m = NULL;
+
+	for (size_t i = 0; i < p->nmask && m == NULL; i++)
+		if (strcmp(p->mask[i].path, real) == 0)
+			m = &p->mask[i];
+	if (m != NULL && m->kind != KB_MASK_FILE)
+		return 0; /* granted already (a directory mask is no socket) */
+	if (m == NULL) {
+		if (add_mask(p, real, real, KB_EXPOSE_SOCKET, e) == -1)
+			return -1;
+		m = &p->mask[p->nmask - 1];
+	} else {
+		free(m->src);
+		m->src = xstrdup(real);
+		m->kind = KB_EXPOSE_SOCKET;
+	}
+	m->dev = st->st_dev;
+	m->ino = st->st_ino;
+	m->by = by;
 	return 0;
 }
 
@@ -225,7 +266,7 @@ expose_ssh(struct kb_policy *p, struct kb_err *e)
 		    "socket; restart the agent",
 		    sock);
 	}
-	if (add_mask(p, real, real, KB_EXPOSE_SOCKET, e) == -1)
+	if (add_socket_mask(p, real, &st, KB_OPT_SSH_AGENT, e) == -1)
 		return -1;
 	if (p->home == NULL)
 		return 0;
@@ -259,6 +300,252 @@ expose_ssh(struct kb_policy *p, struct kb_err *e)
 		free(names[k]);
 	free(names);
 	return rc;
+}
+
+/*
+ * Where the command writes the host's own bytes: a writable root or a
+ * persisted cache. The private /tmp, a cache's overlay and an empty cache
+ * are the sandbox's: what the command writes there never reaches the
+ * host's path, which a grant is judged at.
+ */
+static bool
+command_writes(const struct kb_policy *p, const char *path)
+{
+	if (kb_policy_within_roots(p, path))
+		return true;
+	for (size_t i = 0; i < p->nmask; i++)
+		if (p->mask[i].kind == KB_CACHE_BIND &&
+		    kb_path_within(path, p->mask[i].path))
+			return true;
+	return false;
+}
+
+/*
+ * The absolute `path` resolved as the kernel resolves it, one component
+ * at a time, into `out` (PATH_MAX bytes): canonical, as realpath(3) has
+ * it. On the way every symbolic link is judged where it lies: the first
+ * one in a place the command writes goes to *planted (a new string), for
+ * a link there is the command's to plant or to swap, and a grant must not
+ * be steered by its bytes. 0, or -1 with errno (ENOENT, ENOTDIR, ELOOP,
+ * ENAMETOOLONG, EACCES).
+ */
+static int
+resolve_grant(
+    const struct kb_policy *p, const char *path, char *out, char **planted)
+{
+	char done[PATH_MAX] = "/", rest[PATH_MAX], next[PATH_MAX];
+	char link[PATH_MAX];
+	size_t off = 0;
+	int hops = 0;
+
+	if (snprintf(rest, sizeof(rest), "%s", path) >= (int)sizeof(rest)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	for (;;) {
+		const char *c = rest + off, *end;
+		size_t len, n = strlen(done);
+		struct stat st;
+		ssize_t k;
+
+		while (*c == '/')
+			c++;
+		if (*c == '\0')
+			break;
+		end = strchrnul(c, '/');
+		len = (size_t)(end - c);
+		off = (size_t)(end - rest);
+		if (len == 1 && c[0] == '.')
+			continue;
+		if (len == 2 && c[0] == '.' && c[1] == '.') {
+			char *slash = strrchr(done, '/');
+
+			slash[slash == done ? 1 : 0] = '\0';
+			continue;
+		}
+		if (snprintf(next, sizeof(next), "%s%s%.*s", done,
+			n > 1 ? "/" : "", (int)len, c) >= (int)sizeof(next)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		if (lstat(next, &st) == -1)
+			return -1;
+		if (!S_ISLNK(st.st_mode)) {
+			memcpy(done, next, strlen(next) + 1);
+			continue;
+		}
+		if (++hops > 40) {
+			errno = ELOOP;
+			return -1;
+		}
+		if (*planted == NULL && command_writes(p, next))
+			*planted = xstrdup(next);
+		if ((k = readlink(next, link, sizeof(link) - 1)) == -1)
+			return -1;
+		link[k] = '\0';
+		/* the target, then what was left after the link */
+		if (snprintf(next, sizeof(next), "%s/%s", link, rest + off) >=
+		    (int)sizeof(next)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(rest, next, strlen(next) + 1);
+		off = 0;
+		if (link[0] == '/')
+			strcpy(done, "/");
+	}
+	memcpy(out, done, strlen(done) + 1);
+	return 0;
+}
+
+static const char *
+file_kind(mode_t m)
+{
+	return S_ISREG(m)    ? "a regular file"
+	       : S_ISDIR(m)  ? "a directory"
+	       : S_ISFIFO(m) ? "a fifo"
+	       : S_ISCHR(m)  ? "a character device"
+	       : S_ISBLK(m)  ? "a block device"
+			     : "another kind of file";
+}
+
+/*
+ * Why the grant of the socket `g` cannot hold, as the reason and the fix
+ * for a typed flag (new strings); 0 when it holds, with its canonical path
+ * in `real` and its stat in `st`.
+ */
+static int
+judge_socket(const struct kb_policy *p, const struct kb_sockgrant *g,
+    char *real, struct stat *st, char **why, char **fix)
+{
+	char lex[PATH_MAX];
+	_cleanup_free_ char *planted = NULL;
+	/* a relative one from where kinbox was started (after -C) */
+	_cleanup_free_ char *abs = g->path[0] == '/' || p->cwd == NULL
+				       ? xstrdup(g->path)
+				       : xasprintf("%s/%s", p->cwd, g->path);
+
+	/* as given: a name in a writable root is the command's, whatever it
+	 * points at now (a link planted there to a host socket) */
+	if (kb_resolve_lexical(abs, lex, sizeof(lex)) == -1) {
+		*why = xasprintf("cannot be resolved (%s)", strerror(errno));
+		*fix = xstrdup("check the path, or drop --allow-socket");
+		return -1;
+	}
+	if (command_writes(p, lex))
+		goto inside;
+	if (resolve_grant(p, abs, real, &planted) == -1) {
+		if (errno == ENOENT || errno == ENOTDIR) {
+			*why = xstrdup("no such socket");
+			*fix = xstrdup("start the service first, or drop "
+				       "--allow-socket");
+		} else {
+			*why = xasprintf(
+			    "cannot be resolved (%s)", strerror(errno));
+			*fix =
+			    xstrdup("check the path, or drop --allow-socket");
+		}
+		return -1;
+	}
+	if (planted != NULL) {
+		_cleanup_free_ char *esc = kb_escape(planted);
+
+		*why = xasprintf("the symbolic link %s on its way lies inside "
+				 "a writable root, where the command could "
+				 "have planted it",
+		    esc);
+		*fix = xstrdup("give the socket's own path");
+		return -1;
+	}
+	if (command_writes(p, real))
+		goto inside;
+	if (stat(real, st) == -1) {
+		*why = xstrdup("no such socket");
+		*fix = xstrdup("start the service first, or drop "
+			       "--allow-socket");
+		return -1;
+	}
+	if (!S_ISSOCK(st->st_mode)) {
+		*why = xasprintf("not a socket (%s)", file_kind(st->st_mode));
+		*fix = xstrdup("give the path of a unix socket, or drop "
+			       "--allow-socket");
+		return -1;
+	}
+	return 0;
+inside:
+	*why = xstrdup("inside a writable root");
+	*fix = xstrdup("the command's own sockets need no grant — drop it");
+	return -1;
+}
+
+/*
+ * --allow-socket, allow_sockets =: each granted socket judged on the host,
+ * then shown connectable at its canonical path (bound even under a masked
+ * tree such as /run). A typed one that fails is an error: nothing runs. A
+ * configured or granted one only permits: it is dropped with a note.
+ * What stays in p->allow_socket is what was granted, canonical, once each.
+ */
+static int
+expose_allowed(struct kb_policy *p, struct kb_err *e)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < p->nallow_socket; i++) {
+		struct kb_sockgrant g = p->allow_socket[i];
+		_cleanup_free_ char *why = NULL, *fix = NULL;
+		char real[PATH_MAX];
+		struct stat st;
+		bool dup = false;
+		int rc;
+
+		if (judge_socket(p, &g, real, &st, &why, &fix) == -1) {
+			if (g.origin == KB_ORIGIN_FLAG) {
+				kb_err_set(e, "--allow-socket %s: %s; %s",
+				    g.path, why, fix);
+				/* the rest are freed with the policy */
+				for (size_t k = i; k < p->nallow_socket; k++)
+					p->allow_socket[kept++] =
+					    p->allow_socket[k];
+				p->nallow_socket = kept;
+				return -1;
+			}
+			kb_strv_pushf(&p->notes,
+			    "socket: the grant of %s (%s) is not used: %s",
+			    g.path, g.where != NULL ? g.where : "a grant", why);
+			free(g.path);
+			free(g.where);
+			continue;
+		}
+		/* two names of one socket: one grant, the higher-ranked */
+		for (size_t k = 0; k < kept && !dup; k++) {
+			struct kb_sockgrant *h = &p->allow_socket[k];
+
+			if (strcmp(h->path, real) != 0)
+				continue;
+			dup = true;
+			if (g.origin >= h->origin) {
+				h->origin = g.origin;
+				free(h->where);
+				h->where = steal_pointer(&g.where);
+			}
+		}
+		free(g.path);
+		if (dup) {
+			free(g.where);
+			continue;
+		}
+		g.path = xstrdup(real);
+		p->allow_socket[kept++] = g;
+		rc = add_socket_mask(p, real, &st, KB_OPT_ALLOW_SOCKET, e);
+		if (rc == -1) {
+			for (size_t k = i + 1; k < p->nallow_socket; k++)
+				p->allow_socket[kept++] = p->allow_socket[k];
+			p->nallow_socket = kept;
+			return -1;
+		}
+	}
+	p->nallow_socket = kept;
+	return 0;
 }
 
 /*
@@ -403,7 +690,8 @@ kb_masks_compute(struct kb_policy *p, struct kb_err *e)
 	if (resolv != NULL && under_tree(p, resolv) &&
 	    add_mask(p, resolv, resolv, KB_EXPOSE_RO, e) == -1)
 		return -1;
-	if (p->ssh_agent)
-		return expose_ssh(p, e);
-	return 0;
+	/* the agent first: its socket granted again is still the agent's */
+	if (p->ssh_agent && expose_ssh(p, e) == -1)
+		return -1;
+	return expose_allowed(p, e);
 }

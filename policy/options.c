@@ -81,6 +81,18 @@ set_write(struct kb_policy *p, const struct kb_option *o, const char *v,
 	    p, path, s->origin, what(o, s, b, sizeof(b)), e);
 }
 
+/* a socket grant: judged at finalize, which knows the writable roots */
+static int
+set_allow_socket(struct kb_policy *p, const struct kb_option *o, const char *v,
+    const struct kb_src *s, struct kb_err *e)
+{
+	_cleanup_free_ char *path = expand(p, v, s);
+	char b[64];
+
+	return kb_policy_add_socket(
+	    p, path, s->origin, s->where, what(o, s, b, sizeof(b)), e);
+}
+
 static int
 set_workspace(struct kb_policy *p, const struct kb_option *o, const char *v,
     const struct kb_src *s, struct kb_err *e)
@@ -299,6 +311,7 @@ check_form(const struct kb_option *o, const char *v, const struct kb_src *s,
 			    what(o, s, b, sizeof(b)), v);
 		return 0;
 	case KB_OPT_WRITE:
+	case KB_OPT_ALLOW_SOCKET:
 	case KB_OPT_MASK:
 		/* a flag's path is the shell's: relative is fine */
 		if ((!is_flag(s) || o->id == KB_OPT_MASK) && v[0] != '/' &&
@@ -440,6 +453,18 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.set = set_bool,
 		.help = "expose the SSH agent socket and public ~/.ssh\n"
 		    "files (needs --net); private keys stay hidden",
+		.neghelp = NULL,
+	},
+	[KB_OPT_ALLOW_SOCKET] = {
+		.id = KB_OPT_ALLOW_SOCKET, .flag = "allow-socket", .shortopt = 0,
+		.negflag = NULL, .metavar = "PATH",
+		.sections = KB_IN_SANDBOX | KB_IN_GRANT, .key = "allow_sockets", .json = "allow_sockets",
+		/* never from the project file: the command writes it */
+		.max_life = KB_LIFE_WORKSPACE, .project = KB_PROJECT_NO, .type = KB_T_LIST,
+		.set = set_allow_socket,
+		.help = "also let the command connect to the unix socket\n"
+		    "PATH (repeatable; the command's own sockets in\n"
+		    "writable roots need none)",
 		.neghelp = NULL,
 	},
 	[KB_OPT_KEEP_ENV] = {

@@ -47,6 +47,10 @@ kb_policy_free(struct kb_policy *p)
 		if (p->write[i].fd != -1)
 			close(p->write[i].fd);
 	}
+	for (size_t i = 0; i < p->nallow_socket; i++) {
+		free(p->allow_socket[i].path);
+		free(p->allow_socket[i].where);
+	}
 	if (p->workspace_fd != -1)
 		close(p->workspace_fd);
 	if (p->tmpdir_fd != -1)
@@ -174,6 +178,40 @@ kb_policy_add_write_as(struct kb_policy *p, const char *dir, enum kb_origin o,
 	p->write[p->nwrite].origin = o;
 	p->write[p->nwrite].fd = -1;
 	p->nwrite++;
+	return 0;
+}
+
+int
+kb_policy_add_socket(struct kb_policy *p, const char *path, enum kb_origin o,
+    const char *where, const char *what, struct kb_err *e)
+{
+	if (*path == '\0')
+		return kb_err_set(e,
+		    "%s '': not a path; give the path of a unix socket", what);
+	for (size_t i = 0; i < p->nallow_socket; i++) {
+		struct kb_sockgrant *g = &p->allow_socket[i];
+
+		if (strcmp(g->path, path) == 0) {
+			/* named again by a later source in rank order */
+			if (o >= g->origin) {
+				g->origin = o;
+				free(g->where);
+				g->where =
+				    where != NULL ? xstrdup(where) : NULL;
+			}
+			return 0;
+		}
+	}
+	if (p->nallow_socket == KB_MAX_SOCKET)
+		return kb_err_set(e,
+		    "%s %s: too many granted sockets (at "
+		    "most %d); grant only those the command needs",
+		    what, path, KB_MAX_SOCKET);
+	p->allow_socket[p->nallow_socket].path = xstrdup(path);
+	p->allow_socket[p->nallow_socket].origin = o;
+	p->allow_socket[p->nallow_socket].where =
+	    where != NULL ? xstrdup(where) : NULL;
+	p->nallow_socket++;
 	return 0;
 }
 

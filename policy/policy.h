@@ -17,6 +17,7 @@
 #include "options.h"
 
 #define KB_MAX_WRITE   16 /* extra write roots (--write) */
+#define KB_MAX_SOCKET  16 /* granted sockets (--allow-socket) */
 #define KB_MAX_KEEP_FD 16 /* --keep-fd */
 #define KB_MAX_GUARD                                                           \
 	1024             /* guarded git paths over all roots; past it the      \
@@ -86,6 +87,17 @@ struct kb_root {
 };
 
 /*
+ * A unix socket the command may connect to (--allow-socket, allow_sockets
+ * =). Recorded by the setter as given; kb_policy_finalize() judges it on
+ * the host and leaves only the granted ones, canonical.
+ */
+struct kb_sockgrant {
+	char *path; /* canonical (after finalize; as given before) */
+	enum kb_origin origin;
+	char *where; /* "--allow-socket", "file:line" or NULL */
+};
+
+/*
  * One guarded piece of git metadata. The sandbox must keep `path` from being
  * written, replaced, renamed or created (see profile/gitguard.c).
  */
@@ -132,7 +144,8 @@ enum kb_mask_kind {
 	KB_MASK_DIR,  /* credential dir: empty, after the roots */
 	KB_MASK_FILE, /* credential file or socket: empty, after the roots */
 	KB_EXPOSE_RO, /* src shown read-only at path inside a mask */
-	KB_EXPOSE_SOCKET, /* a granted socket (ssh agent), connectable */
+	KB_EXPOSE_SOCKET, /* a granted socket (--ssh-agent, --allow-socket),
+			     connectable */
 	KB_CACHE_COW,     /* an ephemeral cache: the backend makes it a
 			     copy-on-write overlay (or the fallback) */
 	KB_CACHE_TMPFS,   /* an empty cache: empty, writable, discarded */
@@ -144,6 +157,13 @@ struct kb_mask {
 	char *src; /* KB_EXPOSE_*: the host file; else NULL */
 	enum kb_mask_kind kind;
 	int cache; /* KB_CACHE_*: its index in kb_cache_table, else -1 */
+	/* KB_EXPOSE_SOCKET: the socket's identity when it was judged (stat
+	 * of the canonical path), so that what the command reaches can be
+	 * told from a socket put in its place; 0 otherwise */
+	dev_t dev;
+	ino_t ino;
+	int by; /* KB_EXPOSE_SOCKET: the grant, KB_OPT_SSH_AGENT or
+		   KB_OPT_ALLOW_SOCKET; -1 otherwise */
 };
 
 /*
@@ -173,7 +193,9 @@ struct kb_policy {
 	bool tmpdir_reset; /* $TMPDIR refused: the command gets TMPDIR=/tmp */
 	int keep_fd[KB_MAX_KEEP_FD];
 	size_t nkeep;
-	bool ssh_agent;  /* expose SSH_AUTH_SOCK and public ~/.ssh files */
+	bool ssh_agent; /* expose SSH_AUTH_SOCK and public ~/.ssh files */
+	struct kb_sockgrant allow_socket[KB_MAX_SOCKET]; /* in rank order */
+	size_t nallow_socket;
 	bool unconfined; /* the escape hatch: no sandbox, still scrubbed */
 	/* per knob of the option table (policy/options.h): who set the
 	 * scalar last and where ("--net", "file:line"); what a switch's flag
@@ -214,6 +236,14 @@ int kb_policy_add_write(
 /* ... with `what` naming the source in messages ("--write", "write_paths =") */
 int kb_policy_add_write_as(struct kb_policy *, const char *dir, enum kb_origin,
     const char *what, struct kb_err *e);
+/* A socket grant: `path` (relative: to the current directory) recorded
+ * as given, with its origin and `where` ("--allow-socket", "file:line",
+ * copied; may be NULL), once per path (a later source in rank order
+ * becomes its origin). Judged by kb_policy_finalize(), which knows the
+ * writable roots. `what` names the source in messages ("--allow-socket",
+ * "allow_sockets ="). 0, or -1 with `e` (more than KB_MAX_SOCKET). */
+int kb_policy_add_socket(struct kb_policy *, const char *path, enum kb_origin,
+    const char *where, const char *what, struct kb_err *e);
 int kb_policy_add_keep_fd(struct kb_policy *, const char *fd, struct kb_err *e);
 int kb_policy_add_keep_env(
     struct kb_policy *, const char *name, struct kb_err *e);
@@ -309,8 +339,12 @@ void kb_env_scrub(const struct kb_policy *, char *const *envp,
 
 /* policy/masks.c */
 
-/* Fills p->mask from the tables: only paths that exist are masked. Returns
- * -1 with `e` set on a bad --ssh-agent setup or a full table. */
+/* Fills p->mask from the tables: only paths that exist are masked. Then
+ * the granted sockets: the agent's (--ssh-agent) and each --allow-socket
+ * that passes (see kinbox(1)); a typed one that does not is an error, a
+ * configured or granted one is dropped with a note (p->notes). Returns
+ * -1 with `e` set on a bad --ssh-agent or --allow-socket, or a full
+ * table. */
 int kb_masks_compute(struct kb_policy *p, struct kb_err *e);
 
 /* policy/paths.c */

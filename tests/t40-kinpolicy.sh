@@ -330,7 +330,7 @@ t_once_flow() {
 	kp_expect 0 grant "$ID" --write "$out" --once
 	assert_file_is "$KP_OUT" "granted $ID (once)"
 	assert_streq "$(jget 'd' "$(decision_file "$ID")")" \
-		"{\"decision\": \"granted\", \"lifetime\": \"once\", \"write_paths\": [\"$out\"], \"network\": false, \"ssh_agent\": false, \"unconfined\": false}" \
+		"{\"decision\": \"granted\", \"lifetime\": \"once\", \"write_paths\": [\"$out\"], \"network\": false, \"ssh_agent\": false, \"allow_sockets\": [], \"unconfined\": false}" \
 		"the decision file"
 	# a once grant is stored nowhere else
 	assert_not_exists "$CFG"
@@ -1732,14 +1732,14 @@ t_kp_bad_input() {
 	nodenial="no denial sbx_0000000000000000 in the journal ($XDG_STATE_HOME/kinbox/denials/sbx_0000000000000000.json: No such file or directory); see kinpolicy pending"
 	kp_refused "$nodenial" show sbx_0000000000000000
 	kp_refused "$nodenial" retry sbx_0000000000000000
-	notty="grant $ID: name the capabilities (--write DIR, --net, --ssh-agent, --unconfined) and a lifetime; a question is only asked on a terminal"
+	notty="grant $ID: name the capabilities (--write DIR, --net, --ssh-agent, --allow-socket PATH, --unconfined) and a lifetime; a question is only asked on a terminal"
 	kp_refused "$notty" grant "$ID"
 	kp_refused "$notty" grant "$ID" --once
 	kp_refused "grant $ID: give a lifetime: --once, --session or --workspace" grant "$ID" --write "$out"
 	kp_refused "give one lifetime: --once, --session or --workspace" grant "$ID" --write "$out" --once --session
 	kp_refused "grant: unknown option '--bogus'; see kinpolicy --help" grant "$ID" --bogus --once
 	kp_refused "--write $d/missing: no such directory; create it first or fix the path" grant "$ID" --write "$d/missing" --once
-	kp_refused "usage: kinpolicy grant ID [--write DIR]... [--net] [--ssh-agent] [--unconfined] [--suggested] --once|--session|--workspace [--json]" grant
+	kp_refused "usage: kinpolicy grant ID [--write DIR]... [--net] [--ssh-agent] [--allow-socket PATH]... [--unconfined] [--suggested] --once|--session|--workspace [--json]" grant
 	kp_refused "usage: kinpolicy decline ID --note TEXT [--json]" decline "$ID"
 	kp_refused "usage: kinpolicy decline ID --note TEXT [--json]" decline "$ID" --note
 	kp_refused "usage: kinpolicy show ID [--json]" show

@@ -6,6 +6,9 @@
 # failed before the option table (the four bugs of issue 10) or pins a
 # message; each checks an effect from outside, with a positive control.
 #
+# --allow-socket (section 6) is plumbed the same way, end to end: flag,
+# config, grant store, --dry-run, the mount, the refusals.
+#
 # Run: sh tests/t70-options.sh (TAP), or all suites: sh tests/run-integration.sh
 
 . "$(dirname "$0")/lib.sh"
@@ -229,7 +232,7 @@ t_help_from_table() {
 	kb_expect 0 --help
 	cp "$KB_OUT" "$KB_T/help"
 	for f in --write --workspace --directory --net --no-net --backend --ssh-agent \
-		--keep-env --keep-fd --unconfined --json-fd --dry-run --quiet \
+		--allow-socket --keep-env --keep-fd --unconfined --json-fd --dry-run --quiet \
 		--verbose --status --help --version; do
 		grep -q -- "$f" "$KB_T/help" || fail "--help does not list $f"
 		kb "$f" 2>/dev/null </dev/null || true
@@ -259,5 +262,230 @@ t_root_in_mask() {
 	assert_file_has_content "$ws/ctl" '^ran$'
 }
 run_test "a workspace or --write root inside a hidden credential store (~/.config/gh, ~/.aws): 125 naming the store, nothing ran (control: elsewhere it runs)" t_root_in_mask
+
+# --- 6. --allow-socket: a grant of one host socket ---------------------------
+
+# python3: the system one when there is one (a pyenv shim depends on HOME)
+PY=python3
+if [ -x /usr/bin/python3 ]; then
+	PY=/usr/bin/python3
+fi
+mkdir -p "$KB_T/bin"
+# sockserve.py SOCK LOG: a unix socket server; each client's first words
+# are appended to LOG (written outside every sandbox: the proof that a
+# connection reached it), answered with "pong"
+cat >"$KB_T/bin/sockserve.py" <<'EOF'
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(8)
+while True:
+    c, _ = s.accept()
+    with open(sys.argv[2], "ab") as f:
+        f.write(c.recv(100) + b"\n")
+    c.sendall(b"pong\n")
+    c.close()
+EOF
+# sockping.py SOCK WORD: connects, sends WORD, prints the answer
+cat >"$KB_T/bin/sockping.py" <<'EOF'
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(sys.argv[2].encode())
+print(s.recv(100).decode().strip())
+EOF
+chmod -R a+rX "$KB_T/bin"
+
+# sock_server SOCK LOG: sockserve.py in the background until the script ends
+sock_server() {
+	have "$PY" || skip_test "python3 is not installed"
+	"$PY" "$KB_T/bin/sockserve.py" "$1" "$2" &
+	bg_register $!
+	poll_for "$1" || fail "the socket server did not start at $1"
+}
+
+# sock_file SOCK: a socket nobody listens on (bound, closed)
+sock_file() {
+	"$PY" -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$1"
+}
+
+t_allow_socket_refused() {
+	have "$PY" || skip_test "python3 is not installed"
+	ws=$(newdir ws-as1)
+	svc=$(newdir svc-as1)
+	echo plain >"$svc/plain"
+	mkdir -p "$ws/run/deep"
+	sock_file "$svc/s"
+	sock_file "$ws/run/deep/own.sock"
+	# a link in the workspace to a host socket, as the command could
+	# have planted it; and a human's link outside that passes it
+	ln -s "$svc/s" "$ws/out-link"
+	ln -s "$ws/out-link" "$svc/via-ws"
+	cd "$ws"
+	kb_expect 125 --allow-socket /nonexistent/kb.sock -- sh -c 'echo ran >ctl'
+	assert_kinbox_said "$KB_ERR" "kinbox: --allow-socket /nonexistent/kb.sock: no such socket; start the service first, or drop --allow-socket"
+	kb_expect 125 --allow-socket "$svc/plain" -- sh -c 'echo ran >ctl'
+	assert_kinbox_said "$KB_ERR" "kinbox: --allow-socket $svc/plain: not a socket (a regular file); give the path of a unix socket, or drop --allow-socket"
+	kb_expect 125 --allow-socket run/deep/own.sock -- sh -c 'echo ran >ctl'
+	assert_kinbox_said "$KB_ERR" "kinbox: --allow-socket run/deep/own.sock: inside a writable root; the command's own sockets need no grant — drop it"
+	kb_expect 125 --allow-socket out-link -- sh -c 'echo ran >ctl'
+	assert_kinbox_said "$KB_ERR" "kinbox: --allow-socket out-link: inside a writable root; the command's own sockets need no grant — drop it"
+	kb_expect 125 --allow-socket "$svc/via-ws" -- sh -c 'echo ran >ctl'
+	assert_kinbox_said "$KB_ERR" "kinbox: --allow-socket $svc/via-ws: the symbolic link $ws/out-link on its way lies inside a writable root, where the command could have planted it; give the socket's own path"
+	kb_expect 125 -w "$svc" --allow-socket "$svc/s" -- sh -c 'echo ran >ctl'
+	assert_kinbox_said "$KB_ERR" "kinbox: --allow-socket $svc/s: inside a writable root; the command's own sockets need no grant — drop it"
+	assert_not_exists "$ws/ctl"
+	# the 17th
+	set --
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17; do
+		set -- "$@" --allow-socket "$svc/s$i"
+	done
+	kb_expect 125 "$@" -- sh -c 'echo ran >ctl'
+	assert_kinbox_said "$KB_ERR" "kinbox: --allow-socket $svc/s17: too many granted sockets (at most 16); grant only those the command needs"
+	assert_not_exists "$ws/ctl"
+	# control: the host socket by its own path runs
+	kb_expect 0 --allow-socket "$svc/s" -- sh -c 'echo ran >ctl'
+	assert_file_has_content "$ws/ctl" '^ran$'
+}
+run_test "--allow-socket of a missing path, a regular file, the command's own socket, a link in the workspace (also reached through a link outside), a socket in a --write root, a 17th: 125, one line each, nothing ran (control: a host socket runs)" t_allow_socket_refused
+
+t_allow_socket_granted() {
+	ws=$(newdir ws-as2)
+	svc=$XDG_RUNTIME_DIR/svc-as2 # the runtime dir is hidden inside
+	mkdir -p "$svc"
+	sock_server "$svc/s" "$KB_T/as2.log"
+	ln -s s "$svc/current"
+	cd "$ws"
+	kb_expect 0 --dry-run --allow-socket "$svc/current" -- true
+	assert_file_has_content "$KB_OUT" "^# mask: $XDG_RUNTIME_DIR \\(hidden: empty directory \\(host sockets\\)\\)$"
+	assert_file_has_content "$KB_OUT" "^# mask: $svc/s \\(granted socket \\(--allow-socket\\)\\)$"
+	assert_file_has_content "$KB_OUT" "^# socket: $svc/s \\(granted by flag\\)$"
+	assert_file_has_content "$KB_OUT" '^# socket set by: --allow-socket$'
+	tr '\n' ' ' <"$KB_OUT" | grep -q -- "--bind $svc/s $svc/s " ||
+		fail "no --bind of the socket in the plan: $(cat "$KB_OUT")"
+	# granted: the command reaches it (the server says so, outside)
+	kb_expect 0 --allow-socket "$svc/current" -- sh -c \
+		'echo ran >ctl; "$1" "$2" "$3" granted >got' sh "$PY" \
+		"$KB_T/bin/sockping.py" "$svc/s"
+	assert_file_has_content "$ws/ctl" '^ran$'
+	assert_file_has_content "$ws/got" '^pong$'
+	assert_file_has_content "$KB_T/as2.log" '^granted$'
+	# not granted: hidden with the runtime dir, never reached
+	rm -f "$ws/got"
+	kb_expect 1 -- sh -c '"$1" "$2" "$3" ungranted >got' sh "$PY" \
+		"$KB_T/bin/sockping.py" "$svc/s"
+	assert_not_file_has_content "$KB_T/as2.log" 'ungranted'
+	assert_not_file_has_content "$ws/got" 'pong'
+}
+run_test "--allow-socket of a host socket in the hidden runtime dir (named by a link): --dry-run shows the mask, the bind and its origin; the command reaches it (the server logs it, outside); without the grant it does not" t_allow_socket_granted
+
+t_allow_socket_config() {
+	have "$PY" || skip_test "python3 is not installed"
+	ws=$(newdir ws-as3)
+	mkdir -p "$XDG_CONFIG_HOME/kinbox" "$ws/sub"
+	sock_file "$ws/sub/own.sock"
+	printf '[sandbox]\nallow_sockets = %s/nonexistent.sock\nallow_sockets = %s/sub/own.sock\n' \
+		"$KB_T" "$ws" >"$XDG_CONFIG_HOME/kinbox/config.ini"
+	# the project file is the command's: it cannot grant a socket
+	printf '[sandbox]\nallow_sockets = /run/docker.sock\n' >"$ws/.kinbox.ini"
+	cd "$ws"
+	kb_expect 0 -- sh -c 'echo ran >ctl'
+	assert_file_has_content "$ws/ctl" '^ran$'
+	assert_one_kinbox_line "$KB_ERR" \
+		"^kinbox: $ws/.kinbox.ini:2: 'allow_sockets' ignored: a project file may only tighten \\(network = off, mask, scrub_env\\)$"
+	kb_expect 0 --dry-run -- true
+	assert_file_has_content "$KB_OUT" \
+		"^# config: socket: the grant of $KB_T/nonexistent.sock \\($XDG_CONFIG_HOME/kinbox/config.ini:2\\) is not used: no such socket$"
+	assert_file_has_content "$KB_OUT" \
+		"^# config: socket: the grant of $ws/sub/own.sock \\($XDG_CONFIG_HOME/kinbox/config.ini:3\\) is not used: inside a writable root$"
+	assert_not_file_has_content "$KB_OUT" '^# socket: '
+	assert_not_file_has_content "$KB_OUT" 'docker.sock'
+	rm "$XDG_CONFIG_HOME/kinbox/config.ini"
+}
+run_test "allow_sockets in the config: a missing socket and the command's own are not used (the run goes on; --dry-run says why); a project's allow_sockets is ignored with one line" t_allow_socket_config
+
+t_allow_socket_landlock() {
+	have "$PY" || skip_test "python3 is not installed"
+	ws=$(newdir ws-as4)
+	svc=$(newdir svc-as4)
+	sock_file "$svc/s"
+	cd "$ws"
+	kb --backend landlock -- sh -c 'echo ran >ctl'
+	[ "$KB_RC" = 0 ] || skip_test "the landlock backend cannot run here: $(cat "$KB_ERR")"
+	assert_file_has_content "$ws/ctl" '^ran$'
+	rm "$ws/ctl"
+	kb_expect 125 --backend landlock --allow-socket "$svc/s" -- sh -c 'echo ran >ctl'
+	assert_kinbox_said "$KB_ERR" "kinbox: --allow-socket $svc/s: the landlock backend refuses every unix socket (Landlock on this kernel cannot tell a granted socket from the host's others); use the bwrap backend — nothing was run"
+	assert_not_exists "$ws/ctl"
+}
+run_test "--allow-socket under the landlock backend: 125, one line, nothing ran (control: the backend runs without it)" t_allow_socket_landlock
+
+t_allow_socket_kinpolicy() {
+	ws=$(newdir ws-as5)
+	out=$(newdir out-as5)
+	svc=$XDG_RUNTIME_DIR/svc-as5
+	mkdir -p "$svc" "$ws/in"
+	sock_server "$svc/s" "$KB_T/as5.log"
+	sock_file "$ws/in/own.sock"
+	cd "$ws"
+	# a denial to answer: a write outside
+	kb_expect 1 --json-fd 3 -- sh -c 'echo ran >ctl; touch "$1/f"' sh "$out" 3>"$KB_T/as5.json"
+	id=$(sed -n 's/.*"id":"\(sbx_[0-9a-f]*\)".*/\1/p' "$KB_T/as5.json")
+	[ -n "$id" ] || fail "no denial record: $(cat "$KB_ERR")"
+	new_session
+	KINBOX_SESSION=$S "$KP" grant "$id" --allow-socket in/own.sock --session \
+		>"$KB_T/g.out" 2>"$KB_T/g.err" && fail "the command's own socket was granted"
+	assert_file_has_content "$KB_T/g.err" \
+		"^kinpolicy: --allow-socket in/own.sock: inside a writable root of that run; the command's own sockets need no grant — drop it$"
+	assert_not_file_has_content "$SF" 'allow_sockets'
+	KINBOX_SESSION=$S "$KP" grant "$id" --allow-socket "$svc/s" --session \
+		--json >"$KB_T/g.out" 2>"$KB_T/g.err" ||
+		fail "kinpolicy grant --allow-socket failed: $(cat "$KB_T/g.err")"
+	"$PY" - "$KB_T/g.out" "$svc/s" <<'EOF' || fail "decision: $(cat "$KB_T/g.out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["allow_sockets"] == [sys.argv[2]] and d["write_paths"] == [], d
+EOF
+	assert_file_has_content "$SF" "^allow_sockets = $svc/s$"
+	# the session's runs reach the socket; runs without it do not
+	KINBOX_SESSION=$S kb_expect 0 -- sh -c '"$1" "$2" "$3" session >got' sh \
+		"$PY" "$KB_T/bin/sockping.py" "$svc/s"
+	assert_file_has_content "$ws/got" '^pong$'
+	assert_file_has_content "$KB_T/as5.log" '^session$'
+	kb_expect 1 -- sh -c '"$1" "$2" "$3" nosession >got' sh "$PY" \
+		"$KB_T/bin/sockping.py" "$svc/s"
+	assert_not_file_has_content "$KB_T/as5.log" 'nosession'
+	KINBOX_SESSION=$S kb_expect 0 --dry-run -- true
+	assert_file_has_content "$KB_OUT" "^# socket: $svc/s \\(granted by session grant\\)$"
+	assert_file_has_content "$KB_OUT" "^# socket set by: $SF:[0-9]+$"
+}
+run_test "kinpolicy grant --allow-socket --session: the command's own socket refused; a host socket stored canonical, its decision JSON lists it; the session's runs reach it, others do not" t_allow_socket_kinpolicy
+
+t_allow_socket_retry() {
+	ws=$(newdir ws-as6)
+	out=$(newdir out-as6)
+	svc=$XDG_RUNTIME_DIR/svc-as6
+	mkdir -p "$svc"
+	sock_server "$svc/s" "$KB_T/as6.log"
+	cd "$ws"
+	# the socket is hidden, the write refused: one denial for both
+	kb_expect 1 --json-fd 3 -- sh -c '"$1" "$2" "$3" try >got; touch "$4/f"' \
+		sh "$PY" "$KB_T/bin/sockping.py" "$svc/s" "$out" 3>"$KB_T/as6.json"
+	assert_not_exists "$out/f"
+	assert_not_file_has_content "$KB_T/as6.log" 'try'
+	id=$(sed -n 's/.*"id":"\(sbx_[0-9a-f]*\)".*/\1/p' "$KB_T/as6.json")
+	[ -n "$id" ] || fail "no denial record: $(cat "$KB_ERR")"
+	"$KP" grant "$id" --write "$out" --allow-socket "$svc/s" --once \
+		>"$KB_T/g.out" 2>"$KB_T/g.err" ||
+		fail "kinpolicy grant failed: $(cat "$KB_T/g.err")"
+	assert_file_has_content "$KB_T/g.out" "^granted $id \\(once\\)$"
+	# the retry runs the journaled argv with the once grant's flags
+	"$KP" retry "$id" >"$KB_T/r.out" 2>"$KB_T/r.err" ||
+		fail "kinpolicy retry failed: $(cat "$KB_T/r.err")"
+	assert_exists "$out/f"
+	assert_file_has_content "$ws/got" '^pong$'
+	assert_file_has_content "$KB_T/as6.log" '^try$'
+}
+run_test "kinpolicy grant --write DIR --allow-socket PATH --once, then retry: the journaled command reaches the socket and writes DIR (both seen outside); before it did neither" t_allow_socket_retry
 
 done_testing

@@ -677,16 +677,23 @@ struct run {
 static struct {
 	enum kb_opt id;
 	const char *value, *where;
-} typed[4];
+} typed[8];
 static size_t ntyped;
+
+/* a flag with its value (--allow-socket PATH), as typed */
+static void
+type_value(enum kb_opt id, const char *value, const char *where)
+{
+	typed[ntyped].id = id;
+	typed[ntyped].value = value;
+	typed[ntyped].where = where;
+	ntyped++;
+}
 
 static void
 type_switch(enum kb_opt id, const char *where)
 {
-	typed[ntyped].id = id;
-	typed[ntyped].value = "on";
-	typed[ntyped].where = where;
-	ntyped++;
+	type_value(id, "on", where);
 }
 
 static int

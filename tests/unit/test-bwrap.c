@@ -7,7 +7,9 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "../../backends/backend.h"
@@ -462,6 +464,328 @@ test_keep_fds(void)
 	close(fd4);
 }
 
+/* a unix socket at base/rel (bound, then closed: the file stays) */
+static char *
+mksock(const char *rel)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	char *p = xasprintf("%s/%s", base, rel);
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", p);
+	if (fd == -1 || bind(fd, (struct sockaddr *)&a, sizeof(a)) == -1)
+		printf("# socket %s failed\n", p);
+	if (fd != -1)
+		close(fd);
+	return p;
+}
+
+static void
+mkl(const char *rel, const char *target)
+{
+	char *p = xasprintf("%s/%s", base, rel);
+
+	if (symlink(target, p) == -1)
+		printf("# symlink %s failed\n", p);
+	free(p);
+}
+
+/* a policy as kinbox builds it from base/ws_rel with the sockets granted
+ * (origin, where) and finalized; 0, or -1 with `e` */
+static int
+sock_policy(struct kb_policy *p, const char *ws_rel, enum kb_origin o,
+    const char *where, const char *const *socks, struct kb_err *e)
+{
+	static char *cmd[] = { cmd_true, NULL };
+	char *ws = xasprintf("%s/%s", base, ws_rel);
+	int rc = 0;
+
+	e->msg[0] = '\0';
+	kb_policy_init(p);
+	p->home = xasprintf("%s/home", base);
+	p->argv = cmd;
+	if (chdir(ws) == -1)
+		rc = kb_err_set(e, "cd %s failed", ws);
+	for (size_t i = 0; rc == 0 && socks[i] != NULL; i++) {
+		struct kb_src src = { o, where };
+
+		rc = kb_option_set(p, KB_OPT_ALLOW_SOCKET, socks[i], &src, e);
+	}
+	if (rc == 0)
+		rc = kb_policy_finalize(p, e);
+	free(ws);
+	return rc;
+}
+
+static const struct kb_mask *
+mask_at(const struct kb_policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->nmask; i++)
+		if (strcmp(p->mask[i].path, path) == 0)
+			return &p->mask[i];
+	return NULL;
+}
+
+/* a typed --allow-socket that cannot hold: finalize's one line */
+static void
+sock_refused(const char *arg, const char *want, const char *what)
+{
+	const char *socks[] = { arg, NULL };
+	struct kb_policy p;
+	struct kb_err e;
+	char *full = xasprintf("--allow-socket %s: %s", arg, want);
+
+	e.msg[0] = '\0';
+	ok(sock_policy(&p, "sock-ws", KB_ORIGIN_FLAG, "--allow-socket", socks,
+	    &e) == -1 && strcmp(e.msg, full) == 0, "%s: %s", what, e.msg);
+	if (strcmp(e.msg, full) != 0)
+		printf("#   want '%s'\n", full);
+	kb_policy_free(&p);
+	free(full);
+}
+
+static void
+test_allow_socket(void)
+{
+	static const char inside[] = "inside a writable root; the command's "
+				     "own sockets need no grant — drop it";
+	char *db, *pg, *own, *agent, *home_sock;
+	char *envs[4];
+	struct kb_policy p;
+	struct kb_plan pl;
+	struct kb_err e;
+	struct stat st;
+
+	free(mkd("sock-ws"));
+	free(mkd("sock-ws/deep"));
+	free(mkd("sock-ws/deep/er"));
+	free(mkd("svc"));
+	free(mkd("svc/pg"));
+	free(mkd("agent"));
+	db = mksock("svc/db.sock");
+	pg = mksock("svc/pg/.s.PGSQL.5432");
+	own = mksock("sock-ws/deep/er/own.sock");
+	agent = mksock("agent/agent.sock");
+	home_sock = mksock("home/docker.sock");
+	mkf("svc/plain", "not a socket\n");
+	mkl("sock-ws/out-link", db);         /* the command's link, out */
+	mkl("svc/via-ws", "../sock-ws/out-link"); /* outside, via it */
+	mkl("svc/alias", "db.sock");          /* a human's link, outside */
+	mkl("svc/pg-dir", "pg");
+
+	/* typed: each one that cannot hold is an error naming the fix */
+	sock_refused("/nonexistent/kb.sock", "no such socket; start the "
+	    "service first, or drop --allow-socket", "a missing socket");
+	sock_refused("../svc/nope.sock", "no such socket; start the service "
+	    "first, or drop --allow-socket", "a missing socket, relative");
+	sock_refused("../svc/plain", "not a socket (a regular file); give the "
+	    "path of a unix socket, or drop --allow-socket", "a regular file");
+	sock_refused("../svc/pg", "not a socket (a directory); give the path "
+	    "of a unix socket, or drop --allow-socket", "a directory");
+	sock_refused("deep/er/own.sock", inside, "the command's own socket, "
+	    "relative");
+	sock_refused(own, inside, "... absolute");
+	sock_refused("out-link", inside, "a link in the workspace to a host "
+	    "socket (the command could have planted it)");
+	sock_refused("../sock-ws/deep/../out-link", inside, "... written "
+	    "with .. on the way");
+	{
+		char *want = xasprintf("the symbolic link %s/sock-ws/out-link "
+				       "on its way lies inside a writable "
+				       "root, where the command could have "
+				       "planted it; give the socket's own "
+				       "path", base);
+
+		sock_refused("../svc/via-ws", want, "a link outside that "
+		    "passes a link in the workspace");
+		free(want);
+	}
+
+	/* granted: one mask, at the real path, with the socket's identity */
+	{
+		const char *socks[] = { "../svc/alias", db, "../svc/pg-dir/"
+			".s.PGSQL.5432", NULL };
+		const struct kb_mask *m, *m2;
+		char *render;
+		long bind_db, bind_ws;
+
+		ok(sock_policy(&p, "sock-ws", KB_ORIGIN_FLAG, "--allow-socket",
+		    socks, &e) == 0, "three names of two sockets, typed: %s",
+		    e.msg);
+		m = mask_at(&p, db);
+		m2 = mask_at(&p, pg);
+		ok(p.nallow_socket == 2 &&
+		    strcmp(p.allow_socket[0].path, db) == 0 &&
+		    strcmp(p.allow_socket[1].path, pg) == 0 &&
+		    p.allow_socket[0].origin == KB_ORIGIN_FLAG &&
+		    strcmp(p.allow_socket[0].where, "--allow-socket") == 0,
+		    "two grants, canonical, the link and the real path one");
+		ok(m != NULL && m->kind == KB_EXPOSE_SOCKET &&
+		    m->by == KB_OPT_ALLOW_SOCKET && strcmp(m->src, db) == 0 &&
+		    stat(db, &st) == 0 && m->dev == st.st_dev &&
+		    m->ino == st.st_ino && m2 != NULL &&
+		    m2->by == KB_OPT_ALLOW_SOCKET,
+		    "a KB_EXPOSE_SOCKET mask each, by --allow-socket, with the "
+		    "socket's dev and inode");
+		ok(kb_bwrap_plan(&p, &test_host, "/usr/bin/bwrap", "/h", -1,
+		    test_env, &pl, &e) == 0, "planned: %s", e.msg);
+		bind_db = find3(&pl, "--bind", db, db);
+		bind_ws = find3(&pl, "--bind", p.workspace, p.workspace);
+		ok(bind_db > 0 && bind_ws > 0 && bind_db > bind_ws &&
+		    find3(&pl, "--bind", pg, pg) > 0,
+		    "bwrap binds each socket at its path, after the roots");
+		render = kb_plan_render(&pl);
+		{
+			char *l1 = xasprintf("# mask: %s (granted socket "
+					     "(--allow-socket))\n", db);
+			char *l2 = xasprintf("# socket: %s (granted by flag)\n"
+					     "# socket set by: --allow-socket\n"
+					     "# socket: %s (granted by flag)\n",
+			    db, pg);
+
+			ok(strstr(render, l1) != NULL &&
+			    strstr(render, l2) != NULL,
+			    "--dry-run: the mask by --allow-socket, a socket "
+			    "line with its origin and where");
+			free(l1);
+			free(l2);
+		}
+		free(render);
+		kb_plan_free(&pl);
+		kb_policy_free(&p);
+	}
+
+	/* a grant from a file only permits: what cannot hold is a note */
+	{
+		const char *socks[] = { "/nonexistent/kb.sock", own, db, NULL };
+		char *n1 = xasprintf("socket: the grant of %s (/c/config.ini:2) "
+				     "is not used: inside a writable root", own);
+
+		ok(sock_policy(&p, "sock-ws", KB_ORIGIN_GLOBAL, "/c/config.ini:2",
+		    socks, &e) == 0 && p.nallow_socket == 1 &&
+		    strcmp(p.allow_socket[0].path, db) == 0 &&
+		    p.allow_socket[0].origin == KB_ORIGIN_GLOBAL &&
+		    mask_at(&p, own) == NULL, "config grants: the missing one "
+		    "and the command's own dropped, the good one kept: %s",
+		    e.msg);
+		ok(p.notes.n == 2 && strcmp(p.notes.v[0], "socket: the grant "
+		    "of /nonexistent/kb.sock (/c/config.ini:2) is not used: no "
+		    "such socket") == 0 && strcmp(p.notes.v[1], n1) == 0,
+		    "... each with a note saying why");
+		free(n1);
+		ok(kb_landlock_plan(&p, &test_host, "/h", -1,
+		    KB_LANDLOCK_RUNDIR_TEMPLATE, -1, "as asked", test_env, &pl,
+		    &e) == 0, "the landlock backend runs with a socket grant "
+		    "(it only permits): %s", e.msg);
+		{
+			char *render = kb_plan_render(&pl);
+			char *l = xasprintf("# socket: the grant of %s "
+					    "(/c/config.ini:2) is not used: the "
+					    "landlock backend refuses every unix "
+					    "socket\n", db);
+
+			ok(strstr(render, l) != NULL, "... its plan says the "
+			    "grant is not used");
+			free(l);
+			free(render);
+		}
+		kb_plan_free(&pl);
+		kb_policy_free(&p);
+	}
+	{
+		const char *socks[] = { db, NULL };
+
+		ok(sock_policy(&p, "sock-ws", KB_ORIGIN_FLAG, "--allow-socket",
+		    socks, &e) == 0 &&
+		    kb_landlock_plan(&p, &test_host, "/h", -1,
+			KB_LANDLOCK_RUNDIR_TEMPLATE, -1, "as asked", test_env,
+			&pl, &e) == -1 &&
+		    strstr(e.msg, "the landlock backend refuses every unix "
+		    "socket") != NULL && strstr(e.msg, "nothing was run") !=
+		    NULL, "typed, the landlock backend refuses it: %s", e.msg);
+		kb_policy_free(&p);
+	}
+
+	/* the agent's socket granted again: one mask, the agent's, and one
+	 * SSH_AUTH_SOCK (the allowed socket names no variable) */
+	{
+		const char *socks[] = { agent, db, NULL };
+		char *kv = xasprintf("SSH_AUTH_SOCK=%s", agent);
+		struct kb_src on = { KB_ORIGIN_FLAG, "--ssh-agent" };
+		size_t nsock = 0, nmask = 0;
+		static char *cmd[] = { cmd_true, NULL };
+
+		e.msg[0] = '\0';
+		envs[0] = env0;
+		envs[1] = kv;
+		envs[2] = env3;
+		envs[3] = NULL;
+		setenv("SSH_AUTH_SOCK", agent, 1);
+		kb_policy_init(&p);
+		p.home = xasprintf("%s/home", base);
+		p.argv = cmd;
+		ok(chdir(base) == 0 && chdir("sock-ws") == 0 &&
+		    kb_option_set(&p, KB_OPT_SSH_AGENT, "on", &on, &e) == 0 &&
+		    kb_option_set(&p, KB_OPT_NET, "on", &on, &e) == 0,
+		    "--ssh-agent --net");
+		on.where = "--allow-socket";
+		for (size_t i = 0; socks[i] != NULL; i++)
+			kb_option_set(&p, KB_OPT_ALLOW_SOCKET, socks[i], &on, &e);
+		ok(kb_policy_finalize(&p, &e) == 0 &&
+		    kb_bwrap_plan(&p, &test_host, "/usr/bin/bwrap", "/h", -1,
+			envs, &pl, &e) == 0, "planned: %s", e.msg);
+		for (size_t i = 0; i < p.nmask; i++)
+			nmask += strcmp(p.mask[i].path, agent) == 0;
+		for (size_t i = 0; i < pl.envp.n; i++)
+			nsock += strncmp(pl.envp.v[i], "SSH_AUTH_SOCK=", 14) == 0;
+		ok(nmask == 1 && mask_at(&p, agent)->by == KB_OPT_SSH_AGENT &&
+		    mask_at(&p, db)->by == KB_OPT_ALLOW_SOCKET &&
+		    p.nallow_socket == 2, "the agent's socket is one mask, by "
+		    "--ssh-agent; the other by --allow-socket");
+		ok(nsock == 1 && env_has(&pl, kv), "one SSH_AUTH_SOCK, the "
+		    "agent's");
+		unsetenv("SSH_AUTH_SOCK");
+		free(kv);
+		kb_plan_free(&pl);
+		kb_policy_free(&p);
+	}
+
+	/* a socket hidden by itself (a mask = of the configuration; so the
+	 * tables hide one DOCKER_HOST names in the home directory): the
+	 * grant shows it */
+	for (int granted = 0; granted < 2; granted++) {
+		static char *cmd[] = { cmd_true, NULL };
+		struct kb_src src = { KB_ORIGIN_WORKSPACE, "/c/g.ini:7" };
+		const struct kb_mask *m;
+
+		e.msg[0] = '\0';
+		kb_policy_init(&p);
+		p.home = xasprintf("%s/home", base);
+		p.argv = cmd;
+		kb_strv_push(&p.extra_mask, home_sock);
+		if (granted)
+			kb_option_set(&p, KB_OPT_ALLOW_SOCKET, home_sock, &src,
+			    &e);
+		ok(chdir(base) == 0 && chdir("plain") == 0 &&
+		    kb_policy_finalize(&p, &e) == 0 &&
+		    (m = mask_at(&p, home_sock)) != NULL &&
+		    (granted ? m->kind == KB_EXPOSE_SOCKET &&
+			    m->by == KB_OPT_ALLOW_SOCKET &&
+			    strcmp(m->src, home_sock) == 0 && m->ino != 0
+			     : m->kind == KB_MASK_FILE && m->by == -1),
+		    granted ? "granted, the mask of the socket yields to the "
+			      "grant: %s"
+			    : "masked by itself, without the grant%s",
+		    granted ? e.msg : "");
+		kb_policy_free(&p);
+	}
+	free(db);
+	free(pg);
+	free(own);
+	free(agent);
+	free(home_sock);
+}
+
 static void
 test_quote(void)
 {
@@ -493,6 +817,7 @@ main(void)
 	test_planted_pointer();
 	test_submodules();
 	test_keep_fds();
+	test_allow_socket();
 	test_quote();
 	{
 		char *cmd = xasprintf("rm -rf '%s'", base);

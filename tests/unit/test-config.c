@@ -13,7 +13,11 @@
  * Behaviour believed right that the code does not have yet is checked
  * with tap_todo_ok() ("# TODO", not a failure); each is marked TODO here.
  */
+#include <sys/socket.h>
+#include <sys/un.h>
+
 #include "config-fixture.h"
+#include "../../gate/grants.h"
 
 /* --- [sandbox] ------------------------------------------------------------ */
 
@@ -219,6 +223,209 @@ test_write_paths(void)
 		    "a 17th write root is an error at its line (%s)", m);
 		kb_buf_free(&b);
 	}
+}
+
+/* allow_sockets = in each section that takes it, and in the project
+ * file, which cannot add one; the host judges a socket at finalize
+ * (test-bwrap.c), so these paths need not exist */
+static void
+test_allow_sockets(void)
+{
+	struct kb_policy p;
+	struct kb_err e;
+	_cleanup_free_ char *a = at("home/.local/run/a.sock");
+	char *t = NULL, *want = NULL;
+
+	t = xasprintf("[sandbox]\nallow_sockets = ~/.local/run/a.sock\n"
+		      "allow_sockets = /srv/pg/.s.PGSQL.5432\n");
+	ok(only(glob_file, t, &p, &e) == 0 && p.nallow_socket == 2 &&
+	    strcmp(p.allow_socket[0].path, a) == 0 &&
+	    p.allow_socket[0].origin == KB_ORIGIN_GLOBAL &&
+	    strcmp(p.allow_socket[1].path, "/srv/pg/.s.PGSQL.5432") == 0,
+	    "allow_sockets: repeated, ~/ is the home directory, origin global "
+	    "config");
+	want = at_line(glob_file, 3, "");
+	want[strlen(want) - 2] = '\0'; /* "file:3" */
+	ok(p.nallow_socket == 2 && strcmp(p.allow_socket[1].where, want) == 0,
+	    "... each recorded with its file:line (%s)",
+	    p.nallow_socket == 2 ? p.allow_socket[1].where : "?");
+	kb_policy_free(&p);
+	free(want);
+	ok(only(sys_file, t, &p, &e) == 0 && p.nallow_socket == 2 &&
+	    p.allow_socket[1].origin == KB_ORIGIN_SYSTEM, "... system config");
+	kb_policy_free(&p);
+	free(t);
+	check_err(glob_file, "[sandbox]\nallow_sockets = run/a.sock\n", 2,
+	    "allow_sockets = run/a.sock: not an absolute path; write /path or "
+	    "~/path", "a relative allow_sockets is an error");
+
+	/* a workspace grant for this workspace applies, one for another is
+	 * judged but not applied; a typed flag then takes the socket over */
+	t = xasprintf("[workspace]\npath = %s/elsewhere\nallow_sockets = "
+		      "/run/other.sock\n[workspace]\npath = %s\n"
+		      "allow_sockets = /run/user/1000/bus\n", base, ws);
+	clean();
+	put(glob_file, t);
+	fresh(&p);
+	ok(load_flag(&p, KB_OPT_ALLOW_SOCKET, "/run/user/1000/bus",
+	    "--allow-socket", &e) == 0 && p.nallow_socket == 1 &&
+	    strcmp(p.allow_socket[0].path, "/run/user/1000/bus") == 0 &&
+	    p.allow_socket[0].origin == KB_ORIGIN_FLAG &&
+	    strcmp(p.allow_socket[0].where, "--allow-socket") == 0 &&
+	    p.ngrants == 1, "[workspace] allow_sockets for this workspace only; "
+	    "the same typed: the flag's");
+	kb_policy_free(&p);
+	free(t);
+	check_err(glob_file, "[workspace]\npath = /x\nallow_sockets = x.sock\n",
+	    3, "allow_sockets = x.sock: not an absolute path; write /path or "
+	    "~/path", "a relative socket in another workspace's grant is an "
+	    "error all the same");
+
+	t = xstrdup("[grant]\nfrom = sbx_0123456789abcdef\n"
+		    "allow_sockets = ~/.cache/bazel/server.sock\n");
+	clean();
+	put(sess_file, t);
+	setenv("KINBOX_SESSION", SID, 1);
+	fresh(&p);
+	{
+		_cleanup_free_ char *b = at("home/.cache/bazel/server.sock");
+
+		ok(load(&p, &e) == 0 && p.nallow_socket == 1 &&
+		    strcmp(p.allow_socket[0].path, b) == 0 &&
+		    p.allow_socket[0].origin == KB_ORIGIN_SESSION &&
+		    !p.net && p.ngrants == 1,
+		    "[grant] allow_sockets: origin session grant, no network "
+		    "with it (%s)", e.msg);
+	}
+	kb_policy_free(&p);
+	free(t);
+
+	/* the project file is the command's: it cannot grant itself a host
+	 * socket */
+	ok(only(proj_file, "[sandbox]\nmask = ~/x\nallow_sockets = "
+	    "/run/docker.sock\n", &p, &e) == 0 && p.nallow_socket == 0 &&
+	    p.extra_mask.n == 1, "a project's allow_sockets is ignored, its "
+	    "mask applies");
+	want = at_line(proj_file, 3, "'allow_sockets' ignored: a project file "
+	    "may only tighten (network = off, mask, scrub_env)");
+	ok(warns.n == 1 && strcmp(warns.v[0], want) == 0 &&
+	    has(&p.notes, want), "... with one warning naming file, line and "
+	    "key, in the notes too");
+	kb_policy_free(&p);
+	free(want);
+}
+
+/* a unix socket at base/rel (bound, then closed: the file stays) */
+static char *
+mksock(const char *rel)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	char *p = at(rel);
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", p);
+	if (fd == -1 || bind(fd, (struct sockaddr *)&a, sizeof(a)) == -1)
+		printf("# socket %s: %s\n", p, strerror(errno));
+	if (fd != -1)
+		close(fd);
+	return p;
+}
+
+/* kinpolicy grant --allow-socket (gate/grants.c) writes what this reader
+ * reads back: checked, canonical, stored, loaded with its origin */
+static void
+test_grant_roundtrip(void)
+{
+	const char *roots[] = { ws };
+	_cleanup_free_ char *svc = at("svc/db.sock");
+	_cleanup_free_ char *link = at("svc/current");
+	_cleanup_free_ char *own = NULL, *dir = at("svc");
+	struct kb_grant g = { .life = KB_LIFE_WORKSPACE };
+	struct kb_policy p;
+	struct kb_err e;
+
+	mkd("svc");
+	free(mksock("svc/db.sock"));
+	own = mksock("ws/sub/own.sock");
+	if (symlink("db.sock", link) == -1)
+		printf("# symlink: %s\n", strerror(errno));
+	clean();
+	kb_strv_push(&g.allow_sockets, link);
+	ok(kb_grant_check(&g, home, roots, 1, &e) == 0 &&
+	    g.allow_sockets.n == 1 && strcmp(g.allow_sockets.v[0], svc) == 0,
+	    "a socket granted by a link is checked and stored canonical: %s",
+	    e.msg);
+	ok(kb_grant_store(&g, home, NULL, ws, "sbx_0123456789abcdef", &e) == 0,
+	    "stored as a workspace grant: %s", e.msg);
+	{
+		_cleanup_free_ char *text = kb_read_small_file(glob_file, 4096);
+		_cleanup_free_ char *line = xasprintf("\nallow_sockets = %s\n",
+		    svc);
+
+		ok(text != NULL && strstr(text, line) != NULL,
+		    "the block holds allow_sockets = the canonical path");
+	}
+	fresh(&p);
+	ok(load(&p, &e) == 0 && p.nallow_socket == 1 &&
+	    strcmp(p.allow_socket[0].path, svc) == 0 &&
+	    p.allow_socket[0].origin == KB_ORIGIN_WORKSPACE && p.ngrants == 1,
+	    "kinbox reads it back: the socket, origin workspace grant (%s)",
+	    e.msg);
+	kb_policy_free(&p);
+	kb_grant_free(&g);
+
+	/* a session grant, from another directory by a relative name */
+	clean();
+	put(sess_file, "");
+	g = (struct kb_grant){ .life = KB_LIFE_SESSION };
+	kb_strv_push(&g.allow_sockets, "db.sock");
+	ok(chdir(dir) == 0 && kb_grant_check(&g, home, roots, 1, &e) == 0 &&
+	    kb_grant_store(&g, home, SID, ws, "sbx_0123456789abcdef", &e) == 0,
+	    "a relative socket from its directory, for the session: %s", e.msg);
+	setenv("KINBOX_SESSION", SID, 1);
+	fresh(&p);
+	ok(load(&p, &e) == 0 && p.nallow_socket == 1 &&
+	    strcmp(p.allow_socket[0].path, svc) == 0 &&
+	    p.allow_socket[0].origin == KB_ORIGIN_SESSION,
+	    "... read back as a session grant (%s)", e.msg);
+	kb_policy_free(&p);
+	kb_grant_free(&g);
+
+	{
+		static const struct {
+			const char *path, *msg;
+		} bad[] = {
+			{ "nope.sock", "--allow-socket nope.sock: no such "
+			  "socket; start the service first, or drop "
+			  "--allow-socket" },
+			{ "../svc", "--allow-socket ../svc: not a socket; give "
+			  "the path of a unix socket, or drop --allow-socket" },
+			{ "../ws/sub/own.sock", "--allow-socket ../ws/sub/"
+			  "own.sock: inside a writable root of that run; the "
+			  "command's own sockets need no grant — drop it" },
+		};
+
+		for (size_t i = 0; i < nitems(bad); i++) {
+			g = (struct kb_grant){ .life = KB_LIFE_ONCE };
+			kb_strv_push(&g.allow_sockets, bad[i].path);
+			e.msg[0] = '\0';
+			ok(kb_grant_check(&g, home, roots, 1, &e) == -1 &&
+			    strcmp(e.msg, bad[i].msg) == 0, "refused: %s",
+			    e.msg);
+			kb_grant_free(&g);
+		}
+	}
+	g = (struct kb_grant){ .life = KB_LIFE_ONCE };
+	for (int i = 0; i <= KB_MAX_SOCKET; i++)
+		kb_strv_push(&g.allow_sockets, svc);
+	ok(kb_grant_check(&g, home, roots, 1, &e) == -1 &&
+	    strcmp(e.msg, "too many granted sockets (at most 16)") == 0,
+	    "17 sockets in one grant: %s", e.msg);
+	kb_grant_free(&g);
+	if (chdir(base) != 0)
+		printf("# chdir %s failed\n", base);
+	unlink(own);
+	clean();
 }
 
 static void
@@ -716,6 +923,8 @@ main(void)
 	test_network();
 	test_backend();
 	test_write_paths();
+	test_allow_sockets();
+	test_grant_roundtrip();
 	test_mask_env();
 	test_unknown();
 	test_caches();

@@ -211,6 +211,45 @@ case_ssh_agent(void)
 }
 
 static void
+case_allow_socket(void)
+{
+	struct run r = { "allow-socket", "--allow-socket of a service's socket "
+		"(by a link to it and by its path: one grant), of the agent's "
+		"(also --ssh-agent --net: one mask, the agent's), a global "
+		"config's socket in the masked runtime dir, and one that is "
+		"missing (not used, a note)", "sockws", host6, NULL,
+		KB_BACKEND_AUTO, NULL };
+	struct kb_policy p;
+	_cleanup_free_ char *agent = at("agent/agent.sock");
+	_cleanup_free_ char *db = at("svc/db.sock");
+
+	mkd("sockws");
+	mkd("svc");
+	mksock("svc/db.sock");
+	mkl("svc/db-link", "db.sock");
+	mksock("run/user/1000/app.sock");
+	/* the config's: a missing one, one under the runtime dir */
+	{
+		_cleanup_free_ char *c = xasprintf("[sandbox]\nallow_sockets = "
+		    "~/.missing/x.sock\nallow_sockets = %s/run/user/1000/"
+		    "app.sock\n", base);
+
+		mkf("home/.config/kinbox/config.ini", c);
+	}
+	reset_env();
+	setenv("SSH_AUTH_SOCK", agent, 1);
+	if (!start(&p, r.cwd))
+		return;
+	type_switch(KB_OPT_SSH_AGENT, "--ssh-agent");
+	type_switch(KB_OPT_NET, "--net");
+	type_value(KB_OPT_ALLOW_SOCKET, "../svc/db-link", "--allow-socket");
+	type_value(KB_OPT_ALLOW_SOCKET, db, "--allow-socket");
+	type_value(KB_OPT_ALLOW_SOCKET, agent, "--allow-socket");
+	finish(&r, &p);
+	mkf("home/.config/kinbox/config.ini", "");
+}
+
+static void
 case_caches(void)
 {
 	struct run r = { "caches", "[caches] in the global config: cache "
@@ -420,8 +459,13 @@ case_ll_refused(void)
 	struct run agent = { "ll-ssh-agent", "--ssh-agent is refused under "
 		"landlock", "cred", ll7, NULL, KB_BACKEND_LANDLOCK,
 		"refuses every unix socket" };
+	struct run allow = { "ll-allow-socket", "--allow-socket is refused "
+		"under landlock", "cred", ll7, NULL, KB_BACKEND_LANDLOCK,
+		"the landlock backend refuses every unix socket (Landlock on "
+		"this kernel cannot tell a granted socket" };
 	struct kb_policy p;
 	_cleanup_free_ char *sock = at("agent/agent.sock");
+	_cleanup_free_ char *db = at("svc/db.sock");
 
 	reset_env();
 	if (start(&p, abi2.cwd))
@@ -433,6 +477,29 @@ case_ll_refused(void)
 	type_switch(KB_OPT_SSH_AGENT, "--ssh-agent");
 	type_switch(KB_OPT_NET, "--net");
 	finish(&agent, &p);
+	reset_env();
+	if (!start(&p, allow.cwd))
+		return;
+	type_value(KB_OPT_ALLOW_SOCKET, db, "--allow-socket");
+	finish(&allow, &p);
+}
+
+static void
+case_ll_socket_grant(void)
+{
+	struct run r = { "ll-socket-grant", "a global config's allow_sockets "
+		"under landlock: it only permits, so the run goes on without it "
+		"and the plan says so", "cred", ll7, NULL, KB_BACKEND_LANDLOCK,
+		NULL };
+	struct kb_policy p;
+	_cleanup_free_ char *c = xasprintf("[sandbox]\nallow_sockets = "
+	    "%s/svc/db.sock\n", base);
+
+	mkf("home/.config/kinbox/config.ini", c);
+	reset_env();
+	if (start(&p, r.cwd))
+		finish(&r, &p);
+	mkf("home/.config/kinbox/config.ini", "");
 }
 
 int
@@ -473,12 +540,14 @@ main(void)
 	/* last: the credentials stay in the fake home */
 	case_credentials();
 	case_ssh_agent();
+	case_allow_socket();
 	case_old_kernel();
 	case_ll_repo();
 	case_ll_credentials();
 	case_ll_abi4_net();
 	case_ll_abi3();
 	case_ll_refused();
+	case_ll_socket_grant();
 	{
 		char *cmd = xasprintf("rm -rf '%s'", base);
 

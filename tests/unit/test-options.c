@@ -214,6 +214,101 @@ test_setter_and_validate(void)
 	kb_policy_free(&p);
 }
 
+/* --allow-socket and allow_sockets: recorded as given by the one setter
+ * (judged at finalize: test-bwrap.c), repeatable up to KB_MAX_SOCKET */
+static void
+test_allow_socket(void)
+{
+	const struct kb_option *o = kb_option_by_flag("allow-socket");
+	struct kb_policy p;
+	struct kb_err e;
+	struct kb_src s;
+
+	ok(o != NULL && o->id == KB_OPT_ALLOW_SOCKET &&
+	    strcmp(o->metavar, "PATH") == 0 &&
+	    o->sections == (KB_IN_SANDBOX | KB_IN_GRANT) &&
+	    strcmp(o->key, "allow_sockets") == 0 &&
+	    strcmp(o->json, "allow_sockets") == 0 &&
+	    o->max_life == KB_LIFE_WORKSPACE && o->project == KB_PROJECT_NO &&
+	    o->type == KB_T_LIST && kb_option_by_key("allow_sockets") == o,
+	    "--allow-socket PATH: a list, [sandbox] and [grant], a workspace "
+	    "grant at most, never from a project file");
+
+	kb_policy_init(&p);
+	set_ok(&p, KB_OPT_ALLOW_SOCKET, "srv/db.sock", KB_ORIGIN_FLAG,
+	    "--allow-socket");
+	set_ok(&p, KB_OPT_ALLOW_SOCKET, "/var/run/x/y/z/build.sock",
+	    KB_ORIGIN_FLAG, "--allow-socket");
+	set_ok(&p, KB_OPT_ALLOW_SOCKET, "srv/db.sock", KB_ORIGIN_FLAG,
+	    "--allow-socket");
+	ok(p.nallow_socket == 2 &&
+	    strcmp(p.allow_socket[0].path, "srv/db.sock") == 0 &&
+	    strcmp(p.allow_socket[1].path, "/var/run/x/y/z/build.sock") == 0 &&
+	    p.allow_socket[1].origin == KB_ORIGIN_FLAG &&
+	    strcmp(p.allow_socket[1].where, "--allow-socket") == 0,
+	    "the flag repeats, each path once, kept as given (relative too)");
+	ok(p.origin[KB_OPT_ALLOW_SOCKET] == KB_ORIGIN_DEFAULT &&
+	    p.where[KB_OPT_ALLOW_SOCKET] == NULL,
+	    "a list keeps its origins per value, not per knob");
+	for (int i = 2; i < KB_MAX_SOCKET; i++) {
+		_cleanup_free_ char *v = xasprintf("/run/svc%d/s%d", i, i);
+
+		set_ok(&p, KB_OPT_ALLOW_SOCKET, v, KB_ORIGIN_FLAG,
+		    "--allow-socket");
+	}
+	s = (struct kb_src){ KB_ORIGIN_FLAG, "--allow-socket" };
+	ok(p.nallow_socket == KB_MAX_SOCKET &&
+	    kb_option_set(&p, KB_OPT_ALLOW_SOCKET, "/run/17th.sock", &s,
+		&e) == -1 &&
+	    strcmp(e.msg, "--allow-socket /run/17th.sock: too many granted "
+	    "sockets (at most 16); grant only those the command needs") == 0,
+	    "the 17th socket is refused, naming the cap: %s", e.msg);
+	s = (struct kb_src){ KB_ORIGIN_GLOBAL, "/c/config.ini:9" };
+	ok(kb_option_set(&p, KB_OPT_ALLOW_SOCKET, "/srv/17.sock", &s,
+	    &e) == -1 &&
+	    strcmp(e.msg, "/c/config.ini:9: allow_sockets = /srv/17.sock: too "
+	    "many granted sockets (at most 16); grant only those the command "
+	    "needs") == 0, "... also from a file, naming file:line and the "
+	    "key: %s", e.msg);
+	ok(kb_option_set(&p, KB_OPT_ALLOW_SOCKET, "/run/svc5/s5", &s,
+	    &e) == 0 && p.nallow_socket == KB_MAX_SOCKET,
+	    "a 17th mention of one of the 16 is no 17th socket");
+	kb_policy_free(&p);
+
+	kb_policy_init(&p);
+	p.home = xstrdup("/home/kbt");
+	set_ok(&p, KB_OPT_ALLOW_SOCKET, "~/.local/run/a.sock", KB_ORIGIN_GLOBAL,
+	    "/c/config.ini:4");
+	set_ok(&p, KB_OPT_ALLOW_SOCKET, "~", KB_ORIGIN_WORKSPACE,
+	    "/c/config.ini:12");
+	set_ok(&p, KB_OPT_ALLOW_SOCKET, "~/x", KB_ORIGIN_FLAG, "--allow-socket");
+	ok(p.nallow_socket == 3 &&
+	    strcmp(p.allow_socket[0].path, "/home/kbt/.local/run/a.sock") == 0 &&
+	    p.allow_socket[0].origin == KB_ORIGIN_GLOBAL &&
+	    strcmp(p.allow_socket[0].where, "/c/config.ini:4") == 0 &&
+	    strcmp(p.allow_socket[1].path, "/home/kbt") == 0 &&
+	    strcmp(p.allow_socket[2].path, "~/x") == 0,
+	    "a file's ~/x is the home's x, a flag's is the shell's to expand");
+	/* the same socket from a file, then typed: the flag is its origin */
+	set_ok(&p, KB_OPT_ALLOW_SOCKET, "/home/kbt/.local/run/a.sock",
+	    KB_ORIGIN_FLAG, "--allow-socket");
+	ok(p.nallow_socket == 3 && p.allow_socket[0].origin == KB_ORIGIN_FLAG &&
+	    strcmp(p.allow_socket[0].where, "--allow-socket") == 0,
+	    "named again by a flag: the flag's grant");
+	s = (struct kb_src){ KB_ORIGIN_SESSION, "/r/s.ini:3" };
+	ok(kb_option_set(&p, KB_OPT_ALLOW_SOCKET, "run/b.sock", &s, &e) == -1 &&
+	    strcmp(e.msg, "/r/s.ini:3: allow_sockets = run/b.sock: not an "
+	    "absolute path; write /path or ~/path") == 0,
+	    "a relative path in a file is an error naming file:line: %s",
+	    e.msg);
+	s = (struct kb_src){ KB_ORIGIN_FLAG, "--allow-socket" };
+	ok(kb_option_set(&p, KB_OPT_ALLOW_SOCKET, "", &s, &e) == -1 &&
+	    strcmp(e.msg, "--allow-socket '': not a path; give the path of a "
+	    "unix socket") == 0, "an empty --allow-socket: %s", e.msg);
+	ok(p.nallow_socket == 3, "nothing recorded for the refused ones");
+	kb_policy_free(&p);
+}
+
 struct count {
 	int sections, grants, entries;
 	char last[64];
@@ -322,6 +417,7 @@ main(void)
 	test_table();
 	test_man();
 	test_setter_and_validate();
+	test_allow_socket();
 	test_reader();
 	return tap_done();
 }
