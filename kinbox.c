@@ -828,6 +828,7 @@ main(int argc, char **argv)
 	host.root = geteuid() == 0;
 	host.overlay = kb_overlay_supported();
 	host.no_mediate = kb_sup_unavailable();
+	host.seccomp_outer = kb_sup_under_seccomp();
 	if (pol.backend == KB_BACKEND_SEATBELT)
 		die("%s%s: Seatbelt is macOS's sandbox (sandbox-exec); on "
 		    "Linux use auto, bwrap or landlock",
@@ -1031,6 +1032,14 @@ main(int argc, char **argv)
 	if (audit_guards(&pol) > 0 && o.verbosity >= 0)
 		warnx("SECURITY: the command tampered with git metadata; see "
 		      "the lines above");
+	if (run.exec_errno == 0 && run.exit_code != 0 && run.sock.failed > 0 &&
+	    o.verbosity >= 0)
+		warnx(
+		    "%llu unix-socket connect%s refused: kinbox could not act "
+		    "for the command (its memory or descriptors out of reach: "
+		    "a program that is executable but not readable?); make "
+		    "it readable, or run as root",
+		    run.sock.failed, run.sock.failed == 1 ? " was" : "s were");
 	if (run.exec_errno == 0 && run.exit_code != 0)
 		report_denial(&pol, &o, &run);
 	kb_plan_free(&plan);

@@ -97,6 +97,10 @@ struct kb_host {
 	/* why unix connects cannot be mediated here (kb_sup_unavailable),
 	 * NULL when they can */
 	const char *no_mediate;
+	/* kinbox itself runs under a seccomp filter (a kinbox sandbox
+	 * around it, a container): an outer supervisor may make the
+	 * command's connects outside its Landlock domain */
+	bool seccomp_outer;
 };
 
 /* Does the running kernel mount overlayfs in a user namespace? */

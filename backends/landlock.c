@@ -183,6 +183,11 @@ net_words(const struct kb_policy *p, const struct kb_host *h)
 {
 	if (p->net)
 		return "on, host network (unix sockets still refused)";
+	if (h->seccomp_outer)
+		return "off: every inet socket refused (seccomp: kinbox runs "
+		       "under an outer filter, and a supervisor there would "
+		       "make a TCP connect outside Landlock's rules); no "
+		       "loopback either";
 	if (h->landlock_abi >= KB_LANDLOCK_ABI_NET)
 		return "off: TCP connect and bind refused (Landlock), every "
 		       "other family and protocol (UDP, raw, MPTCP, SCTP, "
@@ -411,10 +416,11 @@ kb_landlock_plan(const struct kb_policy *p, const struct kb_host *h,
 	if (refuse(p, h, e) == -1)
 		return -1;
 	pl->backend = KB_BACKEND_LANDLOCK;
-	pl->seccomp_variant = p->net ? KB_SECCOMP_LL_NET
-			      : h->landlock_abi >= KB_LANDLOCK_ABI_NET
-				  ? KB_SECCOMP_LL_NONET
-				  : KB_SECCOMP_LL_NONET_ALL;
+	pl->seccomp_variant =
+	    p->net ? KB_SECCOMP_LL_NET
+	    : h->landlock_abi >= KB_LANDLOCK_ABI_NET && !h->seccomp_outer
+		? KB_SECCOMP_LL_NONET
+		: KB_SECCOMP_LL_NONET_ALL;
 	pl->seccomp_fd = kb_plan_free_fd(p, 3);
 	pl->status_fd = kb_plan_free_fd(p, pl->seccomp_fd + 1);
 	pl->stderr_fd = kb_plan_free_fd(p, pl->status_fd + 1);

@@ -403,6 +403,15 @@ unix_rules(scmp_filter_ctx ctx, enum kb_seccomp_variant v)
 static int
 notify_rules(scmp_filter_ctx ctx)
 {
+	/* no listener of the command's own: a filter of its that returned
+	 * USER_NOTIF would be answered first (the newest filter's
+	 * notification wins), and CONTINUE from it would skip kinbox.
+	 * seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER) */
+	int rc = rule2(ctx, SCMP_ACT_ERRNO(EPERM), "seccomp", lo32(0, 1),
+	    bits(1, 1u << 3, 1u << 3));
+
+	if (rc < 0)
+		return rc;
 	return rule(ctx, SCMP_ACT_NOTIFY, resolve("connect"), 0, NULL);
 }
 

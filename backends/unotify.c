@@ -34,6 +34,16 @@
  * A blocking connect can take long (a TCP handshake, a full backlog), so
  * it runs on a thread of its own and the others go on being answered.
  *
+ * The command may not make a listener of its own (seccomp() with
+ * SECCOMP_FILTER_FLAG_NEW_LISTENER is refused by the connect() filter):
+ * the newest filter's notification wins, and a supervisor of its own
+ * answering CONTINUE would let a connect past this one.
+ *
+ * A Landlock domain the command enters itself (a sandbox inside the
+ * sandbox) does not hold for the connects made here, outside it:
+ * kinbox's own landlock backend, nested, refuses inet sockets by
+ * seccomp instead (kb_sup_under_seccomp()), whose refusals come first.
+ *
  * As root, this thread drops CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH and
  * CAP_FOWNER from its effective set (capabilities are per thread): the
  * connect has no more rights on the socket file than the sandboxed
@@ -749,6 +759,22 @@ kb_sup_unavailable(void)
 		close(fd);
 	}
 	return NULL;
+}
+
+bool
+kb_sup_under_seccomp(void)
+{
+	char line[256];
+	bool under = false;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (f == NULL)
+		return true; /* not known: the safe answer */
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "Seccomp:", 8) == 0)
+			under = strtol(line + 8, NULL, 10) != 0;
+	fclose(f);
+	return under;
 }
 
 int

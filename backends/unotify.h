@@ -72,6 +72,11 @@ void kb_sup_stop(struct kb_sup *, struct kb_sup_report *out);
  */
 const char *kb_sup_unavailable(void);
 
+/* Does this process run under a seccomp filter (Seccomp: in
+ * /proc/self/status)? A kinbox sandbox around it answers its connects
+ * from outside, where a Landlock domain of its own does not apply. */
+bool kb_sup_under_seccomp(void);
+
 /* Receives the listener and the hello from kinbox-exec on `sock`: the
  * listener, or -1 (errno EPROTO on a malformed message). */
 int kb_sup_recv(int sock, struct kb_sup_hello *hello);

@@ -62,6 +62,7 @@ enum {
 	C_RACE,       /* a thread flips the path: host connects that worked */
 	C_RACE_OWN,   /* ... and own connects that did (must be > 0) */
 	C_RACE_HOST,  /* ... and connects refused (must be > 0) */
+	C_LISTENER,   /* a listener of the command's own: refused */
 	C__N
 };
 
@@ -84,6 +85,7 @@ static const char *const case_name[C__N] = {
     "a thread flipping the path: no connect reached the host socket",
     "... while the own connects of the race went through",
     "... and the host ones were refused",
+    "the command cannot make a seccomp listener of its own (EPERM)",
 };
 
 static const int want[C__N] = {
@@ -105,6 +107,7 @@ static const int want[C__N] = {
     [C_RACE] = 0,
     [C_RACE_OWN] = -1, /* > 0 */
     [C_RACE_HOST] = -1,
+    [C_LISTENER] = EPERM,
 };
 
 #define RACE_N 3000
@@ -360,6 +363,12 @@ child(int sock, const char *filter_path)
 		pthread_join(f, NULL);
 		res[C_RACE] = 0; /* the parent counts the host's accepts */
 	}
+	/* its own filter with a listener: answered first, a CONTINUE from
+	 * it would skip kinbox */
+	res[C_LISTENER] = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			      SECCOMP_FILTER_FLAG_NEW_LISTENER, &fp) >= 0
+			      ? 0
+			      : errno;
 	(void)n;
 	if (write(1, res, sizeof(res)) != (ssize_t)sizeof(res))
 		return 10;
