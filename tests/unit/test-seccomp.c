@@ -130,6 +130,14 @@ static const struct check checks[] = {
 	U_NONE, EACCES, "aarraa-"},
     {"sendto(flags 0)", K_SYS, SYS_sendto, {-1, 0, 0, 0, 0}, U_NONE, EACCES,
 	"aaaaaa-"},
+    /* the connect() filter: a notification, which without a listener
+     * fails with ENOSYS; the command's own listener is refused */
+    {"connect", K_SYS, SYS_connect, {-1, 0, 0}, U_NONE, ENOSYS, "aaaaaar"},
+    {"seccomp(SET_MODE_FILTER, NEW_LISTENER)", K_SYS, SYS_seccomp,
+	{SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, 0},
+	U_NONE, EPERM, "aaaaaar"},
+    {"seccomp(SET_MODE_FILTER, 0)", K_SYS, SYS_seccomp,
+	{SECCOMP_SET_MODE_FILTER, 0, 0}, U_NONE, EPERM, "aaaaaaa"},
     {"sendmsg(MSG_FASTOPEN)", K_SYS, SYS_sendmsg, {-1, 0, 0x20000000},
 	U_NONE, EACCES, "aarraa-"},
     {"sendmmsg(MSG_FASTOPEN)", K_SYS, SYS_sendmmsg, {-1, 0, 0, 0x20000000},
@@ -286,6 +294,9 @@ static const struct check checks[] = {
 	{1, AF_INET, SOCK_STREAM, 0}, U_CLOSE, EACCES, "srrrrr-"},
     {"i386 socketcall(SYS_SOCKETPAIR, AF_UNIX)", K_SOCKETCALL, 102,
 	{8, AF_UNIX, SOCK_STREAM, 0, P_PAIR}, U_PAIR, EACCES, "srrrrr-"},
+    {"i386 socketcall(SYS_CONNECT)", K_SOCKETCALL, 102, {3, -1, 0, 0},
+	U_NONE, EACCES, "aaaarr-"},
+    {"i386 connect", K_I386, 362, {-1, 0, 0}, U_NONE, ENOSYS, "aaaaaar"},
     {"i386 shmget", K_I386, 395, {IPC_PRIVATE, 4096, IPC_CREAT | 0600}, U_SHM,
 	EPERM, "srrrss-"},
     {"i386 ipc(SHMGET)", K_I386, 117, {23, IPC_PRIVATE, 4096, IPC_CREAT | 0600},
@@ -320,6 +331,7 @@ static const struct check checks[] = {
 	{AF_INET, SOCK_DGRAM, 0}, U_CLOSE, EACCES, "aarraa-"},
     {"x32 socketpair(AF_UNIX, SOCK_DGRAM)", K_X32, SYS_socketpair,
 	{AF_UNIX, SOCK_DGRAM, 0, P_PAIR}, U_PAIR, EACCES, "arrrrr-"},
+
     {"x32 shmget", K_X32, SYS_shmget, {IPC_PRIVATE, 4096, IPC_CREAT | 0600},
 	U_SHM, EPERM, "arrraa-"},
     {"x32 mq_notify", K_X32, 527, {-1, 0}, U_NONE, EPERM, "arrraa-"},
