@@ -650,6 +650,13 @@ plan_own(const struct kb_policy *p, struct kb_plan *pl)
 	for (size_t i = 0; i < p->nmask; i++)
 		if (p->mask[i].kind == KB_MASK_TREE || p->mask[i].cache != -1)
 			kb_strv_push(&pl->own, p->mask[i].path);
+	/* a pinned .git is bound again, writable (git's fsmonitor daemon
+	 * keeps its socket there); the read-only guards are not the
+	 * command's */
+	for (size_t i = 0; i < p->nguard; i++)
+		if (p->guard[i].kind == KB_GUARD_PIN_DIR &&
+		    p->guard[i].type == S_IFDIR)
+			kb_strv_push(&pl->own, p->guard[i].path);
 	while (pl->own.n > KB_SUP_MAX_OWN)
 		free(pl->own.v[--pl->own.n]);
 	if (pl->own.v != NULL)
