@@ -703,6 +703,10 @@ kb_sup_recv(int sock, struct kb_sup_hello *hello)
 		;
 	if (n == -1)
 		return -1;
+	if (n == 0) {
+		errno = ENODATA; /* kinbox-exec ended first: it says why */
+		return -1;
+	}
 	for (c = CMSG_FIRSTHDR(&m); c != NULL; c = CMSG_NXTHDR(&m, c))
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
 		    c->cmsg_len == CMSG_LEN(sizeof(int)))

@@ -78,7 +78,8 @@ const char *kb_sup_unavailable(void);
 bool kb_sup_under_seccomp(void);
 
 /* Receives the listener and the hello from kinbox-exec on `sock`: the
- * listener, or -1 (errno EPROTO on a malformed message). */
+ * listener, or -1 (errno EPROTO on a malformed message, ENODATA when
+ * kinbox-exec ended without sending one: its status says why). */
 int kb_sup_recv(int sock, struct kb_sup_hello *hello);
 
 /* Enters a Landlock domain that scopes abstract unix sockets only (ABI
