@@ -140,8 +140,11 @@ kinbox-exec: backends/kinbox-exec.c backends/exec-landlock.c backends/exec-landl
 # Static, libc-only helpers that make bwrap fail as it does on hosts that
 # refuse it namespaces, so that kinbox's fallback to its Landlock backend
 # is tested for real (tests/helpers/*.c say what each simulates;
-# sh tests/helpers/check-helpers.sh checks them against the real bwrap)
-HELPERS = tests/helpers/kb-no-userns tests/helpers/kb-no-procwrite
+# sh tests/helpers/check-helpers.sh checks them against the real bwrap);
+# one that takes pidfd_getfd away (kinbox's unix-socket fallback) and one
+# that races a connect's address (tests/t98-unix-sockets.sh)
+HELPERS = tests/helpers/kb-no-userns tests/helpers/kb-no-procwrite \
+          tests/helpers/kb-no-pidfd-getfd tests/helpers/kb-connect-race
 $(HELPERS): tests/helpers/%: tests/helpers/%.c
 	$(CC) $(CSTD) $(WARN) -O2 -static -o $@ $<
 helpers: $(HELPERS)

@@ -16,9 +16,22 @@
 #   (f)  srt /bin/true (npm @anthropic-ai/sandbox-runtime, its defaults)
 #   (g)  codex sandbox [linux] /bin/true (npm @openai/codex, its defaults);
 # then kinbox's own peak RSS on `kinbox --dry-run -- /bin/true` and after
-# `kinbox -- git add -A` in a 30,000-file repository built for the run, and
-# the relay's throughput: 1 GiB written to stderr through kinbox against the
-# same sandboxed command piped through cat, and 8 GiB to stdout (untouched).
+# `kinbox -- git add -A` in a 30,000-file repository built for the run, the
+# relay's throughput: 1 GiB written to stderr through kinbox against the
+# same sandboxed command piped through cat, and 8 GiB to stdout (untouched),
+# and what answering every connect() costs (kinbox's unix-socket mediation,
+# backends/unotify.c): a small C program (compiled for the run with cc)
+# that times KB_BENCH_CONNECTS connects to a listener of its own, a unix
+# socket in the private /tmp and TCP on the sandbox's loopback, blocking
+# and non-blocking, in microseconds per connect, run by kinbox and by the
+# raw bwrap argv of (b) (which has the same seccomp program but no
+# connect notification), KB_BENCH_CONNECT_RUNS times each, interleaved.
+#
+# The raw argv (b) is kinbox's with kinbox-exec's --unotify and --own
+# words left out (they ask for the notification's listener to be sent to
+# kinbox, which a raw run has not), and its seccomp program is the one
+# kinbox gives bwrap, read from the build's backends/seccomp-bpf.h (the
+# variant the plan's posture line names).
 #
 # Timer: hyperfine when installed (make deps installs it), else a
 # posix_spawn loop in python3. It reports against the targets (median
@@ -28,7 +41,8 @@
 # run (a peer that is missing or fails is reported in its row).
 #
 # Knobs: KB_BENCH_RUNS (50), KB_BENCH_WARMUP (5), KB_BENCH_PEER_RUNS (20),
-# KB_BENCH_PEER_WARMUP (2), KB_BENCH_TIMER (auto | hyperfine | python).
+# KB_BENCH_PEER_WARMUP (2), KB_BENCH_TIMER (auto | hyperfine | python),
+# KB_BENCH_CONNECTS (2000), KB_BENCH_CONNECT_RUNS (7).
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd) || exit 1
@@ -72,6 +86,9 @@ RELAY_RATIO_TARGET = 1.25
 THROUGHPUT_TARGET = 0.9
 GIB = 1 << 30
 BPF = os.path.join(TOP, "backends", "seccomp.bpf")
+BPF_HEADER = os.path.join(TOP, "backends", "seccomp-bpf.h")
+CONNECTS = int(os.environ.get("KB_BENCH_CONNECTS", "2000"))
+CONNECT_RUNS = int(os.environ.get("KB_BENCH_CONNECT_RUNS", "7"))
 RSS_TARGET_KIB = 2048
 problems = []
 
@@ -502,6 +519,250 @@ def gitadd_rss(tmp):
     print("        repository built and committed in %.1f s)" % built)
 
 
+def plan_seccomp(notes, tmp):
+    """The seccomp program kinbox hands bwrap, as a file: the variant the
+    plan's unix-socket posture names, from the C arrays the build
+    generated (backends/seccomp-bpf.h); backends/seccomp.bpf (the plain
+    bwrap program) for a plan that names neither. Returns (path, which)."""
+    variant = None
+    for n in notes:
+        if n.startswith("unix sockets: every connect() answered by kinbox"):
+            variant = "bwrap_mediated"
+        elif n.startswith("unix sockets: every socket(AF_UNIX) refused"):
+            variant = "bwrap_nounix"
+    if variant is None:
+        return BPF, "backends/seccomp.bpf"
+    with open(BPF_HEADER) as f:
+        text = f.read()
+    m = re.search(r"kb_seccomp_bpf_%s\[(\d+)\] = \{([^}]*)\}" % variant, text)
+    if m is None:
+        raise ValueError("%s has no kb_seccomp_bpf_%s" % (BPF_HEADER,
+                                                           variant))
+    data = bytes(int(x, 16) for x in re.findall(r"0x([0-9a-f]{2})",
+                                                 m.group(2)))
+    if len(data) != int(m.group(1)):
+        raise ValueError("kb_seccomp_bpf_%s: %d bytes, %s declared"
+                         % (variant, len(data), m.group(1)))
+    path = os.path.join(tmp, "seccomp-%s.bpf" % variant)
+    with open(path, "wb") as f:
+        f.write(data)
+    return path, "kb_seccomp_bpf_%s of backends/seccomp-bpf.h" % variant
+
+
+def strip_unotify(argv):
+    """kinbox-exec's words (after bwrap's --) without --unotify SOCK
+    FILTER and --own PATH: a raw run has no kinbox to send the connect
+    notification's listener to. Returns (argv, the words left out)."""
+    end = argv.index("--")
+    try:
+        cmd = argv.index("--", end + 1)
+    except ValueError:
+        return argv, []
+    out, dropped, i = argv[:end + 1], [], end + 1
+    while i < cmd:
+        if argv[i] == "--unotify":
+            dropped += argv[i:i + 3]
+            i += 3
+        elif argv[i] == "--own":
+            dropped += argv[i:i + 2]
+            i += 2
+        else:
+            out.append(argv[i])
+            i += 1
+    return out + argv[cmd:], dropped
+
+
+CONNECT_LOOP_C = r"""
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+/* connect-loop unix|tcp N blocking|nonblocking: N connects (after 100
+ * untimed ones) of a fresh stream socket each to a listener of its own (a
+ * unix socket in /tmp, or TCP on 127.0.0.1) that accepts and closes on a
+ * thread; prints the microseconds per connect */
+static int lsock;
+
+static void *
+acceptor(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		int c = accept(lsock, NULL, NULL);
+
+		if (c == -1 && (errno == EINTR || errno == ECONNABORTED))
+			continue;
+		if (c == -1)
+			return NULL;
+		close(c);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	struct sockaddr_storage ss;
+	struct timespec t0 = {0}, t1;
+	socklen_t len;
+	pthread_t t;
+	int fam, n, nb;
+
+	if (argc != 4)
+		return 2;
+	n = atoi(argv[2]);
+	nb = strcmp(argv[3], "nonblocking") == 0;
+	memset(&ss, 0, sizeof(ss));
+	if (strcmp(argv[1], "unix") == 0) {
+		struct sockaddr_un *un = (struct sockaddr_un *)&ss;
+
+		un->sun_family = AF_UNIX;
+		snprintf(un->sun_path, sizeof(un->sun_path),
+		    "/tmp/kb-bench-%d.sock", (int)getpid());
+		unlink(un->sun_path);
+		fam = AF_UNIX;
+		len = sizeof(*un);
+	} else {
+		struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+
+		in->sin_family = AF_INET;
+		in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		fam = AF_INET;
+		len = sizeof(*in);
+	}
+	if ((lsock = socket(fam, SOCK_STREAM, 0)) == -1 ||
+	    bind(lsock, (struct sockaddr *)&ss, len) == -1 ||
+	    listen(lsock, 4096) == -1 ||
+	    getsockname(lsock, (struct sockaddr *)&ss, &len) == -1) {
+		perror("connect-loop: listen");
+		return 1;
+	}
+	if (pthread_create(&t, NULL, acceptor, NULL) != 0)
+		return 1;
+	for (int i = -100; i < n; i++) {
+		int s, r;
+
+		if (i == 0)
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+		s = socket(fam, SOCK_STREAM | (nb ? SOCK_NONBLOCK : 0), 0);
+		r = connect(s, (struct sockaddr *)&ss, len);
+		if (r == -1 && nb && errno == EINPROGRESS) {
+			struct pollfd p = {s, POLLOUT, 0};
+			int e = 0;
+			socklen_t el = sizeof(e);
+
+			poll(&p, 1, 5000);
+			getsockopt(s, SOL_SOCKET, SO_ERROR, &e, &el);
+			r = e ? -1 : 0;
+			errno = e;
+		}
+		if (r == -1 && nb && errno == EAGAIN) { /* queue full */
+			close(s);
+			usleep(100);
+			i--;
+			continue;
+		}
+		if (r == -1) {
+			fprintf(stderr, "connect-loop: connect: %s\n",
+			    strerror(errno));
+			return 1;
+		}
+		close(s);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("%.3f\n", ((double)(t1.tv_sec - t0.tv_sec) * 1e9 +
+			     (double)(t1.tv_nsec - t0.tv_nsec)) / 1e3 / n);
+	return 0;
+}
+"""
+
+
+def run_capture(argv, fds, ws):
+    """argv (posix_spawn, from ws) with the descriptors of fds supplied as
+    for a timed row, stdout captured; returns (wait status, stdout)."""
+    r, w = os.pipe()
+    acts = [(os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_DUP2, w, 1),
+            (os.POSIX_SPAWN_OPEN, 2, "/dev/null", os.O_WRONLY, 0)]
+    acts += spawn_actions({"fds": fds})[3:]
+    cwd = os.getcwd()
+    os.chdir(ws)
+    try:
+        pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=acts)
+    finally:
+        os.chdir(cwd)
+        os.close(w)
+    out = b""
+    while True:
+        chunk = os.read(r, 4096)
+        if not chunk:
+            break
+        out += chunk
+    os.close(r)
+    _, status = os.waitpid(pid, 0)
+    return status, out.decode(errors="replace")
+
+
+def connect_cost(ws, tmp, argv, raw_fds):
+    """The cost of kinbox answering every connect(): the same program,
+    the same connects, under kinbox and under the raw bwrap argv (its
+    seccomp program, no notification). Reported, no target."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        print("report  connect() under kinbox: not measured: no C compiler"
+              " (apt-get install gcc)")
+        return
+    src = os.path.join(tmp, "connect-loop.c")
+    prog = os.path.join(tmp, "connect-loop")
+    with open(src, "w") as f:
+        f.write(CONNECT_LOOP_C)
+    r = subprocess.run([cc, "-O2", "-pthread", "-o", prog, src],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        problem("connect-loop does not compile: " + last_line(r.stderr))
+        return
+    cmd_at = argv.index("--", argv.index("--") + 1) + 1
+    cases = [("unix", "blocking"), ("unix", "nonblocking"),
+             ("tcp", "blocking"), ("tcp", "nonblocking")]
+    times = {(c, k): [] for c in cases for k in ("raw", "kinbox")}
+    for _ in range(CONNECT_RUNS):
+        for case in cases:
+            words = [prog, case[0], str(CONNECTS), case[1]]
+            for key, run_argv, fds in (
+                    ("raw", argv[:cmd_at] + words, raw_fds),
+                    ("kinbox", [KINBOX, "--"] + words, [])):
+                st, out = run_capture(run_argv, fds, ws)
+                if st != 0 or not re.match(r"^[0-9.]+\s*$", out):
+                    problem("connect cost: %s %s %s: wait status %d, %r"
+                            % (key, case[0], case[1], st, out.strip()))
+                    return
+                times[(case, key)].append(float(out))
+    print("connect() under kinbox (unix-socket mediation): %d connects a run,"
+          " median of %d runs," % (CONNECTS, CONNECT_RUNS))
+    print("each a fresh stream socket to a listener of the program's own,"
+          " in microseconds per connect")
+    print("(raw: the argv of (b), same seccomp program, connects not"
+          " notified; no target):")
+    fmt = "     %-32s %10s %10s %14s %8s"
+    print(fmt % ("", "raw bwrap", "kinbox", "kinbox - raw", "ratio"))
+    for case in cases:
+        raw = statistics.median(times[(case, "raw")])
+        kb = statistics.median(times[(case, "kinbox")])
+        label = "%s, %s" % ({"unix": "unix socket in /tmp",
+                             "tcp": "TCP 127.0.0.1"}[case[0]], case[1])
+        print(fmt % (label, "%.1f us" % raw, "%.1f us" % kb,
+                     "%.1f us" % (kb - raw),
+                     "%.1fx" % (kb / raw) if raw > 0 else "-"))
+
+
 def main(tmp):
     ws = os.path.join(tmp, "ws")
     os.mkdir(ws)
@@ -521,6 +782,7 @@ def main(tmp):
     m = next((re.match(r"backend: bwrap \((/[^)]*)\)", n) for n in notes
               if n.startswith("backend: ")), None)
     argv[0] = m.group(1) if m else (shutil.which("bwrap") or argv[0])
+    argv, unotify_words = strip_unotify(argv)
     end = argv.index("--")
     sec = argv.index("--seccomp")
     if sec > end:
@@ -552,10 +814,11 @@ def main(tmp):
                          ["%d (bind source %s)" % (fd, path)
                           for fd, path in sorted(PASSED.items())] + go)
 
-    if not os.path.exists(BPF):
-        problem("%s is missing: run make first" % BPF)
+    if not os.path.exists(BPF) or not os.path.exists(BPF_HEADER):
+        problem("%s or %s is missing: run make first" % (BPF, BPF_HEADER))
         return
-    raw_fds = [(seccomp_fd, "read", BPF)] + helper_fds
+    bpf, bpf_which = plan_seccomp(notes, tmp)
+    raw_fds = [(seccomp_fd, "read", bpf)] + helper_fds
     rows = [
         {"key": "a", "label": "/bin/true", "argv": ["/bin/true"], "fds": []},
         {"key": "b", "label": "raw bwrap, kinbox's exact argv",
@@ -621,7 +884,11 @@ def main(tmp):
           " -- /bin/true`")
     print("prints, run directly, with the descriptors it names supplied.")
     print("Descriptors: %d (the seccomp program, %s), %s."
-          % (seccomp_fd, BPF, supplied))
+          % (seccomp_fd, bpf_which, supplied))
+    if unotify_words:
+        print("Left out of kinbox-exec's words: %s (the connect"
+              " notification's listener," % " ".join(unotify_words))
+        print("sent to kinbox, which a raw run has not).")
     print("The peers (d)-(g) are what a user would run instead, each with its"
           " own policy, not")
     print("kinbox's, from the same workspace:")
@@ -689,6 +956,8 @@ def main(tmp):
     gitadd_rss(tmp)
     print()
     throughput(ws, argv, raw_fds)
+    print()
+    connect_cost(ws, tmp, argv, raw_fds)
 
 
 def timed_run(cmd, ws, **kw):

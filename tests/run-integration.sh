@@ -21,7 +21,10 @@
 # KB_SUITES when it is set) a second time under the landlock backend
 # (KB_BACKEND=landlock, tests/lib.sh), labelled landlock/LABEL/SCRIPT;
 # KB_NO_LANDLOCK=1 skips that. tests/t97-landlock.sh tests the landlock
-# backend itself in the ordinary run.
+# backend itself in the ordinary run; tests/t98-unix-sockets.sh, the bwrap
+# backend's unix-socket mediation, is not among the confinement suites (the
+# landlock backend refuses every unix socket: under it that suite skips
+# itself whole).
 
 set -u
 
@@ -168,9 +171,11 @@ if [ "$(id -u)" -eq 0 ] && [ "${KB_NO_UNPRIVILEGED:-}" != 1 ]; then
 		for t in "$here"/t[0-9][0-9]-*.sh; do
 			[ -f "$t" ] && cp "$t" "$stage/tests/"
 		done
-		# the helpers that make bwrap fail (t97-landlock.sh)
+		# the helpers that make bwrap fail (t97-landlock.sh), that take
+		# pidfd_getfd away and race a connect's address
+		# (t98-unix-sockets.sh)
 		mkdir -p "$stage/tests/helpers"
-		for h in kb-no-userns kb-no-procwrite; do
+		for h in kb-no-userns kb-no-procwrite kb-no-pidfd-getfd kb-connect-race; do
 			if [ -x "$here/helpers/$h" ]; then
 				cp "$here/helpers/$h" "$stage/tests/helpers/"
 			fi
