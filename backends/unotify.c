@@ -117,6 +117,7 @@ struct kb_sup {
 	/* the pool for blocking connects: workers wait on `cv` for a job */
 	pthread_cond_t cv;
 	struct job *head, *tail;
+	struct job *active; /* handed to the pool, not finished */
 	unsigned workers, idle;
 	bool stopping;
 	struct kb_sup_report rep;
@@ -124,11 +125,14 @@ struct kb_sup {
 
 /* one connect to make: the command's socket, the address to use */
 struct job {
-	struct job *next;
+	struct job *next;          /* the queue */
+	struct job *anext, *aprev; /* the active list: queued or running */
 	struct kb_sup *s;
 	uint64_t id;
-	int sock;  /* ours, from pidfd_getfd */
-	int opath; /* the resolved socket file, or -1 */
+	uint32_t pid;  /* the caller's thread */
+	bool answered; /* already told (EINTR: a signal waits for it) */
+	int sock;      /* ours, from pidfd_getfd */
+	int opath;     /* the resolved socket file, or -1 */
 	socklen_t len;
 	struct sockaddr_storage addr;
 };
@@ -238,70 +242,13 @@ count(struct kb_sup *s, unsigned long long *what)
 	pthread_mutex_unlock(&s->mu);
 }
 
-/*
- * Resolves the pathname `named` as the caller (pid) would, in its root,
- * and decides. Returns 0 with *opath set (connect to it), or the errno
- * the command gets.
- */
+/* The decision on the resolved socket file `fd` (taken over): 0 with
+ * *opath = fd to connect to, or the errno the command gets. */
 static int
-decide_path(struct kb_sup *s, const struct seccomp_notif *req,
-    const char *named, int *opath)
+judge(struct kb_sup *s, const char *named, int fd, int *opath)
 {
-	char proc[64], abs[PATH_MAX + 128];
-	struct open_how how = {
-	    .flags = O_PATH | O_CLOEXEC,
-	    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
 	struct statx sx;
-	int root, fd;
 
-	*opath = -1;
-	snprintf(proc, sizeof(proc), "/proc/%u/root", req->pid);
-	if ((root = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
-		return errno == ENOENT ? ESRCH : EACCES;
-	if (named[0] == '/') {
-		snprintf(abs, sizeof(abs), "%s", named);
-	} else {
-		char cwd[PATH_MAX];
-		ssize_t n;
-
-		snprintf(proc, sizeof(proc), "/proc/%u/cwd", req->pid);
-		n = readlink(proc, cwd, sizeof(cwd) - 1);
-		/* a cwd outside its root, or deleted: nothing to resolve
-		 * against */
-		if (n <= 0 || cwd[0] != '/') {
-			close(root);
-			return EACCES;
-		}
-		cwd[n] = '\0';
-		snprintf(abs, sizeof(abs), "%s/%s", cwd, named);
-	}
-	/* the root and cwd read are the caller's, not a recycled pid's */
-	if (!notif_valid(s, req->id)) {
-		close(root);
-		return ESRCH;
-	}
-	/* EAGAIN: a rename anywhere during the walk; try again */
-	for (int tries = 0; tries < 8; tries++)
-		if ((fd = (int)syscall(
-			 SYS_openat2, root, abs, &how, sizeof(how))) != -1 ||
-		    errno != EAGAIN)
-			break;
-	close(root);
-	if (fd == -1) {
-		/* what the kernel would have said; a magic link (ELOOP) is
-		 * refused as any socket kinbox cannot place */
-		int err = errno;
-
-		/* /proc/self inside names kinbox, not the command: a
-		 * link through /proc is not followed */
-		if (err == ELOOP || err == EXDEV || err == EAGAIN ||
-		    (err == ENOENT && strncmp(abs, "/proc/", 6) == 0)) {
-			note_denial(s, named, -1, EACCES);
-			return EACCES;
-		}
-		return err;
-	}
 	if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH,
 		STATX_TYPE | STATX_INO | STATX_MNT_ID |
 		    (s->unique ? STATX_MNT_ID_UNIQUE : 0),
@@ -331,6 +278,140 @@ decide_path(struct kb_sup *s, const struct seccomp_notif *req,
 	return EACCES;
 }
 
+/* After "/proc/self/" or "/proc/thread-self/": the rest, else NULL. */
+static const char *
+proc_self(const char *path)
+{
+	static const char *const pre[] = {"/proc/self/", "/proc/thread-self/"};
+
+	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
+		if (strncmp(path, pre[i], strlen(pre[i])) == 0)
+			return path + strlen(pre[i]);
+	return NULL;
+}
+
+/*
+ * /proc/self/fd/N[/REST] inside: the caller's descriptor N (taken with
+ * pidfd_getfd), then REST beneath it, no symlink out of it and no magic
+ * link. The usual way around sun_path's 108 bytes. -1 with errno.
+ */
+static int
+open_by_fd(int pidfd, const char *after)
+{
+	struct open_how how = {
+	    .flags = O_PATH | O_CLOEXEC,
+	    .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+	};
+	char *end;
+	long n;
+	int dir, fd, err;
+
+	errno = 0;
+	n = strtol(after, &end, 10);
+	if (end == after || n < 0 || n > INT_MAX || errno != 0 ||
+	    (*end != '\0' && *end != '/')) {
+		errno = ENOENT;
+		return -1;
+	}
+	if ((dir = (int)syscall(SYS_pidfd_getfd, pidfd, (int)n, 0)) == -1) {
+		if (errno == EBADF)
+			errno = ENOENT;
+		return -1;
+	}
+	if (*end == '\0' || end[1] == '\0')
+		return dir;
+	fd = (int)syscall(SYS_openat2, dir, end + 1, &how, sizeof(how));
+	err = errno;
+	close(dir);
+	errno = err;
+	return fd;
+}
+
+/*
+ * Resolves the pathname `named` as the caller (pid) would, in its root,
+ * and decides (judge()). Returns 0 with *opath set (connect to it), or the
+ * errno the command gets.
+ */
+static int
+decide_path(struct kb_sup *s, const struct seccomp_notif *req, int pidfd,
+    const char *named, int *opath)
+{
+	char proc[64], abs[PATH_MAX + 128];
+	struct open_how how = {
+	    .flags = O_PATH | O_CLOEXEC,
+	    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	const char *rel = named, *self = proc_self(named);
+	int root, fd, err;
+
+	*opath = -1;
+	/* kinbox's /proc/self is not the caller's: its descriptors and its
+	 * cwd are looked up as the caller's own */
+	if (self != NULL && strncmp(self, "fd/", 3) == 0) {
+		if ((fd = open_by_fd(pidfd, self + 3)) == -1) {
+			if ((err = errno) == ENOENT || err == ENOTDIR)
+				return err;
+			note_denial(s, named, -1, EACCES);
+			return EACCES;
+		}
+		if (!notif_valid(s, req->id)) {
+			close(fd);
+			return ESRCH;
+		}
+		return judge(s, named, fd, opath);
+	}
+	if (self != NULL && strncmp(self, "cwd", 3) == 0 &&
+	    (self[3] == '/' || self[3] == '\0'))
+		rel = self[3] == '/' && self[4] != '\0' ? self + 4 : ".";
+	snprintf(proc, sizeof(proc), "/proc/%u/root", req->pid);
+	if ((root = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return errno == ENOENT ? ESRCH : EACCES;
+	if (rel[0] == '/') {
+		snprintf(abs, sizeof(abs), "%s", rel);
+	} else {
+		char cwd[PATH_MAX];
+		ssize_t n;
+
+		snprintf(proc, sizeof(proc), "/proc/%u/cwd", req->pid);
+		n = readlink(proc, cwd, sizeof(cwd) - 1);
+		/* a cwd outside its root, or deleted: nothing to resolve
+		 * against */
+		if (n <= 0 || cwd[0] != '/') {
+			close(root);
+			return EACCES;
+		}
+		cwd[n] = '\0';
+		snprintf(abs, sizeof(abs), "%s/%s", cwd, rel);
+	}
+	/* the root and cwd read are the caller's, not a recycled pid's */
+	if (!notif_valid(s, req->id)) {
+		close(root);
+		return ESRCH;
+	}
+	/* EAGAIN: a rename anywhere during the walk; try again */
+	for (int tries = 0; tries < 8; tries++)
+		if ((fd = (int)syscall(
+			 SYS_openat2, root, abs, &how, sizeof(how))) != -1 ||
+		    errno != EAGAIN)
+			break;
+	close(root);
+	if (fd == -1) {
+		err = errno;
+		/* a magic link (the rest of /proc, a symlink to one) is not
+		 * followed: refused as a socket kinbox cannot place;
+		 * elsewhere what the kernel would have said (ELOOP for a
+		 * loop of symlinks) */
+		if (err == EXDEV || err == EAGAIN ||
+		    (strncmp(abs, "/proc/", 6) == 0 &&
+			(err == ELOOP || err == ENOENT))) {
+			note_denial(s, named, -1, EACCES);
+			return EACCES;
+		}
+		return err;
+	}
+	return judge(s, named, fd, opath);
+}
+
 static int
 do_connect(struct job *j)
 {
@@ -358,6 +439,8 @@ static void *
 worker(void *arg)
 {
 	struct kb_sup *s = arg;
+	bool told;
+	int err;
 
 	pthread_mutex_lock(&s->mu);
 	for (;;) {
@@ -373,9 +456,26 @@ worker(void *arg)
 		if ((s->head = j->next) == NULL)
 			s->tail = NULL;
 		pthread_mutex_unlock(&s->mu);
-		job_done(j, do_connect(j));
-		free(j);
+		err = do_connect(j);
 		pthread_mutex_lock(&s->mu);
+		told = j->answered;
+		j->answered = true;
+		pthread_mutex_unlock(&s->mu);
+		/* interrupted meanwhile: the connect went on, as the kernel's
+		 * does after EINTR; the caller was told already */
+		if (!told)
+			respond(s, j->id, err);
+		close(j->sock);
+		if (j->opath != -1)
+			close(j->opath);
+		pthread_mutex_lock(&s->mu);
+		if (j->aprev != NULL)
+			j->aprev->anext = j->anext;
+		else
+			s->active = j->anext;
+		if (j->anext != NULL)
+			j->anext->aprev = j->aprev;
+		free(j);
 	}
 	s->workers--;
 	pthread_mutex_unlock(&s->mu);
@@ -436,7 +536,8 @@ run_job(struct job *j)
 		bool queued = false;
 
 		*h = *j;
-		h->next = NULL;
+		h->next = h->aprev = NULL;
+		h->answered = false;
 		pthread_mutex_lock(&s->mu);
 		if (s->idle == 0 && s->workers < MAX_WORKERS) {
 			pthread_attr_t at;
@@ -458,6 +559,9 @@ run_job(struct job *j)
 			else
 				s->head = h;
 			s->tail = h;
+			if ((h->anext = s->active) != NULL)
+				s->active->aprev = h;
+			s->active = h;
 			pthread_cond_signal(&s->cv);
 			queued = true;
 		}
@@ -483,7 +587,8 @@ open_pidfd(pid_t pid)
 static void
 serve(struct kb_sup *s, const struct seccomp_notif *req)
 {
-	struct job j = {.s = s, .id = req->id, .sock = -1, .opath = -1};
+	struct job j = {
+	    .s = s, .id = req->id, .pid = req->pid, .sock = -1, .opath = -1};
 	int len = (int)req->data.args[2], pidfd, err;
 	struct iovec local, remote;
 
@@ -525,8 +630,8 @@ serve(struct kb_sup *s, const struct seccomp_notif *req)
 	j.sock =
 	    (int)syscall(SYS_pidfd_getfd, pidfd, (int)req->data.args[0], 0);
 	err = errno;
-	close(pidfd);
 	if (j.sock == -1) {
+		close(pidfd);
 		if (err == EBADF) {
 			respond(s, req->id, EBADF);
 		} else if (err != ESRCH) {
@@ -536,6 +641,10 @@ serve(struct kb_sup *s, const struct seccomp_notif *req)
 		return;
 	}
 	count(s, &s->rep.connects);
+	if (!(len > (int)offsetof(struct sockaddr_un, sun_path) &&
+		j.addr.ss_family == AF_UNIX &&
+		((struct sockaddr_un *)&j.addr)->sun_path[0] != '\0'))
+		close(pidfd);
 	if (len > (int)offsetof(struct sockaddr_un, sun_path) &&
 	    j.addr.ss_family == AF_UNIX &&
 	    ((struct sockaddr_un *)&j.addr)->sun_path[0] != '\0') {
@@ -548,7 +657,9 @@ serve(struct kb_sup *s, const struct seccomp_notif *req)
 			n = sizeof(un->sun_path);
 		memcpy(named, un->sun_path, n);
 		named[n] = '\0';
-		if ((err = decide_path(s, req, named, &j.opath)) != 0) {
+		err = decide_path(s, req, pidfd, named, &j.opath);
+		close(pidfd);
+		if (err != 0) {
 			close(j.sock);
 			if (err != ESRCH)
 				respond(s, req->id, err);
@@ -561,6 +672,53 @@ serve(struct kb_sup *s, const struct seccomp_notif *req)
 				    strlen(un->sun_path) + 1);
 	}
 	run_job(&j);
+}
+
+/* Does thread `pid` have a signal pending that it does not block? */
+static bool
+signal_waits(uint32_t pid)
+{
+	unsigned long long pnd = 0, shd = 0, blk = 0;
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return false;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (strncmp(line, "SigPnd:", 7) == 0)
+			pnd = strtoull(line + 7, NULL, 16);
+		else if (strncmp(line, "ShdPnd:", 7) == 0)
+			shd = strtoull(line + 7, NULL, 16);
+		else if (strncmp(line, "SigBlk:", 7) == 0)
+			blk = strtoull(line + 7, NULL, 16);
+	}
+	fclose(f);
+	return ((pnd | shd) & ~blk) != 0;
+}
+
+/*
+ * A connect that takes long waits killably (the notification is received),
+ * so a signal the command handles (Python's SIGINT) would wait for it, and
+ * a fatal one behind it as well: such a caller is told EINTR now, while
+ * its connect goes on, as the kernel's own connect does after EINTR.
+ */
+static void
+interrupt_waiting(struct kb_sup *s)
+{
+	uint64_t ids[MAX_WORKERS];
+	size_t n = 0;
+
+	pthread_mutex_lock(&s->mu);
+	for (struct job *j = s->active; j != NULL && n < MAX_WORKERS;
+	     j = j->anext)
+		if (!j->answered && signal_waits(j->pid)) {
+			j->answered = true;
+			ids[n++] = j->id;
+		}
+	pthread_mutex_unlock(&s->mu);
+	for (size_t i = 0; i < n; i++)
+		respond(s, ids[i], EINTR);
 }
 
 static void *
@@ -576,12 +734,23 @@ dispatch(void *arg)
 		    {.fd = s->listener, .events = POLLIN},
 		    {.fd = s->stop[0], .events = POLLIN},
 		};
+		bool waiting;
+		int n;
 
-		if (poll(p, 2, -1) == -1) {
+		pthread_mutex_lock(&s->mu);
+		waiting = s->active != NULL;
+		pthread_mutex_unlock(&s->mu);
+		/* while connects are in progress, look at their callers'
+		 * signals every 10 ms */
+		if ((n = poll(p, 2, waiting ? 10 : -1)) == -1) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
+		if (waiting)
+			interrupt_waiting(s);
+		if (n == 0)
+			continue;
 		if (p[1].revents)
 			break;
 		/* every process of the filter is gone: stop polling, a

@@ -984,6 +984,47 @@ run_test "killed mid-connect: a blocking TCP connect (--net) to a loopback liste
 run_test "killed mid-connect: a blocking connect to the command's own unix listener with a full queue, SIGKILLed: kinbox exits 137 at once; the next run works" t_killed unix 1
 run_test "killed mid-connect: 70 threads in blocking TCP connects (--net, more than kinbox's 64 connect threads) to a full loopback listener, SIGKILLed: kinbox exits 137 at once" t_killed tcp 70
 
+# t_signalled SIG: the command (Python: it handles SIGINT, and here a
+# SIGALRM too) blocks in a TCP connect to a full queue; SIG from outside
+# (timeout -s SIG 2, as a Ctrl-C or a supervisor's stop would) ends it at
+# once, as it would without kinbox: kinbox tells a caller with a signal
+# waiting EINTR while the connect goes on. The control: the command's own
+# SIGALRM handler ran first, and the next run works.
+cat >"$B/sigconn.py" <<'EOF'
+import signal, socket, sys
+signal.signal(signal.SIGALRM, lambda *a: print("ALARM", flush=True))
+signal.alarm(1)
+c = socket.socket()
+try:
+    c.connect(("127.0.0.1", int(sys.argv[1])))
+    print("CONNECTED (the queue was not full)")
+except OSError as e:
+    print("error", e)
+EOF
+t_signalled() {
+	need_mediation
+	setup "signalled-$1"
+	"$PY" "$B/full.py" "$d/port" >"$d/full.out" 2>&1 &
+	bg_register $!
+	poll_for "$d/port" 100 || fail "the full listener did not start: $(cat "$d/full.out")"
+	t0=$(ms)
+	KB_RC=0
+	timeout -s KILL 20 timeout -s "$1" 2 "$KINBOX" --net -- \
+		"$PY" -u "$B/sigconn.py" "$(cat "$d/port")" \
+		>"$KB_OUT" 2>"$KB_ERR" </dev/null || KB_RC=$?
+	t1=$(ms)
+	diag "kinbox returned after $((t1 - t0)) ms with $KB_RC"
+	assert_has_line "$KB_OUT" ALARM
+	assert_not_file_has_content "$KB_OUT" 'CONNECTED'
+	assert_streq "$KB_RC" 124 "timeout's status (it sent $1)"
+	[ $((t1 - t0)) -lt 6000 ] ||
+		fail "the command took $((t1 - t0)) ms to end after SIG$1"
+	kb_expect 0 -- sh -c 'echo second > second'
+	assert_file_has_content "$ws/second" '^second$'
+}
+run_test "signalled mid-connect: SIGINT to a Python command in a blocking TCP connect to a full queue (--net) ends it at once, after its own SIGALRM handler ran" t_signalled INT
+run_test "signalled mid-connect: SIGTERM behind a handled SIGALRM ends a command in a blocking TCP connect at once" t_signalled TERM
+
 # ============================================================================
 # Abstract, datagram, TCP
 # ============================================================================

@@ -63,6 +63,10 @@ enum {
 	C_RACE_OWN,   /* ... and own connects that did (must be > 0) */
 	C_RACE_HOST,  /* ... and connects refused (must be > 0) */
 	C_LISTENER,   /* a listener of the command's own: refused */
+	C_FD_DIR,     /* /proc/self/fd/DIRFD/own.sock: the long-path way */
+	C_SELF_CWD,   /* /proc/self/cwd/own.sock */
+	C_FD_DIR_HOST, /* /proc/self/fd/DIRFD/host.sock: refused */
+	C_LOOP,       /* a loop of symlinks: ELOOP, as the kernel says */
 	C__N
 };
 
@@ -86,6 +90,10 @@ static const char *const case_name[C__N] = {
     "... while the own connects of the race went through",
     "... and the host ones were refused",
     "the command cannot make a seccomp listener of its own (EPERM)",
+    "its own socket by /proc/self/fd/DIRFD/NAME connects",
+    "its own socket by /proc/self/cwd/NAME connects",
+    "the refused socket by /proc/self/fd/DIRFD/NAME is refused",
+    "a loop of symlinks is ELOOP, as the kernel says",
 };
 
 static const int want[C__N] = {
@@ -108,6 +116,10 @@ static const int want[C__N] = {
     [C_RACE_OWN] = -1, /* > 0 */
     [C_RACE_HOST] = -1,
     [C_LISTENER] = EPERM,
+    [C_FD_DIR] = 0,
+    [C_SELF_CWD] = 0,
+    [C_FD_DIR_HOST] = EACCES,
+    [C_LOOP] = ELOOP,
 };
 
 #define RACE_N 3000
@@ -363,6 +375,22 @@ child(int sock, const char *filter_path)
 		pthread_join(f, NULL);
 		res[C_RACE] = 0; /* the parent counts the host's accepts */
 	}
+	{
+		int od = open(own_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		int hd = open(host_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d/own.sock", od);
+		res[C_FD_DIR] = try_connect(path);
+		snprintf(path, sizeof(path), "/proc/self/fd/%d/host.sock", hd);
+		res[C_FD_DIR_HOST] = try_connect(path);
+		close(od);
+		close(hd);
+		res[C_SELF_CWD] = chdir(own_dir) == 0
+				      ? try_connect("/proc/self/cwd/own.sock")
+				      : -1;
+		snprintf(path, sizeof(path), "%s/loop-a", own_dir);
+		res[C_LOOP] = try_connect(path);
+	}
 	/* its own filter with a listener: answered first, a CONTINUE from
 	 * it would skip kinbox */
 	res[C_LISTENER] = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
@@ -478,6 +506,12 @@ main(int argc, char **argv)
 	if ((fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600)) == -1)
 		return 1;
 	close(fd);
+	snprintf(path, sizeof(path), "%s/loop-a", own_dir);
+	if (symlink("loop-b", path) == -1)
+		return 1;
+	snprintf(path, sizeof(path), "%s/loop-b", own_dir);
+	if (symlink("loop-a", path) == -1)
+		return 1;
 	/* the filter kinbox ships, as a file the child reads */
 	snprintf(filter, sizeof(filter), "%s/filter.bpf", own_dir);
 	{
@@ -568,7 +602,7 @@ main(int argc, char **argv)
 
 	/* tidy */
 	for (const char *const *f = (const char *const[]){"own.sock",
-		 "link.sock", "regular", "filter.bpf", NULL};
+		 "link.sock", "regular", "filter.bpf", "loop-a", "loop-b", NULL};
 	     *f != NULL; f++) {
 		snprintf(path, sizeof(path), "%s/%s", own_dir, *f);
 		unlink(path);
