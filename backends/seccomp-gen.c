@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <linux/filter.h>
+
 #include "backend.h"
 
 /* the enum's names: the arrays are kb_seccomp_bpf_<name in lower case> */
@@ -77,6 +79,22 @@ main(int argc, char **argv)
 			die("seccomp-gen: filter %d has no name", v);
 		len[v] =
 		    compile((enum kb_seccomp_variant)v, buf[v], sizeof(buf[v]));
+	}
+	/* the connect() filter must hand something to kinbox: a program
+	 * without a SECCOMP_RET_USER_NOTIF return mediates nothing */
+	{
+		bool notifies = false;
+
+		for (size_t i = 0; i + 8 <= len[KB_SECCOMP_NOTIFY]; i += 8) {
+			struct sock_filter f;
+
+			memcpy(&f, buf[KB_SECCOMP_NOTIFY] + i, sizeof(f));
+			notifies |= f.code == (BPF_RET | BPF_K) &&
+				    (f.k & 0xffff0000U) == 0x7fc00000U;
+		}
+		if (!notifies)
+			die("seccomp-gen: the connect() filter has no "
+			    "SECCOMP_RET_USER_NOTIF (libseccomp too old?)");
 	}
 	if ((h = fopen(argv[1], "w")) == NULL ||
 	    (b = fopen(argv[2], "w")) == NULL)

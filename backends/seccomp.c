@@ -412,7 +412,11 @@ notify_rules(scmp_filter_ctx ctx)
 
 	if (rc < 0)
 		return rc;
-	return rule(ctx, SCMP_ACT_NOTIFY, resolve("connect"), 0, NULL);
+	/* not rule(): a connect rule that is left out is no mediation at
+	 * all, so every error fails the build */
+	rc = seccomp_rule_add(
+	    ctx, SCMP_ACT_NOTIFY, seccomp_syscall_resolve_name("connect"), 0);
+	return rc < 0 ? rc : 0;
 }
 
 int
@@ -438,6 +442,13 @@ kb_seccomp_build_fd_variant(enum kb_seccomp_variant v, struct kb_err *e)
 			goto fail;
 	}
 	if (v == KB_SECCOMP_NOTIFY) {
+		/* libseccomp asks the running kernel whether it has user
+		 * notifications and refuses the action where it has not
+		 * (or cannot tell: under valgrind); the program is for the
+		 * kernel kinbox will run on, which kinbox-exec asks itself */
+		if ((rc = seccomp_api_get()) < 5 &&
+		    (rc = seccomp_api_set(5)) < 0)
+			goto fail;
 		if ((rc = notify_rules(ctx)) < 0)
 			goto fail;
 		goto export;
