@@ -342,7 +342,7 @@ test_grant_roundtrip(void)
 	_cleanup_free_ char *own = NULL, *dir = at("svc");
 	struct kb_grant g = { .life = KB_LIFE_WORKSPACE };
 	struct kb_policy p;
-	struct kb_err e;
+	struct kb_err e = { 0 };
 
 	mkd("svc");
 	free(mksock("svc/db.sock"));
