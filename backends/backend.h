@@ -68,11 +68,10 @@ struct kb_plan {
 	struct kb_strv own;
 	struct kb_sockid *granted;
 	size_t ngranted;
-	/* kinbox enters a Landlock domain scoping abstract unix sockets
-	 * before it starts bwrap: the connects it makes for the command
-	 * reach only the sandbox's own (with --net the network namespace,
-	 * and so the abstract names, are the host's) */
-	bool scope_self;
+	/* with --net the network namespace, and so the abstract names, are
+	 * the host's: the supervisor connects an abstract name only when a
+	 * socket of the sandbox listens on it */
+	bool check_abstract;
 };
 
 void kb_plan_free(struct kb_plan *);

@@ -319,12 +319,8 @@ plan_notes(
 		    "landlock: abstract unix sockets of "
 		    "the host refused (ABI %d)",
 		    h->landlock_abi);
-	else if (p->net)
-		kb_strv_pushf(&pl->notes,
-		    "not enforced: abstract unix sockets "
-		    "of the host (X11, others) are reachable with --net: "
-		    "Landlock ABI %d < %d on this kernel",
-		    h->landlock_abi, KB_LANDLOCK_ABI_SCOPE);
+	/* below ABI 6 nothing is left open: the supervisor checks abstract
+	 * names with --net, and without it no unix socket is made at all */
 	if (pl->unotify_fd != -1)
 		kb_strv_push(&pl->notes,
 		    "unix sockets: every connect() answered by kinbox "
@@ -338,10 +334,11 @@ plan_notes(
 		    "the command's own too: kinbox cannot mediate connects "
 		    "here (%s)",
 		    h->no_mediate);
-	if (pl->scope_self)
+	if (pl->check_abstract)
 		kb_strv_push(&pl->notes,
-		    "unix sockets: kinbox connects abstract ones inside a "
-		    "Landlock scope (the host's stay refused with --net)");
+		    "unix sockets: with --net an abstract name is connected "
+		    "only when a socket of the sandbox listens on it (the "
+		    "host's are refused, EPERM)");
 	kb_plan_note_fds(p, pl);
 }
 
@@ -724,8 +721,7 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 		pl->notify_fd = kb_plan_free_fd(p, pl->go_fd + 1);
 		pl->unotify_fd = kb_plan_free_fd(p, pl->notify_fd + 1);
 		/* with --net the abstract names are the host's */
-		pl->scope_self =
-		    p->net && h->landlock_abi >= KB_LANDLOCK_ABI_SCOPE;
+		pl->check_abstract = p->net;
 		plan_own(p, pl);
 		plan_granted(p, pl);
 	}

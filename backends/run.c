@@ -731,12 +731,6 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 			return kb_err_set(e, "cannot arrange descriptors: %s",
 			    strerror(errno));
 	}
-	/* before bwrap starts, so that it and the sandbox are inside */
-	if (pl->scope_self && kb_sup_scope_self() == -1)
-		return kb_err_set(e,
-		    "cannot scope abstract unix sockets (Landlock): %s; run "
-		    "without --net, or report this",
-		    strerror(errno));
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
@@ -862,8 +856,8 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 			/* EOF: kinbox-exec ended before its command (it
 			 * says why on the status pipe) */
 			if (lfd != -1)
-				sup = kb_sup_start(
-				    lfd, &hello, pl->granted, pl->ngranted);
+				sup = kb_sup_start(lfd, &hello, pl->granted,
+				    pl->ngranted, pl->check_abstract);
 			if (lfd != -1 && sup == NULL &&
 			    r->setup_fail[0] == '\0') {
 				/* its connects would wait forever */

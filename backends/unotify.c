@@ -49,6 +49,7 @@
  * connect has no more rights on the socket file than the sandboxed
  * command, which has none.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -108,6 +109,7 @@ struct kb_sup {
 	int stop[2]; /* a pipe: kb_sup_stop() closes the write end */
 	pthread_t thread;
 	bool unique;
+	bool check_abstract; /* --net: abstract names are the host's */
 	size_t nown, ngranted;
 	uint64_t own[KB_SUP_MAX_OWN];
 	struct kb_sockid *granted;
@@ -584,6 +586,106 @@ open_pidfd(pid_t pid)
 	return fd;
 }
 
+/*
+ * With --net the sandbox shares the host's network namespace, and with
+ * it the abstract names. The command's own Landlock scope does not hold
+ * for a connect made here, and kinbox cannot enter a scope the sandbox is
+ * nested in (a Landlock domain of kinbox's would refuse every rename
+ * across directories inside, or bubblewrap's mounts). So an abstract
+ * connect is made only when a socket of the sandbox listens on that name:
+ * a listening socket with the name in the caller's /proc/PID/net/unix
+ * whose inode a process of the caller's pid namespace holds. A name the
+ * host's processes listen on is refused with EPERM, as the scope would.
+ */
+static void
+abstract_text(const char *name, size_t n, char *out, size_t outlen)
+{
+	size_t k = 0;
+
+	out[k++] = '@';
+	for (size_t i = 0; i < n && k + 1 < outlen; i++)
+		out[k++] = name[i] == '\0' ? '@' : name[i];
+	out[k] = '\0';
+}
+
+/* Does a process of pid namespace `ns` hold socket inode `ino`? */
+static bool
+held_in(dev_t nsdev, ino_t ns, unsigned long ino)
+{
+	char want[64], path[600], link[64];
+	bool found = false;
+	struct dirent *p;
+	DIR *proc = opendir("/proc");
+
+	if (proc == NULL)
+		return false;
+	snprintf(want, sizeof(want), "socket:[%lu]", ino);
+	while (!found && (p = readdir(proc)) != NULL) {
+		struct dirent *f;
+		struct stat st;
+		DIR *fds;
+
+		if (p->d_name[0] < '1' || p->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/ns/pid", p->d_name);
+		if (stat(path, &st) == -1 || st.st_ino != ns ||
+		    st.st_dev != nsdev)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/fd", p->d_name);
+		if ((fds = opendir(path)) == NULL)
+			continue;
+		while (!found && (f = readdir(fds)) != NULL) {
+			ssize_t n;
+
+			if (f->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/fd/%s",
+			    p->d_name, f->d_name);
+			n = readlink(path, link, sizeof(link) - 1);
+			if (n > 0) {
+				link[n] = '\0';
+				found = strcmp(link, want) == 0;
+			}
+		}
+		closedir(fds);
+	}
+	closedir(proc);
+	return found;
+}
+
+static bool
+abstract_own(uint32_t pid, const char *name, size_t n)
+{
+	char path[64], text[112], line[512];
+	struct stat ns;
+	bool own = false;
+	FILE *f;
+
+	abstract_text(name, n, text, sizeof(text));
+	snprintf(path, sizeof(path), "/proc/%u/ns/pid", pid);
+	if (stat(path, &ns) == -1)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%u/net/unix", pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return false;
+	/* Num RefCount Protocol Flags Type St Inode Path */
+	while (!own && fgets(line, sizeof(line), f) != NULL) {
+		unsigned long flags, ino;
+		char sockpath[256];
+
+		line[strcspn(line, "\n")] = '\0';
+		if (sscanf(line, "%*s %*s %*s %lx %*s %*s %lu %255s", &flags,
+			&ino, sockpath) != 3)
+			continue;
+		/* __SO_ACCEPTCON: a listening socket */
+		if ((flags & 0x10000UL) && strcmp(sockpath, text) == 0 &&
+		    held_in(ns.st_dev, ns.st_ino, ino))
+			own = true;
+	}
+	fclose(f);
+	return own;
+}
+
 static void
 serve(struct kb_sup *s, const struct seccomp_notif *req)
 {
@@ -641,6 +743,26 @@ serve(struct kb_sup *s, const struct seccomp_notif *req)
 		return;
 	}
 	count(s, &s->rep.connects);
+	if (s->check_abstract &&
+	    len > (int)offsetof(struct sockaddr_un, sun_path) + 1 &&
+	    j.addr.ss_family == AF_UNIX &&
+	    ((struct sockaddr_un *)&j.addr)->sun_path[0] == '\0') {
+		struct sockaddr_un *un = (struct sockaddr_un *)&j.addr;
+		size_t n = (size_t)len - offsetof(struct sockaddr_un, sun_path);
+		char text[112];
+
+		if (n > sizeof(un->sun_path))
+			n = sizeof(un->sun_path);
+		if (!abstract_own(req->pid, un->sun_path + 1, n - 1)) {
+			abstract_text(
+			    un->sun_path + 1, n - 1, text, sizeof(text));
+			note_denial(s, text, -1, EPERM);
+			close(pidfd);
+			close(j.sock);
+			respond(s, req->id, EPERM);
+			return;
+		}
+	}
 	if (!(len > (int)offsetof(struct sockaddr_un, sun_path) &&
 		j.addr.ss_family == AF_UNIX &&
 		((struct sockaddr_un *)&j.addr)->sun_path[0] != '\0'))
@@ -777,7 +899,7 @@ dispatch(void *arg)
 
 struct kb_sup *
 kb_sup_start(int listener, const struct kb_sup_hello *hello,
-    const struct kb_sockid *granted, size_t ngranted)
+    const struct kb_sockid *granted, size_t ngranted, bool check_abstract)
 {
 	struct kb_sup *s = calloc(1, sizeof(*s));
 	sigset_t all, old;
@@ -791,6 +913,7 @@ kb_sup_start(int listener, const struct kb_sup_hello *hello,
 	}
 	s->listener = listener;
 	s->unique = hello->unique != 0;
+	s->check_abstract = check_abstract;
 	s->nown = hello->nown;
 	memcpy(s->own, hello->own, sizeof(s->own[0]) * s->nown);
 	if (ngranted > 0) {
@@ -948,31 +1071,4 @@ kb_sup_under_seccomp(void)
 			under = strtol(line + 8, NULL, 10) != 0;
 	fclose(f);
 	return under;
-}
-
-int
-kb_sup_scope_self(void)
-{
-	/* struct landlock_ruleset_attr of ABI 6: no fs, no net, scoped */
-	struct {
-		uint64_t fs, net, scoped;
-	} attr = {0, 0, 1ULL << 0 /* LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET */};
-	int fd;
-
-	/* unprivileged, Landlock needs no_new_privs (root's CAP_SYS_ADMIN
-	 * does without: a setuid bwrap would still work for root) */
-	if (geteuid() != 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
-		return -1;
-	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
-	if (fd == -1)
-		return -1;
-	if (syscall(SYS_landlock_restrict_self, fd, 0) == -1) {
-		int err = errno;
-
-		close(fd);
-		errno = err;
-		return -1;
-	}
-	close(fd);
-	return 0;
 }

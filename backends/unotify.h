@@ -54,12 +54,14 @@ struct kb_sup;
 
 /*
  * Starts serving `listener` (taken over) on a thread of its own: own mount
- * ids from `hello`, the granted sockets. Returns NULL with errno when it
+ * ids from `hello`, the granted sockets; with `check_abstract` (the
+ * host's network namespace: --net) an abstract name is connected only
+ * when a socket of the sandbox listens on it. Returns NULL with errno when it
  * cannot (the caller must then stop the sandbox: its connects would wait
  * forever).
  */
 struct kb_sup *kb_sup_start(int listener, const struct kb_sup_hello *hello,
-    const struct kb_sockid *granted, size_t ngranted);
+    const struct kb_sockid *granted, size_t ngranted, bool check_abstract);
 
 /* Stops serving (the sandbox is gone) and copies what was refused. A
  * connect still in progress on a helper thread ends with the process. */
@@ -81,10 +83,5 @@ bool kb_sup_under_seccomp(void);
  * listener, or -1 (errno EPROTO on a malformed message, ENODATA when
  * kinbox-exec ended without sending one: its status says why). */
 int kb_sup_recv(int sock, struct kb_sup_hello *hello);
-
-/* Enters a Landlock domain that scopes abstract unix sockets only (ABI
- * >= 6), so that the connects kinbox makes for the command reach only
- * abstract sockets made inside the sandbox: 0, or -1 with errno. */
-int kb_sup_scope_self(void);
 
 #endif
