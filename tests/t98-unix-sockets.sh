@@ -1346,6 +1346,26 @@ t_dry_run() {
 }
 run_test "--dry-run: the posture line 'unix sockets: every connect() answered by kinbox', no 'not enforced: a pathname unix socket' line (network off and --net); nothing run" t_dry_run
 
+# The supervisor must not cost the command anything else: with --net and
+# without, a rename and a hard link across directories of the workspace
+# work (a Landlock domain around kinbox once made both EXDEV, which broke
+# cargo and rustc), and so do mkdir, symlinks and a fifo.
+t_no_side_effects() {
+	need_mediation
+	setup side-effects
+	for net in --no-net --net; do
+		rm -rf "$ws/a" "$ws/b"
+		kb_expect 0 "$net" -- sh -c 'mkdir a b && echo x >a/f &&
+			mv a/f b/f && ln b/f a/hard && ln -s ../b/f a/soft &&
+			mkfifo b/fifo && cat a/soft'
+		assert_has_line "$KB_OUT" x
+		assert_file_has_content "$ws/b/f" '^x$'
+		assert_file_has_content "$ws/a/hard" '^x$'
+		assert_not_exists "$ws/a/f"
+	done
+}
+run_test "no side effects: renames and hard links across workspace directories, symlinks and fifos work with and without --net" t_no_side_effects
+
 t_fallback_dry() {
 	[ -x "$NO_PIDFD_GETFD" ] || fail "$NO_PIDFD_GETFD is not built (make helpers)"
 	setup fallback-dry
