@@ -548,7 +548,7 @@ main(int argc, char **argv)
 	close(out[1]);
 	fd = kb_sup_recv(sp[0], &hello);
 	ok(fd >= 0 && hello.nown == 1, "the listener and the hello arrive");
-	sup = fd >= 0 ? kb_sup_start(fd, &hello, &gid, 1) : NULL;
+	sup = fd >= 0 ? kb_sup_start(fd, &hello, &gid, 1, false) : NULL;
 	ok(sup != NULL, "the supervisor starts");
 	while (got < sizeof(res) &&
 	       (n = read(out[0], (char *)res + got, sizeof(res) - got)) > 0)
