@@ -65,7 +65,12 @@ if [ -x /usr/bin/python3 ]; then
 fi
 # abstract socket names are host-wide: unique to this run
 RUN_ID=$(basename "$KB_T")
-RACE=$KB_TESTS_DIR/helpers/kb-connect-race
+# run inside the sandbox: a copy beside the scripts (the tree may lie
+# under /tmp, which is private inside)
+RACE=$B/kb-connect-race
+if [ -x "$KB_TESTS_DIR/helpers/kb-connect-race" ]; then
+	cp "$KB_TESTS_DIR/helpers/kb-connect-race" "$RACE"
+fi
 NO_PIDFD_GETFD=$KB_TESTS_DIR/helpers/kb-no-pidfd-getfd
 IS_ROOT=0
 [ "$(id -u)" = 0 ] && IS_ROOT=1
