@@ -74,56 +74,9 @@
 #include <linux/seccomp.h>
 #include <linux/stat.h>
 
-#include "unotify.h"
-
-#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
-#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
-#endif
-#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
-#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
-#endif
-#ifndef STATX_MNT_ID_UNIQUE
-#define STATX_MNT_ID_UNIQUE 0x00004000U
-#endif
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL
-#endif
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_getfd
-#define SYS_pidfd_getfd 438
-#endif
-#ifndef SYS_openat2
-#define SYS_openat2 437
-#endif
-#ifndef SYS_landlock_create_ruleset
-#define SYS_landlock_create_ruleset 444
-#define SYS_landlock_restrict_self  446
-#endif
+#include "unotify-int.h"
 
 #define MAX_WORKERS 64 /* blocking connects in progress at once */
-
-struct kb_sup {
-	int listener;
-	int stop[2]; /* a pipe: kb_sup_stop() closes the write end */
-	pthread_t thread;
-	bool unique;
-	bool check_abstract; /* --net: abstract names are the host's */
-	size_t nown, ngranted;
-	uint64_t own[KB_SUP_MAX_OWN];
-	struct kb_sockid *granted;
-	struct seccomp_notif_sizes sizes;
-	pthread_mutex_t mu; /* the report, refs, the pool */
-	unsigned refs;      /* the dispatcher, each worker, the caller */
-	/* the pool for blocking connects: workers wait on `cv` for a job */
-	pthread_cond_t cv;
-	struct job *head, *tail;
-	struct job *active; /* handed to the pool, not finished */
-	unsigned workers, idle;
-	bool stopping;
-	struct kb_sup_report rep;
-};
 
 /* one connect to make: the command's socket, the address to use */
 struct job {
@@ -178,12 +131,6 @@ drop_dac(void)
 	syscall(SYS_capset, &hdr, data);
 }
 
-static bool
-notif_valid(const struct kb_sup *s, uint64_t id)
-{
-	return ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
-}
-
 static void
 respond(struct kb_sup *s, uint64_t id, int err)
 {
@@ -204,214 +151,11 @@ respond(struct kb_sup *s, uint64_t id, int err)
 }
 
 static void
-note_denial(struct kb_sup *s, const char *named, int opath, int err)
-{
-	char link[64], path[4096];
-	ssize_t n = -1;
-
-	if (opath != -1) {
-		snprintf(link, sizeof(link), "/proc/self/fd/%d", opath);
-		n = readlink(link, path, sizeof(path) - 1);
-	}
-	if (n <= 0)
-		snprintf(path, sizeof(path), "%s", named);
-	else
-		path[n] = '\0';
-	pthread_mutex_lock(&s->mu);
-	s->rep.refused++;
-	for (size_t i = 0; i < s->rep.ndenial; i++)
-		if (strcmp(s->rep.denial[i].path, path) == 0) {
-			s->rep.denial[i].count++;
-			pthread_mutex_unlock(&s->mu);
-			return;
-		}
-	if (s->rep.ndenial < KB_SUP_MAX_DENIAL) {
-		struct kb_sup_denial *d = &s->rep.denial[s->rep.ndenial++];
-
-		snprintf(d->path, sizeof(d->path), "%s", path);
-		snprintf(d->named, sizeof(d->named), "%s", named);
-		d->err = err;
-		d->count = 1;
-	}
-	pthread_mutex_unlock(&s->mu);
-}
-
-static void
 count(struct kb_sup *s, unsigned long long *what)
 {
 	pthread_mutex_lock(&s->mu);
 	(*what)++;
 	pthread_mutex_unlock(&s->mu);
-}
-
-/* The decision on the resolved socket file `fd` (taken over): 0 with
- * *opath = fd to connect to, or the errno the command gets. */
-static int
-judge(struct kb_sup *s, const char *named, int fd, int *opath)
-{
-	struct statx sx;
-
-	if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH,
-		STATX_TYPE | STATX_INO | STATX_MNT_ID |
-		    (s->unique ? STATX_MNT_ID_UNIQUE : 0),
-		&sx) == -1) {
-		close(fd);
-		return EACCES;
-	}
-	if (!S_ISSOCK(sx.stx_mode)) {
-		close(fd);
-		return ECONNREFUSED; /* the kernel's answer for a non-socket */
-	}
-	for (size_t i = 0; i < s->ngranted; i++)
-		if (s->granted[i].ino == sx.stx_ino &&
-		    s->granted[i].dev ==
-			makedev(sx.stx_dev_major, sx.stx_dev_minor)) {
-			*opath = fd;
-			return 0;
-		}
-	if (s->unique == ((sx.stx_mask & STATX_MNT_ID_UNIQUE) != 0))
-		for (size_t i = 0; i < s->nown; i++)
-			if (s->own[i] == sx.stx_mnt_id) {
-				*opath = fd;
-				return 0;
-			}
-	note_denial(s, named, fd, EACCES);
-	close(fd);
-	return EACCES;
-}
-
-/* After "/proc/self/" or "/proc/thread-self/": the rest, else NULL. */
-static const char *
-proc_self(const char *path)
-{
-	static const char *const pre[] = {"/proc/self/", "/proc/thread-self/"};
-
-	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
-		if (strncmp(path, pre[i], strlen(pre[i])) == 0)
-			return path + strlen(pre[i]);
-	return NULL;
-}
-
-/*
- * /proc/self/fd/N[/REST] inside: the caller's descriptor N (taken with
- * pidfd_getfd), then REST beneath it, no symlink out of it and no magic
- * link. The usual way around sun_path's 108 bytes. -1 with errno.
- */
-static int
-open_by_fd(int pidfd, const char *after)
-{
-	struct open_how how = {
-	    .flags = O_PATH | O_CLOEXEC,
-	    .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
-	};
-	char *end;
-	long n;
-	int dir, fd, err;
-
-	errno = 0;
-	n = strtol(after, &end, 10);
-	if (end == after || n < 0 || n > INT_MAX || errno != 0 ||
-	    (*end != '\0' && *end != '/')) {
-		errno = ENOENT;
-		return -1;
-	}
-	if ((dir = (int)syscall(SYS_pidfd_getfd, pidfd, (int)n, 0)) == -1) {
-		if (errno == EBADF)
-			errno = ENOENT;
-		return -1;
-	}
-	if (*end == '\0' || end[1] == '\0')
-		return dir;
-	fd = (int)syscall(SYS_openat2, dir, end + 1, &how, sizeof(how));
-	err = errno;
-	close(dir);
-	errno = err;
-	return fd;
-}
-
-/*
- * Resolves the pathname `named` as the caller (pid) would, in its root,
- * and decides (judge()). Returns 0 with *opath set (connect to it), or the
- * errno the command gets.
- */
-static int
-decide_path(struct kb_sup *s, const struct seccomp_notif *req, int pidfd,
-    const char *named, int *opath)
-{
-	char proc[64], abs[PATH_MAX + 128];
-	struct open_how how = {
-	    .flags = O_PATH | O_CLOEXEC,
-	    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
-	const char *rel = named, *self = proc_self(named);
-	int root, fd, err;
-
-	*opath = -1;
-	/* kinbox's /proc/self is not the caller's: its descriptors and its
-	 * cwd are looked up as the caller's own */
-	if (self != NULL && strncmp(self, "fd/", 3) == 0) {
-		if ((fd = open_by_fd(pidfd, self + 3)) == -1) {
-			if ((err = errno) == ENOENT || err == ENOTDIR)
-				return err;
-			note_denial(s, named, -1, EACCES);
-			return EACCES;
-		}
-		if (!notif_valid(s, req->id)) {
-			close(fd);
-			return ESRCH;
-		}
-		return judge(s, named, fd, opath);
-	}
-	if (self != NULL && strncmp(self, "cwd", 3) == 0 &&
-	    (self[3] == '/' || self[3] == '\0'))
-		rel = self[3] == '/' && self[4] != '\0' ? self + 4 : ".";
-	snprintf(proc, sizeof(proc), "/proc/%u/root", req->pid);
-	if ((root = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
-		return errno == ENOENT ? ESRCH : EACCES;
-	if (rel[0] == '/') {
-		snprintf(abs, sizeof(abs), "%s", rel);
-	} else {
-		char cwd[PATH_MAX];
-		ssize_t n;
-
-		snprintf(proc, sizeof(proc), "/proc/%u/cwd", req->pid);
-		n = readlink(proc, cwd, sizeof(cwd) - 1);
-		/* a cwd outside its root, or deleted: nothing to resolve
-		 * against */
-		if (n <= 0 || cwd[0] != '/') {
-			close(root);
-			return EACCES;
-		}
-		cwd[n] = '\0';
-		snprintf(abs, sizeof(abs), "%s/%s", cwd, rel);
-	}
-	/* the root and cwd read are the caller's, not a recycled pid's */
-	if (!notif_valid(s, req->id)) {
-		close(root);
-		return ESRCH;
-	}
-	/* EAGAIN: a rename anywhere during the walk; try again */
-	for (int tries = 0; tries < 8; tries++)
-		if ((fd = (int)syscall(
-			 SYS_openat2, root, abs, &how, sizeof(how))) != -1 ||
-		    errno != EAGAIN)
-			break;
-	close(root);
-	if (fd == -1) {
-		err = errno;
-		/* a magic link (the rest of /proc, a symlink to one) is not
-		 * followed: refused as a socket kinbox cannot place;
-		 * elsewhere what the kernel would have said (ELOOP for a
-		 * loop of symlinks) */
-		if (err == EXDEV || err == EAGAIN ||
-		    (strncmp(abs, "/proc/", 6) == 0 &&
-			(err == ELOOP || err == ENOENT))) {
-			note_denial(s, named, -1, EACCES);
-			return EACCES;
-		}
-		return err;
-	}
-	return judge(s, named, fd, opath);
 }
 
 static int
@@ -586,106 +330,6 @@ open_pidfd(pid_t pid)
 	return fd;
 }
 
-/*
- * With --net the sandbox shares the host's network namespace, and with
- * it the abstract names. The command's own Landlock scope does not hold
- * for a connect made here, and kinbox cannot enter a scope the sandbox is
- * nested in (a Landlock domain of kinbox's would refuse every rename
- * across directories inside, or bubblewrap's mounts). So an abstract
- * connect is made only when a socket of the sandbox listens on that name:
- * a listening socket with the name in the caller's /proc/PID/net/unix
- * whose inode a process of the caller's pid namespace holds. A name the
- * host's processes listen on is refused with EPERM, as the scope would.
- */
-static void
-abstract_text(const char *name, size_t n, char *out, size_t outlen)
-{
-	size_t k = 0;
-
-	out[k++] = '@';
-	for (size_t i = 0; i < n && k + 1 < outlen; i++)
-		out[k++] = name[i] == '\0' ? '@' : name[i];
-	out[k] = '\0';
-}
-
-/* Does a process of pid namespace `ns` hold socket inode `ino`? */
-static bool
-held_in(dev_t nsdev, ino_t ns, unsigned long ino)
-{
-	char want[64], path[600], link[64];
-	bool found = false;
-	struct dirent *p;
-	DIR *proc = opendir("/proc");
-
-	if (proc == NULL)
-		return false;
-	snprintf(want, sizeof(want), "socket:[%lu]", ino);
-	while (!found && (p = readdir(proc)) != NULL) {
-		struct dirent *f;
-		struct stat st;
-		DIR *fds;
-
-		if (p->d_name[0] < '1' || p->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/ns/pid", p->d_name);
-		if (stat(path, &st) == -1 || st.st_ino != ns ||
-		    st.st_dev != nsdev)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/fd", p->d_name);
-		if ((fds = opendir(path)) == NULL)
-			continue;
-		while (!found && (f = readdir(fds)) != NULL) {
-			ssize_t n;
-
-			if (f->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), "/proc/%s/fd/%s",
-			    p->d_name, f->d_name);
-			n = readlink(path, link, sizeof(link) - 1);
-			if (n > 0) {
-				link[n] = '\0';
-				found = strcmp(link, want) == 0;
-			}
-		}
-		closedir(fds);
-	}
-	closedir(proc);
-	return found;
-}
-
-static bool
-abstract_own(uint32_t pid, const char *name, size_t n)
-{
-	char path[64], text[112], line[512];
-	struct stat ns;
-	bool own = false;
-	FILE *f;
-
-	abstract_text(name, n, text, sizeof(text));
-	snprintf(path, sizeof(path), "/proc/%u/ns/pid", pid);
-	if (stat(path, &ns) == -1)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%u/net/unix", pid);
-	if ((f = fopen(path, "re")) == NULL)
-		return false;
-	/* Num RefCount Protocol Flags Type St Inode Path */
-	while (!own && fgets(line, sizeof(line), f) != NULL) {
-		unsigned long flags, ino;
-		char sockpath[256];
-
-		line[strcspn(line, "\n")] = '\0';
-		if (sscanf(line, "%*s %*s %*s %lx %*s %*s %lu %255s", &flags,
-			&ino, sockpath) != 3)
-			continue;
-		/* __SO_ACCEPTCON: a listening socket */
-		if ((flags & 0x10000UL) && strcmp(sockpath, text) == 0 &&
-		    held_in(ns.st_dev, ns.st_ino, ino))
-			own = true;
-	}
-	fclose(f);
-	return own;
-}
-
 static void
 serve(struct kb_sup *s, const struct seccomp_notif *req)
 {
@@ -718,14 +362,14 @@ serve(struct kb_sup *s, const struct seccomp_notif *req)
 	}
 	j.len = (socklen_t)len;
 	/* the copy is the pending caller's: its pid was not reused */
-	if (!notif_valid(s, req->id))
+	if (!sup_notif_valid(s, req->id))
 		return;
 	if ((pidfd = open_pidfd((pid_t)req->pid)) == -1) {
 		if (errno != ESRCH)
 			respond(s, req->id, EACCES);
 		return;
 	}
-	if (!notif_valid(s, req->id)) {
+	if (!sup_notif_valid(s, req->id)) {
 		close(pidfd);
 		return;
 	}
@@ -753,10 +397,10 @@ serve(struct kb_sup *s, const struct seccomp_notif *req)
 
 		if (n > sizeof(un->sun_path))
 			n = sizeof(un->sun_path);
-		if (!abstract_own(req->pid, un->sun_path + 1, n - 1)) {
-			abstract_text(
+		if (!sup_abstract_own(req->pid, un->sun_path + 1, n - 1)) {
+			sup_abstract_text(
 			    un->sun_path + 1, n - 1, text, sizeof(text));
-			note_denial(s, text, -1, EPERM);
+			sup_note_denial(s, text, -1, EPERM);
 			close(pidfd);
 			close(j.sock);
 			respond(s, req->id, EPERM);
@@ -779,7 +423,7 @@ serve(struct kb_sup *s, const struct seccomp_notif *req)
 			n = sizeof(un->sun_path);
 		memcpy(named, un->sun_path, n);
 		named[n] = '\0';
-		err = decide_path(s, req, pidfd, named, &j.opath);
+		err = sup_decide_path(s, req, pidfd, named, &j.opath);
 		close(pidfd);
 		if (err != 0) {
 			close(j.sock);
