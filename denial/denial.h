@@ -62,6 +62,11 @@ struct kb_denial {
 	/* socket: the grant that would allow it (--allow-socket), "" when
 	 * none fits; `path` is the socket as kinbox resolved it */
 	char suggest_socket[PATH_MAX];
+	/* network, seen by kinbox's egress proxy (not read from stderr):
+	 * the grant that would allow it, "HOST:PORT" for --allow-host, ""
+	 * when none fits (an IP literal, a refused name or address) */
+	bool exact;
+	char suggest_host[300];
 };
 
 struct kb_oracle {

@@ -47,6 +47,10 @@ kb_policy_free(struct kb_policy *p)
 		if (p->write[i].fd != -1)
 			close(p->write[i].fd);
 	}
+	for (size_t i = 0; i < p->nallow_host; i++) {
+		free(p->allow_host[i].name);
+		free(p->allow_host[i].where);
+	}
 	for (size_t i = 0; i < p->nallow_socket; i++) {
 		free(p->allow_socket[i].path);
 		free(p->allow_socket[i].where);

@@ -18,6 +18,7 @@
 
 #define KB_MAX_WRITE   16 /* extra write roots (--write) */
 #define KB_MAX_SOCKET  16 /* granted sockets (--allow-socket) */
+#define KB_MAX_HOST    32 /* allowed egress hosts (--allow-host) */
 #define KB_MAX_KEEP_FD 16 /* --keep-fd */
 #define KB_MAX_GUARD                                                           \
 	1024             /* guarded git paths over all roots; past it the      \
@@ -95,6 +96,20 @@ struct kb_sockgrant {
 	char *path; /* canonical (after finalize; as given before) */
 	enum kb_origin origin;
 	char *where; /* "--allow-socket", "file:line" or NULL */
+};
+
+/*
+ * A host the command may reach through kinbox's egress proxy
+ * (--allow-host HOST[:PORT], [network] allowed_hosts =): a DNS name,
+ * checked and canonical (lower case, no trailing dot) by the setter, and
+ * a port (443 unless given). Exact: github.com does not allow
+ * api.github.com.
+ */
+struct kb_hostgrant {
+	char *name;
+	unsigned port;
+	enum kb_origin origin;
+	char *where; /* "--allow-host", "file:line" or NULL */
 };
 
 /*
@@ -196,6 +211,10 @@ struct kb_policy {
 	bool ssh_agent; /* expose SSH_AUTH_SOCK and public ~/.ssh files */
 	struct kb_sockgrant allow_socket[KB_MAX_SOCKET]; /* in rank order */
 	size_t nallow_socket;
+	/* the egress allow-list; used only while p->net is off (the two
+	 * are exclusive: kb_options_validate) */
+	struct kb_hostgrant allow_host[KB_MAX_HOST]; /* in rank order */
+	size_t nallow_host;
 	bool unconfined; /* the escape hatch: no sandbox, still scrubbed */
 	/* per knob of the option table (policy/options.h): who set the
 	 * scalar last and where ("--net", "file:line"); what a switch's flag
