@@ -51,7 +51,8 @@ GITGUARD_SRCS = gitguard/scan.c gitguard/audit.c gitguard/gitconfig.c \
 BACKEND_SRCS  = backends/plan.c backends/bwrap.c backends/bwrap-probe.c \
                 backends/env.c backends/mounts.c backends/seccomp-blob.c \
                 backends/run.c backends/landlock.c backends/status.c \
-                backends/unotify.c backends/unotify-decide.c
+                backends/unotify.c backends/unotify-decide.c \
+                backends/proxy.c backends/resolve.c
 DENIAL_SRCS   = denial/denial.c denial/patterns.c denial/oracle.c \
                 denial/report.c denial/journal.c
 GATE_SRCS     = gate/shlex.c gate/readonly.c gate/readonly-rules.c \
@@ -113,6 +114,14 @@ kinbox.o kinpolicy.o: .build-defs
 
 kinbox: kinbox.o $(KINBOX_LIBS)
 	$(CC) $(ALLCFLAGS) $(STATICLDFLAGS) -o $@ kinbox.o $(KINBOX_LIBS) $(LIBS_KINBOX) $(LIBS_STATIC_EXTRA)
+
+# The test build: kinbox with backends/resolve.c's KINBOX_TEST_RESOLVE
+# override compiled in (the tests' upstreams live on 127.0.0.1, which the
+# release build refuses). Never installed, never named kinbox.
+backends/resolve-test.o: backends/resolve.c $(HDRS)
+	$(CC) $(ALLCFLAGS) -DKB_TEST_BUILD -c -o $@ $<
+kinbox-test: kinbox.o backends/resolve-test.o $(KINBOX_LIBS)
+	$(CC) $(ALLCFLAGS) $(STATICLDFLAGS) -o $@ kinbox.o backends/resolve-test.o $(KINBOX_LIBS) $(LIBS_KINBOX) $(LIBS_STATIC_EXTRA)
 
 KINPOLICY_OBJS = kinpolicy.o kinpolicy-grants.o kinpolicy-gate.o kinpolicy-journal.o \
                  kinpolicy-gc.o
@@ -263,7 +272,7 @@ fuzz-short: $(FUZZ_TARGETS)
 check: all format-check check-layers unit unit-san unit-valgrind man-check fuzz-short \
        integration stub-check install-check state-check
 
-bench: kinbox kinbox-exec
+bench: kinbox kinbox-exec kinbox-test
 	@$(ISOLATED) sh tests/bench.sh
 
 # Installs what building and testing need; a no-op when all is present.
@@ -308,6 +317,6 @@ uninstall:
 clean:
 	rm -f backends/seccomp-gen backends/seccomp-bpf.h backends/seccomp.bpf
 	rm -rf $(FUZZ_TARGETS) tests/fuzz/*.corpus
-	rm -f kinbox kinbox-exec kinpolicy *.o */*.o */*.a $(UNIT_TESTS) tests/unit/san-*
+	rm -f kinbox kinbox-test kinbox-exec kinpolicy *.o */*.o */*.a $(UNIT_TESTS) tests/unit/san-*
 	rm -f $(HELPERS)
 	rm -f .build-defs

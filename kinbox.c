@@ -444,6 +444,44 @@ socket_denials(const struct kb_policy *p, const struct kb_sup_report *rep,
 	return n;
 }
 
+/*
+ * What the egress proxy refused: exact network denials (kinbox saw the
+ * host), one per host, port and reason. The grant that helps is
+ * --allow-host HOST:PORT when the host was only missing from the list and
+ * is a name kinbox would accept there.
+ */
+static size_t
+egress_denials(
+    const struct kb_egress_report *rep, struct kb_denial *d, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rep->ndenial && n < max; i++) {
+		const struct kb_egress_denial *g = &rep->denial[i];
+		struct kb_denial *x = &d[n++];
+		char entry[300], name[256];
+		unsigned port;
+		const char *why;
+
+		memset(x, 0, sizeof(*x));
+		x->cls = KB_CLASS_NETWORK;
+		x->exact = true;
+		snprintf(x->host, sizeof(x->host), "%s", g->host);
+		snprintf(x->reason, sizeof(x->reason), "%s",
+		    g->grantable ? "not on the allow-list" : "refused");
+		snprintf(x->evidence, sizeof(x->evidence),
+		    "%s:%u: %s (%u time%s)", g->host, g->port, g->why,
+		    g->count, g->count == 1 ? "" : "s");
+		snprintf(entry, sizeof(entry), "%s:%u", g->host, g->port);
+		if (g->grantable &&
+		    kb_host_entry_parse(entry, name, sizeof(name), &port,
+			&why) == 0)
+			snprintf(x->suggest_host, sizeof(x->suggest_host),
+			    "%s:%u", name, port);
+	}
+	return n;
+}
+
 /* Does a denial read from stderr tell of a socket kinbox refused (the
  * command's own complaint about it)? Then the exact one says it. */
 static bool
@@ -480,12 +518,15 @@ report_denial(const struct kb_policy *p, const struct kb_opts *o,
 
 	oracle.ctx = &ctx;
 	ns = socket_denials(p, &run->sock, d, KB_MAX_DENIALS + 1);
+	ns += egress_denials(&run->egress, d + ns, KB_MAX_DENIALS + 1 - ns);
 	/* one more than is shown: to say that there were more */
 	nc = kb_classify_all(run->exit_code, run->tail, run->tail_len, p,
 	    &oracle, d + ns, KB_MAX_DENIALS + 1 - ns);
 	nd = ns;
 	for (size_t i = ns; i < ns + nc; i++)
-		if (!told_already(d, ns, &d[i]))
+		if (!told_already(d, ns, &d[i]) &&
+		    !(d[i].cls == KB_CLASS_NETWORK &&
+			run->egress.ndenial > 0))
 			d[nd++] = d[i];
 	if (nd == 0)
 		return;
@@ -1026,6 +1067,11 @@ main(int argc, char **argv)
 		    "sandbox (%s); nothing was run — report this with the "
 		    "output of kinbox --dry-run",
 		    strerror(run.confine_errno));
+	if (run.proxy_errno != 0)
+		die("no sandbox: the egress proxy's port 127.0.0.1:%d could "
+		    "not be opened inside the sandbox (%s); nothing was run — "
+		    "report this with the output of kinbox --dry-run",
+		    KB_PROXY_PORT, strerror(run.proxy_errno));
 	if (run.exec_errno != 0)
 		warnx("%s: %s", pol.argv[0],
 		    exec_error_text(pol.argv[0], run.exec_errno));

@@ -12,6 +12,7 @@
 
 #include "../policy/policy.h"
 #include "../lib/util.h"
+#include "proxy.h"
 #include "unotify.h"
 
 struct kb_plan {
@@ -72,6 +73,12 @@ struct kb_plan {
 	 * the host's: the supervisor connects an abstract name only when a
 	 * socket of the sandbox listens on it */
 	bool check_abstract;
+	/* The egress proxy (backends/proxy.h): kinbox-exec sends the
+	 * listener it made inside over proxy_fd (-1 when the network is not
+	 * limited to `hosts`, borrowed from the policy) */
+	int proxy_fd;
+	const struct kb_hostgrant *hosts;
+	size_t nhosts;
 };
 
 void kb_plan_free(struct kb_plan *);
@@ -264,6 +271,9 @@ struct kb_run {
 	char revoked[1024];    /* a grant the run used was revoked: why; the
 				  sandbox was stopped (empty when not) */
 	struct kb_sup_report sock; /* the unix connects kinbox refused */
+	struct kb_egress_report egress; /* what the egress proxy refused */
+	int proxy_errno; /* the proxy's listener could not be made inside:
+			    nothing ran */
 	int exit_code;             /* kinbox's exit status for this run */
 	/* the last KB_TAIL bytes of the command's stderr, in order */
 	char tail[KB_TAIL];

@@ -560,6 +560,8 @@ max_fd(const struct kb_policy *p, const struct kb_plan *pl, int helper_fd)
 
 	if (pl->unotify_fd > m)
 		m = pl->unotify_fd;
+	if (pl->proxy_fd > m)
+		m = pl->proxy_fd;
 
 	if (helper_fd > m)
 		m = helper_fd;
@@ -725,6 +727,14 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 		plan_own(p, pl);
 		plan_granted(p, pl);
 	}
+	/* the network limited to the allow-list: the proxy's listener */
+	pl->proxy_fd = -1;
+	if (!p->net && p->nallow_host > 0) {
+		pl->proxy_fd = kb_plan_free_fd(p,
+		    (pl->unotify_fd != -1 ? pl->unotify_fd : pl->go_fd) + 1);
+		pl->hosts = p->allow_host;
+		pl->nhosts = p->nallow_host;
+	}
 	/* above every descriptor it is copied from, so that putting them in
 	 * place in the child never overwrites one still to be copied */
 	pl->pass_base = max_fd(p, pl, helper_fd) + 1;
@@ -790,6 +800,10 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 	}
 	if (h->landlock_abi >= KB_LANDLOCK_ABI_SCOPE)
 		add(pl, "--scope-abstract");
+	if (pl->proxy_fd != -1) {
+		add(pl, "--proxy");
+		kb_strv_pushf(&pl->argv, "%d", pl->proxy_fd);
+	}
 	if (pl->unotify_fd != -1) {
 		add(pl, "--unotify");
 		kb_strv_pushf(&pl->argv, "%d", pl->unotify_fd);

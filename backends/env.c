@@ -10,6 +10,100 @@
 #include "../policy/tables.h"
 #include "backend.h"
 
+/*
+ * With the network limited to the allow-list (pl->proxy_fd set), the
+ * variables that point tools at kinbox's proxy (backends/proxy.h). The
+ * caller's own values of these are replaced; JAVA_TOOL_OPTIONS and
+ * git's GIT_CONFIG_* list are added to. Who reads which:
+ *   http(s)_proxy, all_proxy, no_proxy, upper and lower case: curl and
+ *     libcurl (git, cargo), wget, Python (urllib, requests: pip, uv),
+ *     Go's net/http, Ruby, Deno, Bun;
+ *   npm_config_(https_)proxy: npm, and yarn 1 (which reads npm's);
+ *   YARN_HTTP(S)_PROXY: yarn 2+; PIP_PROXY: pip; CARGO_HTTP_PROXY: cargo;
+ *   NODE_USE_ENV_PROXY: Node's own fetch and http (Node 24 and later);
+ *   GIT_CONFIG_* http.proxy: git, also where a config sets its own;
+ *   JAVA_TOOL_OPTIONS -Dhttp(s).proxyHost/Port: the JVM (Maven's and
+ *     Gradle's HTTP clients among them).
+ */
+#define KB_PROXY_URL "http://127.0.0.1:3128"
+static const char *const proxy_vars[] = {
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "npm_config_proxy",
+    "npm_config_https_proxy",
+    "YARN_HTTP_PROXY",
+    "YARN_HTTPS_PROXY",
+    "PIP_PROXY",
+    "CARGO_HTTP_PROXY",
+};
+/* loopback is the sandbox's own: never through the proxy */
+static const char *const noproxy_vars[] = {"no_proxy", "NO_PROXY"};
+#define KB_NO_PROXY "localhost,127.0.0.1,::1"
+
+static bool
+is_proxy_var(const char *kv)
+{
+	size_t n = strcspn(kv, "=");
+
+	for (size_t i = 0; i < nitems(proxy_vars); i++)
+		if (strlen(proxy_vars[i]) == n &&
+		    strncmp(kv, proxy_vars[i], n) == 0)
+			return true;
+	for (size_t i = 0; i < nitems(noproxy_vars); i++)
+		if (strlen(noproxy_vars[i]) == n &&
+		    strncmp(kv, noproxy_vars[i], n) == 0)
+			return true;
+	return strncmp(kv, "NODE_USE_ENV_PROXY=", 19) == 0 ||
+	       strncmp(kv, "JAVA_TOOL_OPTIONS=", 18) == 0 ||
+	       strncmp(kv, "GIT_CONFIG_COUNT=", 17) == 0;
+}
+
+static const char *
+envp_get(char *const *envp, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (char *const *e = envp; e != NULL && *e != NULL; e++)
+		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}
+
+static void
+proxy_env(const struct kb_strv *scrubbed, struct kb_plan *pl)
+{
+	const char *java = envp_get(scrubbed->v, "JAVA_TOOL_OPTIONS");
+	const char *count = envp_get(scrubbed->v, "GIT_CONFIG_COUNT");
+	long n = count != NULL ? strtol(count, NULL, 10) : 0;
+
+	for (size_t i = 0; i < nitems(proxy_vars); i++)
+		kb_strv_pushf(&pl->envp, "%s=%s", proxy_vars[i], KB_PROXY_URL);
+	for (size_t i = 0; i < nitems(noproxy_vars); i++)
+		kb_strv_pushf(&pl->envp, "%s=%s", noproxy_vars[i], KB_NO_PROXY);
+	kb_strv_push(&pl->envp, "NODE_USE_ENV_PROXY=1");
+	/* after the caller's own entries, so that ours is the last word */
+	if (n < 0 || n > 1000)
+		n = 0;
+	kb_strv_pushf(&pl->envp, "GIT_CONFIG_COUNT=%ld", n + 1);
+	kb_strv_pushf(&pl->envp, "GIT_CONFIG_KEY_%ld=http.proxy", n);
+	kb_strv_pushf(&pl->envp, "GIT_CONFIG_VALUE_%ld=%s", n, KB_PROXY_URL);
+	kb_strv_pushf(&pl->envp,
+	    "JAVA_TOOL_OPTIONS=%s%s-Dhttp.proxyHost=127.0.0.1 "
+	    "-Dhttp.proxyPort=3128 -Dhttps.proxyHost=127.0.0.1 "
+	    "-Dhttps.proxyPort=3128 "
+	    "-Dhttp.nonProxyHosts=localhost|127.0.0.1|[::1]",
+	    java != NULL ? java : "", java != NULL && *java ? " " : "");
+	kb_strv_pushf(&pl->notes,
+	    "env: tools pointed at kinbox's egress proxy (%s): "
+	    "http(s)_proxy, all_proxy, no_proxy (loopback), npm, yarn, pip, "
+	    "cargo, git (GIT_CONFIG_*), the JVM (JAVA_TOOL_OPTIONS), Node 24+",
+	    KB_PROXY_URL);
+}
+
 /* Does the environment `envp` set `name`? */
 static bool
 envp_has(char *const *envp, const char *name)
@@ -35,6 +129,7 @@ kb_plan_env(const struct kb_policy *p, char *const *envp, const char *active,
 	const char *tmp_canon =
 	    p->tmpdir_private != NULL ? p->tmpdir_private : p->tmpdir;
 	bool tmp_reset = sandboxed && (p->tmpdir_reset || tmp_canon != NULL);
+	bool egress = sandboxed && pl->proxy_fd != -1 && pl->nhosts > 0;
 
 	kb_env_scrub(p, envp, &scrubbed, &removed);
 	for (size_t i = 0; i < scrubbed.n; i++) {
@@ -61,15 +156,19 @@ kb_plan_env(const struct kb_policy *p, char *const *envp, const char *active,
 		}
 		if (strncmp(kv, "KINBOX_ACTIVE=", 14) == 0)
 			continue;
+		if (egress && is_proxy_var(kv))
+			continue;
 		kb_strv_push(&pl->envp, kv);
 	}
+	if (egress)
+		proxy_env(&scrubbed, pl);
 	if (tmp_reset)
 		kb_strv_pushf(&pl->envp, "TMPDIR=%s",
 		    p->tmpdir_reset ? "/tmp" : tmp_canon);
 	/* lets a nested kinbox explain why it cannot nest */
 	if (active != NULL)
 		kb_strv_pushf(&pl->envp, "KINBOX_ACTIVE=%s", active);
-	if (sandboxed && !p->net) {
+	if (sandboxed && !p->net && !egress) {
 		struct kb_buf set = {0};
 
 		for (size_t i = 0; i < kb_offline_env_count; i++) {

@@ -49,6 +49,13 @@
  *                    mount ids of the --own PATH mounts (the command's
  *                    own: writable here), read before the command runs;
  *
+ * --proxy SOCK, before the start: makes the TCP socket listening on
+ *                    127.0.0.1:KB_PROXY_PORT of this network namespace
+ *                    and sends it over the unix socket SOCK to kinbox,
+ *                    whose egress proxy serves it from outside
+ *                    (backends/proxy.h); no copy stays here ('P' + errno
+ *                    when it cannot be made: nothing runs);
+ *
  * --landlock ABI makes it the whole sandbox of the landlock backend
  * (kinbox execs it directly, no bubblewrap): it applies, in this order,
  * --chdir DIR, no_new_privs, every capability dropped (--drop-caps, as
@@ -86,6 +93,10 @@
 #include <sys/statvfs.h>
 #include <sys/uio.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "proxy.h"
 #include "unotify.h"
 
 #include "../lib/execsearch.h"
@@ -393,6 +404,53 @@ send_listener(int sock, int filter, char **own, int nown)
 	return 0;
 }
 
+/*
+ * The egress proxy's listener (--proxy): bound before the command exists,
+ * without SO_REUSEADDR or SO_REUSEPORT, so that nothing in the sandbox can
+ * take the port or share it; sent to kinbox and closed here.
+ */
+static int
+send_proxy_listener(int sock)
+{
+	struct kb_proxy_hello hello = {KB_PROXY_MAGIC, KB_PROXY_PORT};
+	struct sockaddr_in a = {.sin_family = AF_INET,
+	    .sin_port = htons(KB_PROXY_PORT),
+	    .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {&hello, sizeof(hello)};
+	struct msghdr m = {.msg_iov = &iov,
+	    .msg_iovlen = 1,
+	    .msg_control = u.buf,
+	    .msg_controllen = sizeof(u.buf)};
+	struct cmsghdr *c;
+	int fd, errsv;
+
+	memset(&u, 0, sizeof(u));
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd == -1)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) == -1 ||
+	    listen(fd, 512) == -1 || (c = CMSG_FIRSTHDR(&m)) == NULL)
+		goto out;
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	if (sendmsg(sock, &m, MSG_NOSIGNAL) != (ssize_t)sizeof(hello))
+		goto out;
+	close(fd);
+	close(sock);
+	return 0;
+out:
+	errsv = errno;
+	close(fd);
+	errno = errsv;
+	return -1;
+}
+
 /* the device nodes a program needs: reading, writing, truncating (`>
  * /dev/null` opens with O_TRUNC), ioctl (terminals) */
 #define DEV_RIGHTS                                                             \
@@ -488,7 +546,7 @@ main(int argc, char **argv)
 	int status_fd, err_fd, errsv, cmd, ndeny = 0, nchecks = 0, go_fd = -1;
 	int nlate = 0, ruleset;
 	int check_first = 0, close_lo = -1, close_hi = -1;
-	int un_sock = -1, un_filter = -1, nown = 0;
+	int un_sock = -1, un_filter = -1, nown = 0, px_sock = -1;
 	static char *own[KB_SUP_MAX_OWN];
 	bool scope = false;
 
@@ -535,6 +593,9 @@ main(int argc, char **argv)
 			un_sock = fdarg(argv[cmd + 1]);
 			un_filter = fdarg(argv[cmd + 2]);
 			cmd += 2;
+		} else if (strcmp(a, "--proxy") == 0 && cmd + 1 < argc &&
+			   px_sock == -1) {
+			px_sock = fdarg(argv[++cmd]);
 		} else if (strcmp(a, "--own") == 0) {
 			if (nown == KB_SUP_MAX_OWN)
 				_exit(125);
@@ -583,7 +644,7 @@ main(int argc, char **argv)
 	/* the landlock backend: the domain is all there is, and it must
 	 * have its filter (no bubblewrap gave one) */
 	if (lm.abi > 0 && (lm.seccomp_fd == -1 || go_fd != -1 || nchecks > 0 ||
-			      un_sock != -1))
+			      un_sock != -1 || px_sock != -1))
 		_exit(125);
 	for (size_t i = 0; i < sizeof(reset) / sizeof(reset[0]); i++)
 		signal(reset[i], SIG_DFL);
@@ -596,6 +657,8 @@ main(int argc, char **argv)
 		_exit(125);
 	if (write(status_fd, "S", 1) != 1)
 		_exit(125);
+	if (px_sock != -1 && send_proxy_listener(px_sock) == -1)
+		fail(status_fd, 'P', errno, 125);
 	/* the host's /dev is not read in full: only the nodes --dev names
 	 * (block devices, other terminals, the rest stay closed, as the
 	 * bwrap backend's own /dev would have them absent) */

@@ -382,6 +382,17 @@ refuse(const struct kb_policy *p, const struct kb_host *h, struct kb_err *e)
 			    "tell a granted socket from the host's others); "
 			    "use the bwrap backend — nothing was run",
 			    p->allow_socket[i].path);
+	/* no network namespace here: a port kinbox listened on would be
+	 * the host's, reachable by every process of the user's and by the
+	 * command on any address (Landlock rules name ports, not hosts) */
+	for (size_t i = 0; i < p->nallow_host; i++)
+		if (p->allow_host[i].origin == KB_ORIGIN_FLAG)
+			return kb_err_set(e,
+			    "--allow-host %s: the landlock backend has no "
+			    "network namespace of its own, so kinbox cannot "
+			    "give it a proxy that only it reaches; use the "
+			    "bwrap backend, or --net — nothing was run",
+			    p->allow_host[i].name);
 	for (size_t i = 0; i < p->nmask; i++) {
 		const struct kb_mask *m = &p->mask[i];
 
@@ -427,6 +438,7 @@ kb_landlock_plan(const struct kb_policy *p, const struct kb_host *h,
 	pl->empty_fd = -1;
 	pl->go_fd = -1;
 	pl->notify_fd = pl->unotify_fd = -1; /* every unix socket refused */
+	pl->proxy_fd = -1;
 	pl->pass_base = max_fd(p, pl, helper_fd, rundir_fd) + 1;
 	memcpy(pl->keep_fd, p->keep_fd, sizeof(pl->keep_fd));
 	pl->nkeep = p->nkeep;

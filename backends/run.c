@@ -549,6 +549,7 @@ watch_close(struct watch *w)
 struct fds {
 	int seccomp, status_w, err_w, realerr, empty, go_r;
 	int notify, unotify; /* the connect() filter, the listener's way out */
+	int proxy;           /* the egress proxy listener's way out */
 	const struct rlimit *nofile; /* to restore before exec, or NULL */
 };
 
@@ -576,7 +577,8 @@ static void __attribute__((noreturn)) exec_backend(const struct kb_plan *pl,
 	    (pl->go_fd != -1 && dup2(f->go_r, pl->go_fd) == -1) ||
 	    (pl->unotify_fd != -1 &&
 		(dup2(f->notify, pl->notify_fd) == -1 ||
-		    dup2(f->unotify, pl->unotify_fd) == -1)))
+		    dup2(f->unotify, pl->unotify_fd) == -1)) ||
+	    (pl->proxy_fd != -1 && dup2(f->proxy, pl->proxy_fd) == -1))
 		_exit(KB_EXIT_ERROR);
 	for (size_t i = 0; i < pl->nkeep; i++)
 		if (fcntl(pl->keep_fd[i], F_SETFD, 0) == -1)
@@ -614,6 +616,8 @@ drain_status(int fd, struct kb_run *r, unsigned char *buf, size_t *len)
 		memcpy(&r->exec_errno, buf + 2, sizeof(int));
 	if (*len >= 2 + sizeof(int) && buf[1] == 'F')
 		memcpy(&r->confine_errno, buf + 2, sizeof(int));
+	if (*len >= 2 + sizeof(int) && buf[1] == 'P')
+		memcpy(&r->proxy_errno, buf + 2, sizeof(int));
 	if (*len >= 2 + sizeof(int) && buf[1] == 'M') {
 		memcpy(&r->check_failed, buf + 2, sizeof(int));
 		r->check_failed++;
@@ -647,8 +651,9 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
     struct kb_run *r, struct kb_err *e)
 {
 	int status_p[2] = {-1, -1}, err_p[2] = {-1, -1}, go_p[2] = {-1, -1};
-	int ov_sock = -1, un[2] = {-1, -1}, notify = -1;
+	int ov_sock = -1, un[2] = {-1, -1}, notify = -1, px[2] = {-1, -1};
 	struct kb_sup *sup = NULL;
+	struct kb_proxy *proxy = NULL;
 	pid_t ov_pid = -1;
 	int seccomp_fd, realerr, empty, sigfd, base = 32, maxfd;
 	struct relay rl = {0};
@@ -731,6 +736,15 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 			return kb_err_set(e, "cannot arrange descriptors: %s",
 			    strerror(errno));
 	}
+	/* the egress proxy's: the listener made inside, one message */
+	if (pl->proxy_fd != -1) {
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, px) ==
+		    -1)
+			return kb_err_set(e, "socketpair: %s", strerror(errno));
+		if ((px[1] = lift(px[1], base)) == -1)
+			return kb_err_set(e, "cannot arrange descriptors: %s",
+			    strerror(errno));
+	}
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
@@ -752,7 +766,7 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	}
 
 	f = (struct fds){seccomp_fd, status_p[1], err_p[1], realerr, empty,
-	    go_p[0], notify, un[1], raised ? &orig_nofile : NULL};
+	    go_p[0], notify, un[1], px[1], raised ? &orig_nofile : NULL};
 	/* what the command leaves running is re-parented to kinbox and
 	 * killed when it ends (kill_tree) */
 	if (landlock_run && prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
@@ -773,6 +787,10 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 		close(notify);
 		fcntl(un[0], F_SETFL, O_NONBLOCK);
 	}
+	if (px[1] != -1) {
+		close(px[1]);
+		px[1] = -1;
+	}
 	/* forked now, while bwrap sets up; it gives the go */
 	if (pl->overlay.n > 0) {
 		if ((ov_sock = kb_overlay_start(pl, go_p[1], &ov_pid)) == -1)
@@ -788,15 +806,16 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	fcntl(err_p[0], F_SETFL, O_NONBLOCK);
 
 	for (;;) {
-		struct pollfd pfd[6] = {
+		struct pollfd pfd[7] = {
 		    {.fd = sigfd, .events = POLLIN},
 		    {.fd = status_p[0], .events = POLLIN},
 		    {.fd = err_p[0], .events = POLLIN},
 		    {.fd = rl.fd, .events = POLLIN},
 		    {.fd = reaped ? -1 : w.fd, .events = POLLPRI},
 		    {.fd = un[0], .events = POLLIN},
+		    {.fd = px[0], .events = POLLIN},
 		};
-		int n = poll(pfd, 6, reaped ? 1000 : -1);
+		int n = poll(pfd, 7, reaped ? 1000 : -1);
 
 		if (n == -1 && errno == EINTR)
 			continue;
@@ -877,6 +896,28 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 				un[0] = -1;
 			}
 		}
+		if (pfd[6].revents) {
+			int lfd = kb_proxy_recv(px[0]);
+
+			if (lfd != -1 &&
+			    (proxy = kb_proxy_start(lfd, pl->hosts,
+				 pl->nhosts)) == NULL &&
+			    r->setup_fail[0] == '\0') {
+				snprintf(r->setup_fail, sizeof(r->setup_fail),
+				    "cannot start the egress proxy: %s",
+				    strerror(errno));
+				stop_sandbox(pid);
+			} else if (lfd == -1 && errno == EPROTO) {
+				snprintf(r->setup_fail, sizeof(r->setup_fail),
+				    "the sandbox sent a malformed proxy "
+				    "listener");
+				stop_sandbox(pid);
+			}
+			if (lfd != -1 || errno != EAGAIN) {
+				close(px[0]);
+				px[0] = -1;
+			}
+		}
 		if (pfd[4].revents && r->broken[0] == '\0') {
 			const char *hit = watch_hit(&w, pl, r);
 
@@ -942,8 +983,11 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	if (!reaped)
 		waitpid(pid, &r->wstatus, 0);
 	kb_sup_stop(sup, &r->sock);
+	kb_proxy_stop(proxy, &r->egress);
 	if (un[0] != -1)
 		close(un[0]);
+	if (px[0] != -1)
+		close(px[0]);
 	if (landlock_run) {
 		kill_tree(self, true);
 		prctl(PR_SET_CHILD_SUBREAPER, 0);
@@ -974,7 +1018,8 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 
 	if (WIFSIGNALED(r->wstatus))
 		r->exit_code = KB_EXIT_SIGNAL + WTERMSIG(r->wstatus);
-	else if (!r->started || r->confine_errno != 0 || r->check_failed != 0)
+	else if (!r->started || r->confine_errno != 0 || r->check_failed != 0 ||
+		 r->proxy_errno != 0)
 		r->exit_code = KB_EXIT_ERROR;
 	else if (r->exec_errno != 0)
 		r->exit_code =

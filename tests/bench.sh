@@ -19,13 +19,17 @@
 # `kinbox -- git add -A` in a 30,000-file repository built for the run, the
 # relay's throughput: 1 GiB written to stderr through kinbox against the
 # same sandboxed command piped through cat, and 8 GiB to stdout (untouched),
-# and what answering every connect() costs (kinbox's unix-socket mediation,
+# what answering every connect() costs (kinbox's unix-socket mediation,
 # backends/unotify.c): a small C program (compiled for the run with cc)
 # that times KB_BENCH_CONNECTS connects to a listener of its own, a unix
 # socket in the private /tmp and TCP on the sandbox's loopback, blocking
 # and non-blocking, in microseconds per connect, run by kinbox and by the
 # raw bwrap argv of (b) (which has the same seccomp program but no
-# connect notification), KB_BENCH_CONNECT_RUNS times each, interleaved.
+# connect notification), KB_BENCH_CONNECT_RUNS times each, interleaved,
+# and the egress proxy (--allow-host): a 1 GiB HTTP download through it
+# (the test build kinbox-test, which may reach an upstream on 127.0.0.1)
+# against the same download direct over loopback (target >= 0.8x), and
+# the start-up time --allow-host adds.
 #
 # The raw argv (b) is kinbox's with kinbox-exec's --unotify and --own
 # words left out (they ask for the notification's listener to be sent to
@@ -958,6 +962,8 @@ def main(tmp):
     throughput(ws, argv, raw_fds)
     print()
     connect_cost(ws, tmp, argv, raw_fds)
+    print()
+    egress(ws, tmp)
 
 
 def timed_run(cmd, ws, **kw):
@@ -1021,6 +1027,118 @@ def throughput(ws, argv, raw_fds):
         target = THROUGHPUT_TARGET if name == "stderr" else 0.95
         print("target  %s through kinbox >= %.2fx the raw run:  %.2fx  %s"
               % (name, target, ratio, met(ratio >= target)))
+
+
+# the upstream of egress(): GET /big answers with `size` bytes of a file,
+# by sendfile(2), so that the server is not what is measured
+EGRESS_SERVER = r"""
+import os, socket, sys, threading
+path, portfile = sys.argv[1], sys.argv[2]
+size = os.path.getsize(path)
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(64)
+open(portfile, "w").write("%d\n" % s.getsockname()[1])
+def serve(c):
+    with c:
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = c.recv(65536)
+            if not chunk:
+                return
+            data += chunk
+        c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n"
+                  b"Connection: close\r\n\r\n" % size)
+        with open(path, "rb") as f:
+            c.sendfile(f)
+while True:
+    c, _ = s.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+"""
+
+
+def egress(ws, tmp):
+    """The egress proxy (--allow-host): a 1 GiB download through it (the
+    test build, kinbox-test, whose resolver override lets it reach an
+    upstream on 127.0.0.1) against the same download direct over the
+    host's loopback, curl's own figure (bytes over its transfer time),
+    medians of KB_BENCH_IO_RUNS interleaved; and the start-up time
+    --allow-host adds (kinbox -- /bin/true with and without it)."""
+    kt = os.path.join(TOP, "kinbox-test")
+    curl = shutil.which("curl")
+    if not os.path.exists(kt) or curl is None:
+        problem("egress: %s" % ("no kinbox-test (make kinbox-test)"
+                                if curl else "curl is not installed"))
+        return
+    runs = int(os.environ.get("KB_BENCH_IO_RUNS", "7"))
+    big = os.path.join(tmp, "egress.bin")
+    with open(big, "wb") as f:
+        f.truncate(GIB)
+    portfile = os.path.join(tmp, "egress.port")
+    srv = subprocess.Popen([sys.executable, "-c", EGRESS_SERVER, big,
+                            portfile], stdout=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            if os.path.exists(portfile) and open(portfile).read().strip():
+                break
+            time.sleep(0.05)
+        port = int(open(portfile).read())
+        name = "bench.kinbox-egress.example"
+        env = dict(os.environ, KINBOX_TEST_RESOLVE="%s=127.0.0.1" % name)
+        fetch = [curl, "-sS", "-f", "-o", "/dev/null", "-w",
+                 "%{size_download} %{time_total}"]
+        cases = [
+            ("direct over loopback (curl on the host)",
+             fetch + ["--noproxy", "*", "http://127.0.0.1:%d/big" % port]),
+            ("through kinbox's proxy (kinbox-test --allow-host)",
+             [kt, "--allow-host", "%s:%d" % (name, port), "--"] + fetch +
+             ["http://%s:%d/big" % (name, port)]),
+        ]
+        got = [[] for _ in cases]
+        for _ in range(runs):
+            for i, (label, cmd) in enumerate(cases):
+                r = subprocess.run(cmd, cwd=ws, env=env,
+                                   stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+                parts = r.stdout.split()
+                if r.returncode != 0 or len(parts) != 2 or \
+                        int(float(parts[0])) != GIB:
+                    problem("egress: %s: exit %d, %r %s" % (
+                        label, r.returncode, r.stdout,
+                        last_line(r.stderr)))
+                    return
+                got[i].append(GIB / float(parts[1]) / (1 << 20))
+        print("egress proxy: 1 GiB over HTTP, median of %d (MiB/s, curl's"
+              " figure):" % runs)
+        med = [statistics.median(g) for g in got]
+        for (label, _), m in zip(cases, med):
+            print("     %-58s %8.0f" % (label, m))
+        ratio = med[1] / med[0]
+        print("target  download through the proxy >= 0.80x direct:  %.2fx  %s"
+              % (ratio, met(ratio >= 0.80)))
+        # what --allow-host adds to a start (the listener made inside and
+        # sent out, the proxy's thread)
+        starts = {"off": [], "on": []}
+        for _ in range(max(20, runs * 3)):
+            for k, extra in (("off", []), ("on", ["--allow-host",
+                                                  "%s:%d" % (name, port)])):
+                dt, rc = timed_run([KINBOX] + extra + ["--", "/bin/true"],
+                                   ws, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)
+                if rc != 0:
+                    problem("egress: kinbox %s -- /bin/true exited %d"
+                            % (" ".join(extra), rc))
+                    return
+                starts[k].append(dt * 1e3)
+        off = statistics.median(starts["off"])
+        on = statistics.median(starts["on"])
+        print("report  start-up with --allow-host: %.2f ms, without: %.2f ms"
+              " (+%.2f ms, %.2fx; medians of %d, no target)"
+              % (on, off, on - off, on / off, len(starts["on"])))
+    finally:
+        srv.kill()
+        srv.wait()
 
 
 tmp = tempfile.mkdtemp(prefix="kinbox-bench.", dir="/var/tmp")

@@ -162,7 +162,7 @@ if [ "$(id -u)" -eq 0 ] && [ "${KB_NO_UNPRIVILEGED:-}" != 1 ]; then
 		mkdir -p "$stage/tests"
 		cp "$KINBOX" "$stage/kinbox"
 		[ -x "$KINPOLICY" ] && cp "$KINPOLICY" "$stage/kinpolicy"
-		for b in kinbox-exec; do
+		for b in kinbox-exec kinbox-test; do
 			if [ -x "$(dirname "$KINBOX")/$b" ]; then
 				cp "$(dirname "$KINBOX")/$b" "$stage/"
 			fi
@@ -173,9 +173,10 @@ if [ "$(id -u)" -eq 0 ] && [ "${KB_NO_UNPRIVILEGED:-}" != 1 ]; then
 		done
 		# the helpers that make bwrap fail (t97-landlock.sh), that take
 		# pidfd_getfd away and race a connect's address
-		# (t98-unix-sockets.sh)
+		# (t98-unix-sockets.sh), the egress tests' upstream
+		# (t99-egress.sh)
 		mkdir -p "$stage/tests/helpers"
-		for h in kb-no-userns kb-no-procwrite kb-no-pidfd-getfd kb-connect-race; do
+		for h in kb-no-userns kb-no-procwrite kb-no-pidfd-getfd kb-connect-race kb-upstream.py; do
 			if [ -x "$here/helpers/$h" ]; then
 				cp "$here/helpers/$h" "$stage/tests/helpers/"
 			fi
