@@ -51,7 +51,8 @@ GITGUARD_SRCS = gitguard/scan.c gitguard/audit.c gitguard/gitconfig.c \
 BACKEND_SRCS  = backends/plan.c backends/bwrap.c backends/bwrap-probe.c \
                 backends/env.c backends/mounts.c backends/seccomp-blob.c \
                 backends/run.c backends/landlock.c backends/status.c \
-                backends/unotify.c backends/unotify-decide.c
+                backends/unotify.c backends/unotify-decide.c \
+                backends/egress.c backends/egress-http.c backends/egress-tls.c
 DENIAL_SRCS   = denial/denial.c denial/patterns.c denial/oracle.c \
                 denial/report.c denial/journal.c
 GATE_SRCS     = gate/shlex.c gate/readonly.c gate/readonly-rules.c \
