@@ -233,7 +233,7 @@ man-check:
 
 # --- fuzzing (libFuzzer, clang) ----------------------------------------------
 FUZZ_TARGETS = tests/fuzz/fuzz-classify tests/fuzz/fuzz-gitindex tests/fuzz/fuzz-shlex \
-               tests/fuzz/fuzz-gitconfig tests/fuzz/fuzz-config
+               tests/fuzz/fuzz-gitconfig tests/fuzz/fuzz-config tests/fuzz/fuzz-egress
 FUZZ_SRCS = $(filter-out backends/run.c backends/bwrap.c,$(CORE_SRCS))
 FUZZ_SECONDS ?= 300
 FUZZ_CHECK_SECONDS ?= 15
@@ -244,9 +244,11 @@ tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_SRCS) $(HDRS) backends/seccomp-bpf
 	    -o $@ $< $(FUZZ_SRCS) $(LIBS_KINBOX)
 
 # The seed corpus of a target (read only; new inputs go to the first dir):
-# the config files for fuzz-config, the denial texts for the others.
+# the config files for fuzz-config, for fuzz-egress two real ClientHellos,
+# request heads, a host and addresses; the denial texts for the others.
 FUZZ_SEEDS = seeds=tests/fixtures/denials; \
-  case $$t in */fuzz-config) seeds=tests/fuzz/config.seeds;; esac
+  case $$t in */fuzz-config) seeds=tests/fuzz/config.seeds;; \
+    */fuzz-egress) seeds=tests/fuzz/egress.seeds;; esac
 
 # make fuzz: a long run; make check runs each target briefly (fuzz-short)
 fuzz: $(FUZZ_TARGETS)
