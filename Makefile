@@ -52,6 +52,7 @@ BACKEND_SRCS  = backends/plan.c backends/bwrap.c backends/bwrap-probe.c \
                 backends/env.c backends/mounts.c backends/seccomp-blob.c \
                 backends/run.c backends/landlock.c backends/status.c \
                 backends/unotify.c backends/unotify-decide.c \
+                backends/egress.c backends/egress-http.c backends/egress-tls.c \
                 backends/proxy.c backends/resolve.c
 DENIAL_SRCS   = denial/denial.c denial/patterns.c denial/oracle.c \
                 denial/report.c denial/journal.c
@@ -89,10 +90,11 @@ UNIT_TESTS = tests/unit/test-util tests/unit/test-paths tests/unit/test-bwrap te
              tests/unit/test-fsat tests/unit/test-readonly-git tests/unit/test-options \
              tests/unit/test-resolve tests/unit/test-golden tests/unit/test-config \
              tests/unit/test-config-syntax tests/unit/test-runs tests/unit/test-status \
-             tests/unit/test-gitsnap tests/unit/test-unotify
+             tests/unit/test-gitsnap tests/unit/test-unotify tests/unit/test-egress
 # the headers the unit tests share (static functions and tables)
 UNIT_HDRS = tests/unit/tap.h tests/unit/ro-check.h tests/unit/readonly-cases.h \
-            tests/unit/config-fixture.h tests/unit/golden-harness.h tests/unit/tree.h
+            tests/unit/config-fixture.h tests/unit/golden-harness.h tests/unit/tree.h \
+            tests/unit/egress-hellos.h
 
 .PHONY: all check check-layers format format-check unit unit-san unit-valgrind \
         integration stub-check man-check bench deps demo install uninstall clean \
@@ -240,7 +242,7 @@ man-check:
 
 # --- fuzzing (libFuzzer, clang) ----------------------------------------------
 FUZZ_TARGETS = tests/fuzz/fuzz-classify tests/fuzz/fuzz-gitindex tests/fuzz/fuzz-shlex \
-               tests/fuzz/fuzz-gitconfig tests/fuzz/fuzz-config
+               tests/fuzz/fuzz-gitconfig tests/fuzz/fuzz-config tests/fuzz/fuzz-egress
 FUZZ_SRCS = $(filter-out backends/run.c backends/bwrap.c,$(CORE_SRCS))
 FUZZ_SECONDS ?= 300
 FUZZ_CHECK_SECONDS ?= 15
@@ -251,9 +253,11 @@ tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_SRCS) $(HDRS) backends/seccomp-bpf
 	    -o $@ $< $(FUZZ_SRCS) $(LIBS_KINBOX)
 
 # The seed corpus of a target (read only; new inputs go to the first dir):
-# the config files for fuzz-config, the denial texts for the others.
+# the config files for fuzz-config, for fuzz-egress two real ClientHellos,
+# request heads, a host and addresses; the denial texts for the others.
 FUZZ_SEEDS = seeds=tests/fixtures/denials; \
-  case $$t in */fuzz-config) seeds=tests/fuzz/config.seeds;; esac
+  case $$t in */fuzz-config) seeds=tests/fuzz/config.seeds;; \
+    */fuzz-egress) seeds=tests/fuzz/egress.seeds;; esac
 
 # make fuzz: a long run; make check runs each target briefly (fuzz-short)
 fuzz: $(FUZZ_TARGETS)

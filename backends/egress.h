@@ -46,22 +46,24 @@ enum kb_tls kb_tls_sni(const unsigned char *buf, size_t len, char *sni,
 /* A client's request head, as the proxy needs it. */
 #define KB_HTTP_HEAD_MAX 65536 /* a longer head is refused */
 struct kb_http_req {
-	bool connect;        /* CONNECT host:port */
+	bool connect; /* CONNECT host:port */
 	char method[24];
-	char host[256];      /* as sent (not yet canonical) */
-	unsigned port;       /* the authority's, else 80 (http) */
-	const char *target;  /* origin-form path?query: into buf (absolute
-				form: "/" when none); CONNECT: NULL */
+	char host[256];     /* as sent (not yet canonical) */
+	unsigned port;      /* the authority's, else 80 (http) */
+	const char *target; /* origin-form path?query: into buf (absolute
+			       form: "/" when none; "?q" for http://h?q,
+			       kb_http_upstream_head puts the "/" before
+			       it); CONNECT: NULL */
 	size_t target_len;
-	int minor;           /* HTTP/1.minor */
-	size_t head_len;     /* bytes through the blank line */
-	size_t hdr_off;      /* where the header lines start in buf */
+	int minor;       /* HTTP/1.minor */
+	size_t head_len; /* bytes through the blank line */
+	size_t hdr_off;  /* where the header lines start in buf */
 };
 
 enum kb_http {
 	KB_HTTP_MORE, /* no blank line yet (and under KB_HTTP_HEAD_MAX) */
 	KB_HTTP_OK,
-	KB_HTTP_BAD,  /* *why says what; answer 400 */
+	KB_HTTP_BAD, /* *why says what; answer 400 */
 };
 
 /*
@@ -81,9 +83,11 @@ enum kb_http kb_http_parse(
  * The head to send upstream for a parsed plain-HTTP request: the request
  * line in origin-form, Host: set to the checked authority (`host`,
  * `port`: ":port" only when not 80), the client's Host, Connection,
- * Proxy-Connection, Proxy-Authorization, Keep-Alive, TE and Upgrade
- * dropped (and any header Connection names), "Connection: close" added.
- * A new string; *outlen its length.
+ * Proxy-Connection, Proxy-Authorization, Proxy-Authenticate, Keep-Alive,
+ * TE, Trailer and Upgrade dropped (and any header Connection names, but
+ * for Content-Length and Transfer-Encoding: the body is relayed as
+ * framed), the other lines kept as sent and in order, "Connection:
+ * close" added. A new string (caller frees); *outlen its length.
  */
 char *kb_http_upstream_head(const char *buf, const struct kb_http_req *r,
     const char *host, unsigned port, size_t *outlen);
