@@ -45,7 +45,7 @@ LIBS_STATIC_EXTRA = -lmd
 LIB_SRCS      = lib/util.c lib/fsat.c lib/execsearch.c
 POLICY_SRCS   = policy/policy.c policy/options.c policy/finalize.c policy/paths.c \
                 policy/tables.c policy/env.c policy/masks.c policy/config.c \
-                policy/stores.c policy/resolve.c policy/runs.c
+                policy/stores.c policy/resolve.c policy/runs.c policy/hosts.c
 GITGUARD_SRCS = gitguard/scan.c gitguard/audit.c gitguard/gitconfig.c \
                 gitguard/gitindex.c gitguard/snap.c
 BACKEND_SRCS  = backends/plan.c backends/bwrap.c backends/bwrap-probe.c \
@@ -90,7 +90,8 @@ UNIT_TESTS = tests/unit/test-util tests/unit/test-paths tests/unit/test-bwrap te
              tests/unit/test-fsat tests/unit/test-readonly-git tests/unit/test-options \
              tests/unit/test-resolve tests/unit/test-golden tests/unit/test-config \
              tests/unit/test-config-syntax tests/unit/test-runs tests/unit/test-status \
-             tests/unit/test-gitsnap tests/unit/test-unotify tests/unit/test-egress
+             tests/unit/test-gitsnap tests/unit/test-unotify tests/unit/test-egress \
+             tests/unit/test-hosts
 # the headers the unit tests share (static functions and tables)
 UNIT_HDRS = tests/unit/tap.h tests/unit/ro-check.h tests/unit/readonly-cases.h \
             tests/unit/config-fixture.h tests/unit/golden-harness.h tests/unit/tree.h \

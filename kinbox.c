@@ -284,6 +284,7 @@ parse_args(int argc, char **argv, struct kb_opts *o, struct pending *pend,
 		case KB_OPT_BACKEND:
 		case KB_OPT_SSH_AGENT:
 		case KB_OPT_ALLOW_SOCKET:
+		case KB_OPT_ALLOW_HOST:
 		case KB_OPT_KEEP_ENV:
 		case KB_OPT_KEEP_FD:
 		case KB_OPT_UNCONFINED:
@@ -831,7 +832,11 @@ main(int argc, char **argv)
 			set_backend_env(&pol, mode);
 	}
 	/* No sandbox, no workspace to judge: the escape hatch works from
-	 * anywhere, still without secrets and stray descriptors. */
+	 * anywhere, still without secrets and stray descriptors. Its one
+	 * combination rule (no typed --allow-host with it) is judged here:
+	 * kb_policy_finalize, which judges the others, is not reached. */
+	if (pol.unconfined && kb_options_validate(&pol, &e) == -1)
+		die("%s", e.msg);
 	if (pol.unconfined)
 		exec_unsandboxed(&pol, &o,
 		    pol.origin[KB_OPT_UNCONFINED] == KB_ORIGIN_SESSION

@@ -116,6 +116,9 @@ cmd_show(int argc, char **argv)
 		if (strcmp(jstr(rec, "class"), "socket") == 0)
 			printf("source:    kinbox itself: it refused the "
 			       "connect and resolved the socket's path\n");
+		else if (json_is_true(json_object_get(rec, "exact")))
+			printf("source:    kinbox's egress proxy: it refused "
+			       "the request and named the host\n");
 		else
 			printf("source:    the command's stderr: the path, the "
 			       "evidence and so the suggestion are what it "
@@ -182,7 +185,8 @@ interactive(json_t *rec, struct kb_grant *g, char **note)
 		_cleanup_free_ char *h = kb_escape(head);
 
 		printf("%s%s, %s)\n", h, ev,
-		    strcmp(jstr(rec, "class"), "socket") == 0
+		    strcmp(jstr(rec, "class"), "socket") == 0 ||
+			    json_is_true(json_object_get(rec, "exact"))
 			? "seen by kinbox"
 			: "read from the command's stderr");
 	}
@@ -451,8 +455,8 @@ cmd_grant(int argc, char **argv)
 		if (!isatty(0) || !isatty(1))
 			die("grant %s: name the capabilities (--write DIR, "
 			    "--net, --ssh-agent, --allow-socket PATH, "
-			    "--unconfined) and a lifetime; a question is only "
-			    "asked on a terminal",
+			    "--allow-host HOST[:PORT], --unconfined) and a "
+			    "lifetime; a question is only asked on a terminal",
 			    id);
 		if (!interactive(rec, &g, &note)) {
 			dec = json_pack(
@@ -475,7 +479,8 @@ cmd_grant(int argc, char **argv)
 		    id);
 	/* a network the project file turned off: a grant cannot lift it
 	 * (kinbox refuses --net there), so granting it would only loop */
-	if ((g.on[KB_OPT_NET] || g.on[KB_OPT_SSH_AGENT]) &&
+	if ((g.on[KB_OPT_NET] || g.on[KB_OPT_SSH_AGENT] ||
+		g.allowed_hosts.n > 0) &&
 	    *jstr(rec, "network_off_by") != '\0')
 		die("grant %s: the network of that run is off by %s (network = "
 		    "off in the project file), which no grant lifts; remove "
@@ -502,7 +507,10 @@ cmd_grant(int argc, char **argv)
 		for (size_t i = 0; l != NULL && i < l->n; i++, a++) {
 			_cleanup_free_ char *was = NULL, *now = NULL;
 
-			if (strcmp(asked.v[a], l->v[i]) == 0)
+			/* a host is only made canonical ("name:port"),
+			 * never resolved: nothing moved under it */
+			if (strcmp(asked.v[a], l->v[i]) == 0 ||
+			    k == KB_OPT_ALLOW_HOST)
 				continue;
 			was = kb_escape(asked.v[a]);
 			now = kb_escape(l->v[i]);
@@ -589,9 +597,9 @@ find_kinbox(void)
 
 /* kinbox flags for the knobs of `o` that have a flag and a JSON key:
  * --write X for each list item, --net for a true switch (unless `already`
- * has it too) */
+ * has it too); no --allow-host when `no_hosts` */
 static void
-push_flags(struct kb_strv *av, json_t *o, json_t *already)
+push_flags(struct kb_strv *av, json_t *o, json_t *already, bool no_hosts)
 {
 	json_t *v;
 	size_t i;
@@ -601,7 +609,8 @@ push_flags(struct kb_strv *av, json_t *o, json_t *already)
 		_cleanup_free_ char *flag = NULL;
 
 		if (r->flag == NULL || r->json == NULL ||
-		    r->id == KB_OPT_WORKSPACE)
+		    r->id == KB_OPT_WORKSPACE ||
+		    (no_hosts && r->id == KB_OPT_ALLOW_HOST))
 			continue;
 		flag = xasprintf("--%s", r->flag);
 		if (r->type == KB_T_LIST) {
@@ -665,9 +674,24 @@ cmd_retry(int argc, char **argv)
 	 * this call only) the decision's capabilities; session and
 	 * workspace grants are in their stores, where kinbox finds them.
 	 * Both are keyed by the option table's JSON keys. */
-	push_flags(&av, pol, NULL);
-	if (strcmp(jstr(dec, "lifetime"), "once") == 0)
-		push_flags(&av, dec, pol);
+	{
+		/* a decision (of any lifetime) for the whole network, or
+		 * a run that had it, makes the run's typed hosts moot: the
+		 * two typed together are refused, and a typed --allow-host
+		 * would beat the session or workspace grant of it */
+		bool whole = false;
+
+		for (size_t k = 0; k < KB_OPT__N; k++)
+			if (k == KB_OPT_NET || k == KB_OPT_SSH_AGENT ||
+			    k == KB_OPT_UNCONFINED)
+				whole |= json_is_true(json_object_get(
+					     dec, kb_options[k].json)) ||
+					 json_is_true(json_object_get(
+					     pol, kb_options[k].json));
+		push_flags(&av, pol, NULL, whole);
+		if (strcmp(jstr(dec, "lifetime"), "once") == 0)
+			push_flags(&av, dec, pol, whole);
+	}
 	kb_strv_push(&av, "--");
 	json_array_foreach(json_object_get(rec, "argv"), i, v)
 	    kb_strv_push(&av, json_string_value(v));

@@ -289,7 +289,8 @@ static const struct verb verbs[] = {
     {"gc", cmd_gc, "gc [--older-than DURATION] [--decided] [--json]"},
     {"grant", cmd_grant,
 	"grant ID [--write DIR]... [--net] [--ssh-agent] "
-	"[--allow-socket PATH]... [--unconfined] [--suggested] "
+	"[--allow-socket PATH]... [--allow-host HOST[:PORT]]... "
+	"[--unconfined] [--suggested] "
 	"--once|--session|--workspace [--json]"},
     {"grants", cmd_grants, "grants [--json]"},
     {"pending", cmd_pending, "pending [--json]"},

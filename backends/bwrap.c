@@ -270,10 +270,24 @@ plan_notes(
 	if (p->tmpdir_reset)
 		kb_strv_push(&pl->notes, "TMPDIR: not writable here; the "
 					 "command gets TMPDIR=/tmp");
-	kb_strv_pushf(&pl->notes, "network: %s (%s)",
-	    p->net ? "on, host network" : "off, loopback only",
-	    kb_origin_name(p->origin[KB_OPT_NET]));
-	if (p->where[KB_OPT_NET] != NULL)
+	/* the allow-list: each host with the source that named it (what
+	 * set the network switch is moot then: kb_hosts_validate) */
+	if (p->nallow_host > 0)
+		kb_strv_push(&pl->notes,
+		    "network: only through kinbox's proxy, to the allowed "
+		    "hosts below, and nothing else (loopback inside)");
+	for (size_t i = 0; i < p->nallow_host; i++)
+		kb_strv_pushf(&pl->notes, "allowed host: %s:%u (%s%s%s)",
+		    p->allow_host[i].name, p->allow_host[i].port,
+		    kb_origin_name(p->allow_host[i].origin),
+		    p->allow_host[i].where != NULL ? ": " : "",
+		    p->allow_host[i].where != NULL ? p->allow_host[i].where
+						   : "");
+	if (p->nallow_host == 0)
+		kb_strv_pushf(&pl->notes, "network: %s (%s)",
+		    p->net ? "on, host network" : "off, loopback only",
+		    kb_origin_name(p->origin[KB_OPT_NET]));
+	if (p->nallow_host == 0 && p->where[KB_OPT_NET] != NULL)
 		kb_strv_pushf(
 		    &pl->notes, "network set by: %s", p->where[KB_OPT_NET]);
 	kb_strv_push(&pl->notes, "namespaces: user, pid, ipc, uts, cgroup, "

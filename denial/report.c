@@ -158,6 +158,25 @@ kb_report_line(const struct kb_denial *d, const char *id)
 		    "holds one of kinbox's stores); " ONLY_UNCONFINED "  [%s]",
 		    path, reason, eid);
 	case KB_CLASS_NETWORK:
+		/* kinbox's proxy refused the request: the host is the one
+		 * the command asked for (its words: escaped), the grant the
+		 * entry kinbox would accept for it */
+		if (d->exact && d->suggest_host[0] != '\0') {
+			_cleanup_free_ char *grant = shq(d->suggest_host);
+
+			return xasprintf("denied network to %s (%s; kinbox's "
+					 "proxy refused it, not a guess); if "
+					 "the command should reach it, retry "
+					 "with --allow-host %s  [%s]",
+			    host, reason, grant, eid);
+		}
+		if (d->exact)
+			return xasprintf(
+			    "denied network to %s (%s; kinbox's proxy refused "
+			    "it, not a guess); no --allow-host fits it (an "
+			    "address, or a name kinbox refuses); only --net, "
+			    "the whole network, would let it out  [%s]",
+			    host, reason, eid);
 		if (d->net_blocked_by[0] != '\0')
 			return xasprintf("denied network%s%s (%s, " FROM_STDERR
 					 "); " NET_BLOCKED "  [%s]",
@@ -325,6 +344,10 @@ fingerprint(const struct kb_denial *d, const char *id)
 	}
 	if (d->cls == KB_CLASS_NETWORK && d->host[0] != '\0')
 		set(o, "host", jstr(d->host));
+	/* seen by kinbox's egress proxy, not read from the command's
+	 * stderr: kinpolicy show and grant say so */
+	if (d->exact)
+		set(o, "exact", json_true());
 	if (d->net_blocked_by[0] != '\0')
 		set(o, "network_off_by", jstr(d->net_blocked_by));
 	/* judged by the landlock backend's errors (EACCES, no private
@@ -350,6 +373,9 @@ fingerprint(const struct kb_denial *d, const char *id)
 			    d->suggest_socket[0] != '\0')
 				json_array_append_new(
 				    l, jstr(d->suggest_socket));
+			if (r->id == KB_OPT_ALLOW_HOST &&
+			    d->suggest_host[0] != '\0')
+				json_array_append_new(l, jstr(d->suggest_host));
 			set(sug, r->json, l);
 			continue;
 		}
@@ -482,6 +508,19 @@ policy_value(const struct kb_policy *p, const struct kb_option *r, bool typed)
 			    p->allow_socket[i].origin == KB_ORIGIN_FLAG)
 				json_array_append_new(
 				    a, jstr(p->allow_socket[i].path));
+		return a;
+	case KB_OPT_ALLOW_HOST:
+		/* "name:port": the form kinbox --allow-host takes back */
+		a = json_array();
+		for (size_t i = 0; a != NULL && i < p->nallow_host; i++)
+			if (!typed ||
+			    p->allow_host[i].origin == KB_ORIGIN_FLAG) {
+				_cleanup_free_ char *h =
+				    xasprintf("%s:%u", p->allow_host[i].name,
+					p->allow_host[i].port);
+
+				json_array_append_new(a, jstr(h));
+			}
 		return a;
 	case KB_OPT_KEEP_ENV:
 		a = json_array();

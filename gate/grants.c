@@ -73,6 +73,8 @@ kb_grant_list_const(const struct kb_grant *g, enum kb_opt id)
 		return &g->write_paths;
 	if (id == KB_OPT_ALLOW_SOCKET)
 		return &g->allow_sockets;
+	if (id == KB_OPT_ALLOW_HOST)
+		return &g->allowed_hosts;
 	return NULL;
 }
 
@@ -83,6 +85,8 @@ kb_grant_list(struct kb_grant *g, enum kb_opt id)
 		return &g->write_paths;
 	if (id == KB_OPT_ALLOW_SOCKET)
 		return &g->allow_sockets;
+	if (id == KB_OPT_ALLOW_HOST)
+		return &g->allowed_hosts;
 	return NULL;
 }
 
@@ -92,7 +96,8 @@ kb_grant_empty(const struct kb_grant *g)
 	for (size_t i = 0; i < KB_OPT__N; i++)
 		if (g->on[i])
 			return false;
-	return g->write_paths.n == 0 && g->allow_sockets.n == 0;
+	return g->write_paths.n == 0 && g->allow_sockets.n == 0 &&
+	       g->allowed_hosts.n == 0;
 }
 
 void
@@ -100,6 +105,24 @@ kb_grant_free(struct kb_grant *g)
 {
 	kb_strv_free(&g->write_paths);
 	kb_strv_free(&g->allow_sockets);
+	kb_strv_free(&g->allowed_hosts);
+}
+
+/* An allowed host, canonical in place ("GitHub.com." is
+ * "github.com:443"): the entry kinbox would take, judged by its form. */
+static int
+check_host(char **entry, struct kb_err *e)
+{
+	char name[KB_HOST_NAME_MAX + 1];
+	const char *why;
+	unsigned port;
+
+	if (kb_host_entry_parse(*entry, name, sizeof(name), &port, &why) == -1)
+		return kb_err_set(
+		    e, "--allow-host %s: %s", **entry ? *entry : "''", why);
+	free(*entry);
+	*entry = xasprintf("%s:%u", name, port);
+	return 0;
 }
 
 /*
@@ -259,6 +282,26 @@ kb_grant_check(struct kb_grant *g, const char *home, const char *const *roots,
 		if (check_socket(&g->allow_sockets.v[i], g->life, roots, nroots,
 			e) == -1)
 			return -1;
+	if (g->allowed_hosts.n > KB_MAX_HOST)
+		return kb_err_set(
+		    e, "too many allowed hosts (at most %d)", KB_MAX_HOST);
+	for (size_t i = 0; i < g->allowed_hosts.n; i++)
+		if (check_host(&g->allowed_hosts.v[i], e) == -1)
+			return -1;
+	/* the whole network and some hosts: kinbox refuses the two typed
+	 * together, so a once grant of both could never be retried */
+	if (g->allowed_hosts.n > 0 && g->on[KB_OPT_SSH_AGENT])
+		return kb_err_set(e,
+		    "--ssh-agent needs the whole network (--net), and "
+		    "--allow-host gives only some hosts: grant one of the two");
+	if (g->allowed_hosts.n > 0 && g->on[KB_OPT_NET])
+		return kb_err_set(e,
+		    "--net gives the whole network and --allow-host only some "
+		    "hosts: grant one of the two");
+	if (g->allowed_hosts.n > 0 && g->on[KB_OPT_UNCONFINED])
+		return kb_err_set(e,
+		    "--unconfined gives the whole network (no sandbox at all) "
+		    "and --allow-host only some hosts: grant one of the two");
 	if (g->on[KB_OPT_SSH_AGENT])
 		g->on[KB_OPT_NET] = true; /* the agent needs the network */
 	for (size_t i = 0; i < KB_OPT__N; i++) {

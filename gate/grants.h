@@ -18,14 +18,15 @@
 struct kb_grant {
 	struct kb_strv write_paths;   /* canonical */
 	struct kb_strv allow_sockets; /* canonical */
+	struct kb_strv allowed_hosts; /* canonical "name:port" */
 	bool on[KB_OPT__N];           /* the switches granted: net, ssh_agent,
 					 unconfined */
 	enum kb_lifetime life;
 };
 
 /* The values of a grantable list row of the table (KB_OPT_WRITE:
- * write_paths, KB_OPT_ALLOW_SOCKET: allow_sockets), borrowed from the
- * grant; NULL for any other row. */
+ * write_paths, KB_OPT_ALLOW_SOCKET: allow_sockets, KB_OPT_ALLOW_HOST:
+ * allowed_hosts), borrowed from the grant; NULL for any other row. */
 struct kb_strv *kb_grant_list(struct kb_grant *, enum kb_opt);
 const struct kb_strv *kb_grant_list_const(const struct kb_grant *, enum kb_opt);
 
@@ -42,7 +43,10 @@ void kb_grant_free(struct kb_grant *);
  * exists, is a socket (canonicalised in place) and lies, as given and
  * where it resolves, in none of `roots` (`nroots` canonical paths: the
  * writable roots of the run the grant answers, whose command could have
- * planted it there). 0, or -1 with `e`. */
+ * planted it there). An allowed host passes kb_host_entry_parse() and is
+ * stored canonical, "name:port"; it is not granted with --net, --ssh-agent
+ * (which needs the whole network) or --unconfined, which kinbox would
+ * refuse together on a retry. 0, or -1 with `e`. */
 int kb_grant_check(struct kb_grant *, const char *home,
     const char *const *roots, size_t nroots, struct kb_err *e);
 

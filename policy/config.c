@@ -6,8 +6,10 @@
  * value tagged with its origin and file:line. kinbox only reads;
  * kinpolicy writes grants, within this reader's limits.
  *
- *   /etc/kinbox/config.ini          system defaults     [sandbox] [caches]
- *   $XDG_CONFIG_HOME/kinbox/config.ini  the user's      [sandbox] [caches]
+ *   /etc/kinbox/config.ini          system defaults     [sandbox] [network]
+ *                                                       [caches]
+ *   $XDG_CONFIG_HOME/kinbox/config.ini  the user's      [sandbox] [network]
+ *                                                       [caches]
  *       [workspace] path = /abs/path  workspace grants for that exact path
  *   $XDG_RUNTIME_DIR/kinbox/sessions/<KINBOX_SESSION>.ini   [grant] ...
  *   <workspace>/.kinbox.ini         the project: may only tighten
@@ -605,13 +607,27 @@ entry_visit(void *ctx, const char *section, const char *key, const char *v,
 		return grant_entry(c, KB_ORIGIN_SESSION, key, v, line, true, e);
 	case KB_ORIGIN_SYSTEM:
 	case KB_ORIGIN_GLOBAL:
-		if (strcmp(section, "sandbox") == 0) {
+		if (strcmp(section, "sandbox") == 0 ||
+		    strcmp(section, "network") == 0) {
+			unsigned in =
+			    section[0] == 's' ? KB_IN_SANDBOX : KB_IN_NETWORK;
+
 			o = kb_option_by_key(key);
-			if (o == NULL || !(o->sections & KB_IN_SANDBOX))
+			/* a key of the other section: say where it goes */
+			if (o != NULL && !(o->sections & in) &&
+			    (o->sections & (KB_IN_SANDBOX | KB_IN_NETWORK)))
+				return cfail(c, line, e,
+				    "'%s' belongs in [%s], not [%s]; move the "
+				    "line",
+				    key,
+				    o->sections & KB_IN_SANDBOX ? "sandbox"
+								: "network",
+				    section);
+			if (o == NULL || !(o->sections & in))
 				return cfail(c, line, e,
 				    "unknown key '%s' in "
-				    "[sandbox]; see kinbox.conf(5)",
-				    key);
+				    "[%s]; see kinbox.conf(5)",
+				    key, section);
 			return set(c, o, c->origin, v, line, true, e);
 		}
 		if (strcmp(section, "caches") == 0) {

@@ -93,6 +93,75 @@ set_allow_socket(struct kb_policy *p, const struct kb_option *o, const char *v,
 	    p, path, s->origin, s->where, what(o, s, b, sizeof(b)), e);
 }
 
+/*
+ * allowed_hosts = in a file may list several entries, separated by
+ * commas or blanks ("allowed_hosts = a.com, b.org:8443"), and the key
+ * may repeat; a flag (and kinpolicy's grant) names one HOST[:PORT].
+ * Calls `each` on every entry; an entry is at most one line long.
+ */
+static int
+each_host(const char *v, const struct kb_src *s,
+    int (*each)(const char *entry, void *ctx), void *ctx)
+{
+	char entry[KB_INI_LINE_MAX + 1];
+	size_t n = 0;
+
+	if (is_flag(s))
+		return each(v, ctx);
+	for (const char *w = v + strspn(v, ", \t"); *w != '\0';
+	     w += strspn(w, ", \t")) {
+		size_t len = strcspn(w, ", \t");
+
+		snprintf(entry, sizeof(entry), "%.*s", (int)len, w);
+		if (each(entry, ctx) == -1)
+			return -1;
+		w += len;
+		n++;
+	}
+	return n == 0 ? each("", ctx) : 0;
+}
+
+struct host_ctx {
+	struct kb_policy *p;
+	const struct kb_option *o;
+	const struct kb_src *s;
+	struct kb_err *e;
+};
+
+static int
+check_host(const char *entry, void *vc)
+{
+	struct host_ctx *c = vc;
+	char name[KB_HOST_NAME_MAX + 1], b[64];
+	const char *why;
+	unsigned port;
+
+	if (kb_host_entry_parse(entry, name, sizeof(name), &port, &why) == -1)
+		return kb_err_set(c->e, "%s %s: %s",
+		    what(c->o, c->s, b, sizeof(b)), *entry ? entry : "''", why);
+	return 0;
+}
+
+static int
+add_host(const char *entry, void *vc)
+{
+	struct host_ctx *c = vc;
+	char b[64];
+
+	return kb_policy_add_host(c->p, entry, c->s->origin, c->s->where,
+	    what(c->o, c->s, b, sizeof(b)), c->e);
+}
+
+/* each entry was judged by check_form: only the cap is left to fail */
+static int
+set_allow_host(struct kb_policy *p, const struct kb_option *o, const char *v,
+    const struct kb_src *s, struct kb_err *e)
+{
+	struct host_ctx c = {p, o, s, e};
+
+	return each_host(v, s, add_host, &c);
+}
+
 static int
 set_workspace(struct kb_policy *p, const struct kb_option *o, const char *v,
     const struct kb_src *s, struct kb_err *e)
@@ -321,6 +390,12 @@ check_form(const struct kb_option *o, const char *v, const struct kb_src *s,
 			    "~/path",
 			    what(o, s, b, sizeof(b)), v);
 		return 0;
+	case KB_OPT_ALLOW_HOST: {
+		struct host_ctx c = {NULL, o, s, e};
+
+		/* every entry of the line, before any is recorded */
+		return each_host(v, s, check_host, &c);
+	}
 	case KB_OPT_KEEP_ENV:
 	case KB_OPT_SCRUB_ENV:
 		if (is_flag(s))
@@ -465,6 +540,19 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.help = "also let the command connect to the unix socket\n"
 		    "PATH (repeatable; the command's own sockets in\n"
 		    "writable roots need none)",
+		.neghelp = NULL,
+	},
+	[KB_OPT_ALLOW_HOST] = {
+		.id = KB_OPT_ALLOW_HOST, .flag = "allow-host", .shortopt = 0,
+		.negflag = NULL, .metavar = "HOST[:PORT]",
+		.sections = KB_IN_NETWORK | KB_IN_GRANT, .key = "allowed_hosts", .json = "allowed_hosts",
+		/* never from the project file: the command writes it, and a
+		 * host it reaches is a way out for what it read */
+		.max_life = KB_LIFE_WORKSPACE, .project = KB_PROJECT_NO, .type = KB_T_LIST,
+		.set = set_allow_host,
+		.help = "let the command reach HOST (port 443 unless\n"
+		    "given) through kinbox's proxy, and no other\n"
+		    "host (repeatable; exclusive with --net)",
 		.neghelp = NULL,
 	},
 	[KB_OPT_KEEP_ENV] = {
@@ -670,7 +758,24 @@ kb_options_validate(struct kb_policy *p, struct kb_err *e)
 	const char *netw = p->where[KB_OPT_NET] ? p->where[KB_OPT_NET] : "";
 	const char *sshw =
 	    p->where[KB_OPT_SSH_AGENT] ? p->where[KB_OPT_SSH_AGENT] : "";
+	bool typed_hosts = false;
 
+	for (size_t i = 0; i < p->nallow_host; i++)
+		typed_hosts |= p->allow_host[i].origin == KB_ORIGIN_FLAG;
+	/* no sandbox: nothing below applies (kinbox runs it before the
+	 * config is even read), but a typed list of hosts would be a
+	 * promise --unconfined breaks */
+	if (p->unconfined) {
+		if (typed_hosts && p->typed[KB_OPT_UNCONFINED] == 1)
+			return kb_err_set(e,
+			    "--unconfined gives the whole network (no sandbox "
+			    "at all) and --allow-host only some hosts: use one "
+			    "of the two");
+		return 0;
+	}
+	/* the network mode first: what the agent needs is judged on it */
+	if (kb_hosts_validate(p, e) == -1)
+		return -1;
 	/* the project file may only tighten: its network = off wins over a
 	 * typed --net and over any grant (the denial line and the record
 	 * then say so instead of suggesting --net) */
@@ -684,6 +789,26 @@ kb_options_validate(struct kb_policy *p, struct kb_err *e)
 			  "lift a project file's tightening"
 			: "grants of the "
 			  "network do not apply here");
+	/* ssh does not go through kinbox's proxy: the agent needs the whole
+	 * network, which the allowed hosts are not */
+	if (p->ssh_agent && !p->net && p->nallow_host > 0) {
+		if (p->origin[KB_OPT_SSH_AGENT] != KB_ORIGIN_FLAG) {
+			kb_strv_pushf(&p->notes,
+			    "ssh agent: the grant of %s is not used: the "
+			    "network "
+			    "is only the allowed hosts, through kinbox's "
+			    "proxy, "
+			    "and ssh needs the whole network",
+			    sshw);
+			p->ssh_agent = false;
+		} else if (typed_hosts) {
+			return kb_err_set(e,
+			    "--ssh-agent needs the whole network (--net), and "
+			    "--allow-host gives only some hosts, through "
+			    "kinbox's proxy, which ssh does not use; drop one "
+			    "of the two");
+		}
+	}
 	if (p->ssh_agent && !p->net) {
 		if (p->origin[KB_OPT_SSH_AGENT] != KB_ORIGIN_FLAG) {
 			/* a grant permits, it does not demand: the user's

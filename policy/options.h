@@ -32,6 +32,7 @@ enum kb_opt {
 	KB_OPT_BACKEND,
 	KB_OPT_SSH_AGENT,
 	KB_OPT_ALLOW_SOCKET,
+	KB_OPT_ALLOW_HOST,
 	KB_OPT_KEEP_ENV,
 	KB_OPT_KEEP_FD,
 	KB_OPT_UNCONFINED,
@@ -63,6 +64,7 @@ const char *kb_lifetime_name(enum kb_lifetime);
 #define KB_IN_SANDBOX 0x1u /* [sandbox] of the system and global config */
 #define KB_IN_GRANT   0x2u /* [grant] (session), [workspace] blocks */
 #define KB_IN_CACHES  0x4u /* [caches]: any name of kb_cache_table */
+#define KB_IN_NETWORK 0x8u /* [network] of the system and global config */
 
 /* What a project .kinbox.ini may do with a key of [sandbox] */
 enum kb_project_rule {

@@ -14,6 +14,7 @@
 
 #include "../lib/util.h"
 #include "config.h"
+#include "hosts.h"
 #include "options.h"
 
 #define KB_MAX_WRITE   16 /* extra write roots (--write) */
@@ -262,6 +263,15 @@ int kb_policy_add_write_as(struct kb_policy *, const char *dir, enum kb_origin,
  * writable roots. `what` names the source in messages ("--allow-socket",
  * "allow_sockets ="). 0, or -1 with `e` (more than KB_MAX_SOCKET). */
 int kb_policy_add_socket(struct kb_policy *, const char *path, enum kb_origin,
+    const char *where, const char *what, struct kb_err *e);
+/* An egress host (policy/hosts.c): `entry` is one HOST[:PORT], judged
+ * by kb_host_entry_parse() and recorded canonical with its origin and
+ * `where` (copied; may be NULL), once per name and port (a later source
+ * in rank order becomes its origin). `what` names the source in messages
+ * ("--allow-host", "allowed_hosts ="). 0, or -1 with `e` ("--allow-host
+ * localhost: a single-label name is local; ...", or more than
+ * KB_MAX_HOST). */
+int kb_policy_add_host(struct kb_policy *, const char *entry, enum kb_origin,
     const char *where, const char *what, struct kb_err *e);
 int kb_policy_add_keep_fd(struct kb_policy *, const char *fd, struct kb_err *e);
 int kb_policy_add_keep_env(
