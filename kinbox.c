@@ -467,12 +467,14 @@ egress_denials(
 		memset(x, 0, sizeof(*x));
 		x->cls = KB_CLASS_NETWORK;
 		x->exact = true;
-		snprintf(x->host, sizeof(x->host), "%s", g->host);
+		/* the destination as the proxy saw it */
+		snprintf(x->host, sizeof(x->host), "%.250s:%u", g->host,
+		    g->port);
 		snprintf(x->reason, sizeof(x->reason), "%s",
-		    g->grantable ? "not on the allow-list" : "refused");
-		snprintf(x->evidence, sizeof(x->evidence),
-		    "%s:%u: %s (%u time%s)", g->host, g->port, g->why,
-		    g->count, g->count == 1 ? "" : "s");
+		    g->grantable ? "not on the allow-list"
+				 : "refused destination");
+		snprintf(x->evidence, sizeof(x->evidence), "%s%s", g->why,
+		    g->count > 1 ? ", more than once" : "");
 		snprintf(entry, sizeof(entry), "%s:%u", g->host, g->port);
 		if (g->grantable &&
 		    kb_host_entry_parse(entry, name, sizeof(name), &port,

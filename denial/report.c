@@ -170,13 +170,20 @@ kb_report_line(const struct kb_denial *d, const char *id)
 					 "with --allow-host %s  [%s]",
 			    host, reason, grant, eid);
 		}
-		if (d->exact)
+		if (d->exact) {
+			/* the proxy's whole reason (the SNI the command
+			 * sent, the ranges refused) is in the evidence */
+			_cleanup_free_ char *why = kb_escape(d->evidence);
+
 			return xasprintf(
 			    "denied network to %s (%s; kinbox's proxy refused "
-			    "it, not a guess); no --allow-host fits it (an "
-			    "address, or a name kinbox refuses); only --net, "
-			    "the whole network, would let it out  [%s]",
-			    host, reason, eid);
+			    "it, not a guess); no --allow-host lifts that (a "
+			    "private or reserved destination, an address, or "
+			    "a tunnel that is not TLS to that very host); "
+			    "only --net, the whole network, would let it "
+			    "out  [%s]",
+			    host, why, eid);
+		}
 		if (d->net_blocked_by[0] != '\0')
 			return xasprintf("denied network%s%s (%s, " FROM_STDERR
 					 "); " NET_BLOCKED "  [%s]",
