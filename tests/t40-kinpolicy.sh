@@ -330,7 +330,7 @@ t_once_flow() {
 	kp_expect 0 grant "$ID" --write "$out" --once
 	assert_file_is "$KP_OUT" "granted $ID (once)"
 	assert_streq "$(jget 'd' "$(decision_file "$ID")")" \
-		"{\"decision\": \"granted\", \"lifetime\": \"once\", \"write_paths\": [\"$out\"], \"network\": false, \"ssh_agent\": false, \"allow_sockets\": [], \"unconfined\": false}" \
+		"{\"decision\": \"granted\", \"lifetime\": \"once\", \"write_paths\": [\"$out\"], \"network\": false, \"ssh_agent\": false, \"allow_sockets\": [], \"allowed_hosts\": [], \"unconfined\": false}" \
 		"the decision file"
 	# a once grant is stored nowhere else
 	assert_not_exists "$CFG"
@@ -580,6 +580,118 @@ t_session_revoked_retry() {
 	fi
 }
 run_test "retry after revoke: a revoked session grant is not brought back by retrying a denial recorded while it was in force" t_session_revoked_retry
+
+# skip_unless_bwrap: the allow-list runs only under the bwrap backend (the
+# landlock backend has no network namespace for the proxy to be the way
+# out of); auto falls back to it where bubblewrap cannot work
+skip_unless_bwrap() {
+	kb_expect 0 --dry-run -- true
+	if grep -q '^# backend: landlock' "$KB_OUT"; then
+		skip_test "the landlock backend runs here (no --allow-host there)"
+	fi
+}
+
+t_allow_host_grant() {
+	setup hostgrant
+	skip_unless_bwrap
+	KINBOX_SESSION=$("$KP" session new)
+	export KINBOX_SESSION
+	sf=$XDG_RUNTIME_DIR/kinbox/sessions/$KINBOX_SESSION.ini
+	denial "$out/f"
+	# refused in kinbox's words; nothing stored, no decision made
+	kp_refused "--allow-host localhost: a single-label name is local; give the host's full DNS name (host.domain)" \
+		grant "$ID" --allow-host localhost --session
+	kp_refused "--allow-host 127.1: an IP address; kinbox's proxy takes names only: give the host's DNS name" \
+		grant "$ID" --allow-host 127.1 --session
+	kp_refused "--allow-host https://github.com: a URL, not a host name; write the host name alone, e.g. github.com" \
+		grant "$ID" --allow-host https://github.com --session
+	kp_refused "--net gives the whole network and --allow-host only some hosts: grant one of the two" \
+		grant "$ID" --allow-host github.com --net --session
+	assert_empty "$sf"
+	# stored canonical, one line each; the decision lists them
+	kp_expect 0 grant "$ID" --allow-host GitHub.com. --allow-host registry.npmjs.org:8443 --session --json
+	cp "$KP_OUT" "$d/dec.json"
+	assert_streq "$(jget '[d["decision"], d["lifetime"], d["allowed_hosts"], d["network"]]' "$d/dec.json")" \
+		'["granted", "session", ["github.com:443", "registry.npmjs.org:8443"], false]' "the decision"
+	assert_has_line "$sf" "allowed_hosts = github.com:443"
+	assert_has_line "$sf" "allowed_hosts = registry.npmjs.org:8443"
+	# the session's runs: --dry-run shows each host with its origin
+	kb_expect 0 --dry-run -- true
+	assert_has_line "$KB_OUT" "# network: only through kinbox's proxy, to the allowed hosts below, and nothing else (loopback inside)"
+	assert_file_has_content "$KB_OUT" "^# allowed host: github\\.com:443 \\(session grant: $(re_escape "$sf"):[0-9]+\\)$"
+	assert_file_has_content "$KB_OUT" "^# allowed host: registry\\.npmjs\\.org:8443 \\(session grant: $(re_escape "$sf"):[0-9]+\\)$"
+	assert_not_file_has_content "$KB_OUT" '^# network: off'
+	# a typed one adds to them, with its own origin
+	kb_expect 0 --dry-run --allow-host api.github.com -- true
+	assert_has_line "$KB_OUT" "# allowed host: api.github.com:443 (flag: --allow-host)"
+	assert_file_has_content "$KB_OUT" '^# allowed host: github\.com:443 \(session grant: '
+	# a typed --net wins over them: not used, said so
+	kb_expect 0 --dry-run --net -- true
+	assert_has_line "$KB_OUT" "# network: on, host network (flag)"
+	assert_not_file_has_content "$KB_OUT" '^# allowed host:'
+	assert_file_has_content "$KB_OUT" "^# config: network: the allowed hosts github\\.com:443 \\($(re_escape "$sf"):[0-9]+\\), registry\\.npmjs\\.org:8443 \\($(re_escape "$sf"):[0-9]+\\) are not used: --net gives the whole network$"
+	# without the session: none
+	(
+		unset KINBOX_SESSION
+		kb_expect 0 --dry-run -- true
+		assert_not_file_has_content "$KB_OUT" 'allowed host'
+	)
+	# listed, then revoked: gone
+	kp_expect 0 grants
+	assert_has_line "$KP_OUT" "     allowed_hosts = github.com:443"
+	assert_has_line "$KP_OUT" "     allowed_hosts = registry.npmjs.org:8443"
+	kp_expect 0 revoke 1
+	assert_not_file_has_content "$sf" 'allowed_hosts'
+	kb_expect 0 --dry-run -- true
+	assert_not_file_has_content "$KB_OUT" 'allowed host'
+	assert_has_line "$KB_OUT" "# network: off, loopback only (default)"
+}
+run_test "kinpolicy grant --allow-host --session: refused entries in kinbox's words, nothing stored; GitHub.com. stored as github.com:443; --dry-run lists each host with its origin (a typed one too, --net drops them with a note); grants lists them; revoke: gone" t_allow_host_grant
+
+t_allow_host_workspace() {
+	setup hostws
+	skip_unless_bwrap
+	denial "$out/f"
+	kp_expect 0 grant "$ID" --allow-host pypi.org --workspace
+	assert_has_line "$CFG" "path = $ws"
+	assert_has_line "$CFG" "allowed_hosts = pypi.org:443"
+	kb_expect 0 --dry-run -- true
+	assert_file_has_content "$KB_OUT" "^# allowed host: pypi\\.org:443 \\(workspace grant: $(re_escape "$CFG"):[0-9]+\\)$"
+	# another workspace: not granted
+	mkdir "$d/ws2"
+	(cd "$d/ws2" && kb_expect 0 --dry-run -- true &&
+		assert_not_file_has_content "$KB_OUT" 'allowed host')
+	kp_expect 0 revoke --all
+	kb_expect 0 --dry-run -- true
+	assert_not_file_has_content "$KB_OUT" 'allowed host'
+}
+run_test "kinpolicy grant --allow-host --workspace: [workspace] allowed_hosts = pypi.org:443 for this workspace only (--dry-run: workspace grant and file:line); revoke --all: gone" t_allow_host_workspace
+
+t_allow_host_retry() {
+	setup hostretry
+	skip_unless_bwrap
+	# a once grant rides on the retry: the retried run's own denial
+	# record (the same write fails again) names the typed host
+	denial "$out/f"
+	kp_expect 0 grant "$ID" --allow-host github.com --once
+	kp_expect 1 retry "$ID"
+	kp_expect 0 pending --json
+	cp "$KP_OUT" "$d/p1.json"
+	assert_streq "$(jget '[r["flags"]["allowed_hosts"] for r in d["pending"]]' "$d/p1.json")" \
+		'[["github.com:443"]]' "the retried run's flags"
+	# a run with a typed --allow-host, answered by a --net grant: the
+	# retry runs with --net and without the hosts (not refused as both)
+	ID2=$(jget 'd["pending"][0]["id"]' "$d/p1.json")
+	kp_expect 0 grant "$ID2" --net --once
+	kp_expect 1 retry "$ID2"
+	assert_not_file_has_content "$KP_ERR" 'use one of the two'
+	kp_expect 0 pending --json
+	cp "$KP_OUT" "$d/p2.json"
+	assert_streq "$(jget '[(r["flags"]["allowed_hosts"], r["flags"]["network"]) for r in d["pending"]]' "$d/p2.json")" \
+		'[[[], true]]' "the second retry's flags"
+	assert_not_exists "$out/f"
+}
+run_test "kinpolicy retry: a once grant of --allow-host rides on the retry (its run's record: flags.allowed_hosts [github.com:443]); a --net grant for a run with a typed --allow-host retries with --net alone" t_allow_host_retry
 
 # ============================================================================
 # 3. Workspace grants
@@ -1732,14 +1844,14 @@ t_kp_bad_input() {
 	nodenial="no denial sbx_0000000000000000 in the journal ($XDG_STATE_HOME/kinbox/denials/sbx_0000000000000000.json: No such file or directory); see kinpolicy pending"
 	kp_refused "$nodenial" show sbx_0000000000000000
 	kp_refused "$nodenial" retry sbx_0000000000000000
-	notty="grant $ID: name the capabilities (--write DIR, --net, --ssh-agent, --allow-socket PATH, --unconfined) and a lifetime; a question is only asked on a terminal"
+	notty="grant $ID: name the capabilities (--write DIR, --net, --ssh-agent, --allow-socket PATH, --allow-host HOST[:PORT], --unconfined) and a lifetime; a question is only asked on a terminal"
 	kp_refused "$notty" grant "$ID"
 	kp_refused "$notty" grant "$ID" --once
 	kp_refused "grant $ID: give a lifetime: --once, --session or --workspace" grant "$ID" --write "$out"
 	kp_refused "give one lifetime: --once, --session or --workspace" grant "$ID" --write "$out" --once --session
 	kp_refused "grant: unknown option '--bogus'; see kinpolicy --help" grant "$ID" --bogus --once
 	kp_refused "--write $d/missing: no such directory; create it first or fix the path" grant "$ID" --write "$d/missing" --once
-	kp_refused "usage: kinpolicy grant ID [--write DIR]... [--net] [--ssh-agent] [--allow-socket PATH]... [--unconfined] [--suggested] --once|--session|--workspace [--json]" grant
+	kp_refused "usage: kinpolicy grant ID [--write DIR]... [--net] [--ssh-agent] [--allow-socket PATH]... [--allow-host HOST[:PORT]]... [--unconfined] [--suggested] --once|--session|--workspace [--json]" grant
 	kp_refused "usage: kinpolicy decline ID --note TEXT [--json]" decline "$ID"
 	kp_refused "usage: kinpolicy decline ID --note TEXT [--json]" decline "$ID" --note
 	kp_refused "usage: kinpolicy show ID [--json]" show

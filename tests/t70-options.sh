@@ -232,7 +232,7 @@ t_help_from_table() {
 	kb_expect 0 --help
 	cp "$KB_OUT" "$KB_T/help"
 	for f in --write --workspace --directory --net --no-net --backend --ssh-agent \
-		--allow-socket --keep-env --keep-fd --unconfined --json-fd --dry-run --quiet \
+		--allow-socket --allow-host --keep-env --keep-fd --unconfined --json-fd --dry-run --quiet \
 		--verbose --status --help --version; do
 		grep -q -- "$f" "$KB_T/help" || fail "--help does not list $f"
 		kb "$f" 2>/dev/null </dev/null || true
@@ -487,5 +487,122 @@ t_allow_socket_retry() {
 	assert_file_has_content "$KB_T/as6.log" '^try$'
 }
 run_test "kinpolicy grant --write DIR --allow-socket PATH --once, then retry: the journaled command reaches the socket and writes DIR (both seen outside); before it did neither" t_allow_socket_retry
+
+# --- 7. --allow-host: the allow-list's vocabulary ---------------------------
+# (the proxy that makes it a way out is not judged here: --dry-run shows
+# what the policy holds, and a refused entry runs nothing)
+
+# skip_unless_bwrap: the allow-list is the bwrap backend's (auto falls back
+# to the landlock backend where bubblewrap cannot work)
+skip_unless_bwrap() {
+	kb_expect 0 --dry-run -- true
+	if grep -q '^# backend: landlock' "$KB_OUT"; then
+		skip_test "the landlock backend runs here (no --allow-host there)"
+	fi
+}
+
+t_allow_host_refused() {
+	ws=$(newdir ws-ah1)
+	cd "$ws"
+	# each refused entry: 125, its one line, and the command never ran
+	for bad in \
+		"localhost|a single-label name is local; give the host's full DNS name (host.domain)" \
+		"127.1|an IP address; kinbox's proxy takes names only: give the host's DNS name" \
+		"0x7f000001|an IP address; kinbox's proxy takes names only: give the host's DNS name" \
+		"[::1]|an IP address; kinbox's proxy takes names only: give the host's DNS name" \
+		"*.github.com|a wildcard; each name is exact: list every host" \
+		"https://github.com|a URL, not a host name; write the host name alone, e.g. github.com" \
+		"github.com:0|the port is out of range; give 1-65535" \
+		"github.com:|no port after ':'; write HOST:PORT, or HOST alone for port 443" \
+		"metadata.google.internal|a private or reserved name, which kinbox's proxy never reaches; give a public name (--net gives the whole network instead)"; do
+		entry=${bad%%|*}
+		why=${bad#*|}
+		kb_expect 125 --allow-host "$entry" -- sh -c 'echo ran >ctl'
+		assert_kinbox_said "$KB_ERR" "kinbox: --allow-host $entry: $why"
+		assert_not_exists "$ws/ctl"
+	done
+	kb_expect 125 --allow-host a.com,b.com -- sh -c 'echo ran >ctl'
+	assert_kinbox_said "$KB_ERR" "kinbox: --allow-host a.com,b.com: more than one host, or a blank; give one host per --allow-host (repeat it)"
+	assert_not_exists "$ws/ctl"
+	# the combinations that cannot hold, in either order
+	kb_expect 125 --net --allow-host x.com -- sh -c 'echo ran >ctl'
+	assert_kinbox_said "$KB_ERR" "kinbox: --net gives the whole network and --allow-host only some hosts: use one of the two"
+	assert_not_exists "$ws/ctl"
+	kb_expect 125 --allow-host x.com --net -- sh -c 'echo ran >ctl'
+	assert_kinbox_said "$KB_ERR" "kinbox: --net gives the whole network and --allow-host only some hosts: use one of the two"
+	kb_expect 125 --unconfined --allow-host x.com -- sh -c 'echo ran >ctl'
+	assert_kinbox_said "$KB_ERR" "kinbox: --unconfined gives the whole network (no sandbox at all) and --allow-host only some hosts: use one of the two"
+	assert_not_exists "$ws/ctl"
+	kb_expect 125 --ssh-agent --allow-host github.com -- sh -c 'echo ran >ctl'
+	assert_kinbox_said "$KB_ERR" "kinbox: --ssh-agent needs the whole network (--net), and --allow-host gives only some hosts, through kinbox's proxy, which ssh does not use; drop one of the two"
+	assert_not_exists "$ws/ctl"
+	kb_expect 125 --allow-host x.com --dry-run --net -- true
+	assert_kinbox_said "$KB_ERR" "kinbox: --net gives the whole network and --allow-host only some hosts: use one of the two"
+	# control: the same command runs, and a good entry is taken
+	kb_expect 0 -- sh -c 'echo ran >ctl'
+	assert_file_has_content "$ws/ctl" '^ran$'
+	rm "$ws/ctl"
+	skip_unless_bwrap
+	kb_expect 0 --dry-run --allow-host GitHub.com. --allow-host registry.npmjs.org:8443 -- sh -c 'echo ran >ctl'
+	assert_not_exists "$ws/ctl"
+	assert_file_has_content "$KB_OUT" "^# network: only through kinbox's proxy, to the allowed hosts below, and nothing else \\(loopback inside\\)$"
+	assert_file_has_content "$KB_OUT" '^# allowed host: github\.com:443 \(flag: --allow-host\)$'
+	assert_file_has_content "$KB_OUT" '^# allowed host: registry\.npmjs\.org:8443 \(flag: --allow-host\)$'
+}
+run_test "--allow-host localhost, 127.1, 0x7f000001, [::1], *.github.com, a URL, port 0, an empty port, a .internal name, a list; --net/--unconfined/--ssh-agent with it: 125, one line each, nothing ran (control: the command runs; --dry-run takes GitHub.com. as github.com:443)" t_allow_host_refused
+
+t_allow_host_config() {
+	ws=$(newdir ws-ah2)
+	cfg=$XDG_CONFIG_HOME/kinbox/config.ini
+	mkdir -p "$XDG_CONFIG_HOME/kinbox"
+	cd "$ws"
+	# a bad entry: 125 naming file:line, the key and the entry
+	printf '[network]\nallowed_hosts = github.com, printer.local\n' >"$cfg"
+	kb_expect 125 -- sh -c 'echo ran >ctl'
+	assert_kinbox_said "$KB_ERR" "kinbox: $cfg:2: allowed_hosts = printer.local: a private or reserved name, which kinbox's proxy never reaches; give a public name (--net gives the whole network instead)"
+	assert_not_exists "$ws/ctl"
+	printf '[sandbox]\nallowed_hosts = github.com\n' >"$cfg"
+	kb_expect 125 -- sh -c 'echo ran >ctl'
+	assert_kinbox_said "$KB_ERR" "kinbox: $cfg:2: 'allowed_hosts' belongs in [network], not [sandbox]; move the line"
+	assert_not_exists "$ws/ctl"
+	# one file with network = on and allowed_hosts: refused, naming it
+	printf '[sandbox]\nnetwork = on\n[network]\nallowed_hosts = github.com\n' >"$cfg"
+	kb_expect 125 -- sh -c 'echo ran >ctl'
+	assert_kinbox_said "$KB_ERR" "kinbox: $cfg:2: network = on gives the whole network and allowed_hosts ($cfg:4) only some hosts: keep one of the two"
+	assert_not_exists "$ws/ctl"
+	rm "$cfg"
+	skip_unless_bwrap
+	# the list applies, with its origin; a project file cannot add to it
+	printf '[network]\nallowed_hosts = github.com, api.github.com:8443\n' >"$cfg"
+	printf '[network]\nallowed_hosts = evil.example.com\n' >"$ws/.kinbox.ini"
+	kb_expect 0 --dry-run -- true
+	assert_file_has_content "$KB_OUT" "^# allowed host: github\\.com:443 \\(global config: $cfg:2\\)$"
+	assert_file_has_content "$KB_OUT" "^# allowed host: api\\.github\\.com:8443 \\(global config: $cfg:2\\)$"
+	assert_not_file_has_content "$KB_OUT" 'evil\.example'
+	assert_one_kinbox_line "$KB_ERR" \
+		"^kinbox: $ws/.kinbox.ini:2: 'allowed_hosts' ignored: a project file may only tighten \\(network = off, mask, scrub_env\\)$"
+	# a typed --net wins over the list; a typed --allow-host adds to it
+	rm "$ws/.kinbox.ini"
+	kb_expect 0 --dry-run --net -- true
+	assert_file_has_content "$KB_OUT" '^# network: on, host network \(flag\)$'
+	assert_file_has_content "$KB_OUT" "^# config: network: the allowed hosts github\\.com:443 \\($cfg:2\\), api\\.github\\.com:8443 \\($cfg:2\\) are not used: --net gives the whole network$"
+	kb_expect 0 --dry-run --allow-host gitlab.com -- true
+	assert_file_has_content "$KB_OUT" '^# allowed host: gitlab\.com:443 \(flag: --allow-host\)$'
+	assert_file_has_content "$KB_OUT" '^# allowed host: github\.com:443 \(global config: '
+	# a project's network = off clears it, the typed host too
+	printf '[sandbox]\nnetwork = off\n' >"$ws/.kinbox.ini"
+	kb_expect 0 --dry-run --allow-host gitlab.com -- true
+	assert_not_file_has_content "$KB_OUT" '^# allowed host:'
+	assert_file_has_content "$KB_OUT" '^# network: off, loopback only \(project tightening\)$'
+	assert_file_has_content "$KB_OUT" "^# config: network: the allowed hosts github\\.com:443 \\($cfg:2\\), api\\.github\\.com:8443 \\($cfg:2\\), gitlab\\.com:443 \\(--allow-host\\) are not used: off by $ws/\\.kinbox\\.ini:2 \\(network = off; a project file may only tighten\\)$"
+	# a typed --allow-host over the config's network = on
+	rm "$ws/.kinbox.ini"
+	printf '[sandbox]\nnetwork = on\n' >"$cfg"
+	kb_expect 0 --dry-run --allow-host gitlab.com -- true
+	assert_file_has_content "$KB_OUT" "^# config: network: network = on of $cfg:2 is not used: --allow-host limits the network to gitlab\\.com:443 \\(--allow-host\\)$"
+	assert_not_file_has_content "$KB_OUT" '^# network: on, host network'
+	rm "$cfg"
+}
+run_test "[network] allowed_hosts: a bad entry or the key in [sandbox] or beside network = on: 125 naming file:line, nothing ran; applied with its origin; a project's ignored with one line; --net drops it, --allow-host adds, a project's network = off clears both (--dry-run says so); --allow-host over network = on" t_allow_host_config
 
 done_testing

@@ -11,8 +11,8 @@
  * Besides "no crash, no leak, no hang" it checks what the layers promise,
  * and aborts when it does not hold:
  *   - a project file alone never loosens the policy, not even partly
- *     before an error: no network, write root, kept variable, cache,
- *     backend, SSH agent or unconfined run;
+ *     before an error: no network, allowed egress host, write root, kept
+ *     variable, cache, backend, SSH agent or unconfined run;
  *   - only a session grants an unconfined run;
  *   - an error comes with a message.
  * The workspace is open on descriptor 200, so a seed can name it, and
@@ -167,7 +167,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (project && !global && !session) {
 		/* what a repository can do to the policy: tighten only */
-		if (p.net || p.nwrite != 0 || p.keep_env.n != 0 ||
+		if (p.net || p.nallow_host != 0 || p.nwrite != 0 ||
+		    p.keep_env.n != 0 ||
 		    p.ssh_agent || p.unconfined || p.backend != KB_BACKEND_AUTO)
 			abort();
 		for (size_t i = 0; i < sizeof(p.cache) / sizeof(p.cache[0]); i++)

@@ -315,6 +315,193 @@ test_allow_sockets(void)
 	free(want);
 }
 
+/* allowed_hosts = in [network] of the system and global config, in
+ * grant blocks, never from the project file; the network mode settled
+ * by kb_options_validate after the layers */
+static void
+test_allowed_hosts(void)
+{
+	struct kb_policy p;
+	struct kb_err e = { 0 };
+	char *t = NULL, *want = NULL;
+
+	ok(only(glob_file, "[network]\nallowed_hosts = github.com, "
+	    "Registry.npmjs.org:8443\nallowed_hosts = api.github.com\n", &p,
+	    &e) == 0 && p.nallow_host == 3 &&
+	    strcmp(p.allow_host[0].name, "github.com") == 0 &&
+	    p.allow_host[0].port == 443 &&
+	    strcmp(p.allow_host[1].name, "registry.npmjs.org") == 0 &&
+	    p.allow_host[1].port == 8443 &&
+	    strcmp(p.allow_host[2].name, "api.github.com") == 0 &&
+	    p.allow_host[0].origin == KB_ORIGIN_GLOBAL && !p.net,
+	    "[network] allowed_hosts in the global config: a list by commas, "
+	    "repeated, canonical, origin global config (%s)", e.msg);
+	want = at_line(glob_file, 3, "");
+	want[strlen(want) - 2] = '\0'; /* "file:3" */
+	ok(p.nallow_host == 3 && strcmp(p.allow_host[2].where, want) == 0,
+	    "... each with its file:line (%s)",
+	    p.nallow_host == 3 ? p.allow_host[2].where : "?");
+	ok(kb_options_validate(&p, &e) == 0 && !p.net && p.nallow_host == 3,
+	    "... and it holds: the network is those hosts");
+	kb_policy_free(&p);
+	free(want);
+	ok(only(sys_file, "[network]\nallowed_hosts = github.com\n", &p, &e) ==
+	    0 && p.nallow_host == 1 && p.allow_host[0].origin == KB_ORIGIN_SYSTEM,
+	    "... in the system config: origin system config");
+	kb_policy_free(&p);
+
+	/* a bad entry names file:line, the key and the entry */
+	check_err(glob_file, "[network]\nallowed_hosts = github.com\n"
+	    "allowed_hosts = github.com, localhost\n", 3,
+	    "allowed_hosts = localhost: a single-label name is local; give the "
+	    "host's full DNS name (host.domain)",
+	    "a refused entry in a config is an error naming file:line");
+	check_err(sys_file, "[network]\nallowed_hosts = https://github.com\n",
+	    2, "allowed_hosts = https://github.com: a URL, not a host name; "
+	    "write the host name alone, e.g. github.com",
+	    "... the system config's too");
+	check_err(glob_file, "[network]\nallowed_hosts =\n", 2,
+	    "allowed_hosts = '': empty; give a host name, e.g. github.com",
+	    "an empty allowed_hosts is an error");
+	check_err(glob_file, "[sandbox]\nallowed_hosts = github.com\n", 2,
+	    "'allowed_hosts' belongs in [network], not [sandbox]; move the "
+	    "line", "allowed_hosts in [sandbox]: says where it goes");
+	check_err(glob_file, "[network]\nnetwork = on\n", 2,
+	    "'network' belongs in [sandbox], not [network]; move the line",
+	    "network in [network]: the same");
+	check_err(glob_file, "[network]\nproxy = x\n", 2,
+	    "unknown key 'proxy' in [network]; see kinbox.conf(5)",
+	    "an unknown key in [network]");
+
+	/* network = on and allowed_hosts in one file: an error naming it */
+	ok(only(glob_file, "[sandbox]\nnetwork = on\n[network]\n"
+	    "allowed_hosts = github.com\n", &p, &e) == 0 &&
+	    kb_options_validate(&p, &e) == -1, "network = on and allowed_hosts "
+	    "in one file: refused after the layers");
+	want = xasprintf("%s:2: network = on gives the whole network and "
+	    "allowed_hosts (%s:4) only some hosts: keep one of the two",
+	    glob_file, glob_file);
+	assert_cmpstr(e.msg, want, "... naming the file and both lines");
+	kb_policy_free(&p);
+	free(want);
+	/* ranks: the system's network = on, the user's hosts */
+	clean();
+	put(sys_file, "[sandbox]\nnetwork = on\n");
+	put(glob_file, "[network]\nallowed_hosts = github.com\n");
+	fresh(&p);
+	ok(load(&p, &e) == 0 && kb_options_validate(&p, &e) == 0 && !p.net &&
+	    p.nallow_host == 1 && p.notes.n == 1 &&
+	    starts(p.notes.v[0], "network: network = on of "),
+	    "the global config's hosts over the system's network = on, with "
+	    "a note");
+	kb_policy_free(&p);
+	/* a typed --net over the config's hosts */
+	clean();
+	put(glob_file, "[network]\nallowed_hosts = github.com\n");
+	fresh(&p);
+	ok(load_flag(&p, KB_OPT_NET, "on", "--net", &e) == 0 &&
+	    kb_options_validate(&p, &e) == 0 && p.net && p.nallow_host == 0 &&
+	    p.notes.n == 1 && strstr(p.notes.v[0], "are not used") == NULL &&
+	    strstr(p.notes.v[0], "is not used: --net gives the whole "
+	    "network") != NULL, "--net over the config's hosts: dropped with "
+	    "a note (%s)", p.notes.n ? p.notes.v[0] : "none");
+	kb_policy_free(&p);
+	/* a typed --allow-host adds to them */
+	fresh(&p);
+	ok(load_flag(&p, KB_OPT_ALLOW_HOST, "gitlab.com", "--allow-host",
+	    &e) == 0 && kb_options_validate(&p, &e) == 0 && !p.net &&
+	    p.nallow_host == 2 && p.allow_host[1].origin == KB_ORIGIN_FLAG,
+	    "--allow-host adds to the config's hosts");
+	kb_policy_free(&p);
+
+	/* grants: a workspace block for this workspace, a session block;
+	 * a block for another workspace is judged all the same */
+	t = xasprintf("[workspace]\npath = %s/elsewhere\nallowed_hosts = "
+		      "other.example.com\n[workspace]\npath = %s\n"
+		      "allowed_hosts = github.com:443\n", base, ws);
+	clean();
+	put(glob_file, t);
+	fresh(&p);
+	ok(load(&p, &e) == 0 && p.nallow_host == 1 &&
+	    strcmp(p.allow_host[0].name, "github.com") == 0 &&
+	    p.allow_host[0].origin == KB_ORIGIN_WORKSPACE && p.ngrants == 1,
+	    "[workspace] allowed_hosts for this workspace only (%s)", e.msg);
+	kb_policy_free(&p);
+	free(t);
+	check_err(glob_file, "[workspace]\npath = /x\nallowed_hosts = "
+	    "intranet\n", 3, "allowed_hosts = intranet: a single-label name is "
+	    "local; give the host's full DNS name (host.domain)",
+	    "a refused host in another workspace's grant is an error all the "
+	    "same");
+	clean();
+	put(sess_file, "[grant]\nfrom = sbx_0123456789abcdef\n"
+	    "allowed_hosts = registry.npmjs.org:443\n");
+	setenv("KINBOX_SESSION", SID, 1);
+	fresh(&p);
+	ok(load(&p, &e) == 0 && p.nallow_host == 1 &&
+	    p.allow_host[0].origin == KB_ORIGIN_SESSION && !p.net &&
+	    p.ngrants == 1 && kb_options_validate(&p, &e) == 0 &&
+	    p.nallow_host == 1, "[grant] allowed_hosts: origin session grant, "
+	    "no network with it (%s)", e.msg);
+	kb_policy_free(&p);
+
+	/* the round trip through kinpolicy's writer */
+	{
+		struct kb_grant g = { .life = KB_LIFE_WORKSPACE };
+
+		clean();
+		kb_strv_push(&g.allowed_hosts, "GitHub.com.");
+		ok(kb_grant_check(&g, home, NULL, 0, &e) == 0 &&
+		    kb_grant_store(&g, home, NULL, ws, "sbx_0123456789abcdef",
+			&e) == 0, "a granted host is checked and stored: %s",
+		    e.msg);
+		{
+			_cleanup_free_ char *text =
+			    kb_read_small_file(glob_file, 4096);
+
+			ok(text != NULL && strstr(text,
+			    "\nallowed_hosts = github.com:443\n") != NULL,
+			    "the block holds allowed_hosts = name:port");
+		}
+		fresh(&p);
+		ok(load(&p, &e) == 0 && p.nallow_host == 1 &&
+		    p.allow_host[0].origin == KB_ORIGIN_WORKSPACE &&
+		    p.allow_host[0].port == 443, "kinbox reads it back as a "
+		    "workspace grant (%s)", e.msg);
+		kb_policy_free(&p);
+		kb_grant_free(&g);
+	}
+
+	/* the project file cannot add hosts, in either section */
+	ok(only(proj_file, "[network]\nallowed_hosts = evil.example.com\n"
+	    "[sandbox]\nallowed_hosts = evil.example.com\nmask = ~/x\n", &p,
+	    &e) == 0 && p.nallow_host == 0 && p.extra_mask.n == 1,
+	    "a project's allowed_hosts is ignored, its mask applies");
+	want = at_line(proj_file, 2, "'allowed_hosts' ignored: a project file "
+	    "may only tighten (network = off, mask, scrub_env)");
+	ok(warns.n == 2 && strcmp(warns.v[0], want) == 0 && has(&p.notes, want),
+	    "... with one warning per line naming file, line and key");
+	kb_policy_free(&p);
+	free(want);
+
+	/* ... and its network = off clears the user's hosts */
+	clean();
+	put(glob_file, "[network]\nallowed_hosts = github.com\n");
+	put(proj_file, "[sandbox]\nnetwork = off\n");
+	fresh(&p);
+	ok(load_flag(&p, KB_OPT_ALLOW_HOST, "gitlab.com", "--allow-host",
+	    &e) == 0 && kb_options_validate(&p, &e) == 0 && !p.net &&
+	    p.nallow_host == 0, "a project's network = off clears the hosts, "
+	    "the typed one too");
+	want = xasprintf("network: the allowed hosts github.com:443 (%s:2), "
+	    "gitlab.com:443 (--allow-host) are not used: off by %s:2 (network "
+	    "= off; a project file may only tighten)", glob_file, proj_file);
+	ok(has(&p.notes, want), "... said in a note");
+	kb_policy_free(&p);
+	free(want);
+	clean();
+}
+
 /* a unix socket at base/rel (bound, then closed: the file stays) */
 static char *
 mksock(const char *rel)
@@ -924,6 +1111,7 @@ main(void)
 	test_backend();
 	test_write_paths();
 	test_allow_sockets();
+	test_allowed_hosts();
 	test_grant_roundtrip();
 	test_mask_env();
 	test_unknown();
