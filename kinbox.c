@@ -468,17 +468,16 @@ egress_denials(
 		x->cls = KB_CLASS_NETWORK;
 		x->exact = true;
 		/* the destination as the proxy saw it */
-		snprintf(x->host, sizeof(x->host), "%.250s:%u", g->host,
-		    g->port);
+		snprintf(
+		    x->host, sizeof(x->host), "%.250s:%u", g->host, g->port);
 		snprintf(x->reason, sizeof(x->reason), "%s",
 		    g->grantable ? "not on the allow-list"
 				 : "refused destination");
 		snprintf(x->evidence, sizeof(x->evidence), "%s%s", g->why,
 		    g->count > 1 ? ", more than once" : "");
 		snprintf(entry, sizeof(entry), "%s:%u", g->host, g->port);
-		if (g->grantable &&
-		    kb_host_entry_parse(entry, name, sizeof(name), &port,
-			&why) == 0)
+		if (g->grantable && kb_host_entry_parse(entry, name,
+					sizeof(name), &port, &why) == 0)
 			snprintf(x->suggest_host, sizeof(x->suggest_host),
 			    "%s:%u", name, port);
 	}
@@ -528,8 +527,7 @@ report_denial(const struct kb_policy *p, const struct kb_opts *o,
 	nd = ns;
 	for (size_t i = ns; i < ns + nc; i++)
 		if (!told_already(d, ns, &d[i]) &&
-		    !(d[i].cls == KB_CLASS_NETWORK &&
-			run->egress.ndenial > 0))
+		    !(d[i].cls == KB_CLASS_NETWORK && run->egress.ndenial > 0))
 			d[nd++] = d[i];
 	if (nd == 0)
 		return;

@@ -270,11 +270,11 @@ struct kb_run {
 				  ran */
 	char revoked[1024];    /* a grant the run used was revoked: why; the
 				  sandbox was stopped (empty when not) */
-	struct kb_sup_report sock; /* the unix connects kinbox refused */
+	struct kb_sup_report sock;      /* the unix connects kinbox refused */
 	struct kb_egress_report egress; /* what the egress proxy refused */
 	int proxy_errno; /* the proxy's listener could not be made inside:
 			    nothing ran */
-	int exit_code;             /* kinbox's exit status for this run */
+	int exit_code;   /* kinbox's exit status for this run */
 	/* the last KB_TAIL bytes of the command's stderr, in order */
 	char tail[KB_TAIL];
 	size_t tail_len;

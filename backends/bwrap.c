@@ -744,8 +744,8 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 	/* the network limited to the allow-list: the proxy's listener */
 	pl->proxy_fd = -1;
 	if (!p->net && p->nallow_host > 0) {
-		pl->proxy_fd = kb_plan_free_fd(p,
-		    (pl->unotify_fd != -1 ? pl->unotify_fd : pl->go_fd) + 1);
+		pl->proxy_fd = kb_plan_free_fd(
+		    p, (pl->unotify_fd != -1 ? pl->unotify_fd : pl->go_fd) + 1);
 		pl->hosts = p->allow_host;
 		pl->nhosts = p->nallow_host;
 	}

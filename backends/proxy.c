@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "../lib/util.h"
+#include "../policy/hosts.h"
 #include "../policy/policy.h"
 #include "egress.h"
 #include "proxy.h"
@@ -214,6 +215,18 @@ read_more(int fd, char *buf, size_t *len, size_t cap)
 	return 0;
 }
 
+/* could an allow-list hold it? (never an address, never localhost) */
+static bool
+listable(const char *canon, unsigned port)
+{
+	char entry[KB_HOST_ENTRY_MAX + 16], name[KB_HOST_NAME_MAX + 1];
+	unsigned p;
+	const char *why;
+
+	snprintf(entry, sizeof(entry), "%s:%u", canon, port);
+	return kb_host_entry_parse(entry, name, sizeof(name), &p, &why) == 0;
+}
+
 static bool
 allowed(const struct kb_proxy *px, const char *canon, unsigned port)
 {
@@ -243,7 +256,8 @@ dial(const struct sockaddr_storage *a, size_t n)
 			continue;
 		if (connect(fd, (const struct sockaddr *)&a[i], len) == 0)
 			return fd;
-		if (errno == EINPROGRESS && poll(&pf, 1, DIAL_TIMEOUT_MS) == 1 &&
+		if (errno == EINPROGRESS &&
+		    poll(&pf, 1, DIAL_TIMEOUT_MS) == 1 &&
 		    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) == 0 &&
 		    err == 0)
 			return fd;
@@ -342,12 +356,13 @@ out:
 	}
 }
 
-/* --- one connection -------------------------------------------------------- */
+/* --- one connection --------------------------------------------------------
+ */
 
 /* TLS alert access_denied (fatal): what a client in a refused tunnel
  * sees instead of the server's hello */
-static const unsigned char tls_denied[] = {0x15, 0x03, 0x03, 0x00, 0x02,
-    0x02, 0x31};
+static const unsigned char tls_denied[] = {
+    0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x31};
 
 static void
 set_ufd(struct conn *c, int fd)
@@ -372,8 +387,8 @@ hello_ok(struct kb_proxy *px, int cfd, char *buf, size_t *len, size_t cap,
 	_cleanup_free_ char *msg = NULL;
 
 	for (;;) {
-		t = kb_tls_sni((const unsigned char *)buf, *len, sni,
-		    sizeof(sni), &need);
+		t = kb_tls_sni(
+		    (const unsigned char *)buf, *len, sni, sizeof(sni), &need);
 		if (t != KB_TLS_MORE)
 			break;
 		if (need > cap || read_more(cfd, buf, len, cap) == -1) {
@@ -441,20 +456,23 @@ serve(struct conn *c)
 		answer(c->cfd, 400, "Bad Request", bad ? bad : "bad request");
 		return;
 	}
-	if (!kb_egress_host_canon(rq.host, canon, sizeof(canon))) {
+	if (!kb_egress_host_canon(rq.host, canon, sizeof(canon)) ||
+	    !listable(canon, rq.port)) {
+		/* an address, or a name no allow-list may hold (localhost,
+		 * *.local, a single label): refused before any lookup */
 		refuse(px, c->cfd, rq.host, rq.port,
-		    "not a DNS name: kinbox lets out names on the allow-list, "
-		    "never addresses",
+		    "not a DNS name kinbox lets out (an address, or a "
+		    "private or reserved name)",
 		    false);
 		return;
 	}
 	if (!allowed(px, canon, rq.port)) {
-		refuse(px, c->cfd, canon, rq.port, "not on the allow-list",
-		    true);
+		refuse(
+		    px, c->cfd, canon, rq.port, "not on the allow-list", true);
 		return;
 	}
-	nad = kb_resolve(canon, rq.port, addr, MAX_ADDRS, why, sizeof(why),
-	    &gai);
+	nad =
+	    kb_resolve(canon, rq.port, addr, MAX_ADDRS, why, sizeof(why), &gai);
 	if (nad == 0 && gai != 0) {
 		/* not the sandbox's doing: the name does not resolve */
 		answer(c->cfd, 502, "Bad Gateway", why);

@@ -49,9 +49,9 @@ struct kb_proxy_hello {
 struct kb_egress_denial {
 	char host[256]; /* as the client sent it, cut (escape to print) */
 	unsigned port;
-	char why[256];   /* "not on the allow-list", "resolves only to
-			    refused addresses (loopback 127.0.0.0/8)", ... */
-	bool grantable;  /* --allow-host host:port would let it out */
+	char why[256];  /* "not on the allow-list", "resolves only to
+			   refused addresses (loopback 127.0.0.0/8)", ... */
+	bool grantable; /* --allow-host host:port would let it out */
 	unsigned count;
 };
 
@@ -95,9 +95,8 @@ void kb_proxy_stop(struct kb_proxy *px, struct kb_egress_report *out);
  * KINBOX_TEST_RESOLVE=NAME=IP[,NAME=IP...] and takes its answers as
  * public; the release build never reads that variable.
  */
-size_t kb_resolve(const char *host, unsigned port,
-    struct sockaddr_storage *out, size_t max, char *why, size_t whysz,
-    int *gai);
+size_t kb_resolve(const char *host, unsigned port, struct sockaddr_storage *out,
+    size_t max, char *why, size_t whysz, int *gai);
 
 /* true in the test build (kinbox-test) */
 extern const bool kb_resolve_test_build;

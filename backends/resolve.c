@@ -121,7 +121,8 @@ kb_resolve(const char *host, unsigned port, struct sockaddr_storage *out,
 	}
 	freeaddrinfo(res);
 	if (n == 0)
-		snprintf(why, whysz, "resolves only to refused addresses (%s%s)",
+		snprintf(why, whysz,
+		    "resolves only to refused addresses (%s%s)",
 		    first != NULL ? first : "none usable",
 		    refused > 1 ? ", and others" : "");
 	return n;

@@ -900,8 +900,8 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 			int lfd = kb_proxy_recv(px[0]);
 
 			if (lfd != -1 &&
-			    (proxy = kb_proxy_start(lfd, pl->hosts,
-				 pl->nhosts)) == NULL &&
+			    (proxy = kb_proxy_start(
+				 lfd, pl->hosts, pl->nhosts)) == NULL &&
 			    r->setup_fail[0] == '\0') {
 				snprintf(r->setup_fail, sizeof(r->setup_fail),
 				    "cannot start the egress proxy: %s",

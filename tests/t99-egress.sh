@@ -79,7 +79,10 @@ have "$PY" || skip_all "python3 is not installed"
 have curl || skip_all "curl is not installed"
 have openssl || skip_all "openssl is not installed"
 UPSTREAM=$KB_TESTS_DIR/helpers/kb-upstream.py
-[ -r "$UPSTREAM" ] || skip_all "$UPSTREAM is missing"
+if [ ! -r "$UPSTREAM" ]; then
+	tap_not_ok "the upstream helper $UPSTREAM exists"
+	done_testing
+fi
 
 # the names the upstreams answer to (varied: the proxy knows none of them)
 N_HTTP=up.kinbox-egress.example
@@ -132,7 +135,7 @@ upstream_lacks() {
 }
 # the count of lines of LOG matching REGEX
 upstream_count() {
-	grep -c -e "$2" "$KB_T/$1.log" || true
+	grep -E -c -e "$2" "$KB_T/$1.log" || true
 }
 
 # kt ARG...: the test build, in the current directory (the workspace)
@@ -221,6 +224,7 @@ run_test "a host not on the list: 403 with a reason header, nothing upstream, on
 t_several_refused() {
 	ws=$(newdir ws-several)
 	cd "$ws"
+	tls_before=$(upstream_count tls ACCEPT)
 	kt --allow-host "$N_HTTP:$HP" -- sh -c '
 		curl -sS -f "http://'"$N_HTTP:$HP"'/hello" -o ok
 		curl -s "http://'"$N_OTHER:$HP"'/a" -o /dev/null
@@ -233,8 +237,8 @@ t_several_refused() {
 	assert_file_has_content "$KB_ERR" "denied network to $N_THIRD:$HP"
 	assert_file_has_content "$KB_ERR" "denied network to $N_THIRD:$TP"
 	[ "$(grep -c 'denied network' "$KB_ERR")" = 3 ] || fail "not one denial per host and port: $(cat "$KB_ERR")"
-	[ "$(upstream_count http "$N_OTHER\|$N_THIRD")" = 0 ] || fail "a refused request reached the upstream"
-	[ "$(upstream_count tls ACCEPT)" = 0 ] || fail "a refused tunnel reached the upstream"
+	[ "$(upstream_count http "$N_OTHER|$N_THIRD")" = 0 ] || fail "a refused request reached the upstream"
+	[ "$(upstream_count tls ACCEPT)" = "$tls_before" ] || fail "a refused tunnel reached the upstream"
 }
 run_test "several refused hosts in one run: one exact denial each" t_several_refused
 
@@ -248,16 +252,16 @@ t_redirect() {
 	[ "$KB_RC" = 5 ] || fail "kinbox exited $KB_RC"
 	assert_file_has_content "$ws/code" '^403$'
 	assert_file_has_content "$ws/same" '^hello from upstream$'
-	upstream_has http "^REQ GET /redirect?to=http://$N_OTHER:$HP/hello host=$N_HTTP:$HP\$"
+	upstream_has http "^REQ GET /redirect\\?to=http://$N_OTHER:$HP/hello host=$N_HTTP:$HP\$"
 	upstream_lacks http "host=$N_OTHER"
 	assert_file_has_content "$KB_ERR" "denied network to $N_OTHER:$HP"
 }
 run_test "a redirect's next request is checked again (to another host: refused; to the same: followed)" t_redirect
 
-# tunnel_try NAME SNI-ARGS...: openssl s_client through the proxy to the
-# TLS upstream under CONNECT NAME, with SNI-ARGS; prints its output
+# tunnel.sh HOST:PORT OUT ARG...: openssl s_client through the proxy,
+# CONNECT HOST:PORT, with ARG... (the SNI it sends); its output in OUT
 tunnel_script() {
-	printf '%s\n' 'openssl s_client -proxy 127.0.0.1:3128 -connect "$1" "$2" "$3" </dev/null >"$4" 2>&1 || true'
+	printf '%s\n' 'c=$1 o=$2; shift 2; openssl s_client -proxy 127.0.0.1:3128 -connect "$c" "$@" </dev/null >"$o" 2>&1 || true'
 }
 
 t_sni_mismatch() {
@@ -266,8 +270,8 @@ t_sni_mismatch() {
 	tunnel_script >"$ws/tunnel.sh"
 	before=$(upstream_count tls ACCEPT)
 	kt --allow-host "$N_TLS:$TP" -- sh -c '
-		sh tunnel.sh "'"$N_TLS:$TP"'" -servername evil.kbx-elsewhere.example bad.out
-		sh tunnel.sh "'"$N_TLS:$TP"'" -noservername "" none.out
+		sh tunnel.sh "'"$N_TLS:$TP"'" bad.out -servername evil.kbx-elsewhere.example
+		sh tunnel.sh "'"$N_TLS:$TP"'" none.out -noservername
 		curl -sS -f --cacert "'"$KB_T/tls.crt"'" "https://'"$N_TLS:$TP"'/hello" -o ok
 		exit 4'
 	[ "$KB_RC" = 4 ] || fail "kinbox exited $KB_RC: $(cat "$KB_ERR")"
@@ -278,7 +282,7 @@ t_sni_mismatch() {
 		fail "a tunnel with another SNI, or none, reached the upstream"
 	}
 	upstream_lacks tls 'SNI evil'
-	assert_file_has_content "$ws/bad.out" 'alert access denied\|alert number 49\|access denied'
+	assert_file_has_content "$ws/bad.out" 'alert access denied|alert number 49'
 	assert_file_has_content "$KB_ERR" "denied network to $N_TLS:$TP"
 	assert_file_has_content "$KB_ERR" "evil.kbx-elsewhere.example"
 	assert_file_has_content "$KB_ERR" 'no SNI'
@@ -330,10 +334,10 @@ t_addresses() {
 	for f in lit4 lit6 lh dec; do
 		assert_file_has_content "$ws/$f" '^403$'
 	done
-	upstream_lacks http 'host=127\|host=\[::1\]\|host=localhost\|host=2130706433'
+	upstream_lacks http 'host=127|host=\[::1\]|host=localhost|host=2130706433'
 	assert_file_has_content "$KB_ERR" 'not a DNS name'
 	# an address is never suggested as a grant
-	assert_not_file_has_content "$KB_ERR" 'allow-host 127.0.0.1\|allow-host \[::1\]'
+	assert_not_file_has_content "$KB_ERR" 'allow-host 127\.0\.0\.1|allow-host \[::1\]'
 }
 run_test "IP literals and localhost through the proxy: refused without a lookup, no grant suggested" t_addresses
 
@@ -410,7 +414,7 @@ t_no_outside_use() {
 	assert_file_has_content "$ws/ok" '^hello from upstream$'
 	# the other sandbox has no proxy of its own, and A's is not on its
 	# loopback; the host's 127.0.0.1 is another address space
-	upstream_lacks http 'from-sandbox-c\|from-host'
+	upstream_lacks http 'from-sandbox-c|from-host'
 	assert_file_has_content "$ws2/code2" '^000$'
 }
 run_test "the proxy is the sandbox's alone: another sandbox and the host cannot use it" t_no_outside_use
