@@ -678,13 +678,16 @@ test_denial(void)
 	    "the proxy's denial: exact, the --allow-host that fits");
 	free(line);
 	snprintf(d.host, sizeof(d.host), "10.0.0.1\033[8m:80");
-	snprintf(d.reason, sizeof(d.reason), "an address\n");
+	snprintf(d.reason, sizeof(d.reason), "refused destination");
+	/* the proxy's whole reason: the evidence (the command's words) */
+	snprintf(d.evidence, sizeof(d.evidence), "an address\n");
 	d.suggest_host[0] = '\0';
 	line = kb_report_line(&d, "sbx_0123456789abcdef");
 	assert_cmpstr(line, "denied network to 10.0.0.1\\x1b[8m:80 (an "
 	    "address\\n; kinbox's proxy refused it, not a guess); no "
-	    "--allow-host fits it (an address, or a name kinbox refuses); "
-	    "only --net, the whole network, would let it out  "
+	    "--allow-host lifts that (a private or reserved destination, an "
+	    "address, or a tunnel that is not TLS to that very host); only "
+	    "--net, the whole network, would let it out  "
 	    "[sbx_0123456789abcdef]",
 	    "none fits: said so; the host and reason escaped");
 	free(line);
