@@ -268,92 +268,96 @@ dial(const struct sockaddr_storage *a, size_t n)
 
 /* --- the relay ------------------------------------------------------------ */
 
+/*
+ * One direction, blocking: socket to pipe to socket by splice(2), so no
+ * byte is copied through kinbox. Ends at the source's EOF (then the
+ * destination's write side is shut: the peer sees the end) or at an
+ * error (then both sockets are shut, which ends the other direction).
+ */
 struct dir {
 	int from, to;
-	int pipe[2];
-	size_t inpipe;
-	bool eof, done;
+	pthread_t thread;
+	bool broken;
 };
 
-/* one step of a direction: -1 when the connection is broken */
-static int
-pump(struct dir *d, short rev_from, short rev_to)
+static void
+pump(struct dir *d)
 {
+	int p[2];
 	ssize_t n;
 
-	if (!d->eof && (rev_from & (POLLIN | POLLHUP | POLLERR)) &&
-	    d->inpipe < PIPE_BYTES) {
-		n = splice(d->from, NULL, d->pipe[1], NULL,
-		    PIPE_BYTES - d->inpipe, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	if (pipe2(p, O_CLOEXEC) == -1) {
+		d->broken = true;
+		return;
+	}
+	fcntl(p[1], F_SETPIPE_SZ, PIPE_BYTES);
+	for (;;) {
+		n = splice(d->from, NULL, p[1], NULL, PIPE_BYTES, 0);
 		if (n == 0)
-			d->eof = true;
-		else if (n > 0)
-			d->inpipe += (size_t)n;
-		else if (errno != EAGAIN && errno != EINTR)
-			return -1;
+			break;
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			d->broken = true;
+			break;
+		}
+		while (n > 0) {
+			ssize_t w =
+			    splice(p[0], NULL, d->to, NULL, (size_t)n, 0);
+
+			if (w == -1 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				d->broken = true;
+				goto out;
+			}
+			n -= w;
+		}
 	}
-	if (d->inpipe > 0 && (rev_to & (POLLOUT | POLLERR | POLLHUP))) {
-		n = splice(d->pipe[0], NULL, d->to, NULL, d->inpipe,
-		    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-		if (n > 0)
-			d->inpipe -= (size_t)n;
-		else if (n == -1 && errno != EAGAIN && errno != EINTR)
-			return -1;
-	}
-	if (d->eof && d->inpipe == 0 && !d->done) {
+out:
+	close(p[0]);
+	close(p[1]);
+	if (d->broken) {
+		shutdown(d->from, SHUT_RDWR);
+		shutdown(d->to, SHUT_RDWR);
+	} else {
 		shutdown(d->to, SHUT_WR);
-		d->done = true;
 	}
-	return 0;
+}
+
+static void *
+pump_main(void *arg)
+{
+	pump(arg);
+	return NULL;
 }
 
 /*
- * Relays until both directions ended (a CONNECT tunnel), or, for plain
- * HTTP (`one_answer`), until the upstream's answer ended.
+ * Relays both ways until both directions ended (a CONNECT tunnel), or,
+ * for plain HTTP (`one_answer`), until the upstream's answer ended (the
+ * client's side is then shut, which ends its direction too). The
+ * client-to-upstream direction runs in a thread of its own.
  */
 static void
 relay(int cfd, int ufd, bool one_answer)
 {
-	struct dir up = {.from = cfd, .to = ufd, .pipe = {-1, -1}};
-	struct dir down = {.from = ufd, .to = cfd, .pipe = {-1, -1}};
+	struct dir up = {.from = cfd, .to = ufd};
+	struct dir down = {.from = ufd, .to = cfd};
+	pthread_attr_t attr;
+	bool threaded;
 
-	if (pipe2(up.pipe, O_CLOEXEC | O_NONBLOCK) == -1 ||
-	    pipe2(down.pipe, O_CLOEXEC | O_NONBLOCK) == -1)
-		goto out;
-	fcntl(up.pipe[1], F_SETPIPE_SZ, PIPE_BYTES);
-	fcntl(down.pipe[1], F_SETPIPE_SZ, PIPE_BYTES);
-	fcntl(cfd, F_SETFL, fcntl(cfd, F_GETFL) | O_NONBLOCK);
-	fcntl(ufd, F_SETFL, fcntl(ufd, F_GETFL) | O_NONBLOCK);
-	while (!(up.done && down.done) && !(one_answer && down.done)) {
-		struct pollfd pf[2] = {{.fd = cfd}, {.fd = ufd}};
-
-		if (!up.eof && up.inpipe < PIPE_BYTES)
-			pf[0].events |= POLLIN;
-		if (!down.eof && down.inpipe < PIPE_BYTES)
-			pf[1].events |= POLLIN;
-		if (up.inpipe > 0)
-			pf[1].events |= POLLOUT;
-		if (down.inpipe > 0)
-			pf[0].events |= POLLOUT;
-		if (poll(pf, 2, -1) == -1) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		/* a hang-up with nothing to read is the end of that side */
-		if (pump(&up, pf[0].revents, pf[1].revents) == -1 ||
-		    pump(&down, pf[1].revents, pf[0].revents) == -1)
-			break;
-		if ((pf[0].revents & POLLNVAL) || (pf[1].revents & POLLNVAL))
-			break;
-	}
-out:
-	for (int i = 0; i < 2; i++) {
-		if (up.pipe[i] != -1)
-			close(up.pipe[i]);
-		if (down.pipe[i] != -1)
-			close(down.pipe[i]);
-	}
+	fcntl(cfd, F_SETFL, fcntl(cfd, F_GETFL) & ~O_NONBLOCK);
+	fcntl(ufd, F_SETFL, fcntl(ufd, F_GETFL) & ~O_NONBLOCK);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	threaded = pthread_create(&up.thread, &attr, pump_main, &up) == 0;
+	pthread_attr_destroy(&attr);
+	if (!threaded)
+		return;
+	pump(&down);
+	if (one_answer)
+		shutdown(cfd, SHUT_RDWR);
+	pthread_join(up.thread, NULL);
 }
 
 /* --- one connection --------------------------------------------------------
@@ -391,7 +395,12 @@ hello_ok(struct kb_proxy *px, int cfd, char *buf, size_t *len, size_t cap,
 		    (const unsigned char *)buf, *len, sni, sizeof(sni), &need);
 		if (t != KB_TLS_MORE)
 			break;
-		if (need > cap || read_more(cfd, buf, len, cap) == -1) {
+		if (need > cap) {
+			why = "a TLS ClientHello too large, or cut in too "
+			      "many records";
+			break;
+		}
+		if (read_more(cfd, buf, len, cap) == -1) {
 			if (*len == 0)
 				return false; /* it went away: no denial */
 			why = "the tunnel ended before a whole TLS "
