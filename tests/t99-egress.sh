@@ -554,6 +554,42 @@ EOF
 }
 run_test "the JVM (HttpURLConnection) goes through the proxy (JAVA_TOOL_OPTIONS)" t_java
 
+t_go() {
+	require go
+	ws=$(newdir ws-go)
+	cd "$ws"
+	cat >"$ws/get.go" <<'EOF'
+package main
+
+import (
+	"io"
+	"net/http"
+	"os"
+)
+
+func main() {
+	r, err := http.Get(os.Args[1])
+	if err != nil {
+		panic(err)
+	}
+	defer r.Body.Close()
+	if r.StatusCode != 200 {
+		os.Exit(3)
+	}
+	f, _ := os.Create(os.Args[2])
+	io.Copy(f, r.Body)
+	f.Close()
+}
+EOF
+	# the build cache in the workspace: the test's home is read-only
+	GOCACHE=$ws/.gocache GOPATH=$ws/.gopath GO111MODULE=off \
+		kt --allow-host "$N_HTTP:$HP" -- go run get.go "http://$N_HTTP:$HP/hello" out
+	[ "$KB_RC" = 0 ] || fail "go run failed ($KB_RC): $(tail -n 5 "$KB_ERR")"
+	assert_file_has_content "$ws/out" '^hello from upstream$'
+	upstream_has http "^REQ GET /hello host=$N_HTTP:$HP\$"
+}
+run_test "Go's net/http goes through the proxy (HTTP_PROXY)" t_go
+
 t_npm() {
 	require npm node
 	# the registry, reached from the host first: skipped when it is not
