@@ -205,7 +205,7 @@ arity(const char *opt, bool helper)
 		{ "--write-fd", 1 }, { "--write", 1 }, { "--dev", 1 },
 		{ "--allow-read", 1 },
 		/* the unix-socket supervisor's */
-		{ "--unotify", 2 }, { "--own", 1 },
+		{ "--unotify", 2 }, { "--own", 1 }, { "--proxy", 1 },
 	};
 
 	if (!helper) {

@@ -250,6 +250,34 @@ case_allow_socket(void)
 }
 
 static void
+case_allow_host(void)
+{
+	struct run r = { "allow-host", "--allow-host github.com and "
+		"registry.npmjs.org:443 (one entry twice), a global config's "
+		"[network] allowed_hosts, a caller's HTTPS_PROXY, "
+		"JAVA_TOOL_OPTIONS and GIT_CONFIG_COUNT (replaced, added to)",
+		"hostws", host6, NULL, KB_BACKEND_AUTO, NULL };
+	struct kb_policy p;
+
+	mkd("hostws");
+	mkf("home/.config/kinbox/config.ini",
+	    "[network]\nallowed_hosts = pypi.org, files.pythonhosted.org\n");
+	reset_env();
+	setenv("HTTPS_PROXY", "http://proxy.corp.example:8080", 1);
+	setenv("JAVA_TOOL_OPTIONS", "-Xmx1g", 1);
+	setenv("GIT_CONFIG_COUNT", "1", 1);
+	setenv("GIT_CONFIG_KEY_0", "core.pager", 1);
+	setenv("GIT_CONFIG_VALUE_0", "cat", 1);
+	if (!start(&p, r.cwd))
+		return;
+	type_value(KB_OPT_ALLOW_HOST, "GitHub.com.", "--allow-host");
+	type_value(KB_OPT_ALLOW_HOST, "registry.npmjs.org", "--allow-host");
+	type_value(KB_OPT_ALLOW_HOST, "registry.npmjs.org:443", "--allow-host");
+	finish(&r, &p);
+	mkf("home/.config/kinbox/config.ini", "");
+}
+
+static void
 case_caches(void)
 {
 	struct run r = { "caches", "[caches] in the global config: cache "
@@ -541,6 +569,7 @@ main(void)
 	case_credentials();
 	case_ssh_agent();
 	case_allow_socket();
+	case_allow_host();
 	case_old_kernel();
 	case_ll_repo();
 	case_ll_credentials();
