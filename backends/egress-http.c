@@ -315,6 +315,12 @@ parse_header(
 		if (minor == 0)
 			return bad(why, "Transfer-Encoding in an HTTP/1.0 "
 					"request");
+		/* the body is scanned as it is relayed: one framing only,
+		 * said once */
+		if (f->has_te || ve - v != 7 ||
+		    strncasecmp(s + v, "chunked", 7) != 0)
+			return bad(why, "a Transfer-Encoding other than "
+					"chunked");
 		f->has_te = true;
 	}
 	return true;
@@ -358,7 +364,139 @@ kb_http_parse(
 		p = eol + 2;
 	}
 	r->head_len = eol + 2;
+	r->body = f.has_te   ? KB_BODY_CHUNKED
+		  : f.has_cl ? KB_BODY_LENGTH
+			     : KB_BODY_NONE;
+	r->length = f.has_cl ? f.cl : 0;
 	return KB_HTTP_OK;
+}
+
+/* --- a chunked body (RFC 9112 7.1) ---------------------------------------- */
+
+enum {
+	CH_SIZE,    /* hex digits of a chunk-size */
+	CH_EXT,     /* a chunk-ext, up to the CR */
+	CH_SIZE_LF, /* the LF after a chunk-size line */
+	CH_DATA,    /* c->left bytes of chunk-data */
+	CH_DATA_CR, /* the CRLF after chunk-data */
+	CH_DATA_LF,
+	CH_TRAILER,  /* at the start of a trailer line (or the end) */
+	CH_FIELD,    /* inside a trailer field line */
+	CH_FIELD_LF, /* the LF that ends it */
+	CH_END_LF,   /* the LF of the final CRLF */
+};
+
+static int
+hexval(unsigned char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+long
+kb_chunked_scan(struct kb_chunked *c, const char *buf, size_t len)
+{
+	size_t i = 0;
+
+	if (len > (size_t)1 << 30)
+		len = (size_t)1 << 30; /* the count fits a long */
+	while (i < len && !c->done) {
+		unsigned char ch = (unsigned char)buf[i];
+		int h;
+
+		switch (c->state) {
+		case CH_SIZE:
+			if ((h = hexval(ch)) >= 0) {
+				/* 15 hex digits: under 2^60 */
+				if (++c->digits > 15)
+					return -1;
+				c->left = c->left * 16 + (unsigned)h;
+			} else if (c->digits > 0 &&
+				   (ch == ';' || ch == ' ' || ch == '\t')) {
+				c->state = CH_EXT;
+			} else if (c->digits > 0 && ch == '\r') {
+				c->state = CH_SIZE_LF;
+			} else {
+				return -1;
+			}
+			i++;
+			break;
+		case CH_EXT:
+			if (ch == '\r')
+				c->state = CH_SIZE_LF;
+			else if (ch == '\n' || ch == 0)
+				return -1;
+			i++;
+			break;
+		case CH_SIZE_LF:
+			if (ch != '\n')
+				return -1;
+			c->state = c->left == 0 ? CH_TRAILER : CH_DATA;
+			i++;
+			break;
+		case CH_DATA: {
+			size_t take = len - i;
+
+			if (take > c->left)
+				take = (size_t)c->left;
+			c->left -= take;
+			i += take;
+			if (c->left == 0)
+				c->state = CH_DATA_CR;
+			break;
+		}
+		case CH_DATA_CR:
+			if (ch != '\r')
+				return -1;
+			c->state = CH_DATA_LF;
+			i++;
+			break;
+		case CH_DATA_LF:
+			if (ch != '\n')
+				return -1;
+			c->state = CH_SIZE;
+			c->digits = 0;
+			c->left = 0;
+			i++;
+			break;
+		case CH_TRAILER:
+			if (ch == '\r')
+				c->state = CH_END_LF;
+			else if (ch == '\n' || ch == 0)
+				return -1;
+			else
+				c->state = CH_FIELD;
+			i++;
+			break;
+		case CH_FIELD:
+			if (ch == '\r')
+				c->state = CH_FIELD_LF;
+			else if (ch == '\n' || ch == 0)
+				return -1;
+			i++;
+			break;
+		case CH_FIELD_LF:
+			if (ch != '\n')
+				return -1;
+			c->state = CH_TRAILER;
+			i++;
+			break;
+		case CH_END_LF:
+			if (ch != '\n')
+				return -1;
+			c->done = true;
+			i++;
+			break;
+		default:
+			return -1;
+		}
+	}
+	return (long)i;
 }
 
 /* --- the head sent upstream --------------------------------------------- */

@@ -58,6 +58,14 @@ struct kb_http_req {
 	int minor;       /* HTTP/1.minor */
 	size_t head_len; /* bytes through the blank line */
 	size_t hdr_off;  /* where the header lines start in buf */
+	/* the body's framing (RFC 9112 6.3): none (no Content-Length, no
+	 * Transfer-Encoding), `length` bytes, or chunked */
+	enum kb_http_body {
+		KB_BODY_NONE,
+		KB_BODY_LENGTH,
+		KB_BODY_CHUNKED,
+	} body;
+	unsigned long long length;
 };
 
 enum kb_http {
@@ -73,11 +81,32 @@ enum kb_http {
  * origin-form targets (not a proxy request), other schemes (https://
  * in a GET: use CONNECT), userinfo, a bad port, bare CR or LF, NUL,
  * obs-fold, a header name with other than token characters, both
- * Content-Length and Transfer-Encoding, Content-Lengths that differ,
- * a head past KB_HTTP_HEAD_MAX.
+ * Content-Length and Transfer-Encoding, Content-Lengths that differ, a
+ * Transfer-Encoding other than chunked (a request's only framing coding
+ * here), a head past KB_HTTP_HEAD_MAX.
  */
 enum kb_http kb_http_parse(
     const char *buf, size_t len, struct kb_http_req *r, const char **why);
+
+/*
+ * A chunked request body, scanned as it goes through: the proxy sends
+ * upstream exactly the bytes of the body and nothing after it (a second,
+ * pipelined request is never forwarded unchecked). Zero it to start.
+ */
+struct kb_chunked {
+	int state;
+	unsigned long long left; /* of the chunk (data), or its size so far */
+	unsigned digits;
+	bool done; /* the last chunk and the trailer section were seen */
+};
+
+/*
+ * Scans buf[0..len) of a chunked body, from where the last call stopped:
+ * returns how many of the bytes belong to the body (len, or fewer when it
+ * ends inside buf; c->done is then set), or -1 when it is malformed (a
+ * bad chunk-size line, a missing CRLF, a bare CR or LF, a size past 2^60).
+ */
+long kb_chunked_scan(struct kb_chunked *c, const char *buf, size_t len);
 
 /*
  * The head to send upstream for a parsed plain-HTTP request: the request

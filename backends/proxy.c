@@ -276,7 +276,6 @@ dial(const struct sockaddr_storage *a, size_t n)
  */
 struct dir {
 	int from, to;
-	pthread_t thread;
 	bool broken;
 };
 
@@ -333,31 +332,155 @@ pump_main(void *arg)
 }
 
 /*
- * Relays both ways until both directions ended (a CONNECT tunnel), or,
- * for plain HTTP (`one_answer`), until the upstream's answer ended (the
- * client's side is then shut, which ends its direction too). The
+ * A plain-HTTP request's body, client to upstream: exactly the bytes its
+ * framing says (none, Content-Length, chunked as scanned), from what came
+ * with the head (`rest`) and then from the socket, and nothing after it.
+ * A second request the client sends on the connection is never
+ * forwarded: it would reach the upstream unchecked (and a server of many
+ * sites would answer for another one).
+ */
+struct body {
+	int cfd, ufd;
+	const struct kb_http_req *rq;
+	const char *rest;
+	size_t nrest;
+};
+
+static void
+body_fail(const struct body *b)
+{
+	shutdown(b->cfd, SHUT_RDWR);
+	shutdown(b->ufd, SHUT_RDWR);
+}
+
+static void
+body_length(const struct body *b)
+{
+	unsigned long long left = b->rq->length;
+	size_t first = b->nrest < left ? b->nrest : (size_t)left;
+	int p[2];
+
+	if (send_all(b->ufd, b->rest, first) == -1)
+		goto fail;
+	left -= first;
+	if (left == 0)
+		return;
+	if (pipe2(p, O_CLOEXEC) == -1)
+		goto fail;
+	while (left > 0) {
+		size_t want = left < PIPE_BYTES ? (size_t)left : PIPE_BYTES;
+		ssize_t n = splice(b->cfd, NULL, p[1], NULL, want, 0);
+
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break; /* the client ended first: the upstream says */
+		left -= (unsigned long long)n;
+		while (n > 0) {
+			ssize_t w =
+			    splice(p[0], NULL, b->ufd, NULL, (size_t)n, 0);
+
+			if (w == -1 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				close(p[0]);
+				close(p[1]);
+				goto fail;
+			}
+			n -= w;
+		}
+	}
+	close(p[0]);
+	close(p[1]);
+	return;
+fail:
+	body_fail(b);
+}
+
+static void
+body_chunked(const struct body *b)
+{
+	struct kb_chunked ch = {0};
+	_cleanup_free_ char *buf = NULL;
+	const char *at = b->rest;
+	size_t n = b->nrest;
+
+	for (;;) {
+		long k = kb_chunked_scan(&ch, at, n);
+
+		if (k == -1 || send_all(b->ufd, at, (size_t)k) == -1) {
+			body_fail(b);
+			return;
+		}
+		if (ch.done)
+			return;
+		if (buf == NULL)
+			buf = xmalloc(PIPE_BYTES / 16);
+		do {
+			ssize_t r = recv(b->cfd, buf, PIPE_BYTES / 16, 0);
+
+			if (r == -1 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				return; /* the client ended first */
+			n = (size_t)r;
+			break;
+		} while (true);
+		at = buf;
+	}
+}
+
+static void *
+body_main(void *arg)
+{
+	struct body *b = arg;
+	char sink[4096];
+	ssize_t n;
+
+	if (b->rq->body == KB_BODY_LENGTH)
+		body_length(b);
+	else if (b->rq->body == KB_BODY_CHUNKED)
+		body_chunked(b);
+	/* what the client sends after the body is dropped; its end is
+	 * passed on (a server waiting on it answers and closes) */
+	while ((n = recv(b->cfd, sink, sizeof(sink), 0)) > 0 ||
+	       (n == -1 && errno == EINTR))
+		;
+	shutdown(b->ufd, SHUT_WR);
+	return NULL;
+}
+
+/*
+ * Relays until the upstream's answer ended, and, for a CONNECT tunnel
+ * (rq NULL), both ways until both directions ended; for plain HTTP the
+ * client's body goes out as framed (struct body) and the client's side
+ * is shut when the answer is over, which ends that direction too. The
  * client-to-upstream direction runs in a thread of its own.
  */
 static void
-relay(int cfd, int ufd, bool one_answer)
+relay(int cfd, int ufd, const struct kb_http_req *rq, const char *rest,
+    size_t nrest)
 {
 	struct dir up = {.from = cfd, .to = ufd};
 	struct dir down = {.from = ufd, .to = cfd};
+	struct body b = {cfd, ufd, rq, rest, nrest};
 	pthread_attr_t attr;
+	pthread_t t;
 	bool threaded;
 
 	fcntl(cfd, F_SETFL, fcntl(cfd, F_GETFL) & ~O_NONBLOCK);
 	fcntl(ufd, F_SETFL, fcntl(ufd, F_GETFL) & ~O_NONBLOCK);
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 64 * 1024);
-	threaded = pthread_create(&up.thread, &attr, pump_main, &up) == 0;
+	threaded = pthread_create(&t, &attr, rq != NULL ? body_main : pump_main,
+		       rq != NULL ? (void *)&b : (void *)&up) == 0;
 	pthread_attr_destroy(&attr);
 	if (!threaded)
 		return;
 	pump(&down);
-	if (one_answer)
+	if (rq != NULL)
 		shutdown(cfd, SHUT_RDWR);
-	pthread_join(up.thread, NULL);
+	pthread_join(t, NULL);
 }
 
 /* --- one connection --------------------------------------------------------
@@ -516,13 +639,12 @@ serve(struct conn *c)
 	px->rep.allowed++;
 	pthread_mutex_unlock(&px->mu);
 	setsockopt(ufd, IPPROTO_TCP, TCP_NODELAY, &(int){1}, sizeof(int));
-	if (rq.connect ? send_all(ufd, buf, len) == -1
-		       : (send_all(ufd, uhead, uhlen) == -1 ||
-			     send_all(ufd, buf + rq.head_len, rest) == -1))
+	if (send_all(ufd, rq.connect ? buf : uhead, rq.connect ? len : uhlen) ==
+	    -1)
 		return;
 	tv.tv_sec = 0;
 	setsockopt(c->cfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	relay(c->cfd, ufd, !rq.connect);
+	relay(c->cfd, ufd, rq.connect ? NULL : &rq, buf + rq.head_len, rest);
 }
 
 static void *

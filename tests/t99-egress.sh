@@ -118,8 +118,10 @@ start_upstream() {
 }
 start_upstream http
 start_upstream tls --tls
+start_upstream httpka --ignore-close
 HP=$(cat "$KB_T/http.port")
 TP=$(cat "$KB_T/tls.port")
+KP=$(cat "$KB_T/httpka.port")
 [ -x "$KT" ] || {
 	tap_not_ok "the test build $KT exists (make kinbox-test)"
 	done_testing
@@ -191,6 +193,52 @@ t_post_body() {
 	upstream_has http "^REQ POST /upload host=$N_HTTP:$HP body=300000\$"
 }
 run_test "--allow-host: a request body goes through whole" t_post_body
+
+t_chunked_and_pipelined() {
+	ws=$(newdir ws-chunked)
+	cd "$ws"
+	head -c 200000 /dev/zero | tr '\0' 'c' >"$ws/body"
+	cat >"$ws/pipe.py" <<'EOF'
+import socket, sys
+host = sys.argv[1]
+s = socket.create_connection(("127.0.0.1", 3128))
+# one request with a chunked body, then a second one on the same
+# connection, in one write: only the first may reach the upstream
+s.sendall(("POST http://%s/chunked HTTP/1.1\r\nHost: %s\r\n"
+           "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+           "GET http://%s/pipelined HTTP/1.1\r\nHost: %s\r\n\r\n"
+           % (host, host, host, host)).encode())
+s.settimeout(10)
+data = b""
+while b"\r\n\r\n" not in data:
+    data += s.recv(65536)
+head, _, body = data.partition(b"\r\n\r\n")
+n = int([l.split(b":")[1] for l in head.split(b"\r\n")
+         if l.lower().startswith(b"content-length:")][0])
+while len(body) < n:
+    body += s.recv(65536)
+open("answer", "wb").write(body)
+# what the upstream would do with a second request: a moment to do it
+s.settimeout(1)
+try:
+    s.recv(65536)
+except OSError:
+    pass
+EOF
+	kt --allow-host "$N_HTTP:$HP" --allow-host "$N_HTTP:$KP" -- sh -c '
+		curl -sS -f -H "Transfer-Encoding: chunked" --data-binary @body \
+			"http://'"$N_HTTP:$HP"'/upload-chunked" -o out
+		'"$PY"' pipe.py "'"$N_HTTP:$KP"'"'
+	[ "$KB_RC" = 0 ] || fail "kinbox exited $KB_RC: $(cat "$KB_ERR")"
+	assert_file_has_content "$ws/out" '^got 200000 bytes$'
+	upstream_has http "^REQ POST /upload-chunked host=$N_HTTP:$HP body=200000\$"
+	assert_file_has_content "$ws/answer" '^got 5 bytes'
+	# an upstream that answers every request it reads, "Connection:
+	# close" or not: the second request never reached it
+	upstream_has httpka "^REQ POST /chunked host=$N_HTTP:$KP body=5\$"
+	upstream_lacks httpka 'pipelined'
+}
+run_test "a chunked body goes through as framed; a request pipelined after it is not forwarded" t_chunked_and_pipelined
 
 t_not_listed() {
 	ws=$(newdir ws-notlisted)

@@ -222,6 +222,34 @@ check_addresses(const uint8_t *data, size_t size)
 	    "6to4 2002::/16 carrying ");
 }
 
+/* a chunked body scanned whole and scanned in two pieces (split where
+ * the first byte says) gives the same answer: the proxy reads it in
+ * whatever pieces the socket gives */
+static void
+check_chunked(const uint8_t *data, size_t size)
+{
+	struct kb_chunked a = {0}, b = {0};
+	const char *buf = (const char *)data;
+	size_t cut = size > 0 ? data[0] % (size + 1) : 0;
+	long whole, k1, k2 = 0;
+
+	whole = kb_chunked_scan(&a, buf, size);
+	if (whole > (long)size || (whole != -1 && whole < (long)size &&
+					 !a.done))
+		abort();
+	k1 = kb_chunked_scan(&b, buf, cut);
+	if (k1 != -1 && !b.done)
+		k2 = kb_chunked_scan(&b, buf + cut, size - cut);
+	if (whole == -1) {
+		if (k1 != -1 && k2 != -1)
+			abort();
+		return;
+	}
+	if (k1 == -1 || k2 == -1 || a.done != b.done ||
+	    (b.done ? k1 + k2 : (long)size) != whole)
+		abort();
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -229,5 +257,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_http(data, size);
 	check_host(data, size);
 	check_addresses(data, size);
+	check_chunked(data, size);
 	return 0;
 }

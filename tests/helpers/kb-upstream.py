@@ -6,10 +6,13 @@ request ("REQ METHOD PATH host=HOST"), so that a test can tell from outside
 whether a byte of a refused request reached it.
 
   kb-upstream.py --log FILE --port-file FILE [--tls CERT KEY] [--root DIR]
+                 [--ignore-close]
 
 Routes: /hello (a line), /headers (the request's headers, one a line),
 /redirect?to=URL (302 to URL), /big?n=BYTES (that many bytes, streamed),
 and anything else a file under --root (git's dumb HTTP, a pip index).
+--ignore-close: it answers every request it reads on a connection, as if
+"Connection: close" were not there.
 """
 import argparse
 import os
@@ -38,6 +41,16 @@ class Handler(SimpleHTTPRequestHandler):
 
     def log_message(self, *a):  # quiet: the log file says what counts
         pass
+
+    def handle(self):
+        if not ARGS.ignore_close:
+            return super().handle()
+        # a server that answers every request it reads, "Connection:
+        # close" or not (what a pipelined request would meet)
+        while True:
+            self.handle_one_request()
+            if not self.raw_requestline or self.wfile.closed:
+                return
 
     def _reply(self, code, body, ctype="text/plain", extra=()):
         self.send_response(code)
@@ -86,9 +99,22 @@ class Handler(SimpleHTTPRequestHandler):
         if not self._route():
             super().do_HEAD()
 
+    def _chunked(self):
+        body = b""
+        while True:
+            size = int(self.rfile.readline().split(b";")[0], 16)
+            if size == 0:
+                while self.rfile.readline() not in (b"\r\n", b""):
+                    pass
+                return body
+            body += self.rfile.read(size)
+            self.rfile.readline()
+
     def do_POST(self):
-        n = int(self.headers.get("Content-Length", "0"))
-        body = self.rfile.read(n)
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            body = self._chunked()
+        else:
+            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         log("REQ POST %s host=%s body=%d" % (self.path,
                                              self.headers.get("Host", ""), len(body)))
         self._reply(200, b"got %d bytes\n" % len(body))
@@ -116,6 +142,7 @@ def main():
     p.add_argument("--port-file", required=True)
     p.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
     p.add_argument("--root", default=os.getcwd())
+    p.add_argument("--ignore-close", action="store_true")
     ARGS = p.parse_args()
     srv = Server(("127.0.0.1", 0), Handler)
     if ARGS.tls:

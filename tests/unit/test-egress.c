@@ -1289,6 +1289,80 @@ test_upstream(void)
 	    "so does Transfer-Encoding");
 }
 
+/* a chunked body: how much of the bytes belongs to it */
+static void
+chunked_case(const char *in, long want, bool done, const char *what)
+{
+	struct kb_chunked c = {0};
+	long got = kb_chunked_scan(&c, in, strlen(in));
+
+	ok(got == want && c.done == done, "chunked: %s (got %ld, done %d)",
+	    what, got, c.done);
+	/* byte by byte: the same answer */
+	if (want != -1) {
+		struct kb_chunked d = {0};
+		long sum = 0, k = 0;
+
+		for (size_t i = 0; in[i] != '\0' && !d.done; i++) {
+			if ((k = kb_chunked_scan(&d, in + i, 1)) == -1)
+				break;
+			sum += k;
+		}
+		ok(k != -1 && sum == want && d.done == done,
+		    "chunked: %s, one byte at a time", what);
+	}
+}
+
+static void
+test_chunked(void)
+{
+	chunked_case("5" CRLF "hello" CRLF "0" CRLF CRLF, 15, true,
+	    "one chunk and the last");
+	chunked_case("5" CRLF "hello" CRLF "0" CRLF CRLF "GET http://evil/",
+	    15, true, "a pipelined request after it is not the body's");
+	chunked_case("A;ext=1" CRLF "0123456789" CRLF "000" CRLF
+		     "X-Sum: 1" CRLF CRLF,
+	    38, true, "an extension, a trailer field, 000");
+	chunked_case("1f" CRLF, 4, false, "a chunk-size line: more to come");
+	chunked_case("5" CRLF "hel", 6, false, "inside the data");
+	chunked_case("" , 0, false, "nothing yet");
+	chunked_case("g" CRLF, -1, false, "not a hex digit");
+	chunked_case(CRLF, -1, false, "no chunk-size");
+	chunked_case("5\nhello" CRLF, -1, false, "a bare LF");
+	chunked_case("5" CRLF "helloX" CRLF, -1, false,
+	    "data longer than its size");
+	chunked_case("1000000000000000" CRLF, -1, false,
+	    "a size of 16 hex digits (past 2^60)");
+	chunked_case("fffffffffffffff" CRLF, 17, false,
+	    "15 hex digits: accepted");
+	chunked_case("0" CRLF "X-A: 1\n" CRLF, -1, false,
+	    "a trailer line with a bare LF");
+	chunked_case("0" CRLF "\r" "X", -1, false, "CR without LF at the end");
+	{
+		struct kb_http_req r;
+		const char *why;
+		const char *te = "POST http://h/ HTTP/1.1" CRLF
+				 "Transfer-Encoding: gzip, chunked" CRLF CRLF;
+		const char *cl = "POST http://h/ HTTP/1.1" CRLF
+				 "Content-Length: 12" CRLF CRLF;
+		const char *ch = "POST http://h/ HTTP/1.1" CRLF
+				 "Transfer-Encoding: Chunked" CRLF CRLF;
+		const char *none = "GET http://h/ HTTP/1.1" CRLF CRLF;
+
+		ok(kb_http_parse(te, strlen(te), &r, &why) == KB_HTTP_BAD,
+		    "a Transfer-Encoding other than chunked is refused");
+		ok(kb_http_parse(cl, strlen(cl), &r, &why) == KB_HTTP_OK &&
+			r.body == KB_BODY_LENGTH && r.length == 12,
+		    "Content-Length: the body's length");
+		ok(kb_http_parse(ch, strlen(ch), &r, &why) == KB_HTTP_OK &&
+			r.body == KB_BODY_CHUNKED,
+		    "Transfer-Encoding: chunked (any case)");
+		ok(kb_http_parse(none, strlen(none), &r, &why) == KB_HTTP_OK &&
+			r.body == KB_BODY_NONE,
+		    "neither: no body");
+	}
+}
+
 int
 main(void)
 {
@@ -1300,5 +1374,6 @@ main(void)
 	test_http_limit();
 	test_http_good();
 	test_upstream();
+	test_chunked();
 	return tap_done();
 }
