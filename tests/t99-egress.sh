@@ -256,6 +256,11 @@ t_not_listed() {
 	assert_file_has_content "$KB_ERR" "denied network to $N_OTHER:$HP"
 	assert_file_has_content "$KB_ERR" "retry with --allow-host $N_OTHER:$HP"
 	[ "$(grep -c 'denied network' "$KB_ERR")" = 1 ] || fail "not one denial for one host refused twice: $(cat "$KB_ERR")"
+	# the journal has it, for kinpolicy (show, grant, retry)
+	id=$(grep -o 'sbx_[0-9a-f]*' "$KB_ERR" | head -n 1)
+	"$KINPOLICY" show "$id" >"$ws/show" || fail "kinpolicy show $id failed"
+	assert_file_has_content "$ws/show" "^suggested: +--allow-host $N_OTHER:$HP\$"
+	assert_file_has_content "$ws/show" "egress proxy"
 	"$PY" - "$ws/record.json" "$N_OTHER:$HP" <<'EOF'
 import json, sys
 rec = json.loads(open(sys.argv[1]).read().splitlines()[0])
@@ -267,7 +272,7 @@ assert d["suggest"]["allowed_hosts"] == [sys.argv[2]], d
 assert d.get("network", True) is not None
 EOF
 }
-run_test "a host not on the list: 403 with a reason header, nothing upstream, one exact denial naming --allow-host HOST:PORT (stderr and --json-fd)" t_not_listed
+run_test "a host not on the list: 403 with a reason header, nothing upstream, one exact denial naming --allow-host HOST:PORT (stderr, --json-fd, the journal)" t_not_listed
 
 t_several_refused() {
 	ws=$(newdir ws-several)
