@@ -274,7 +274,10 @@ parse_args(int argc, char **argv, struct kb_opts *o, struct pending *pend,
 			usage(stdout);
 			exit(0);
 		case KB_OPT_VERSION:
-			printf("kinbox %s\n", KB_VERSION);
+			printf("kinbox %s%s%s%s\n", KB_VERSION,
+			    kb_resolve_test_note ? " (" : "",
+			    kb_resolve_test_note ? kb_resolve_test_note : "",
+			    kb_resolve_test_note ? ")" : "");
 			exit(0);
 		case KB_OPT_STATUS:
 			status_and_exit(argc, argv);
@@ -969,6 +972,10 @@ main(int argc, char **argv)
 		if (use_landlock && gitsnap == NULL &&
 		    kb_gitguard_snapshot(&pol, &gitsnap, &e) == -1)
 			die("%s", e.msg);
+		/* the test build says so where it matters */
+		if (kb_resolve_test_note != NULL && plan.proxy_fd != -1 &&
+		    o.verbosity >= 0)
+			warnx("%s", kb_resolve_test_note);
 		if (kb_run(&plan, pol.ngrants > 0 ? &stop : NULL, &run, &e) ==
 		    -1)
 			die("%s", e.msg);

@@ -98,7 +98,9 @@ void kb_proxy_stop(struct kb_proxy *px, struct kb_egress_report *out);
 size_t kb_resolve(const char *host, unsigned port, struct sockaddr_storage *out,
     size_t max, char *why, size_t whysz, int *gai);
 
-/* true in the test build (kinbox-test) */
+/* true in the test build (kinbox-test), with the line that says so
+ * (NULL in the release build, which holds no word of the override) */
 extern const bool kb_resolve_test_build;
+extern const char *const kb_resolve_test_note;
 
 #endif

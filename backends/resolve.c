@@ -30,6 +30,9 @@
 
 #ifdef KB_TEST_BUILD
 const bool kb_resolve_test_build = true;
+const char *const kb_resolve_test_note =
+    "test build: the KINBOX_TEST_RESOLVE answers are taken as public "
+    "addresses; never install it";
 
 /* NAME=IP from KINBOX_TEST_RESOLVE: true with `out` filled */
 static bool
@@ -69,6 +72,7 @@ test_override(const char *host, unsigned port, struct sockaddr_storage *out)
 }
 #else
 const bool kb_resolve_test_build = false;
+const char *const kb_resolve_test_note = NULL;
 #endif
 
 size_t
