@@ -273,6 +273,7 @@ struct dir {
 	int pipe[2];
 	size_t inpipe;
 	bool eof, done;
+	bool full; /* the pipe took no more: wait until some of it left */
 };
 
 /* one step of a direction: -1 when the connection is broken */
@@ -281,7 +282,7 @@ pump(struct dir *d, short rev_from, short rev_to)
 {
 	ssize_t n;
 
-	if (!d->eof && (rev_from & (POLLIN | POLLHUP | POLLERR)) &&
+	if (!d->eof && !d->full && (rev_from & (POLLIN | POLLHUP | POLLERR)) &&
 	    d->inpipe < PIPE_BYTES) {
 		n = splice(d->from, NULL, d->pipe[1], NULL,
 		    PIPE_BYTES - d->inpipe, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
@@ -289,16 +290,23 @@ pump(struct dir *d, short rev_from, short rev_to)
 			d->eof = true;
 		else if (n > 0)
 			d->inpipe += (size_t)n;
+		else if (errno == EAGAIN && d->inpipe > 0)
+			/* the pipe is full (it may hold less than
+			 * PIPE_BYTES: its size is not ours to choose, and
+			 * a slot can hold less than a page) */
+			d->full = true;
 		else if (errno != EAGAIN && errno != EINTR)
 			return -1;
 	}
 	if (d->inpipe > 0 && (rev_to & (POLLOUT | POLLERR | POLLHUP))) {
 		n = splice(d->pipe[0], NULL, d->to, NULL, d->inpipe,
 		    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-		if (n > 0)
+		if (n > 0) {
 			d->inpipe -= (size_t)n;
-		else if (n == -1 && errno != EAGAIN && errno != EINTR)
+			d->full = false;
+		} else if (n == -1 && errno != EAGAIN && errno != EINTR) {
 			return -1;
+		}
 	}
 	if (d->eof && d->inpipe == 0 && !d->done) {
 		shutdown(d->to, SHUT_WR);
@@ -327,14 +335,20 @@ relay(int cfd, int ufd, bool one_answer)
 	while (!(up.done && down.done) && !(one_answer && down.done)) {
 		struct pollfd pf[2] = {{.fd = cfd}, {.fd = ufd}};
 
-		if (!up.eof && up.inpipe < PIPE_BYTES)
+		if (!up.eof && !up.full && up.inpipe < PIPE_BYTES)
 			pf[0].events |= POLLIN;
-		if (!down.eof && down.inpipe < PIPE_BYTES)
+		if (!down.eof && !down.full && down.inpipe < PIPE_BYTES)
 			pf[1].events |= POLLIN;
 		if (up.inpipe > 0)
 			pf[1].events |= POLLOUT;
 		if (down.inpipe > 0)
 			pf[0].events |= POLLOUT;
+		/* a side wanted for nothing is left out: its POLLHUP or
+		 * POLLERR, always reported, would wake this at once, again
+		 * and again (the other side's write says it in time) */
+		for (int i = 0; i < 2; i++)
+			if (pf[i].events == 0)
+				pf[i].fd = -1;
 		if (poll(pf, 2, -1) == -1) {
 			if (errno == EINTR)
 				continue;
