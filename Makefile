@@ -91,7 +91,7 @@ UNIT_TESTS = tests/unit/test-util tests/unit/test-paths tests/unit/test-bwrap te
              tests/unit/test-resolve tests/unit/test-golden tests/unit/test-config \
              tests/unit/test-config-syntax tests/unit/test-runs tests/unit/test-status \
              tests/unit/test-gitsnap tests/unit/test-unotify tests/unit/test-egress \
-             tests/unit/test-hosts
+             tests/unit/test-hosts tests/unit/test-proxy
 # the headers the unit tests share (static functions and tables)
 UNIT_HDRS = tests/unit/tap.h tests/unit/ro-check.h tests/unit/readonly-cases.h \
             tests/unit/config-fixture.h tests/unit/golden-harness.h tests/unit/tree.h \
@@ -166,6 +166,22 @@ tests/unit/test-%: tests/unit/test-%.c $(CORE_OBJS) backends/seccomp.o $(UNIT_HD
 
 tests/unit/san-%: tests/unit/test-%.c $(CORE_SRCS) backends/seccomp.c $(HDRS) backends/seccomp-bpf.h $(UNIT_HDRS)
 	$(CC) $(CSTD) $(WARN) $(SAN) $(DEFS) -o $@ $< $(CORE_SRCS) backends/seccomp.c $(LIBS_KINBOX) -lseccomp
+
+# test-proxy serves the egress proxy in-process against upstreams of its
+# own on 127.0.0.1, which the release resolver refuses: it links the test
+# resolver (KINBOX_TEST_RESOLVE, as kinbox-test does) instead. These
+# explicit rules take the place of the pattern rules above for it.
+PROXY_TEST_OBJS = $(filter-out backends/resolve.o,$(CORE_OBJS)) backends/resolve-test.o
+tests/unit/test-proxy: tests/unit/test-proxy.c $(PROXY_TEST_OBJS) backends/seccomp.o $(UNIT_HDRS)
+	$(CC) $(ALLCFLAGS) $(ALLLDFLAGS) -o $@ $< $(PROXY_TEST_OBJS) backends/seccomp.o $(LIBS_KINBOX) -lseccomp
+
+backends/resolve-test-san.o: backends/resolve.c $(HDRS)
+	$(CC) $(CSTD) $(WARN) $(SAN) $(DEFS) -DKB_TEST_BUILD -c -o $@ $<
+tests/unit/san-proxy: tests/unit/test-proxy.c $(filter-out backends/resolve.c,$(CORE_SRCS)) \
+                      backends/resolve-test-san.o backends/seccomp.c $(HDRS) \
+                      backends/seccomp-bpf.h $(UNIT_HDRS)
+	$(CC) $(CSTD) $(WARN) $(SAN) $(DEFS) -o $@ $< $(filter-out backends/resolve.c,$(CORE_SRCS)) \
+	    backends/resolve-test-san.o backends/seccomp.c $(LIBS_KINBOX) -lseccomp
 
 unit: $(UNIT_TESTS)
 	@for t in $(UNIT_TESTS); do echo "# $$t"; ./$$t || exit 1; done
