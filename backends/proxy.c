@@ -237,10 +237,16 @@ allowed(const struct kb_proxy *px, const char *canon, unsigned port)
 	return false;
 }
 
-/* A connection to one of the checked addresses, in their order: the
- * descriptor (non-blocking), or -1 */
+static void set_ufd(struct conn *c, int fd);
+
+/*
+ * A connection to one of the checked addresses, in their order: the
+ * descriptor (non-blocking), or -1. Each attempt's socket is the
+ * connection's (c->ufd) while it connects, so that kb_proxy_stop() can cut
+ * it short; none is tried once the proxy stops.
+ */
 static int
-dial(const struct sockaddr_storage *a, size_t n)
+dial(struct conn *c, const struct sockaddr_storage *a, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		socklen_t len = a[i].ss_family == AF_INET
@@ -251,9 +257,19 @@ dial(const struct sockaddr_storage *a, size_t n)
 		struct pollfd pf = {.fd = fd, .events = POLLOUT};
 		int err = 0;
 		socklen_t el = sizeof(err);
+		bool stopping;
 
 		if (fd == -1)
 			continue;
+		pthread_mutex_lock(&c->px->mu);
+		stopping = c->px->stopping;
+		if (!stopping)
+			c->ufd = fd;
+		pthread_mutex_unlock(&c->px->mu);
+		if (stopping) {
+			close(fd);
+			return -1;
+		}
 		if (connect(fd, (const struct sockaddr *)&a[i], len) == 0)
 			return fd;
 		if (errno == EINPROGRESS &&
@@ -261,6 +277,7 @@ dial(const struct sockaddr_storage *a, size_t n)
 		    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) == 0 &&
 		    err == 0)
 			return fd;
+		set_ufd(c, -1);
 		close(fd);
 	}
 	return -1;
@@ -622,13 +639,13 @@ serve(struct conn *c)
 		memmove(buf, buf + rq.head_len, rest);
 		len = rest;
 		if (send_all(c->cfd, ok, sizeof(ok) - 1) == -1 ||
-		    !hello_ok(px, c->cfd, buf, &len, KB_HTTP_HEAD_MAX, rq.host,
+		    !hello_ok(px, c->cfd, buf, &len, KB_HTTP_HEAD_MAX, canon,
 			canon, rq.port))
 			return;
 	} else {
 		uhead = kb_http_upstream_head(buf, &rq, canon, rq.port, &uhlen);
 	}
-	if ((ufd = dial(addr, nad)) == -1) {
+	if ((ufd = dial(c, addr, nad)) == -1) {
 		if (!rq.connect)
 			answer(c->cfd, 502, "Bad Gateway",
 			    "the upstream did not answer");
