@@ -1098,7 +1098,11 @@ main(int argc, char **argv)
 		    "a program that is executable but not readable?); make "
 		    "it readable, or run as root",
 		    run.sock.failed, run.sock.failed == 1 ? " was" : "s were");
-	if (run.exec_errno == 0 && run.exit_code != 0)
+	/* what the egress proxy refused is reported whatever the exit
+	 * status: kinbox saw it (a command may take the 403 and succeed,
+	 * without what it asked for) */
+	if (run.exec_errno == 0 &&
+	    (run.exit_code != 0 || run.egress.ndenial > 0))
 		report_denial(&pol, &o, &run);
 	kb_plan_free(&plan);
 	kb_policy_free(&pol);

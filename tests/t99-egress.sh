@@ -295,6 +295,23 @@ t_several_refused() {
 }
 run_test "several refused hosts in one run: one exact denial each" t_several_refused
 
+t_refused_success() {
+	ws=$(newdir ws-success)
+	cd "$ws"
+	# curl without -f takes the 403 and exits 0: kinbox still says what
+	# it refused (it saw it), and the exit status stays the command's
+	kt --allow-host "$N_HTTP:$HP" --json-fd 3 -- sh -c '
+		curl -sS "http://'"$N_HTTP:$HP"'/hello" -o ok
+		curl -sS "http://'"$N_OTHER:$HP"'/quiet" -o refused' 3>"$ws/record.json"
+	[ "$KB_RC" = 0 ] || fail "kinbox exited $KB_RC: $(cat "$KB_ERR")"
+	assert_file_has_content "$ws/ok" '^hello from upstream$'
+	assert_file_has_content "$ws/refused" 'not on the allow-list'
+	assert_file_has_content "$KB_ERR" "denied network to $N_OTHER:$HP"
+	assert_file_has_content "$ws/record.json" "\"allowed_hosts\": *\\[\"$N_OTHER:$HP\"\\]"
+	upstream_lacks http '/quiet'
+}
+run_test "a refused request the command shrugs off (exit 0) is still reported, the exit status kept" t_refused_success
+
 t_redirect() {
 	ws=$(newdir ws-redirect)
 	cd "$ws"
