@@ -34,7 +34,8 @@ const char *const kb_resolve_test_note =
     "test build: the KINBOX_TEST_RESOLVE answers are taken as public "
     "addresses; never install it";
 
-/* NAME=IP from KINBOX_TEST_RESOLVE: true with `out` filled */
+/* NAME=IP from KINBOX_TEST_RESOLVE ("a=127.0.0.1, b=::1"): true with
+ * `out` filled */
 static bool
 test_override(const char *host, unsigned port, struct sockaddr_storage *out)
 {
@@ -42,18 +43,30 @@ test_override(const char *host, unsigned port, struct sockaddr_storage *out)
 	size_t hl = strlen(host);
 
 	for (const char *s = list; s != NULL && *s != '\0';) {
-		const char *end = strchr(s, ','), *eq = strchr(s, '=');
-		size_t n = end != NULL ? (size_t)(end - s) : strlen(s);
+		const char *end, *eq, *ip0, *ip1, *n1;
 		char ip[INET6_ADDRSTRLEN];
 
-		if (eq != NULL && eq < s + n && (size_t)(eq - s) == hl &&
+		s += strspn(s, " \t");
+		end = strchr(s, ',');
+		if (end == NULL)
+			end = s + strlen(s);
+		eq = memchr(s, '=', (size_t)(end - s));
+		for (ip0 = eq != NULL ? eq + 1 : end; ip0 < end && *ip0 == ' ';
+		     ip0++)
+			;
+		for (ip1 = end;
+		     ip1 > ip0 && (ip1[-1] == ' ' || ip1[-1] == '\t'); ip1--)
+			;
+		for (n1 = eq != NULL ? eq : s; n1 > s && n1[-1] == ' '; n1--)
+			;
+		if (eq != NULL && (size_t)(n1 - s) == hl &&
 		    strncasecmp(s, host, hl) == 0 &&
-		    (size_t)(s + n - eq - 1) < sizeof(ip)) {
+		    (size_t)(ip1 - ip0) < sizeof(ip)) {
 			struct sockaddr_in *a = (struct sockaddr_in *)out;
 			struct sockaddr_in6 *b = (struct sockaddr_in6 *)out;
 
-			memcpy(ip, eq + 1, (size_t)(s + n - eq - 1));
-			ip[s + n - eq - 1] = '\0';
+			memcpy(ip, ip0, (size_t)(ip1 - ip0));
+			ip[ip1 - ip0] = '\0';
 			memset(out, 0, sizeof(*out));
 			if (inet_pton(AF_INET, ip, &a->sin_addr) == 1) {
 				a->sin_family = AF_INET;
@@ -66,7 +79,7 @@ test_override(const char *host, unsigned port, struct sockaddr_storage *out)
 				return true;
 			}
 		}
-		s = end != NULL ? end + 1 : NULL;
+		s = *end == ',' ? end + 1 : NULL;
 	}
 	return false;
 }
