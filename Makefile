@@ -208,9 +208,10 @@ golden-update: tests/unit/test-golden
 # (tests/isolated.sh): the caller's grants, denial journal and sessions
 # are never read or written; make state-check checks that
 ISOLATED = sh tests/isolated.sh
-integration: kinbox kinbox-exec kinpolicy $(HELPERS)
+integration: kinbox kinbox-test kinbox-exec kinpolicy $(HELPERS)
 	@KINBOX="$(if $(KINBOX),$(KINBOX),$(CURDIR)/kinbox)" \
 	 KINPOLICY="$(if $(KINPOLICY),$(KINPOLICY),$(if $(KINBOX),$(dir $(KINBOX))kinpolicy,$(CURDIR)/kinpolicy))" \
+	 KINBOX_TEST="$(if $(KINBOX_TEST),$(KINBOX_TEST),$(if $(KINBOX),$(dir $(KINBOX))kinbox-test,$(CURDIR)/kinbox-test))" \
 	 $(ISOLATED) sh tests/run-integration.sh
 
 # make demo and an integration run (KB_STATE_SUITES, default t10-core.sh)

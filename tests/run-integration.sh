@@ -11,7 +11,8 @@
 # they are; make integration gives the first pass one, tests/isolated.sh).
 #
 # Environment: KINBOX (binary for the first pass; default ./kinbox),
-# KINPOLICY (default: beside KINBOX),
+# KINPOLICY (default: beside KINBOX), KINBOX_TEST (the test build
+# t99-egress.sh runs; default: beside KINBOX),
 # KINBOX_MUST_WORK=1 (skips fail), KB_VERBOSE=1, KB_TEST_USER (default
 # kinbox-test), KB_NO_UNPRIVILEGED=1 (root: skip the second pass),
 # KB_SUITES="t10-core.sh t85-edges.sh" (only these scripts).
@@ -162,11 +163,16 @@ if [ "$(id -u)" -eq 0 ] && [ "${KB_NO_UNPRIVILEGED:-}" != 1 ]; then
 		mkdir -p "$stage/tests"
 		cp "$KINBOX" "$stage/kinbox"
 		[ -x "$KINPOLICY" ] && cp "$KINPOLICY" "$stage/kinpolicy"
-		for b in kinbox-exec kinbox-test; do
+		for b in kinbox-exec; do
 			if [ -x "$(dirname "$KINBOX")/$b" ]; then
 				cp "$(dirname "$KINBOX")/$b" "$stage/"
 			fi
 		done
+		# the test build (t99-egress.sh), beside the copy of kinbox
+		kt=${KINBOX_TEST:-$(dirname "$KINBOX")/kinbox-test}
+		if [ -x "$kt" ]; then
+			cp "$kt" "$stage/kinbox-test"
+		fi
 		cp "$here/lib.sh" "$stage/tests/"
 		for t in "$here"/t[0-9][0-9]-*.sh; do
 			[ -f "$t" ] && cp "$t" "$stage/tests/"
