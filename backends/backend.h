@@ -79,6 +79,12 @@ struct kb_plan {
 	int proxy_fd;
 	const struct kb_hostgrant *hosts;
 	size_t nhosts;
+	/* The seatbelt backend (backends/seatbelt.c): the SBPL profile,
+	 * constant text that names every path through (param "KEY"), and
+	 * its parameters, "KEY=VALUE" each, in the order of the -D
+	 * arguments in argv. NULL and empty for the other backends. */
+	char *profile;
+	struct kb_strv params;
 };
 
 void kb_plan_free(struct kb_plan *);
@@ -149,6 +155,41 @@ unsigned kb_landlock_lacks(const struct kb_host *, unsigned require);
 int kb_landlock_plan(const struct kb_policy *, const struct kb_host *,
     const char *helper, int helper_fd, const char *rundir, int rundir_fd,
     const char *why, char *const *envp, struct kb_plan *out, struct kb_err *e);
+
+/* backends/seatbelt.c — macOS. Nothing of it has run under a real
+ * sandbox-exec here (no macOS machine): the profile is checked by golden
+ * files and the SBPL reader of the tests only. */
+
+/* Where macOS ships it; kinbox never looks it up in $PATH. */
+#define KB_SANDBOX_EXEC "/usr/bin/sandbox-exec"
+
+/*
+ * The host facts the seatbelt plan needs besides the policy, each a
+ * canonical path (realpath: /private/tmp, not /tmp, on macOS); found by
+ * kinbox.c (kb_seatbelt_host), fixed by the tests.
+ */
+struct kb_seatbelt_host {
+	const char *tmp;       /* realpath("/tmp") */
+	const char *var_tmp;   /* realpath("/var/tmp"), or NULL */
+	const char *ssh_sock;  /* realpath of SSH_AUTH_SOCK (--ssh-agent) */
+	const char *run_tag;   /* the per-run message, "kinbox-<id>" */
+};
+
+/*
+ * Builds the seatbelt plan: `sandbox_exec` (KB_SANDBOX_EXEC) -p PROFILE
+ * -D KEY=VALUE ... -- argv. The profile text depends only on the shape
+ * of the policy (how many write roots, masks, guards, ...), never on a
+ * path: paths reach it as parameters. Refuses what Seatbelt cannot
+ * express here. `envp` the caller's environment (borrowed). Pure.
+ */
+int kb_seatbelt_plan(const struct kb_policy *, const struct kb_seatbelt_host *,
+    const char *sandbox_exec, char *const *envp, struct kb_plan *out,
+    struct kb_err *e);
+
+/* backends/plan.c: any plan as one JSON object (kinbox --dry-run --json):
+ * backend, exe, argv, notes, env, and for seatbelt profile and params (an
+ * object, name -> value). A new string; caller frees. */
+char *kb_plan_json(const struct kb_plan *);
 
 /* backends/bwrap.c */
 

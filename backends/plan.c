@@ -53,6 +53,8 @@ kb_plan_free(struct kb_plan *pl)
 	kb_strv_free(&pl->overlay);
 	kb_strv_free(&pl->overlay_name);
 	kb_strv_free(&pl->own);
+	kb_strv_free(&pl->params);
+	free(pl->profile);
 	free(pl->granted);
 	free(pl->pass_src);
 	memset(pl, 0, sizeof(*pl));
