@@ -47,6 +47,7 @@ extern char **environ;
 
 struct kb_opts {
 	bool dry_run;
+	bool json; /* --json: --dry-run's plan as one JSON object */
 	int json_fd;              /* -1: none */
 	const char *json_fd_name; /* "--json-fd" or "KINBOX_JSON_FD" */
 	int verbosity;            /* -1 quiet, 0 normal, 1 verbose */
@@ -255,6 +256,9 @@ parse_args(int argc, char **argv, struct kb_opts *o, struct pending *pend,
 		case KB_OPT_DRY_RUN:
 			o->dry_run = true;
 			continue;
+		case KB_OPT_JSON:
+			o->json = true;
+			continue;
 		case KB_OPT_CHDIR:
 			/* now, as git and make do: relative paths given
 			 * anywhere on the line (--write, --workspace, a
@@ -311,6 +315,9 @@ parse_args(int argc, char **argv, struct kb_opts *o, struct pending *pend,
 		    parse_json_fd(getenv("KINBOX_JSON_FD"), "KINBOX_JSON_FD");
 		o->json_fd_name = "KINBOX_JSON_FD";
 	}
+	if (o->json && !o->dry_run)
+		die("--json goes with --dry-run (the plan as JSON) or after "
+		    "--status; a denial's JSON record is --json-fd N");
 	if (optind >= argc)
 		die("no command given; usage: kinbox [OPTIONS] -- COMMAND "
 		    "[ARG...]");
@@ -395,6 +402,16 @@ static void __attribute__((noreturn)) exec_unsandboxed(
 	int err;
 
 	kb_plan_env(p, environ, NULL, &pl);
+	if (o->dry_run && o->json) {
+		_cleanup_free_ char *json = NULL;
+
+		kb_strv_pushf(&pl.notes, "no sandbox: %s", why);
+		for (i = 0; p->argv[i] != NULL; i++)
+			kb_strv_push(&pl.argv, p->argv[i]);
+		json = kb_plan_json(&pl);
+		fputs(json, stdout);
+		exit(0);
+	}
 	if (o->dry_run) {
 		printf("# no sandbox: %s\n", why);
 		for (i = 0; i < pl.notes.n; i++)
@@ -959,7 +976,9 @@ main(int argc, char **argv)
 			die("%s", e.msg);
 		}
 		if (o.dry_run || o.verbosity > 0) {
-			_cleanup_free_ char *text = kb_plan_render(&plan);
+			_cleanup_free_ char *text = o.dry_run && o.json
+							? kb_plan_json(&plan)
+							: kb_plan_render(&plan);
 
 			fputs(text, o.dry_run ? stdout : stderr);
 			if (o.dry_run) {

@@ -187,8 +187,9 @@ int kb_seatbelt_plan(const struct kb_policy *, const struct kb_seatbelt_host *,
     struct kb_err *e);
 
 /* backends/plan.c: any plan as one JSON object (kinbox --dry-run --json):
- * backend, exe, argv, notes, env, and for seatbelt profile and params (an
- * object, name -> value). A new string; caller frees. */
+ * backend, exe, argv, notes, fds (a bind source passed as a descriptor:
+ * number -> path) and, for seatbelt, profile and params (an object, name
+ * -> value). A new string ending in a newline; caller frees. */
 char *kb_plan_json(const struct kb_plan *);
 
 /* backends/bwrap.c */

@@ -104,3 +104,152 @@ kb_plan_render(const struct kb_plan *pl)
 	}
 	return b.s;
 }
+
+/* The length of the well-formed UTF-8 sequence at s (of n bytes), 0 when
+ * it is not one (overlong forms, surrogates and code points past
+ * U+10FFFF included). */
+static size_t
+utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0], cp;
+	size_t len;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4, cp = c & 0x07;
+	else
+		return 0;
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return len;
+}
+
+/*
+ * A JSON string. Paths are bytes, not text: a byte that is not part of
+ * well-formed UTF-8 is written as the lone surrogate \udc80 + byte
+ * (Python's "surrogateescape"), so nothing is lost and nothing is
+ * replaced — json.loads(...).encode("utf-8", "surrogateescape") gives the
+ * bytes back. Strict parsers may refuse such a string; kinbox's paths
+ * rarely hold one.
+ */
+static void
+jstr(struct kb_buf *b, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str);
+
+	kb_buf_puts(b, "\"");
+	while (n > 0) {
+		size_t len = utf8_len(s, n);
+
+		if (len == 0) {
+			kb_buf_printf(b, "\\udc%02x", s[0]);
+			len = 1;
+		} else if (*s == '"' || *s == '\\') {
+			kb_buf_printf(b, "\\%c", *s);
+		} else if (*s == '\n') {
+			kb_buf_puts(b, "\\n");
+		} else if (*s == '\t') {
+			kb_buf_puts(b, "\\t");
+		} else if (*s < 0x20 || *s == 0x7f) {
+			kb_buf_printf(b, "\\u%04x", *s);
+		} else {
+			kb_buf_add(b, (const char *)s, len);
+		}
+		s += len;
+		n -= len;
+	}
+	kb_buf_puts(b, "\"");
+}
+
+static void
+jstrv(struct kb_buf *b, const struct kb_strv *v)
+{
+	kb_buf_puts(b, "[");
+	for (size_t i = 0; i < v->n; i++) {
+		kb_buf_puts(b, i > 0 ? ", " : "");
+		jstr(b, v->v[i]);
+	}
+	kb_buf_puts(b, "]");
+}
+
+static const char *
+backend_name(enum kb_backend_kind k)
+{
+	switch (k) {
+	case KB_BACKEND_BWRAP:
+		return "bwrap";
+	case KB_BACKEND_LANDLOCK:
+		return "landlock";
+	case KB_BACKEND_SEATBELT:
+		return "seatbelt";
+	case KB_BACKEND_AUTO:
+		break;
+	}
+	/* every planner names its backend: a plan without one is the
+	 * unconfined run's (kinbox.c's exec_unsandboxed) */
+	return "none";
+}
+
+char *
+kb_plan_json(const struct kb_plan *pl)
+{
+	struct kb_buf b = {0};
+
+	kb_buf_puts(&b, "{\"backend\": ");
+	jstr(&b, backend_name(pl->backend));
+	kb_buf_puts(&b, ", \"exe\": ");
+	if (pl->exe != NULL)
+		jstr(&b, pl->exe);
+	else
+		kb_buf_puts(&b, "null");
+	kb_buf_puts(&b, ", \"argv\": ");
+	jstrv(&b, &pl->argv);
+	kb_buf_puts(&b, ", \"notes\": ");
+	jstrv(&b, &pl->notes);
+	/* what a bind source passed as a descriptor is (the argv names
+	 * /proc/self/fd/N): its path, by descriptor number */
+	if (pl->npass > 0) {
+		kb_buf_puts(&b, ", \"fds\": {");
+		for (size_t i = 0; i < pl->npass && i < pl->pass_path.n; i++) {
+			kb_buf_printf(&b, "%s\"%d\": ", i > 0 ? ", " : "",
+			    pl->pass_base + (int)i);
+			jstr(&b, pl->pass_path.v[i]);
+		}
+		kb_buf_puts(&b, "}");
+	}
+	if (pl->profile != NULL) {
+		kb_buf_puts(&b, ", \"profile\": ");
+		jstr(&b, pl->profile);
+		kb_buf_puts(&b, ", \"params\": {");
+		for (size_t i = 0; i < pl->params.n; i++) {
+			const char *kv = pl->params.v[i];
+			const char *eq = strchr(kv, '=');
+			_cleanup_free_ char *key = NULL;
+
+			if (eq == NULL)
+				continue;
+			key = xasprintf("%.*s", (int)(eq - kv), kv);
+			kb_buf_puts(&b, i > 0 ? ", " : "");
+			jstr(&b, key);
+			kb_buf_puts(&b, ": ");
+			jstr(&b, eq + 1);
+		}
+		kb_buf_puts(&b, "}");
+	}
+	kb_buf_puts(&b, "}\n");
+	return b.s;
+}

@@ -845,7 +845,7 @@ enum refusal {
  * guarded) in `d`, or false when the sandbox is not why it failed. */
 static bool
 judge_path(const char *raw, const struct line *lines, size_t nlines, size_t i,
-    enum refusal how, bool eacces, const char *base, const struct kb_policy *p,
+    enum refusal how, bool lsm, const char *base, const struct kb_policy *p,
     const struct kb_oracle *o, struct kb_denial *d)
 {
 	char abs[PATH_MAX], real[PATH_MAX], ent[PATH_MAX];
@@ -893,9 +893,10 @@ judge_path(const char *raw, const struct line *lines, size_t nlines, size_t i,
 	if (writable(p, real) && !hidden_link) {
 		/* inside what the command may write, only a guard refuses:
 		 * a read-only mount (EROFS), a mount point (EBUSY), or
-		 * Landlock's EACCES; anything else is the file's own mode
+		 * the kernel policy's own word (lsm: Landlock's EACCES,
+		 * Seatbelt's EPERM); anything else is the file's own mode
 		 * or the command's own failure */
-		if (how == REFUSED_PERM && !(landlock && eacces))
+		if (how == REFUSED_PERM && !lsm)
 			return false;
 		if ((why = guarded_git(p, real)) == NULL &&
 		    (why = guarded_git(p, ent)) == NULL)
@@ -907,8 +908,7 @@ judge_path(const char *raw, const struct line *lines, size_t nlines, size_t i,
 	}
 	if (how == REFUSED_BUSY)
 		return false; /* a mount point outside: not a refused write */
-	if (!(how == REFUSED_ROFS || how == REFUSED_UNSAID ||
-		(landlock && eacces)) &&
+	if (!(how == REFUSED_ROFS || how == REFUSED_UNSAID || lsm) &&
 	    !has_verb(&lines[i]))
 		return false;
 	/* git's hooks and config outside the writable set: a grant of the
@@ -1048,7 +1048,14 @@ judge_write(const struct line *lines, size_t nlines, size_t i, size_t at,
     enum refusal how, const struct kb_phrase *ph, const char *base,
     const struct kb_policy *p, const struct kb_oracle *o, struct kb_denial *d)
 {
-	bool eacces = ph->check == KB_CHECK_EACCES;
+	/* the phrase is how this backend's kernel policy refuses a write
+	 * outside the writable set: Landlock answers EACCES, Seatbelt EPERM
+	 * ("Operation not permitted", which under bubblewrap is the seccomp
+	 * filter's or a file's own) */
+	bool lsm = (p->backend == KB_BACKEND_LANDLOCK &&
+		       ph->check == KB_CHECK_EACCES) ||
+		   (p->backend == KB_BACKEND_SEATBELT && how == REFUSED_PERM &&
+		       ph->check != KB_CHECK_EACCES);
 	/* a code ("EROFS", "errno -30") rather than a message */
 	bool ahead =
 	    strncmp(ph->text, "errno", 5) != 0 &&
@@ -1058,9 +1065,8 @@ judge_write(const struct line *lines, size_t nlines, size_t i, size_t at,
 	/* EROFS (or no errno) on a name that is not on a read-only mount:
 	 * the message's name is not the whole path; the command's words
 	 * may hold it. EACCES on it is the file's own mode: never. */
-	bool argv_ok = (how == REFUSED_ROFS || how == REFUSED_UNSAID ||
-			   (eacces && p->backend == KB_BACKEND_LANDLOCK)) &&
-		       ahead;
+	bool argv_ok =
+	    (how == REFUSED_ROFS || how == REFUSED_UNSAID || lsm) && ahead;
 	size_t n;
 
 	if (own && strcmp(raw, ph->text) == 0)
@@ -1102,14 +1108,14 @@ judge_write(const struct line *lines, size_t nlines, size_t i, size_t at,
 		/* a name the command gave before tar's -C is not under it */
 		const char *b = before_chdir(p, raw) ? cwdbase : base;
 
-		if (judge_path(raw, lines, nlines, i, how, eacces, b, p, o, d))
+		if (judge_path(raw, lines, nlines, i, how, lsm, b, p, o, d))
 			return true;
 		n = own ? all_paths(&lines[i], others, nitems(others)) : 0;
 		for (size_t k = 0; k < n; k++) {
 			if (strcmp(others[k], raw) == 0)
 				continue;
 			memset(d, 0, sizeof(*d));
-			if (judge_path(others[k], lines, nlines, i, how, eacces,
+			if (judge_path(others[k], lines, nlines, i, how, lsm,
 				base, p, o, d))
 				return true;
 		}
@@ -1127,7 +1133,7 @@ judge_write(const struct line *lines, size_t nlines, size_t i, size_t at,
 		    nitems(others));
 		for (size_t k = 0; k < n; k++) {
 			memset(d, 0, sizeof(*d));
-			if (judge_path(others[k], lines, nlines, i, how, eacces,
+			if (judge_path(others[k], lines, nlines, i, how, lsm,
 				cwdbase, p, o, d))
 				return true;
 		}
@@ -1551,6 +1557,93 @@ landlock_refusal(const struct line *lines, size_t nlines, size_t i,
 	return true;
 }
 
+/*
+ * macOS's sandbox log line, as `log stream --predicate 'sender ==
+ * "Sandbox"'` shows it and as a user may paste it into the output:
+ * "Sandbox: touch(4242) deny(1) file-write-create /Users/me/x". The
+ * operation is a word of [a-z*-]; what follows it, to the end of the
+ * line, is the path (or the address, for network-*). Only the kernel's
+ * sandbox writes these, so the line is exact evidence, whichever backend
+ * the policy names. kinbox does not read the log itself: it sees only what
+ * reaches the command's stderr.
+ */
+static bool
+sandbox_log_line(const struct line *l, char *op, size_t oplen, char *arg,
+    size_t arglen)
+{
+	const char *s = l->s, *end = l->s + l->n, *o, *a;
+
+	while ((s = memmem(s, (size_t)(end - s), "deny(", 5)) != NULL) {
+		const char *q = s + 5;
+
+		s = q;
+		if (q >= end || !isdigit((unsigned char)*q))
+			continue;
+		while (q < end && isdigit((unsigned char)*q))
+			q++;
+		if (end - q < 3 || q[0] != ')' || q[1] != ' ')
+			continue;
+		o = q + 2;
+		for (q = o; q < end && (islower((unsigned char)*q) ||
+				       *q == '-' || *q == '*');
+		     q++)
+			;
+		if (q == o || (size_t)(q - o) >= oplen)
+			continue;
+		memcpy(op, o, (size_t)(q - o));
+		op[q - o] = '\0';
+		a = q < end && *q == ' ' ? q + 1 : q;
+		if ((size_t)(end - a) >= arglen)
+			return false;
+		memcpy(arg, a, (size_t)(end - a));
+		arg[end - a] = '\0';
+		return true;
+	}
+	return false;
+}
+
+/* The denial a sandbox log line names, if it is one kinbox can judge. */
+static bool
+judge_sandbox_log(const struct line *lines, size_t nlines, size_t i,
+    const char *base, const struct kb_policy *p, const struct kb_oracle *o,
+    struct kb_denial *d)
+{
+	char op[64], arg[PATH_MAX];
+
+	if (!sandbox_log_line(&lines[i], op, sizeof(op), arg, sizeof(arg)))
+		return false;
+	if (strncmp(op, "file-write", 10) == 0 && arg[0] == '/') {
+		/* refused by the profile: judged as Seatbelt's EPERM is */
+		if (!judge_path(arg, lines, nlines, i, REFUSED_PERM, true, base,
+			p, o, d))
+			return false;
+		set_evidence(d, &lines[i], "refused by the Seatbelt profile");
+		return true;
+	}
+	if (strncmp(op, "network", 7) == 0 && !p->net) {
+		net_denial(lines, nlines, i, "no network (Seatbelt profile)", p,
+		    d);
+		return true;
+	}
+	if (strncmp(op, "file-read", 9) == 0 && arg[0] == '/' &&
+	    (masked(p, arg) || credential(p, arg))) {
+		d->cls = KB_CLASS_OTHER;
+		d->suggest_unconfined = true;
+		snprintf(d->path, sizeof(d->path), "%s", arg);
+		snprintf(d->guard, sizeof(d->guard), "%s",
+		    credential(p, arg) ? "a credential store"
+				       : "a hidden host path");
+		set_evidence(d, &lines[i], "hidden by the Seatbelt profile");
+		return true;
+	}
+	/* another operation (a mach service, a sysctl write): the profile
+	 * refused it; no grant of kinbox's names it */
+	d->cls = KB_CLASS_OTHER;
+	d->suggest_unconfined = true;
+	set_evidence(d, &lines[i], "refused by the Seatbelt profile");
+	return true;
+}
+
 /* The denial on line i, if any, into d (zeroed first). */
 static bool
 judge_line(const struct line *lines, size_t nlines, size_t i, const char *base,
@@ -1575,6 +1668,9 @@ judge_line(const struct line *lines, size_t nlines, size_t i, const char *base,
 	}
 	if (landlock && landlock_refusal(lines, nlines, i, p, d))
 		return true;
+	if (judge_sandbox_log(lines, nlines, i, base, p, o, d))
+		return true;
+	memset(d, 0, sizeof(*d));
 	if ((ph = match(&lines[i], kb_rofs_phrases, kb_rofs_count, &at)) !=
 	    NULL) {
 		if (judge_write(lines, nlines, i, at, REFUSED_ROFS, ph, base, p,

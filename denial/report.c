@@ -551,6 +551,7 @@ policy_value(const struct kb_policy *p, const struct kb_option *r, bool typed)
 	case KB_OPT_REQUIRE:
 	case KB_OPT_JSON_FD:
 	case KB_OPT_DRY_RUN:
+	case KB_OPT_JSON:
 	case KB_OPT_QUIET:
 	case KB_OPT_VERBOSE:
 	case KB_OPT_STATUS:

@@ -456,6 +456,7 @@ check_form(const struct kb_option *o, const char *v, const struct kb_src *s,
 	case KB_OPT_KEEP_FD:
 	case KB_OPT_JSON_FD:
 	case KB_OPT_DRY_RUN:
+	case KB_OPT_JSON:
 	case KB_OPT_QUIET:
 	case KB_OPT_VERBOSE:
 	case KB_OPT_STATUS:
@@ -641,6 +642,17 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.set = NULL,
 		.help = "print the plan, with each grant's origin,\n"
 		    "and run nothing",
+		.neghelp = NULL,
+	},
+	[KB_OPT_JSON] = {
+		.id = KB_OPT_JSON, .flag = "json", .shortopt = 0,
+		.negflag = NULL, .metavar = NULL,
+		.sections = 0, .key = NULL, .json = NULL,
+		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_CLI,
+		.set = NULL,
+		.help = "with --dry-run: the plan as one JSON object\n"
+		    "(backend, argv, notes; seatbelt: profile,\n"
+		    "params)",
 		.neghelp = NULL,
 	},
 	[KB_OPT_QUIET] = {

@@ -43,6 +43,7 @@ enum kb_opt {
 	/* kinbox's own switches: flags only, not policy */
 	KB_OPT_JSON_FD,
 	KB_OPT_DRY_RUN,
+	KB_OPT_JSON,
 	KB_OPT_QUIET,
 	KB_OPT_VERBOSE,
 	KB_OPT_STATUS,

@@ -85,6 +85,7 @@ struct label {
 	bool caches_off; /* captured with every [caches] NAME = off */
 	bool net_project; /* net_origin=project: a project file said off */
 	bool landlock;    /* backend=landlock */
+	bool seatbelt;    /* backend=seatbelt */
 	bool fixuser;     /* user=fixuser: captured as that user */
 	char todo[256];   /* todo=WHY: a known miss, reported as TODO */
 	char cwd[PATH_MAX];
@@ -149,7 +150,8 @@ read_label(const char *file, struct label *l)
 			else if (strcmp(key, "net_origin") == 0)
 				l->net_project = strcmp(val, "project") == 0;
 			else if (strcmp(key, "backend") == 0)
-				l->landlock = strcmp(val, "landlock") == 0;
+				l->landlock = strcmp(val, "landlock") == 0,
+				l->seatbelt = strcmp(val, "seatbelt") == 0;
 			else if (strcmp(key, "todo") == 0)
 				snprintf(l->todo, sizeof(l->todo), "%s", val);
 			else if (strcmp(key, "user") == 0)
@@ -426,6 +428,8 @@ main(int argc, char **argv)
 		}
 		if (l.landlock)
 			p.backend = KB_BACKEND_LANDLOCK;
+		if (l.seatbelt)
+			p.backend = KB_BACKEND_SEATBELT;
 		if (l.caches_off)
 			for (size_t c = 0; c < nitems(p.cache); c++)
 				p.cache[c] = KB_CACHE_OFF;
