@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "backends/run-posix.h"
 #include "backends/status.h"
 #include "denial/denial.h"
 #include "denial/journal.h"
@@ -788,6 +789,130 @@ made:
 	atexit(rundir_remove);
 }
 
+/*
+ * The seatbelt backend (macOS): the profile and sandbox-exec's argv from
+ * the policy (backends/seatbelt.c), printed by --dry-run on any system;
+ * run through the POSIX run path (backends/run-posix.c) where
+ * sandbox-exec exists. kinbox has not run it on macOS: on Linux a real run
+ * is refused, and the test build (kinbox-test) can put a stand-in in
+ * sandbox-exec's place (KINBOX_TEST_SANDBOX_EXEC) to drive this path —
+ * the stand-in runs the command, it enforces nothing.
+ */
+static int
+run_seatbelt(struct kb_policy *p, const struct kb_opts *o)
+{
+	struct kb_seatbelt_host sh = {0};
+	struct kb_plan plan;
+	struct kb_err e;
+	static struct kb_posix_run pr;
+	static struct kb_run run;
+	char tmp[PATH_MAX], vartmp[PATH_MAX], sock[PATH_MAX], tag[64];
+	char id[KB_ID_LEN + 1];
+	/* the test build only (kb_resolve_test_note is set there alone) */
+	const char *stand_in = kb_resolve_test_note != NULL
+				   ? getenv("KINBOX_TEST_SANDBOX_EXEC")
+				   : NULL;
+	const char *exe = stand_in != NULL && *stand_in != '\0'
+			      ? stand_in
+			      : KB_SANDBOX_EXEC;
+	const char *ssh = getenv("SSH_AUTH_SOCK");
+	_cleanup_free_ char *why = NULL;
+
+	/* every path the profile names is canonical: on macOS /tmp is
+	 * /private/tmp, /var/tmp /private/var/tmp */
+	sh.tmp = realpath("/tmp", tmp) != NULL ? tmp : "/tmp";
+	sh.var_tmp = realpath("/var/tmp", vartmp) != NULL ? vartmp : NULL;
+	if (p->ssh_agent && ssh != NULL && ssh[0] == '/' &&
+	    realpath(ssh, sock) != NULL)
+		sh.ssh_sock = sock;
+	if (o->dry_run || kb_denial_id(id) == -1)
+		snprintf(tag, sizeof(tag), "kinbox-dry-run");
+	else
+		snprintf(tag, sizeof(tag), "kinbox-%s", id);
+	sh.run_tag = tag;
+	/* no namespaces: /tmp is the host's (writable, as on macOS every
+	 * sandbox's), and pids, the network stack and IPC are shared */
+	{
+		_cleanup_free_ char *lacking = feature_words(
+		    p->require & (KB_FEAT_PRIVATE_TMP | KB_FEAT_PID_NS |
+				     KB_FEAT_NET_NS | KB_FEAT_IPC_NS));
+
+		if (lacking != NULL)
+			die("no sandbox: the seatbelt backend has no %s, which "
+			    "--require (or require =) asks for; nothing was "
+			    "run",
+			    lacking);
+	}
+	if (kb_seatbelt_plan(p, &sh, exe, environ, &plan, &e) == -1)
+		die("%s", e.msg);
+	if (o->dry_run || o->verbosity > 0) {
+		_cleanup_free_ char *text =
+		    o->dry_run && o->json ? kb_plan_json(&plan)
+					  : kb_plan_render(&plan);
+
+		fputs(text, o->dry_run ? stdout : stderr);
+		if (o->dry_run) {
+			kb_plan_free(&plan);
+			return 0;
+		}
+	}
+#ifndef __APPLE__
+	if (stand_in == NULL || *stand_in == '\0')
+		die("%s%s: Seatbelt is macOS's sandbox (sandbox-exec); on "
+		    "Linux use auto, bwrap or landlock",
+		    p->where[KB_OPT_BACKEND] ? p->where[KB_OPT_BACKEND]
+					     : "backend = ",
+		    p->origin[KB_OPT_BACKEND] == KB_ORIGIN_ENV ? "=seatbelt"
+							       : " seatbelt");
+	warnx("test build: %s stands in for sandbox-exec and enforces "
+	      "nothing",
+	    exe);
+#endif
+	/* the egress proxy is Linux code (splice, a network namespace to
+	 * listen in) */
+	if (p->nallow_host > 0)
+		die("--allow-host: the egress proxy runs only under the Linux "
+		    "backends so far; under Seatbelt use --net or leave the "
+		    "network off — nothing was run");
+	if (access(exe, X_OK) == -1)
+		die("no sandbox: %s: %s; it ships with macOS (a system "
+		    "without it cannot run the seatbelt backend) — nothing was "
+		    "run",
+		    exe, strerror(errno));
+	/* only 0-2 and the kept descriptors reach the command */
+	for (int fd = 3; fd < 1024; fd++)
+		if (fcntl(fd, F_GETFD) != -1)
+			(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+	for (size_t i = 0; i < p->nkeep; i++)
+		if (fcntl(p->keep_fd[i], F_SETFD, 0) == -1)
+			die_errno("--keep-fd %d", p->keep_fd[i]);
+	if (kb_run_posix(plan.exe, plan.argv.v, plan.envp.v, &pr, &e) == -1)
+		die("%s", e.msg);
+	kb_after_command(pr.tail_len > 0 && pr.tail[pr.tail_len - 1] != '\n');
+	if (!pr.started) {
+		audit_guards(p);
+		why = kb_posix_explain_failure(pr.setup_err);
+		die("%s", why);
+	}
+	if (pr.exec_errno != 0)
+		warnx("%s: %s", p->argv[0],
+		    exec_error_text(p->argv[0], pr.exec_errno));
+	if (audit_guards(p) > 0 && o->verbosity >= 0)
+		warnx("SECURITY: the command tampered with git metadata; see "
+		      "the lines above");
+	run.wstatus = pr.wstatus;
+	run.exit_code = pr.exit_code;
+	run.started = true;
+	run.tail_len = pr.tail_len < sizeof(run.tail) ? pr.tail_len
+						       : sizeof(run.tail);
+	memcpy(run.tail, pr.tail + (pr.tail_len - run.tail_len),
+	    run.tail_len);
+	if (pr.exec_errno == 0 && run.exit_code != 0)
+		report_denial(p, o, &run);
+	kb_plan_free(&plan);
+	return run.exit_code;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -882,6 +1007,17 @@ main(int argc, char **argv)
 		die("%s", e.msg);
 	/* again with TMPDIR settled */
 	check_stores(&pol);
+#ifdef __APPLE__
+	/* macOS has one sandbox: auto is Seatbelt */
+	if (pol.backend == KB_BACKEND_AUTO)
+		pol.backend = KB_BACKEND_SEATBELT;
+#endif
+	if (pol.backend == KB_BACKEND_SEATBELT) {
+		int rc = run_seatbelt(&pol, &o);
+
+		kb_policy_free(&pol);
+		return rc;
+	}
 
 	helper = find_helper();
 	/* O_PATH: the backend executes it through /proc/self/fd (see the
@@ -895,13 +1031,6 @@ main(int argc, char **argv)
 	host.overlay = kb_overlay_supported();
 	host.no_mediate = kb_sup_unavailable();
 	host.seccomp_outer = kb_sup_under_seccomp();
-	if (pol.backend == KB_BACKEND_SEATBELT)
-		die("%s%s: Seatbelt is macOS's sandbox (sandbox-exec); on "
-		    "Linux use auto, bwrap or landlock",
-		    pol.where[KB_OPT_BACKEND] ? pol.where[KB_OPT_BACKEND]
-					      : "backend = ",
-		    pol.origin[KB_OPT_BACKEND] == KB_ORIGIN_ENV ? "=seatbelt"
-								: " seatbelt");
 	/* auto: bubblewrap where it can make its namespaces, else the
 	 * landlock backend; found out by trying (a probe for --dry-run) */
 	if (pol.backend == KB_BACKEND_AUTO && getenv("KINBOX_ACTIVE") != NULL &&

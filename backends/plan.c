@@ -73,11 +73,28 @@ kb_plan_render(const struct kb_plan *pl)
 		kb_buf_escape(&b, pl->notes.v[i]);
 		kb_buf_puts(&b, "\n");
 	}
+	/* the seatbelt profile, a line of the plan each: constant text of
+	 * kinbox's (paths are its parameters), escaped all the same */
+	if (pl->profile != NULL) {
+		const char *l = pl->profile, *nl;
+
+		kb_buf_puts(&b, "# --- the profile (sandbox-exec -p) ---\n");
+		for (; *l != '\0'; l = *nl != '\0' ? nl + 1 : nl) {
+			nl = l + strcspn(l, "\n");
+			kb_buf_escape_mem(&b, l, (size_t)(nl - l));
+			kb_buf_puts(&b, "\n");
+		}
+		kb_buf_puts(&b, "# --- end of the profile ---\n");
+	}
 	for (size_t i = 0; i < pl->argv.n; i++) {
 		const char *a = pl->argv.v[i];
 		char *end;
 		long fd;
 
+		if (pl->profile != NULL && strcmp(a, pl->profile) == 0) {
+			kb_buf_puts(&b, "'<the profile above>'\n");
+			continue;
+		}
 		kb_buf_shquote_visible(&b, a);
 		/* the landlock backend's roots, by descriptor */
 		if (i > 0 && strcmp(pl->argv.v[i - 1], "--write-fd") == 0 &&
