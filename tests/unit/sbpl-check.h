@@ -93,7 +93,14 @@ static const char *const sbpl_ops[] = {"default", "appleevent-send",
     "system-lcid", "system-mac-label", "system-mac-syscall", "system-nfssvc",
     "system-reboot", "system-sched", "system-set-time", "system-socket",
     "system-swap", "system-write-bootstrap", "user-preference-read",
-    "user-preference-write", NULL};
+    "user-preference-write", "user-preference*", "file-mount", "file-unmount",
+    "file-search", "iokit*", "process-exec-interpreter", "system-info",
+    "system-privilege", "system-debug", "system-kext*", "system-kext-load",
+    "system-kext-unload", "system-suspend-resume", "load-unsigned-code",
+    "hid-control", "device*", "device-camera", "device-microphone",
+    "generic-issue-extension", "iokit-issue-extension",
+    "ipc-posix-issue-extension", "mach-issue-extension",
+    "authorization-right-obtain", NULL};
 
 /* what a filter takes */
 enum sbpl_arg {
@@ -140,13 +147,19 @@ static const struct { const char *name; enum sbpl_arg arg; } sbpl_filters[] = {
 	{ "socket-domain", SBPL_A_CONST }, { "socket-type", SBPL_A_CONST },
 	{ "socket-protocol", SBPL_A_CONST },
 	{ "mac-syscall-number", SBPL_A_CONST }, { "file-mode", SBPL_A_CONST },
+	{ "xattr", SBPL_A_VALUE }, { "xattr-regex", SBPL_A_REGEX },
+	{ "iokit-property", SBPL_A_VALUE }, { "kext-bundle-id", SBPL_A_VALUE },
+	{ "appleevent-destination", SBPL_A_VALUE },
+	{ "right-name", SBPL_A_VALUE }, { "control-name", SBPL_A_VALUE },
+	{ "device-major", SBPL_A_CONST }, { "device-minor", SBPL_A_CONST },
+	{ "semaphore-owner", SBPL_A_TARGET },
 	{ "debug-mode", SBPL_A_NONE },
 	{ NULL, SBPL_A_NONE }
 };
 /* clang-format on */
 
 static const char *const sbpl_targets[] = {
-    "self", "same-sandbox", "others", "children", "parent", "pgrp", NULL};
+    "self", "same-sandbox", "others", "children", "pgrp", NULL};
 static const char *const sbpl_vnodes[] = {"REGULAR-FILE", "DIRECTORY",
     "SYMLINK", "FIFO", "SOCKET", "CHARACTER-DEVICE", "BLOCK-DEVICE", "TTY",
     NULL};
@@ -513,6 +526,63 @@ sbpl_value(struct sbpl_ck *k, int x, bool re)
 	return 0;
 }
 
+/* the value of the parameter KEY (which sbpl_param found given) */
+static const char *
+sbpl_param_value(struct sbpl_ck *k, const char *key)
+{
+	size_t j, kl = strlen(key);
+
+	for (j = 0; j < k->nparams; j++)
+		if (strncmp(k->params[j], key, kl) == 0 &&
+		    k->params[j][kl] == '=')
+			return k->params[j] + kl + 1;
+	return "";
+}
+
+/*
+ * A (subpath) argument, already a valid value: Apple's SBPL prelude
+ * refuses an empty one and one longer than "/" that ends with a slash;
+ * of a (string-append), its last piece decides.
+ */
+static int
+sbpl_subpath(struct sbpl_ck *k, int x)
+{
+	const char *t = "", *h;
+	int a, last = -1;
+	size_t l;
+	bool app = false; /* a piece of a (string-append) */
+	char vis[80];
+
+	while (k->v[x].kind == SBPL_LIST) {
+		h = sbpl_head(k, x);
+		for (a = k->v[k->v[x].first].next; a >= 0; a = k->v[a].next)
+			last = a;
+		if (strcmp(h, "param") == 0) {
+			t = sbpl_param_value(k, k->v[last].text);
+			l = strlen(t);
+			if (app ? l > 0 && t[l - 1] == '/'
+				: l == 0 || (l > 1 && t[l - 1] == '/'))
+				return sbpl_fail(k, k->v[x].line,
+				    "(subpath (param \"%s\")): its value "
+				    "\"%s\" is empty or ends with a slash, "
+				    "which (subpath) refuses",
+				    k->v[last].text, sbpl_vis(t, vis));
+			return 0;
+		}
+		x = last;
+		app = true;
+	}
+	t = k->v[x].text;
+	l = strlen(t);
+	if (app ? l > 0 && t[l - 1] == '/'
+		: l == 0 || (l > 1 && t[l - 1] == '/'))
+		return sbpl_fail(k, k->v[x].line,
+		    "(subpath \"%s\") is empty or ends with a slash, which "
+		    "(subpath) refuses",
+		    sbpl_vis(t, vis));
+	return 0;
+}
+
 static int
 sbpl_filter(struct sbpl_ck *k, int x)
 {
@@ -534,10 +604,7 @@ sbpl_filter(struct sbpl_ck *k, int x)
 		    sbpl_vis(h, vis));
 	arg = sbpl_filters[j].arg;
 	a = k->v[k->v[x].first].next;
-	if ((arg == SBPL_A_NONE) != (n == 0) ||
-	    ((arg == SBPL_A_NOT || arg == SBPL_A_TARGET ||
-		 arg == SBPL_A_VNODE) &&
-		n != 1) ||
+	if ((arg == SBPL_A_NONE) != (n == 0) || (arg == SBPL_A_NOT && n != 1) ||
 	    (arg == SBPL_A_NET && n > 2))
 		return sbpl_fail(k, line, "(%s) with %d argument%s", h, n,
 		    n == 1 ? "" : "s");
@@ -545,7 +612,9 @@ sbpl_filter(struct sbpl_ck *k, int x)
 	case SBPL_A_VALUE:
 	case SBPL_A_REGEX:
 		for (; a >= 0; a = k->v[a].next)
-			if (sbpl_value(k, a, arg == SBPL_A_REGEX) < 0)
+			if (sbpl_value(k, a, arg == SBPL_A_REGEX) < 0 ||
+			    (strcmp(h, "subpath") == 0 &&
+				sbpl_subpath(k, a) < 0))
 				return -1;
 		return 0;
 	case SBPL_A_FILTERS:
@@ -559,13 +628,17 @@ sbpl_filter(struct sbpl_ck *k, int x)
 		return 0;
 	case SBPL_A_TARGET:
 	case SBPL_A_VNODE:
-		if (k->v[a].kind != SBPL_SYM ||
-		    !sbpl_in(arg == SBPL_A_TARGET ? sbpl_targets : sbpl_vnodes,
-			k->v[a].text))
-			return sbpl_fail(k, line, "(%s %s): not a %s", h,
-			    k->v[a].kind == SBPL_SYM ? k->v[a].text : "...",
-			    arg == SBPL_A_TARGET ? "process target"
-						 : "vnode type");
+		for (; a >= 0; a = k->v[a].next)
+			if (k->v[a].kind != SBPL_SYM ||
+			    !sbpl_in(arg == SBPL_A_TARGET ? sbpl_targets
+							  : sbpl_vnodes,
+				k->v[a].text))
+				return sbpl_fail(k, line, "(%s %s): not a %s",
+				    h,
+				    k->v[a].kind == SBPL_SYM ? k->v[a].text
+							     : "...",
+				    arg == SBPL_A_TARGET ? "process target"
+							 : "vnode type");
 		return 0;
 	case SBPL_A_NET:
 		if (k->v[a].kind != SBPL_SYM ||

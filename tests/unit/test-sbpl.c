@@ -108,6 +108,13 @@ test_valid(void)
 	    "masks through (string-append (param) ...), nested filters: %s",
 	    err);
 	ok(sbpl_check(
+	       "(version 1)(deny default)"
+	       "(allow file-read* (subpath \"/\") (subpath (param \"R\")))"
+	       "(allow signal (target self children))"
+	       "(allow file-read* (vnode-type FIFO SOCKET TTY))",
+	       (const char *const[]){"R=/", NULL}, NULL, err, sizeof(err)) == 0,
+	    "(subpath \"/\"), several targets and vnode types: %s", err);
+	ok(sbpl_check(
 	       "(version 1)(deny default)", NULL, NULL, err, sizeof(err)) == 0,
 	    "the smallest profile, no parameters, no newline: %s", err);
 	ok(sbpl_check_ex(
@@ -248,6 +255,22 @@ static const struct {
 	  NULL, NULL, 3, "a control or non-ASCII byte 0xc3 outside a string" },
 	{ "an empty form", V1 DD "()\n", NULL, NULL, 3,
 	  "a top-level form must start with allow or deny" },
+	{ "a (subpath) ending with a slash",
+	  V1 DD "(allow file-read* (subpath \"/usr/lib/\"))\n", NULL, NULL, 3,
+	  "(subpath \"/usr/lib/\") is empty or ends with a slash" },
+	{ "an empty (subpath)", V1 DD "(allow file-read* (subpath \"\"))\n",
+	  NULL, NULL, 3, "(subpath \"\") is empty" },
+	{ "a (subpath) parameter ending with a slash",
+	  V1 DD "(allow file-read* (subpath (param \"R\")))\n",
+	  (const char *const[]){ "R=/w/r/", NULL }, NULL, 3,
+	  "(subpath (param \"R\")): its value \"/w/r/\" is empty or ends" },
+	{ "a (subpath (string-append ...)) ending with a slash",
+	  V1 DD "(allow file-read* (subpath (string-append (param \"R\") \"/\")))\n",
+	  (const char *const[]){ "R=/w/r", NULL }, NULL, 3,
+	  "(subpath \"/\") is empty or ends with a slash" },
+	{ "(target parent), which SBPL has not",
+	  V1 DD "(allow signal (target parent))\n", NULL, NULL, 3,
+	  "(target parent): not a process target" },
 	{ "a parameter without '='", V1 DD, (const char *const[]){ "ROOT", NULL },
 	  NULL, 0, "parameter 1 \"ROOT\" is not KEY=VALUE" },
 	{ "a parameter with a blank in its key", V1 DD,
