@@ -48,8 +48,8 @@ extern char **environ;
 
 struct kb_opts {
 	bool dry_run;
-	bool json; /* --json: --dry-run's plan as one JSON object */
-	int json_fd;              /* -1: none */
+	bool json;   /* --json: --dry-run's plan as one JSON object */
+	int json_fd; /* -1: none */
 	const char *json_fd_name; /* "--json-fd" or "KINBOX_JSON_FD" */
 	int verbosity;            /* -1 quiet, 0 normal, 1 verbose */
 };
@@ -812,9 +812,8 @@ run_seatbelt(struct kb_policy *p, const struct kb_opts *o)
 	const char *stand_in = kb_resolve_test_note != NULL
 				   ? getenv("KINBOX_TEST_SANDBOX_EXEC")
 				   : NULL;
-	const char *exe = stand_in != NULL && *stand_in != '\0'
-			      ? stand_in
-			      : KB_SANDBOX_EXEC;
+	const char *exe =
+	    stand_in != NULL && *stand_in != '\0' ? stand_in : KB_SANDBOX_EXEC;
 	const char *ssh = getenv("SSH_AUTH_SOCK");
 	_cleanup_free_ char *why = NULL;
 
@@ -846,9 +845,9 @@ run_seatbelt(struct kb_policy *p, const struct kb_opts *o)
 	if (kb_seatbelt_plan(p, &sh, exe, environ, &plan, &e) == -1)
 		die("%s", e.msg);
 	if (o->dry_run || o->verbosity > 0) {
-		_cleanup_free_ char *text =
-		    o->dry_run && o->json ? kb_plan_json(&plan)
-					  : kb_plan_render(&plan);
+		_cleanup_free_ char *text = o->dry_run && o->json
+						? kb_plan_json(&plan)
+						: kb_plan_render(&plan);
 
 		fputs(text, o->dry_run ? stdout : stderr);
 		if (o->dry_run) {
@@ -903,10 +902,9 @@ run_seatbelt(struct kb_policy *p, const struct kb_opts *o)
 	run.wstatus = pr.wstatus;
 	run.exit_code = pr.exit_code;
 	run.started = true;
-	run.tail_len = pr.tail_len < sizeof(run.tail) ? pr.tail_len
-						       : sizeof(run.tail);
-	memcpy(run.tail, pr.tail + (pr.tail_len - run.tail_len),
-	    run.tail_len);
+	run.tail_len =
+	    pr.tail_len < sizeof(run.tail) ? pr.tail_len : sizeof(run.tail);
+	memcpy(run.tail, pr.tail + (pr.tail_len - run.tail_len), run.tail_len);
 	if (pr.exec_errno == 0 && run.exit_code != 0)
 		report_denial(p, o, &run);
 	kb_plan_free(&plan);

@@ -1568,8 +1568,8 @@ landlock_refusal(const struct line *lines, size_t nlines, size_t i,
  * reaches the command's stderr.
  */
 static bool
-sandbox_log_line(const struct line *l, char *op, size_t oplen, char *arg,
-    size_t arglen)
+sandbox_log_line(
+    const struct line *l, char *op, size_t oplen, char *arg, size_t arglen)
 {
 	const char *s = l->s, *end = l->s + l->n, *o, *a;
 
@@ -1585,7 +1585,7 @@ sandbox_log_line(const struct line *l, char *op, size_t oplen, char *arg,
 			continue;
 		o = q + 2;
 		for (q = o; q < end && (islower((unsigned char)*q) ||
-				       *q == '-' || *q == '*');
+					   *q == '-' || *q == '*');
 		     q++)
 			;
 		if (q == o || (size_t)(q - o) >= oplen)
@@ -1621,8 +1621,8 @@ judge_sandbox_log(const struct line *lines, size_t nlines, size_t i,
 		return true;
 	}
 	if (strncmp(op, "network", 7) == 0 && !p->net) {
-		net_denial(lines, nlines, i, "no network (Seatbelt profile)", p,
-		    d);
+		net_denial(
+		    lines, nlines, i, "no network (Seatbelt profile)", p, d);
 		return true;
 	}
 	if (strncmp(op, "file-read", 9) == 0 && arg[0] == '/' &&
