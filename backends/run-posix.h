@@ -23,14 +23,14 @@
 #define KB_POSIX_TAIL 8192
 
 struct kb_posix_run {
-	int wstatus;          /* sandbox-exec's wait status */
-	bool started;         /* false: sandbox-exec refused before the
-				 command (a profile it rejected, an
-				 unusable sandbox); nothing ran */
-	int exec_errno;       /* the command could not be exec'd inside */
-	int exit_code;        /* kinbox's exit status: the child's own,
-				 128+N for a signal */
-	char setup_err[2048]; /* sandbox-exec's own words when !started */
+	int wstatus;              /* sandbox-exec's wait status */
+	bool started;             /* false: sandbox-exec refused before the
+				     command (a profile it rejected, an
+				     unusable sandbox); nothing ran */
+	int exec_errno;           /* the command could not be exec'd inside */
+	int exit_code;            /* kinbox's exit status: the child's own,
+				     128+N for a signal */
+	char setup_err[2048];     /* sandbox-exec's own words when !started */
 	char tail[KB_POSIX_TAIL]; /* the last bytes of the command's stderr */
 	size_t tail_len;
 	unsigned long long stderr_bytes;
