@@ -92,11 +92,11 @@ UNIT_TESTS = tests/unit/test-util tests/unit/test-paths tests/unit/test-bwrap te
              tests/unit/test-resolve tests/unit/test-golden tests/unit/test-config \
              tests/unit/test-config-syntax tests/unit/test-runs tests/unit/test-status \
              tests/unit/test-gitsnap tests/unit/test-unotify tests/unit/test-egress \
-             tests/unit/test-hosts tests/unit/test-proxy
+             tests/unit/test-hosts tests/unit/test-proxy tests/unit/test-seatbelt
 # the headers the unit tests share (static functions and tables)
 UNIT_HDRS = tests/unit/tap.h tests/unit/ro-check.h tests/unit/readonly-cases.h \
             tests/unit/config-fixture.h tests/unit/golden-harness.h tests/unit/tree.h \
-            tests/unit/egress-hellos.h
+            tests/unit/egress-hellos.h tests/unit/seatbelt-cases.h
 
 .PHONY: all check check-layers format format-check unit unit-san unit-valgrind \
         integration stub-check man-check bench deps demo install uninstall clean \

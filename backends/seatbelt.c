@@ -442,7 +442,7 @@ root_filters(struct kb_buf *b, const struct kb_policy *p, const struct shape *s,
 	filters(b, pre, "CACHE", s->ncache, post);
 }
 
-#define TAG " (with message (param \"KINBOX_RUN\"))"
+#define TAG "\n  (with message (param \"KINBOX_RUN\"))"
 
 static void
 plan_writes(struct kb_buf *b, const struct kb_policy *p, const struct shape *s)
@@ -453,7 +453,7 @@ plan_writes(struct kb_buf *b, const struct kb_policy *p, const struct shape *s)
 	    "persisted caches.\n; An ephemeral or empty cache is read-only "
 	    "here (no overlay on macOS).\n(allow file-write*");
 	root_filters(b, p, s, "(subpath ", ")", R_TMP | R_TMPDIR);
-	kb_buf_puts(b, ")\n");
+	kb_buf_puts(b, "\n)\n");
 	/* no file-link: Seatbelt checks a hard link at its new name
 	 * (doubt: the source is not checked), so a link made in the
 	 * workspace to a guarded .git/config would be a writable alias of
@@ -476,9 +476,9 @@ plan_network(struct kb_buf *b, const struct kb_policy *p, const struct shape *s)
 	    "; refused (the TMP and TMPDIR of macOS hold other programs')\n"
 	    "(allow network-bind");
 	root_filters(b, p, s, "(local unix-socket (subpath ", "))", 0);
-	kb_buf_puts(b, ")\n(allow network-outbound");
+	kb_buf_puts(b, "\n)\n(allow network-outbound");
 	root_filters(b, p, s, "(remote unix-socket (subpath ", "))", 0);
-	kb_buf_puts(b, ")\n");
+	kb_buf_puts(b, "\n)\n");
 	if (p->net)
 		kb_buf_puts(b,
 		    "; --net: the host network, TCP and UDP both ways (ip\n"
@@ -523,17 +523,13 @@ plan_network(struct kb_buf *b, const struct kb_policy *p, const struct shape *s)
 		kb_buf_puts(b,
 		    "; --ssh-agent: the agent's socket (git over ssh)\n"
 		    "(allow network-outbound (remote unix-socket "
-		    "(path-literal (param \"SSH_AUTH_SOCK\"))))\n"
-		    "(allow file-read-metadata (literal (param "
-		    "\"SSH_AUTH_SOCK\")))\n");
+		    "(path-literal (param \"SSH_AUTH_SOCK\"))))\n");
 	if (s->nsocket > 0) {
 		kb_buf_puts(b, "; --allow-socket: each granted socket\n"
 			       "(allow network-outbound");
 		filters(b, "(remote unix-socket (path-literal ", "SOCKET",
 		    s->nsocket, "))");
-		kb_buf_puts(b, ")\n(allow file-read-metadata");
-		filters(b, "(literal ", "SOCKET", s->nsocket, ")");
-		kb_buf_puts(b, ")\n");
+		kb_buf_puts(b, "\n)\n");
 	}
 }
 
@@ -567,14 +563,27 @@ plan_denies(struct kb_buf *b, const struct kb_policy *p, const struct shape *s)
 			if (s->mask_dir[i])
 				kb_buf_printf(b, "\n  (literal (param \"%s\"))",
 				    key(k, sizeof(k), "MASK", (long)i));
-		kb_buf_puts(b, ")\n");
+		kb_buf_puts(b, "\n)\n");
 	}
 	if (s->nexpose > 0) {
 		kb_buf_puts(b, "; shown again inside a mask, read-only: "
 			       "(--ssh-agent's public ~/.ssh files)\n"
 			       "(allow file-read*");
 		filters(b, "(literal ", "EXPOSE", s->nexpose, ")");
-		kb_buf_puts(b, ")\n");
+		kb_buf_puts(b, "\n)\n");
+	}
+	if (s->agent || s->nsocket > 0) {
+		/* after the masks: a granted socket may lie in a masked
+		 * tree (the runtime directory), where bwrap binds it */
+		kb_buf_puts(b, "; the granted sockets may be stat'ed (test -S, "
+			       "ssh-add), where they lie\n; in a masked tree "
+			       "too (doubt: whether connect(2) needs more "
+			       "than\n; network-outbound there)\n"
+			       "(allow file-read-metadata");
+		if (s->agent)
+			filter1(b, "(literal ", "SSH_AUTH_SOCK", ")");
+		filters(b, "(literal ", "SOCKET", s->nsocket, ")");
+		kb_buf_puts(b, "\n)\n");
 	}
 	kb_buf_puts(b, "; the roots themselves cannot be renamed or removed "
 		       "(mv ws elsewhere\n; would carry the guards below "

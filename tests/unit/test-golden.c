@@ -664,17 +664,22 @@ static void
 case_sb_allow_socket(void)
 {
 	struct run r = { "seatbelt-allow-socket", "seatbelt: --allow-socket "
-		"of a service's socket (by a link and by its path: one grant)",
+		"of a service's socket (by a link and by its path: one grant), "
+		"a global config's socket in the masked runtime dir",
 		"sockws", host6, NULL, KB_BACKEND_SEATBELT, NULL };
 	struct kb_policy p;
 	_cleanup_free_ char *db = at("svc/db.sock");
+	_cleanup_free_ char *c = xasprintf("[sandbox]\nallow_sockets = "
+	    "%s/run/user/1000/app.sock\n", base);
 
+	mkf("home/.config/kinbox/config.ini", c);
 	reset_env();
 	if (!start(&p, r.cwd))
 		return;
 	type_value(KB_OPT_ALLOW_SOCKET, "../svc/db-link", "--allow-socket");
 	type_value(KB_OPT_ALLOW_SOCKET, db, "--allow-socket");
 	finish(&r, &p);
+	mkf("home/.config/kinbox/config.ini", "");
 }
 
 static void
