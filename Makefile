@@ -53,7 +53,8 @@ BACKEND_SRCS  = backends/plan.c backends/bwrap.c backends/bwrap-probe.c \
                 backends/run.c backends/landlock.c backends/status.c \
                 backends/unotify.c backends/unotify-decide.c \
                 backends/egress.c backends/egress-http.c backends/egress-tls.c \
-                backends/proxy.c backends/proxy-relay.c backends/resolve.c
+                backends/proxy.c backends/proxy-relay.c backends/resolve.c \
+                backends/seatbelt.c
 DENIAL_SRCS   = denial/denial.c denial/patterns.c denial/oracle.c \
                 denial/report.c denial/journal.c
 GATE_SRCS     = gate/shlex.c gate/readonly.c gate/readonly-rules.c \
@@ -91,11 +92,12 @@ UNIT_TESTS = tests/unit/test-util tests/unit/test-paths tests/unit/test-bwrap te
              tests/unit/test-resolve tests/unit/test-golden tests/unit/test-config \
              tests/unit/test-config-syntax tests/unit/test-runs tests/unit/test-status \
              tests/unit/test-gitsnap tests/unit/test-unotify tests/unit/test-egress \
-             tests/unit/test-hosts tests/unit/test-proxy tests/unit/test-sbpl
+             tests/unit/test-hosts tests/unit/test-proxy tests/unit/test-sbpl \
+             tests/unit/test-seatbelt
 # the headers the unit tests share (static functions and tables)
 UNIT_HDRS = tests/unit/tap.h tests/unit/ro-check.h tests/unit/readonly-cases.h \
             tests/unit/config-fixture.h tests/unit/golden-harness.h tests/unit/tree.h \
-            tests/unit/egress-hellos.h tests/unit/sbpl-check.h
+            tests/unit/egress-hellos.h tests/unit/sbpl-check.h tests/unit/seatbelt-cases.h
 
 .PHONY: all check check-layers format format-check unit unit-san unit-valgrind \
         integration stub-check man-check bench deps demo install uninstall clean \

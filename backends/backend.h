@@ -180,7 +180,9 @@ struct kb_seatbelt_host {
  * -D KEY=VALUE ... -- argv. The profile text depends only on the shape
  * of the policy (how many write roots, masks, guards, ...), never on a
  * path: paths reach it as parameters. Refuses what Seatbelt cannot
- * express here. `envp` the caller's environment (borrowed). Pure.
+ * express here. `envp` the caller's environment (borrowed). Pure but for
+ * realpath(3) of the masks (Seatbelt matches resolved paths). 0, or -1
+ * with `e` set and `out` empty.
  */
 int kb_seatbelt_plan(const struct kb_policy *, const struct kb_seatbelt_host *,
     const char *sandbox_exec, char *const *envp, struct kb_plan *out,

@@ -129,7 +129,9 @@ kb_plan_env(const struct kb_policy *p, char *const *envp, const char *active,
 	const char *tmp_canon =
 	    p->tmpdir_private != NULL ? p->tmpdir_private : p->tmpdir;
 	bool tmp_reset = sandboxed && (p->tmpdir_reset || tmp_canon != NULL);
-	bool egress = sandboxed && pl->proxy_fd != -1 && pl->nhosts > 0;
+	/* the plan's allow-list: bwrap's goes with its proxy descriptor,
+	 * seatbelt's proxy listens on the host (no descriptor) */
+	bool egress = sandboxed && pl->nhosts > 0;
 
 	kb_env_scrub(p, envp, &scrubbed, &removed);
 	for (size_t i = 0; i < scrubbed.n; i++) {

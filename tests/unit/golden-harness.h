@@ -629,10 +629,12 @@ print_diff(const char *want, const char *got)
 	kb_strv_free(&b);
 }
 
+/* tests/golden/<name><suffix> against `got` (rewritten when updating) */
 static void
-compare(const char *name, const char *got)
+compare_file(const char *name, const char *suffix, const char *got)
 {
-	_cleanup_free_ char *path = xasprintf("%s/%s.plan", golden_dir, name);
+	_cleanup_free_ char *path =
+	    xasprintf("%s/%s%s", golden_dir, name, suffix);
 	_cleanup_free_ char *want = NULL;
 
 	if (strstr(got, base) != NULL)
@@ -659,6 +661,73 @@ compare(const char *name, const char *got)
 		printf("#   if the change is intended: make golden-update, "
 		    "then review git diff tests/golden\n");
 	}
+}
+
+static void
+compare(const char *name, const char *got)
+{
+	compare_file(name, ".plan", got);
+}
+
+/* --- the seatbelt backend ------------------------------------------------- */
+
+/* The host every seatbelt case plans for: macOS's canonical /tmp and
+ * /var/tmp, a fixed run tag; the agent's socket is the policy's. */
+static struct kb_seatbelt_host sb_host = {
+	.tmp = "/private/tmp",
+	.var_tmp = "/private/var/tmp",
+	.ssh_sock = NULL,
+	.run_tag = "kinbox-golden",
+};
+
+/*
+ * The seatbelt plan of `p`. The profile's shape counts the masks, and the
+ * host's own (/run, the passwd home's credentials) differ between
+ * machines: only the masks in the tree are planned (moved to the front,
+ * the others after the count, restored after).
+ */
+static int
+sb_plan(struct kb_policy *p, struct kb_plan *pl, struct kb_err *e)
+{
+	struct kb_mask keep[KB_MAX_MASK], rest[KB_MAX_MASK];
+	size_t nk = 0, nr = 0, all = p->nmask;
+	int rc;
+
+	for (size_t i = 0; i < p->nmask; i++) {
+		if (stable_path(p->mask[i].path) && strcmp(p->mask[i].path,
+		    "/") != 0 && strcmp(p->mask[i].path, "/tmp") != 0)
+			keep[nk++] = p->mask[i];
+		else
+			rest[nr++] = p->mask[i];
+	}
+	memcpy(p->mask, keep, nk * sizeof(*keep));
+	memcpy(p->mask + nk, rest, nr * sizeof(*rest));
+	p->nmask = nk;
+	sb_host.ssh_sock = NULL;
+	for (size_t i = 0; i < p->nmask; i++)
+		if (p->mask[i].kind == KB_EXPOSE_SOCKET &&
+		    p->mask[i].by == KB_OPT_SSH_AGENT)
+			sb_host.ssh_sock = p->mask[i].path;
+	rc = kb_seatbelt_plan(p, &sb_host, KB_SANDBOX_EXEC, environ, pl, e);
+	p->nmask = all;
+	return rc;
+}
+
+/* the parameters as the golden text shows them: one a line, the tree
+ * named @BASE@, escaped */
+static char *
+sb_params_text(const struct kb_plan *pl)
+{
+	struct kb_buf b = { 0 };
+
+	kb_buf_puts(&b, "");
+	for (size_t i = 0; i < pl->params.n; i++) {
+		_cleanup_free_ char *s = subst(pl->params.v[i]);
+
+		kb_buf_escape(&b, s);
+		kb_buf_puts(&b, "\n");
+	}
+	return b.s;
 }
 
 /* --- building a plan as kinbox.c does ------------------------------------ */
@@ -720,6 +789,8 @@ plan_case(struct kb_policy *p, const struct run *r, struct kb_plan *pl,
 	    kb_gitguard_scan_roots(p, e) == -1 ||
 	    kb_config_check_stores(p, etc, e) == -1)
 		return -1;
+	if (r->backend == KB_BACKEND_SEATBELT)
+		return sb_plan(p, pl, e);
 	if (r->backend == KB_BACKEND_LANDLOCK)
 		return kb_landlock_plan(p, &r->host, helper_path, -1,
 		    KB_LANDLOCK_RUNDIR_TEMPLATE, -1, "as asked (golden)",
@@ -783,6 +854,16 @@ finish(const struct run *r, struct kb_policy *p)
 	if (r->refused != NULL) {
 		ok(0, "%s: planned, but should be refused (%s)", r->name,
 		    r->refused);
+		kb_plan_free(&pl);
+		kb_policy_free(p);
+		return;
+	}
+	if (r->backend == KB_BACKEND_SEATBELT) {
+		_cleanup_free_ char *params = sb_params_text(&pl);
+
+		/* the exact profile: no path of the tree may be in it */
+		compare_file(r->name, ".sb", pl.profile);
+		compare_file(r->name, ".params", params);
 		kb_plan_free(&pl);
 		kb_policy_free(p);
 		return;

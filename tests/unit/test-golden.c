@@ -3,8 +3,9 @@
  * out under a temp dir, a policy built as kinbox.c builds it (the setters,
  * the config layers, finalize, the git scan, the store check) and the
  * bwrap plan compared with tests/golden/<case>.plan, argv element by argv
- * element. A change to what kinbox mounts shows up as a diff of those
- * files, reviewed like code.
+ * element; for the seatbelt cases the exact profile and its parameters,
+ * tests/golden/seatbelt-<case>.sb and .params. A change to what kinbox
+ * mounts shows up as a diff of those files, reviewed like code.
  *
  *   make golden-update      rewrites the files (KB_GOLDEN_UPDATE=1)
  *   KB_GOLDEN_DIR=dir       where the files are (default tests/golden,
@@ -530,6 +531,206 @@ case_ll_socket_grant(void)
 	mkf("home/.config/kinbox/config.ini", "");
 }
 
+
+/* --- the seatbelt backend: the profile (.sb) and its parameters (.params) */
+
+static void
+case_sb_plain(void)
+{
+	struct run r = { "seatbelt-plain", "seatbelt: the plain workspace",
+		"plain", host6, NULL, KB_BACKEND_SEATBELT, NULL };
+	struct kb_policy p;
+
+	reset_env();
+	if (start(&p, r.cwd))
+		finish(&r, &p);
+}
+
+static void
+case_sb_write_net(void)
+{
+	struct run r = { "seatbelt-write-net", "seatbelt: --write out (a git "
+		"checkout) --write out2 --net, TMPDIR outside /tmp and home",
+		"proj", host6, NULL, KB_BACKEND_SEATBELT, NULL };
+	struct kb_policy p;
+	struct kb_err e;
+	_cleanup_free_ char *out = at("out"), *out2 = at("out2");
+	_cleanup_free_ char *tmp = at("tmpdir");
+
+	reset_env();
+	setenv("TMPDIR", tmp, 1);
+	if (!start(&p, r.cwd) ||
+	    !setter(kb_policy_add_write(&p, out, KB_ORIGIN_FLAG, &e),
+		"--write out", &e) ||
+	    !setter(kb_policy_add_write(&p, out2, KB_ORIGIN_FLAG, &e),
+		"--write out2", &e)) {
+		kb_policy_free(&p);
+		return;
+	}
+	type_switch(KB_OPT_NET, "--net");
+	finish(&r, &p);
+}
+
+static void
+case_sb_repo_hooks(void)
+{
+	struct run r = { "seatbelt-repo-hooks", "seatbelt: -C repo, hooks and "
+		"config guarded, an embedded repository in sub/ (its way "
+		"pinned)", "repo/src", host6, NULL, KB_BACKEND_SEATBELT, NULL };
+	struct kb_policy p;
+	struct kb_err e;
+	_cleanup_free_ char *ws = at("repo");
+
+	reset_env();
+	if (start(&p, r.cwd) &&
+	    setter(kb_policy_set_workspace(&p, ws, &e), "-C repo", &e))
+		finish(&r, &p);
+	else
+		kb_policy_free(&p);
+}
+
+static void
+case_sb_worktree(void)
+{
+	struct run r = { "seatbelt-worktree", "seatbelt: the linked worktree "
+		"with --write main: main's .git and worktrees/wt pinned, their "
+		"control files read-only", "wt", host6, NULL,
+		KB_BACKEND_SEATBELT, NULL };
+	struct kb_policy p;
+	struct kb_err e;
+	_cleanup_free_ char *main_repo = at("main");
+
+	reset_env();
+	if (start(&p, r.cwd) &&
+	    setter(kb_policy_add_write(&p, main_repo, KB_ORIGIN_FLAG, &e),
+		"--write main", &e))
+		finish(&r, &p);
+	else
+		kb_policy_free(&p);
+}
+
+static void
+case_sb_caches(void)
+{
+	struct run r = { "seatbelt-caches", "seatbelt: npm persisted (a "
+		"writable root), cargo empty and pip ephemeral (read-only: no "
+		"overlay)", "cc", host6, NULL, KB_BACKEND_SEATBELT, NULL };
+	struct kb_policy p;
+
+	mkf("home/.config/kinbox/config.ini", "[caches]\ncache = ephemeral\n"
+	    "npm = persisted\ncargo = empty\ngomod = off\n");
+	reset_env();
+	if (start(&p, r.cwd))
+		finish(&r, &p);
+	mkf("home/.config/kinbox/config.ini", "");
+}
+
+static void
+case_sb_credentials(void)
+{
+	struct run r = { "seatbelt-credentials", "seatbelt: the credentials "
+		"case's home (~/.aws, ~/.ssh keys, ...): masked; TMPDIR in "
+		"home writable", "cred", host6, NULL, KB_BACKEND_SEATBELT, NULL };
+	struct kb_policy p;
+	_cleanup_free_ char *sock = at("agent/agent.sock");
+	_cleanup_free_ char *tmp = at("home/tmp");
+
+	reset_env();
+	setenv("SSH_AUTH_SOCK", sock, 1);
+	setenv("TMPDIR", tmp, 1);
+	if (start(&p, r.cwd))
+		finish(&r, &p);
+}
+
+static void
+case_sb_ssh_agent(void)
+{
+	struct run r = { "seatbelt-ssh-agent", "seatbelt: --ssh-agent --net: "
+		"the agent's socket and the public ~/.ssh files", "cred", host6,
+		NULL, KB_BACKEND_SEATBELT, NULL };
+	struct kb_policy p;
+	_cleanup_free_ char *sock = at("agent/agent.sock");
+
+	reset_env();
+	setenv("SSH_AUTH_SOCK", sock, 1);
+	if (!start(&p, r.cwd))
+		return;
+	type_switch(KB_OPT_SSH_AGENT, "--ssh-agent");
+	type_switch(KB_OPT_NET, "--net");
+	finish(&r, &p);
+}
+
+static void
+case_sb_allow_socket(void)
+{
+	struct run r = { "seatbelt-allow-socket", "seatbelt: --allow-socket "
+		"of a service's socket (by a link and by its path: one grant), "
+		"a global config's socket in the masked runtime dir",
+		"sockws", host6, NULL, KB_BACKEND_SEATBELT, NULL };
+	struct kb_policy p;
+	_cleanup_free_ char *db = at("svc/db.sock");
+	_cleanup_free_ char *c = xasprintf("[sandbox]\nallow_sockets = "
+	    "%s/run/user/1000/app.sock\n", base);
+
+	mkf("home/.config/kinbox/config.ini", c);
+	reset_env();
+	if (!start(&p, r.cwd))
+		return;
+	type_value(KB_OPT_ALLOW_SOCKET, "../svc/db-link", "--allow-socket");
+	type_value(KB_OPT_ALLOW_SOCKET, db, "--allow-socket");
+	finish(&r, &p);
+	mkf("home/.config/kinbox/config.ini", "");
+}
+
+static void
+case_sb_allow_host(void)
+{
+	struct run r = { "seatbelt-allow-host", "seatbelt: --allow-host "
+		"github.com: only the proxy on the loopback", "hostws", host6,
+		NULL, KB_BACKEND_SEATBELT, NULL };
+	struct kb_policy p;
+
+	reset_env();
+	if (!start(&p, r.cwd))
+		return;
+	type_value(KB_OPT_ALLOW_HOST, "github.com", "--allow-host");
+	finish(&r, &p);
+}
+
+static void
+case_sb_refused(void)
+{
+	struct run r = { "seatbelt-ssh-agent-unknown", "seatbelt: --ssh-agent "
+		"with the agent's socket unknown is refused", "cred", host6,
+		NULL, KB_BACKEND_SEATBELT, "--ssh-agent: the agent's socket is "
+		"not known" };
+	struct kb_policy p;
+	_cleanup_free_ char *sock = at("agent/agent.sock");
+	struct kb_plan pl;
+	struct kb_err e;
+
+	reset_env();
+	setenv("SSH_AUTH_SOCK", sock, 1);
+	if (!start(&p, r.cwd))
+		return;
+	type_switch(KB_OPT_SSH_AGENT, "--ssh-agent");
+	type_switch(KB_OPT_NET, "--net");
+	/* as kinbox.c would plan it had realpath(SSH_AUTH_SOCK) failed */
+	p.argv = cmd_argv;
+	if (plan_case(&p, &r, &pl, &e) == 0)
+		kb_plan_free(&pl);
+	{
+		struct kb_seatbelt_host h = sb_host;
+
+		h.ssh_sock = NULL;
+		ok(kb_seatbelt_plan(&p, &h, KB_SANDBOX_EXEC, environ, &pl,
+		       &e) == -1 && strstr(e.msg, r.refused) != NULL &&
+		    pl.argv.n == 0 && pl.profile == NULL,
+		    "%s: refused: %s", r.name, e.msg);
+	}
+	kb_policy_free(&p);
+}
+
 int
 main(void)
 {
@@ -577,6 +778,16 @@ main(void)
 	case_ll_abi3();
 	case_ll_refused();
 	case_ll_socket_grant();
+	case_sb_plain();
+	case_sb_write_net();
+	case_sb_repo_hooks();
+	case_sb_worktree();
+	case_sb_caches();
+	case_sb_credentials();
+	case_sb_ssh_agent();
+	case_sb_allow_socket();
+	case_sb_allow_host();
+	case_sb_refused();
 	{
 		char *cmd = xasprintf("rm -rf '%s'", base);
 
