@@ -50,7 +50,7 @@ GITGUARD_SRCS = gitguard/scan.c gitguard/audit.c gitguard/gitconfig.c \
                 gitguard/gitindex.c gitguard/snap.c
 BACKEND_SRCS  = backends/plan.c backends/bwrap.c backends/bwrap-probe.c \
                 backends/env.c backends/mounts.c backends/seccomp-blob.c \
-                backends/run.c backends/landlock.c backends/status.c \
+                backends/run.c backends/run-posix.c backends/landlock.c backends/status.c \
                 backends/unotify.c backends/unotify-decide.c \
                 backends/egress.c backends/egress-http.c backends/egress-tls.c \
                 backends/proxy.c backends/proxy-relay.c backends/resolve.c
@@ -91,7 +91,7 @@ UNIT_TESTS = tests/unit/test-util tests/unit/test-paths tests/unit/test-bwrap te
              tests/unit/test-resolve tests/unit/test-golden tests/unit/test-config \
              tests/unit/test-config-syntax tests/unit/test-runs tests/unit/test-status \
              tests/unit/test-gitsnap tests/unit/test-unotify tests/unit/test-egress \
-             tests/unit/test-hosts tests/unit/test-proxy
+             tests/unit/test-hosts tests/unit/test-proxy tests/unit/test-posix
 # the headers the unit tests share (static functions and tables)
 UNIT_HDRS = tests/unit/tap.h tests/unit/ro-check.h tests/unit/readonly-cases.h \
             tests/unit/config-fixture.h tests/unit/golden-harness.h tests/unit/tree.h \

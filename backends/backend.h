@@ -169,10 +169,10 @@ int kb_landlock_plan(const struct kb_policy *, const struct kb_host *,
  * kinbox.c (kb_seatbelt_host), fixed by the tests.
  */
 struct kb_seatbelt_host {
-	const char *tmp;       /* realpath("/tmp") */
-	const char *var_tmp;   /* realpath("/var/tmp"), or NULL */
-	const char *ssh_sock;  /* realpath of SSH_AUTH_SOCK (--ssh-agent) */
-	const char *run_tag;   /* the per-run message, "kinbox-<id>" */
+	const char *tmp;      /* realpath("/tmp") */
+	const char *var_tmp;  /* realpath("/var/tmp"), or NULL */
+	const char *ssh_sock; /* realpath of SSH_AUTH_SOCK (--ssh-agent) */
+	const char *run_tag;  /* the per-run message, "kinbox-<id>" */
 };
 
 /*
