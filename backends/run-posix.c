@@ -400,6 +400,7 @@ static void __attribute__((noreturn)) exec_child(const char *exe,
 	for (size_t i = 0; i < NHANDLED; i++)
 		sigaction(handled_signal(i), &old[i], NULL);
 	sigaction(SIGPIPE, &old[NHANDLED], NULL);
+	/* and the caller's mask, as backends/run.c gives bwrap */
 	sigprocmask(SIG_SETMASK, oldmask, NULL);
 	if (own_group)
 		setpgid(0, 0);
@@ -450,7 +451,7 @@ kb_run_posix(const char *exe, char *const *argv, char *const *envp,
 	int err_p[2] = {-1, -1}, status_p[2] = {-1, -1}, sig_p[2] = {-1, -1};
 	struct sigaction old[NHANDLED + 1], sa;
 	struct relay rl;
-	sigset_t mask, oldmask;
+	sigset_t mask, oldmask, runmask;
 	bool reaped = false, own_group = !terminal_involved();
 	int exec_err = 0, errsv, rc = -1;
 	ssize_t n;
@@ -523,7 +524,12 @@ kb_run_posix(const char *exe, char *const *argv, char *const *envp,
 	close(status_p[0]);
 	status_p[0] = -1;
 	out->started = true; /* until sandbox-exec's words say otherwise */
-	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	/* the caller's mask, but never blocking what we relay: a caller
+	 * that blocked SIGTERM still has it forwarded */
+	runmask = oldmask;
+	for (size_t i = 0; i < NHANDLED; i++)
+		sigdelset(&runmask, handled_signal(i));
+	sigprocmask(SIG_SETMASK, &runmask, NULL);
 	/* a SIGCHLD before the unblock above is in the self-pipe now; one
 	 * caught before any handler was in place (none: SIGCHLD was blocked
 	 * before the fork) cannot be lost */

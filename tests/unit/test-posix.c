@@ -298,13 +298,24 @@ now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/*
+ * With `blocked`, the caller has SIGTERM blocked: kinbox still takes it
+ * (none is left pending for the caller) and forwards it, but the child
+ * runs with the caller's mask, as on Linux (backends/run.c), so there it
+ * waits, pending: `sleep 1` ends on its own. The caller's mask is back.
+ */
 static void
-test_sigterm_forwarded(struct captured *c)
+test_sigterm_forwarded(struct captured *c, bool blocked)
 {
-	const char *cmd[] = {"sleep", "30", NULL};
+	const char *cmd[] = {"sleep", blocked ? "1" : "30", NULL};
 	struct sigaction sa;
+	sigset_t term, before, after, pending;
 	pid_t killer, self = getpid();
 	double t0;
+
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(blocked ? SIG_BLOCK : SIG_UNBLOCK, &term, &before);
 
 	/* a process sends kinbox SIGTERM (SI_USER), as a supervisor would */
 	killer = fork();
@@ -318,11 +329,21 @@ test_sigterm_forwarded(struct captured *c)
 	t0 = now();
 	run(c, runner, cmd);
 	waitpid(killer, NULL, 0);
-	assert_cmpint(c->r.exit_code, 128 + SIGTERM,
-	    "SIGTERM forwarded: the child died of it");
-	ok(now() - t0 < 5, "in well under 30 s (%.2f s)", now() - t0);
+	if (!blocked) {
+		assert_cmpint(c->r.exit_code, 128 + SIGTERM,
+		    "SIGTERM forwarded: the child died of it");
+		ok(now() - t0 < 5, "in well under 30 s (%.2f s)", now() - t0);
+	} else {
+		assert_cmpint(c->r.exit_code, 0,
+		    "SIGTERM blocked by the caller: pending in the child too");
+		ok(sigpending(&pending) == 0 && !sigismember(&pending, SIGTERM),
+		    "kinbox took it: none left pending for the caller");
+	}
 	ok(sigaction(SIGTERM, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL,
 	    "kinbox's own SIGTERM disposition is back");
+	sigprocmask(SIG_SETMASK, &before, &after);
+	ok(sigismember(&after, SIGTERM) == blocked,
+	    "SIGTERM %s, as the caller had it", blocked ? "blocked" : "open");
 }
 
 static void
@@ -356,7 +377,8 @@ main(void)
 	test_refusals(&c);
 	test_lookalikes(&c);
 	test_exec_failure(&c);
-	test_sigterm_forwarded(&c);
+	test_sigterm_forwarded(&c, false);
+	test_sigterm_forwarded(&c, true);
 	test_missing_exe(&c);
 	free(c.err);
 	free(runner);
