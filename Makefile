@@ -50,7 +50,7 @@ GITGUARD_SRCS = gitguard/scan.c gitguard/audit.c gitguard/gitconfig.c \
                 gitguard/gitindex.c gitguard/snap.c
 BACKEND_SRCS  = backends/plan.c backends/bwrap.c backends/bwrap-probe.c \
                 backends/env.c backends/mounts.c backends/seccomp-blob.c \
-                backends/run.c backends/landlock.c backends/status.c \
+                backends/run.c backends/run-posix.c backends/landlock.c backends/status.c \
                 backends/unotify.c backends/unotify-decide.c \
                 backends/egress.c backends/egress-http.c backends/egress-tls.c \
                 backends/proxy.c backends/proxy-relay.c backends/resolve.c \
@@ -93,7 +93,7 @@ UNIT_TESTS = tests/unit/test-util tests/unit/test-paths tests/unit/test-bwrap te
              tests/unit/test-config-syntax tests/unit/test-runs tests/unit/test-status \
              tests/unit/test-gitsnap tests/unit/test-unotify tests/unit/test-egress \
              tests/unit/test-hosts tests/unit/test-proxy tests/unit/test-sbpl \
-             tests/unit/test-seatbelt
+             tests/unit/test-seatbelt tests/unit/test-posix
 # the headers the unit tests share (static functions and tables)
 UNIT_HDRS = tests/unit/tap.h tests/unit/ro-check.h tests/unit/readonly-cases.h \
             tests/unit/config-fixture.h tests/unit/golden-harness.h tests/unit/tree.h \
@@ -101,7 +101,8 @@ UNIT_HDRS = tests/unit/tap.h tests/unit/ro-check.h tests/unit/readonly-cases.h \
 
 .PHONY: all check check-layers format format-check unit unit-san unit-valgrind \
         integration stub-check man-check bench deps demo install uninstall clean \
-        fuzz fuzz-short golden-update install-check state-check helpers FORCE
+        fuzz fuzz-short golden-update install-check state-check helpers \
+        portable-check portable-check-selftest FORCE
 
 all: kinbox kinbox-exec kinpolicy
 
@@ -260,6 +261,48 @@ man-check:
 	  if [ -n "$$out" ]; then echo "$$out"; echo "not ok $$m: warnings"; exit 1; fi; \
 	  echo "ok $$m renders without warnings (groff -ww, mandoc -Tlint)"; done
 
+# --- the portable set (the macOS backend) ----------------------------------
+# What must build on macOS, compiled here as POSIX.1-2008 C11: _GNU_SOURCE
+# off (and not the project's CSTD), the project's warnings as errors, an
+# undeclared function an error, and tests/portable-poison.h forced in
+# first, which poisons the Linux-only interfaces. seatbelt.c joins once it
+# exists. Then tests/unit/test-posix, built from util.c and run-posix.c
+# alone under the same flags, runs here (it exercises util.c's POSIX
+# stand-ins for reallocarray and vasprintf). None of it is a macOS build:
+# Apple's headers and libc may still differ.
+PORTABLE_SRCS = $(strip lib/util.c backends/run-posix.c backends/plan.c \
+                $(wildcard backends/seatbelt.c))
+PORTABLE_CFLAGS = -std=c11 -U_GNU_SOURCE -D_POSIX_C_SOURCE=200809L $(WARN) \
+                  -Werror=implicit-function-declaration -O2 \
+                  -include tests/portable-poison.h
+# tests/portable-slip.c: 0 the clean control, 1.. the slips
+PORTABLE_SLIPS = 1 2 3 4 5
+
+portable-check: portable-check-selftest
+	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
+	for f in $(PORTABLE_SRCS); do \
+	  $(CC) $(PORTABLE_CFLAGS) -c -o "$$d/$$(echo $$f | tr / _).o" $$f || \
+	    { echo "not ok portable-check: $$f is not portable C (above)"; exit 1; }; \
+	done && \
+	echo "portable-check: compiled $(PORTABLE_SRCS) as POSIX C11 with the Linux-only interfaces poisoned; nothing was built or run on macOS" && \
+	$(CC) $(PORTABLE_CFLAGS) -o "$$d/test-posix" tests/unit/test-posix.c \
+	    lib/util.c backends/run-posix.c && \
+	if out=$$("$$d/test-posix" 2>&1); then \
+	  echo "portable-check: tests/unit/test-posix built from lib/util.c and backends/run-posix.c alone under those flags, run here on Linux: $$(echo "$$out" | tail -1)"; \
+	else echo "$$out"; echo "not ok portable-check: the POSIX build of test-posix fails"; exit 1; fi
+
+portable-check-selftest:
+	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
+	$(CC) $(PORTABLE_CFLAGS) -DSLIP=0 -c -o "$$d/ok.o" tests/portable-slip.c || \
+	  { echo "not ok portable-check-selftest: the clean control does not compile"; exit 1; }; \
+	for n in $(PORTABLE_SLIPS); do \
+	  if $(CC) $(PORTABLE_CFLAGS) -DSLIP=$$n -c -o "$$d/slip.o" tests/portable-slip.c 2>"$$d/err"; then \
+	    echo "not ok portable-check-selftest: slip $$n of tests/portable-slip.c compiled"; exit 1; fi; \
+	  grep -q -e poisoned -e 'implicit declaration' "$$d/err" || \
+	    { cat "$$d/err"; echo "not ok portable-check-selftest: slip $$n failed for another reason"; exit 1; }; \
+	done && \
+	echo "ok portable-check-selftest: the clean control compiles, the $(words $(PORTABLE_SLIPS)) slips of tests/portable-slip.c (signalfd, pipe2 under a late _GNU_SOURCE, O_PATH, reallocarray) do not"
+
 # --- fuzzing (libFuzzer, clang) ----------------------------------------------
 FUZZ_TARGETS = tests/fuzz/fuzz-classify tests/fuzz/fuzz-gitindex tests/fuzz/fuzz-shlex \
                tests/fuzz/fuzz-gitconfig tests/fuzz/fuzz-config tests/fuzz/fuzz-egress
@@ -293,7 +336,7 @@ fuzz-short: $(FUZZ_TARGETS)
 	  echo "ok $$t: $$(grep -o 'Done [0-9]* runs' $$d.log) in $(FUZZ_CHECK_SECONDS) s, no crash"; \
 	  rm -rf $$d $$d.log; done
 
-check: all format-check check-layers unit unit-san unit-valgrind man-check fuzz-short \
+check: all format-check portable-check check-layers unit unit-san unit-valgrind man-check fuzz-short \
        integration stub-check install-check state-check
 
 bench: kinbox kinbox-exec kinbox-test

@@ -20,28 +20,37 @@
 
 #include "../lib/util.h"
 
-#define KB_POSIX_TAIL 8192
+#define KB_POSIX_TAIL KB_TAIL /* as the Linux run keeps */
 
 struct kb_posix_run {
-	int wstatus;              /* sandbox-exec's wait status */
-	bool started;             /* false: sandbox-exec refused before the
-				     command (a profile it rejected, an
-				     unusable sandbox); nothing ran */
-	int exec_errno;           /* the command could not be exec'd inside */
-	int exit_code;            /* kinbox's exit status: the child's own,
-				     128+N for a signal */
+	int wstatus;    /* sandbox-exec's wait status */
+	bool started;   /* false: sandbox-exec refused before the command (a
+			   profile it rejected, an unusable sandbox); nothing
+			   ran. Told from its words: its whole stderr one
+			   line of a refusal's shape, then a non-zero exit
+			   (run-posix.c says which shapes, and the limit) */
+	int exec_errno; /* the command could not be exec'd inside: read
+			   back from sandbox-exec's "execvp() of 'X'
+			   failed: <strerror>"; exit_code 127 or 126 */
+	int exit_code;  /* kinbox's exit status: the child's own, 128+N for
+			   a signal, 125 when !started */
 	char setup_err[2048];     /* sandbox-exec's own words when !started */
 	char tail[KB_POSIX_TAIL]; /* the last bytes of the command's stderr */
 	size_t tail_len;
-	unsigned long long stderr_bytes;
+	unsigned long long stderr_bytes; /* the command's, relayed */
 };
 
 /*
  * Runs `exe` (an absolute path) with `argv` and `envp` (NULL-terminated)
  * and waits for it. The signals a supervisor sends kinbox (SIGINT,
  * SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH) are forwarded;
- * the child's stderr is relayed to ours byte for byte. Returns 0 with `out`
- * filled, or -1 with `e` set when nothing could be started.
+ * the child's stderr is relayed to ours byte for byte, except a first
+ * line that turns out to be sandbox-exec's refusal or its report of the
+ * command's failed exec (held back until that is known: until more
+ * follows, or the exit). Returns 0 with `out` filled, or -1 with `e` set
+ * when nothing could be started (`exe` could not be exec'd, no pipe, no
+ * fork). Not reentrant: it owns the process's handlers of those signals
+ * and of SIGCHLD and SIGPIPE while it runs, and restores them after.
  */
 int kb_run_posix(const char *exe, char *const *argv, char *const *envp,
     struct kb_posix_run *out, struct kb_err *e);

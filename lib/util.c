@@ -8,11 +8,56 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/*
+ * reallocarray and vasprintf are not POSIX.1-2008 (both are in POSIX.1-
+ * 2024). glibc declares them for _GNU_SOURCE and _DEFAULT_SOURCE, the
+ * Linux build's, which keeps using them; elsewhere (macOS, `make
+ * portable-check`) the two below do the same from POSIX.1-2008 calls.
+ */
+#if defined(_GNU_SOURCE) || defined(_DEFAULT_SOURCE)
+#define kb_reallocarray reallocarray
+#define kb_vasprintf    vasprintf
+#else
+static void *
+kb_reallocarray(void *p, size_t n, size_t m)
+{
+	if (m != 0 && n > SIZE_MAX / m) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc(p, n * m);
+}
+
+static int kb_vasprintf(char **out, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+
+static int
+kb_vasprintf(char **out, const char *fmt, va_list ap)
+{
+	va_list aq;
+	char *s;
+	int n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0 || (s = malloc((size_t)n + 1)) == NULL)
+		return -1;
+	if (vsnprintf(s, (size_t)n + 1, fmt, ap) != n) {
+		free(s);
+		return -1;
+	}
+	*out = s;
+	return n;
+}
+#endif
 
 const char *kb_progname = "kinbox";
 
@@ -136,7 +181,7 @@ xcalloc(size_t n, size_t m)
 void *
 xreallocarray(void *p, size_t n, size_t m)
 {
-	void *r = reallocarray(p, n ? n : 1, m ? m : 1);
+	void *r = kb_reallocarray(p, n ? n : 1, m ? m : 1);
 
 	if (r == NULL)
 		die("out of memory");
@@ -161,7 +206,7 @@ xasprintf(const char *fmt, ...)
 	int n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&r, fmt, ap);
+	n = kb_vasprintf(&r, fmt, ap);
 	va_end(ap);
 	if (n == -1)
 		die("out of memory");
@@ -186,7 +231,7 @@ kb_strv_pushf(struct kb_strv *sv, const char *fmt, ...)
 	char *s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) == -1)
+	if (kb_vasprintf(&s, fmt, ap) == -1)
 		die("out of memory");
 	va_end(ap);
 	kb_strv_push(sv, s);
@@ -242,7 +287,7 @@ kb_buf_printf(struct kb_buf *b, const char *fmt, ...)
 	int n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	n = kb_vasprintf(&s, fmt, ap);
 	va_end(ap);
 	if (n == -1)
 		die("out of memory");
