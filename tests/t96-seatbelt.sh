@@ -102,9 +102,9 @@ t_dry_run_text() {
 	cd "$ws"
 	kb_expect 0 --backend seatbelt --dry-run -- make test
 	assert_file_has_content "$KB_OUT" '^# backend: seatbelt'
-	assert_file_has_content "$KB_OUT" '^# --- the profile (sandbox-exec -p) ---$'
-	assert_file_has_content "$KB_OUT" '^(version 1)$'
-	assert_file_has_content "$KB_OUT" '^(deny default'
+	assert_file_has_content "$KB_OUT" '^# --- the profile \(sandbox-exec -p\) ---$'
+	assert_file_has_content "$KB_OUT" '^\(version 1\)$'
+	assert_file_has_content "$KB_OUT" '^\(deny default'
 	assert_file_has_content "$KB_OUT" '^/usr/bin/sandbox-exec$'
 	assert_file_has_content "$KB_OUT" '^-p$'
 	# the workspace is a parameter, after the profile, never inside it
@@ -127,9 +127,7 @@ t_dry_run_json() {
 	assert_streq "$(json_get "$KB_OUT" 'd["exe"]')" /usr/bin/sandbox-exec
 	assert_streq "$(json_get "$KB_OUT" 'd["params"]["WORKSPACE"]')" "$ws"
 	assert_streq "$(json_get "$KB_OUT" 'd["argv"][-3:]')" "['--', 'make', 'test']"
-	assert_streq "$(json_get "$KB_OUT" 'ws not in d["profile"] and "(deny default" in d["profile"]' |
-		sed "s|ws|'$ws'|")" True 2>/dev/null ||
-		assert_streq "$(WS=$ws json_get "$KB_OUT" '__import__("os").environ["WS"] not in d["profile"]')" True
+	assert_streq "$(WS=$ws json_get "$KB_OUT" '__import__("os").environ["WS"] not in d["profile"] and "(deny default" in d["profile"]')" True
 	# every -D in argv is a param, in order, and the profile's -p
 	assert_streq "$(json_get "$KB_OUT" '[a[2:] for a in d["argv"] if a.startswith("-D")] == ["%s=%s" % kv for kv in d["params"].items()]')" True
 	assert_streq "$(json_get "$KB_OUT" 'd["argv"][d["argv"].index("-p") + 1] == d["profile"]')" True
@@ -201,7 +199,7 @@ t_refused_on_linux() {
 	ws=$(newdir ws-refused)
 	cd "$ws"
 	kb_expect 125 --backend seatbelt -- sh -c ': >ran'
-	assert_one_kinbox_line "$KB_ERR" "Seatbelt is macOS's sandbox (sandbox-exec); on Linux use auto, bwrap or landlock\$"
+	assert_one_kinbox_line "$KB_ERR" "Seatbelt is macOS's sandbox \\(sandbox-exec\\); on Linux use auto, bwrap or landlock\$"
 	assert_not_exists "$ws/ran"
 	KINBOX_SANDBOX=seatbelt kb_expect 125 -- sh -c ': >ran'
 	unset KINBOX_SANDBOX
@@ -232,7 +230,7 @@ t_standin_runs() {
 	# what sandbox-exec would have been given
 	assert_streq "$(sed -n 1p "$KB_T/standin.log")" -p
 	assert_file_has_content "$KB_T/standin.log" "^-DWORKSPACE=$ws\$"
-	assert_file_has_content "$KB_T/standin.log" '^(deny default'
+	assert_file_has_content "$KB_T/standin.log" '^\(deny default'
 	assert_file_has_content "$KB_T/standin.log" '^--$'
 	[ "$(grep -c "$ws" "$KB_T/standin.log")" -ge 1 ] || fail "no workspace in argv"
 	# the profile in argv names no path of the policy
@@ -284,7 +282,7 @@ t_standin_denial() {
 	[ "$KB_RC" = 1 ] || fail "exit $KB_RC, expected 1: $(cat "$KB_ERR")"
 	assert_exists "$ws/before"
 	assert_file_has_content "$KB_ERR" "^touch: $out/x.txt: Operation not permitted\$"
-	assert_file_has_content "$KB_ERR" "^kinbox: .*--write $out"
+	assert_file_has_content "$KB_ERR" "^kinbox: denied write '$out/x.txt' .*retry with --write $out "
 	assert_streq "$(json_get "$KB_T/denial.json" 'd["denials"][0]["class"] if "denials" in d else d["class"]')" write
 	# the sandbox's log line form
 	KB_OUTSIDE=$out kbt --backend seatbelt -- \
@@ -294,7 +292,9 @@ t_standin_denial() {
 	# an ordinary failure is no denial
 	kbt --backend seatbelt -- sh -c 'echo "make: *** [all] Error 2" >&2; exit 2'
 	assert_streq "$KB_RC" 2
-	assert_not_file_has_content "$KB_ERR" '^kinbox: .*denied'
+	assert_file_has_content "$KB_ERR" '^make: \*\*\* \[all\] Error 2$'
+	assert_streq "$(grep -c '^kinbox: ' "$KB_ERR")" 1
+	assert_file_has_content "$KB_ERR" '^kinbox: test build: '
 }
 
 t_standin_refusals() {

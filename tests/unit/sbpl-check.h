@@ -651,7 +651,14 @@ sbpl_filter(struct sbpl_ck *k, int x)
 		if (a < 0)
 			return 0;
 		h = k->v[a].kind == SBPL_LIST ? sbpl_head(k, a) : NULL;
-		return h != NULL && strcmp(h, "path-literal") == 0
+		/* a unix socket is named by a path filter: (path-literal
+		 * ...), as Apple's profiles do, or (subpath ...), (literal
+		 * ...), (regex ...), as Codex and sandbox-runtime do */
+		return h != NULL && (strcmp(h, "path-literal") == 0 ||
+					strcmp(h, "subpath") == 0 ||
+					strcmp(h, "literal") == 0 ||
+					strcmp(h, "prefix") == 0 ||
+					strcmp(h, "regex") == 0)
 			   ? sbpl_filter(k, a)
 			   : sbpl_value(k, a, false);
 	case SBPL_A_CONST:

@@ -19,9 +19,7 @@
 #include "sbpl-check.h"
 #include "tap.h"
 
-#ifdef KB_HAVE_SEATBELT_CASES
 #include "seatbelt-cases.h"
-#endif
 
 static char err[512];
 
@@ -497,23 +495,66 @@ check_generated(const char *what, const char *profile,
 static void
 test_generated(void)
 {
-#ifdef KB_HAVE_SEATBELT_CASES
-	/*
-	 * INTEGRATOR: seatbelt-cases.h (the generator agent's) builds
-	 * seatbelt plans of policies whose paths hold hostile names (quotes,
-	 * backslashes, parentheses, ';', newlines, "#|", ...). Run each of
-	 * them here through check_generated(), e.g.
-	 *
-	 *	check_generated(name, plan.profile,
-	 *	    (const char *const *)plan.params.v, roots);
-	 *
-	 * with `roots` the paths the case's policy names, so that a name
-	 * that leaks into the text (rather than through -D) is caught.
-	 */
-#error "seatbelt-cases.h: wire its cases into test_generated()"
-#else
-	tap_skip("seatbelt-cases.h not wired in (KB_HAVE_SEATBELT_CASES)");
-#endif
+	/* the generator's own plans (seatbelt-cases.h), for every hostile
+	 * name as the workspace and as a write root, and a path near
+	 * PATH_MAX: each profile passes the checker with the policy's paths
+	 * forbidden in its literals */
+	_cleanup_free_ char *plain = NULL;
+	struct kb_plan pl;
+	struct kb_err e;
+
+	if (!sbc_init() || (plain = sbc_dir("plain-ws")) == NULL) {
+		ok(0, "the hostile-name tree could not be made");
+		return;
+	}
+	for (size_t i = 0; i < nitems(sbc_names); i++) {
+		_cleanup_free_ char *rel =
+		    xasprintf("n%zu/%s", i, sbc_names[i].name);
+		_cleanup_free_ char *d = sbc_dir(rel);
+		const char *w[1] = {d};
+		const char *roots[3] = {d, plain, NULL};
+		_cleanup_free_ char *as_ws =
+		    xasprintf("%s, as the workspace", sbc_names[i].label);
+		_cleanup_free_ char *as_w =
+		    xasprintf("%s, as a write root", sbc_names[i].label);
+
+		if (d == NULL || sbc_plan(d, NULL, 0, &pl, &e) == -1) {
+			ok(0, "%s: %s", as_ws, d == NULL ? "no dir" : e.msg);
+		} else {
+			check_generated(as_ws, pl.profile,
+			    (const char *const *)pl.params.v, roots);
+			ok(sbc_param(&pl, "WORKSPACE") != NULL &&
+				strcmp(sbc_param(&pl, "WORKSPACE"), d) == 0,
+			    "%s: the WORKSPACE parameter is the path, byte for "
+			    "byte",
+			    as_ws);
+			kb_plan_free(&pl);
+		}
+		if (d == NULL || sbc_plan(plain, w, 1, &pl, &e) == -1) {
+			ok(0, "%s: %s", as_w, d == NULL ? "no dir" : e.msg);
+		} else {
+			check_generated(as_w, pl.profile,
+			    (const char *const *)pl.params.v, roots);
+			kb_plan_free(&pl);
+		}
+	}
+	{
+		_cleanup_free_ char *rel = sbc_deep_rel("deep", PATH_MAX - 64);
+		_cleanup_free_ char *d = sbc_dir(rel);
+		const char *roots[2] = {d, NULL};
+
+		if (d == NULL || sbc_plan(d, NULL, 0, &pl, &e) == -1) {
+			ok(0, "a path near PATH_MAX: %s",
+			    d == NULL ? "no dir" : e.msg);
+		} else {
+			check_generated(
+			    "a path near PATH_MAX, as the workspace",
+			    pl.profile, (const char *const *)pl.params.v,
+			    roots);
+			kb_plan_free(&pl);
+		}
+	}
+	sbc_cleanup();
 }
 
 /* --- robustness ---------------------------------------------------------- */
