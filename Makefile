@@ -262,17 +262,17 @@ man-check:
 	  echo "ok $$m renders without warnings (groff -ww, mandoc -Tlint)"; done
 
 # --- the portable set (the macOS backend) ----------------------------------
-# What must build on macOS, compiled here as POSIX.1-2008 C11: _GNU_SOURCE
+# What must build on macOS, compiled here as POSIX.1-2008 C11 with its
+# X/Open System Interfaces (realpath; macOS has them all): _GNU_SOURCE
 # off (and not the project's CSTD), the project's warnings as errors, an
 # undeclared function an error, and tests/portable-poison.h forced in
-# first, which poisons the Linux-only interfaces. seatbelt.c joins once it
-# exists. Then tests/unit/test-posix, built from util.c and run-posix.c
+# first, which poisons the Linux-only interfaces. Then tests/unit/test-posix, built from util.c and run-posix.c
 # alone under the same flags, runs here (it exercises util.c's POSIX
 # stand-ins for reallocarray and vasprintf). None of it is a macOS build:
 # Apple's headers and libc may still differ.
 PORTABLE_SRCS = $(strip lib/util.c backends/run-posix.c backends/plan.c \
                 $(wildcard backends/seatbelt.c))
-PORTABLE_CFLAGS = -std=c11 -U_GNU_SOURCE -D_POSIX_C_SOURCE=200809L $(WARN) \
+PORTABLE_CFLAGS = -std=c11 -U_GNU_SOURCE -D_POSIX_C_SOURCE=200809L -D_XOPEN_SOURCE=700 $(WARN) \
                   -Werror=implicit-function-declaration -O2 \
                   -include tests/portable-poison.h
 # tests/portable-slip.c: 0 the clean control, 1.. the slips
