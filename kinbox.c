@@ -879,9 +879,13 @@ run_seatbelt(struct kb_policy *p, const struct kb_opts *o)
 		    "run",
 		    exe, strerror(errno));
 	/* only 0-2 and the kept descriptors reach the command */
-	for (int fd = 3; fd < 1024; fd++)
-		if (fcntl(fd, F_GETFD) != -1)
-			(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+#ifdef __APPLE__
+	for (long fd = 3, max = sysconf(_SC_OPEN_MAX); fd < max; fd++)
+		(void)fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+#else
+	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == -1)
+		die_errno("close_range");
+#endif
 	for (size_t i = 0; i < p->nkeep; i++)
 		if (fcntl(p->keep_fd[i], F_SETFD, 0) == -1)
 			die_errno("--keep-fd %d", p->keep_fd[i]);

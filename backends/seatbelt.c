@@ -600,6 +600,16 @@ plan_denies(struct kb_buf *b, const struct kb_policy *p, const struct shape *s)
 		filters(b, "(literal ", "PIN", s->pins.n, ")");
 		kb_buf_puts(b, TAG ")\n");
 	}
+	/* the terminal's input: kinbox keeps the command in the caller's
+	 * session (job control, ^C), as on Linux, where seccomp refuses the
+	 * same ioctl */
+	kb_buf_puts(b,
+	    "; TIOCSTI pushes bytes into a terminal's input queue: the\n"
+	    "; caller's shell would read them as typed once the command ends.\n"
+	    "; Refused on every terminal (doubt: whether sandbox-exec knows\n"
+	    "; the name; if not it rejects the profile and kinbox fails "
+	    "closed)\n"
+	    "(deny file-ioctl (ioctl-command TIOCSTI)" TAG ")\n");
 	if (s->nguard > 0) {
 		/* literal and subpath both: a guard that does not exist yet
 		 * (hooks/, config) stays uncreatable, as a file or a

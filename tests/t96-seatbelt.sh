@@ -111,6 +111,9 @@ t_dry_run_text() {
 	sed -n '/^# --- the profile/,/^# --- end of the profile/p' "$KB_OUT" >"$KB_T/prof.txt"
 	[ -s "$KB_T/prof.txt" ] || fail "no profile block"
 	assert_not_file_has_content "$KB_T/prof.txt" "$ws"
+	# keystrokes pushed into the caller's terminal: refused, as seccomp
+	# refuses them on Linux
+	assert_file_has_content "$KB_T/prof.txt" '^\(deny file-ioctl \(ioctl-command TIOCSTI\)'
 	sed '1,/^# --- end of the profile/d' "$KB_OUT" >"$KB_T/argv.txt"
 	assert_file_has_content "$KB_T/argv.txt" "WORKSPACE=$ws"
 	assert_file_has_content "$KB_T/argv.txt" '^--$'
@@ -314,6 +317,17 @@ t_standin_refusals() {
 	assert_exists "$ws/ran"
 }
 
+t_standin_fds() {
+	ws=$(newdir ws-fds)
+	cd "$ws"
+	kbt --backend seatbelt --keep-fd 4 -- sh -c 'ls /proc/self/fd >fds.txt' 4</dev/null 5</dev/null 7</dev/null
+	assert_streq "$KB_RC" 0
+	# the stand-in's shell and the command share the descriptors: 0-2, 4
+	# (kept), ls's own directory descriptor; never 5 or 7
+	assert_file_has_content "$ws/fds.txt" '^4$'
+	assert_not_file_has_content "$ws/fds.txt" '^(5|7)$'
+}
+
 run_test "seatbelt --dry-run: the profile and sandbox-exec's argv, paths as parameters" t_dry_run_text
 run_test "seatbelt --dry-run --json: backend, exe, argv, notes, profile, params" t_dry_run_json
 run_test "--dry-run --json for the Linux backends and --unconfined; --json alone refused" t_json_any_backend
@@ -325,4 +339,5 @@ run_test "the macOS run path: exit codes, signals, command not found" t_standin_
 run_test "the macOS run path: a profile sandbox-exec rejects is exit 125, nothing runs" t_standin_refuses_profile
 run_test "the macOS run path: Seatbelt's wording and log lines become denial reports" t_standin_denial
 run_test "the macOS run path: --allow-host and --require of what Seatbelt lacks refused" t_standin_refusals
+run_test "the macOS run path: only 0-2 and the kept descriptors reach the command" t_standin_fds
 done_testing
