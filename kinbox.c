@@ -878,7 +878,7 @@ run_seatbelt(struct kb_policy *p, const struct kb_opts *o)
 		    "without it cannot run the seatbelt backend) — nothing was "
 		    "run",
 		    exe, strerror(errno));
-	/* only 0-2 and the kept descriptors reach the command */
+		/* only 0-2 and the kept descriptors reach the command */
 #ifdef __APPLE__
 	for (long fd = 3, max = sysconf(_SC_OPEN_MAX); fd < max; fd++)
 		(void)fcntl((int)fd, F_SETFD, FD_CLOEXEC);
