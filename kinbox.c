@@ -808,12 +808,9 @@ run_seatbelt(struct kb_policy *p, const struct kb_opts *o)
 	static struct kb_run run;
 	char tmp[PATH_MAX], vartmp[PATH_MAX], sock[PATH_MAX], tag[64];
 	char id[KB_ID_LEN + 1];
-	/* the test build only (kb_resolve_test_note is set there alone) */
-	const char *stand_in = kb_resolve_test_note != NULL
-				   ? getenv("KINBOX_TEST_SANDBOX_EXEC")
-				   : NULL;
-	const char *exe =
-	    stand_in != NULL && *stand_in != '\0' ? stand_in : KB_SANDBOX_EXEC;
+	/* the test build only: NULL in the release build */
+	const char *stand_in = kb_test_sandbox_exec();
+	const char *exe = stand_in != NULL ? stand_in : KB_SANDBOX_EXEC;
 	const char *ssh = getenv("SSH_AUTH_SOCK");
 	_cleanup_free_ char *why = NULL;
 
@@ -856,7 +853,7 @@ run_seatbelt(struct kb_policy *p, const struct kb_opts *o)
 		}
 	}
 #ifndef __APPLE__
-	if (stand_in == NULL || *stand_in == '\0')
+	if (stand_in == NULL)
 		die("%s%s: Seatbelt is macOS's sandbox (sandbox-exec); on "
 		    "Linux use auto, bwrap or landlock",
 		    p->where[KB_OPT_BACKEND] ? p->where[KB_OPT_BACKEND]

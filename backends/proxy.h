@@ -103,4 +103,10 @@ size_t kb_resolve(const char *host, unsigned port, struct sockaddr_storage *out,
 extern const bool kb_resolve_test_build;
 extern const char *const kb_resolve_test_note;
 
+/* The test build's stand-in for sandbox-exec (KINBOX_TEST_SANDBOX_EXEC,
+ * an absolute path), which enforces nothing; NULL in the release build,
+ * which holds no word of the variable. Kept here, with the test build's
+ * other difference, so that one object makes the two builds. */
+const char *kb_test_sandbox_exec(void);
+
 #endif

@@ -10,7 +10,9 @@
  * override. The test object (resolve-test.o, -DKB_TEST_BUILD, linked
  * into ./kinbox-test only, which `make install` never installs) first
  * reads KINBOX_TEST_RESOLVE=NAME=IP[,NAME=IP...] and treats those answers
- * as public, so that the tests can reach upstreams on 127.0.0.1.
+ * as public, so that the tests can reach upstreams on 127.0.0.1, and
+ * names in KINBOX_TEST_SANDBOX_EXEC the stand-in that takes
+ * sandbox-exec's place (tests/t96-seatbelt.sh).
  *
  * kinbox is linked statically: glibc's getaddrinfo then loads any NSS
  * module beyond files and dns (mdns, resolve) from the installed glibc,
@@ -83,9 +85,23 @@ test_override(const char *host, unsigned port, struct sockaddr_storage *out)
 	}
 	return false;
 }
+
+const char *
+kb_test_sandbox_exec(void)
+{
+	const char *v = getenv("KINBOX_TEST_SANDBOX_EXEC");
+
+	return v != NULL && v[0] == '/' ? v : NULL;
+}
 #else
 const bool kb_resolve_test_build = false;
 const char *const kb_resolve_test_note = NULL;
+
+const char *
+kb_test_sandbox_exec(void)
+{
+	return NULL;
+}
 #endif
 
 size_t

@@ -208,6 +208,12 @@ t_refused_on_linux() {
 	unset KINBOX_SANDBOX
 	assert_one_kinbox_line "$KB_ERR" 'KINBOX_SANDBOX=seatbelt'
 	assert_not_exists "$ws/ran"
+	# the release build holds no word of the test build's variable, the
+	# test build does (a positive control of the grep)
+	if grep -q -a KINBOX_TEST_SANDBOX_EXEC "$KINBOX"; then
+		fail "$KINBOX holds KINBOX_TEST_SANDBOX_EXEC"
+	fi
+	grep -q -a KINBOX_TEST_SANDBOX_EXEC "$KT" || fail "$KT lacks KINBOX_TEST_SANDBOX_EXEC"
 	# the release build ignores the test build's variable
 	rm -f "$KB_T/standin.log"
 	KINBOX_TEST_SANDBOX_EXEC=$SB kb_expect 125 --backend seatbelt -- sh -c ': >ran'
