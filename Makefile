@@ -60,7 +60,7 @@ DENIAL_SRCS   = denial/denial.c denial/patterns.c denial/oracle.c \
 GATE_SRCS     = gate/shlex.c gate/readonly.c gate/readonly-rules.c \
                 gate/readonly-rules-git.c gate/readonly-sed.c gate/readonly-getopt.c \
                 gate/readonly-tools.c gate/decide.c \
-                gate/checkwrite.c gate/protected.c gate/grants.c
+                gate/checkwrite.c gate/protected.c gate/grants.c gate/hook.c
 STAGES = lib policy gitguard backends denial gate
 lib_SRCS = $(LIB_SRCS)
 policy_SRCS = $(POLICY_SRCS)
@@ -130,7 +130,7 @@ kinbox-test: kinbox.o backends/resolve-test.o $(KINBOX_LIBS)
 	$(CC) $(ALLCFLAGS) $(STATICLDFLAGS) -o $@ kinbox.o backends/resolve-test.o $(KINBOX_LIBS) $(LIBS_KINBOX) $(LIBS_STATIC_EXTRA)
 
 KINPOLICY_OBJS = kinpolicy.o kinpolicy-grants.o kinpolicy-gate.o kinpolicy-journal.o \
-                 kinpolicy-gc.o
+                 kinpolicy-gc.o kinpolicy-hook.o
 $(KINPOLICY_OBJS): kinpolicy.h kinpolicy-journal.h
 kinpolicy: $(KINPOLICY_OBJS) $(KINPOLICY_LIBS)
 	$(CC) $(ALLCFLAGS) $(STATICLDFLAGS) -o $@ $(KINPOLICY_OBJS) $(KINPOLICY_LIBS) $(LIBS_KINBOX) $(LIBS_STATIC_EXTRA)

@@ -231,6 +231,21 @@ session_allows_cb(const char *kind, const char *signature, void *ctx)
 	return a.hit;
 }
 
+/* kinpolicy hook's way into the chain: decide's callbacks (the read-only
+ * classifier for `shell`, the session's "always" answers) for `in` */
+void
+kp_gate_decide(struct kb_decide_in *in, const char *session,
+    enum kb_ro_shell shell, struct kb_decide_out *out)
+{
+	struct gate_ctx gctx = {.shell = shell, .session = session};
+
+	in->classify = classify_cb;
+	in->session_allows = session_allows_cb;
+	in->ctx = &gctx;
+	kb_decide(in, out);
+	in->ctx = NULL;
+}
+
 int
 cmd_decide(int argc, char **argv)
 {

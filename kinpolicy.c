@@ -293,6 +293,9 @@ static const struct verb verbs[] = {
 	"[--unconfined] [--suggested] "
 	"--once|--session|--workspace [--json]"},
     {"grants", cmd_grants, "grants [--json]"},
+    {"hook", cmd_hook,
+	"hook claude-code|codex|gemini|cursor [--mode auto|strict|plan] "
+	"[--kinbox PATH] < EVENT_JSON"},
     {"pending", cmd_pending, "pending [--json]"},
     {"retry", cmd_retry, "retry ID"},
     {"revoke", cmd_revoke, "revoke N|--all [--json]"},

@@ -9,6 +9,15 @@
 #ifndef KB_KINPOLICY_H
 #define KB_KINPOLICY_H
 
+#include "gate/decide.h"
+#include "gate/readonly.h"
+
+/* kinpolicy-gate.c: the decide chain with decide's own callbacks (the
+ * read-only classifier for `shell`, the "always" answers of `session`,
+ * which may be NULL), for kinpolicy hook */
+void kp_gate_decide(struct kb_decide_in *in, const char *session,
+    enum kb_ro_shell shell, struct kb_decide_out *out);
+
 int cmd_session(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_grant(int argc, char **argv);
@@ -22,6 +31,8 @@ int cmd_classify(int argc, char **argv);
 int cmd_decide(int argc, char **argv);
 int cmd_check_write(int argc, char **argv);
 int cmd_allow(int argc, char **argv);
+
+int cmd_hook(int argc, char **argv);
 
 int cmd_forget(int argc, char **argv);
 int cmd_gc(int argc, char **argv);

@@ -1567,6 +1567,30 @@ kb_status_print(FILE *out, bool json)
 	return rc;
 }
 
+char *
+kb_sandbox_why_not(void)
+{
+	struct kb_status_roots r;
+	struct kb_status_probes p;
+	struct kb_status st;
+	char *why = NULL;
+
+	if (kb_sandbox_available())
+		return NULL;
+	kb_status_roots_default(&r);
+	memset(&p, 0, sizeof(p));
+	probe_host(&p);
+	probe_bwrap(&p);
+	kb_status_collect(&r, &p, &st);
+	if (st.pick == NULL)
+		why = xasprintf("no sandbox can be set up here (%s); kinbox "
+				"--status says how to fix it",
+		    st.pick_why != NULL ? st.pick_why : "no backend works");
+	kb_status_free(&st);
+	kb_status_probes_free(&p);
+	return why;
+}
+
 bool
 kb_sandbox_available(void)
 {

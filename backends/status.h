@@ -190,4 +190,8 @@ int kb_status_print(FILE *out, bool json);
  */
 bool kb_sandbox_available(void);
 
+/* NULL when kb_sandbox_available(), else the one line saying why not and
+ * where the fix is (a new string). For kinpolicy hook. */
+char *kb_sandbox_why_not(void);
+
 #endif

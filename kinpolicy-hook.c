@@ -1,0 +1,850 @@
+/*
+ * kinpolicy-hook.c — `kinpolicy hook AGENT`: one hook event of a coding
+ * agent (Claude Code, Codex, Gemini CLI, Cursor) as JSON on stdin, the
+ * answer in that agent's own schema on stdout.
+ *
+ *   a shell call    → rewritten to run under kinbox (the project root as
+ *                     workspace, the agent's directory kept) and answered
+ *                     as kinpolicy decide says for the agent's mode; never
+ *                     an unwrapped command allowed where no sandbox works
+ *   a file edit     → check-write: DENY deny, ASK ask, ALLOW no opinion
+ *   a failed call   → the denial kinbox reported, with the grant and retry
+ *                     a human would run, as context for the model
+ *   a session start → a kinbox session, exported as KINBOX_SESSION where
+ *                     the agent reads an env file
+ *
+ * Fail closed: the work runs in a child; if it dies, crashes or cannot
+ * judge the event (malformed input, an unknown event), the parent answers
+ * deny in the agent's schema, says why on stderr and exits 2, which blocks
+ * the call in all four agents (an exit status other than 0 and 2, or an
+ * output the agent cannot parse, makes Claude Code and Codex run the tool
+ * anyway). Only fields of the agents' published schemas are written
+ * (Codex treats an unknown field as a failed hook, and runs the tool).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "backends/status.h"
+#include "denial/report.h"
+#include "gate/checkwrite.h"
+#include "gate/decide.h"
+#include "gate/grants.h"
+#include "gate/hook.h"
+#include "kinpolicy-journal.h"
+#include "kinpolicy.h"
+#include "lib/util.h"
+#include "policy/policy.h"
+
+#define HOOK_MAX_INPUT (1024 * 1024) /* an event larger than this is refused   \
+				      */
+#define MAX_ANSWER (256 * 1024)
+#define MAX_IDS    4
+
+struct hook {
+	enum kb_agent agent;
+	const char *override;  /* --mode */
+	char kinbox[PATH_MAX]; /* the kinbox the rewrite runs */
+	json_t *in;
+	const char *event;
+	struct kb_buf out; /* the answer; empty: no opinion */
+};
+
+/* --- the answers ------------------------------------------------------------
+ */
+
+/* the answer: one JSON object on one line */
+static void
+answer(struct hook *h, json_t *o)
+{
+	char *s = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
+
+	if (s == NULL)
+		die("hook: the answer could not be written (out of memory)");
+	kb_buf_puts(&h->out, s);
+	kb_buf_puts(&h->out, "\n");
+	free(s);
+	json_decref(o);
+}
+
+/* A string for JSON: bytes that are not UTF-8 replaced (a command's path
+ * names them); never NULL. */
+static json_t *
+jtext(const char *s)
+{
+	json_t *j = json_text(s);
+
+	if (j == NULL)
+		die("out of memory");
+	return j;
+}
+
+/* PreToolUse-like decisions. `rewritten` the command to run instead (NULL:
+ * unchanged); `decision` "allow", "ask" or "deny". */
+static void
+answer_decision(struct hook *h, const char *decision, const char *reason,
+    const char *rewritten)
+{
+	json_t *o = json_object(), *hs, *ti;
+
+	switch (h->agent) {
+	case KB_AGENT_CLAUDE:
+	case KB_AGENT_CODEX:
+		hs = json_object();
+		json_object_set_new(
+		    hs, "hookEventName", json_string("PreToolUse"));
+		json_object_set_new(
+		    hs, "permissionDecision", json_string(decision));
+		json_object_set_new(
+		    hs, "permissionDecisionReason", jtext(reason));
+		if (rewritten != NULL) {
+			/* Claude Code: updatedInput replaces the whole input,
+			 * so every other field goes back unchanged; Codex's is
+			 * {command} alone */
+			ti = json_deep_copy(
+			    json_object_get(h->in, "tool_input"));
+			if (!json_is_object(ti)) {
+				json_decref(ti);
+				ti = json_object();
+			}
+			json_object_set_new(ti, "command", jtext(rewritten));
+			json_object_set_new(hs, "updatedInput", ti);
+		}
+		json_object_set_new(o, "hookSpecificOutput", hs);
+		break;
+	case KB_AGENT_GEMINI:
+		json_object_set_new(o, "decision", json_string(decision));
+		json_object_set_new(o, "reason", jtext(reason));
+		if (rewritten != NULL) {
+			/* merged over the arguments: the command alone */
+			ti = json_object();
+			json_object_set_new(ti, "command", jtext(rewritten));
+			hs = json_object();
+			json_object_set_new(hs, "tool_input", ti);
+			json_object_set_new(o, "hookSpecificOutput", hs);
+		}
+		break;
+	case KB_AGENT_CURSOR:
+		json_object_set_new(o, "permission", json_string(decision));
+		json_object_set_new(o, "user_message", jtext(reason));
+		json_object_set_new(o, "agent_message", jtext(reason));
+		break;
+	}
+	answer(h, o);
+}
+
+/* context for the model after a tool call (PostToolUseFailure,
+ * PostToolUse, AfterTool) */
+static void
+answer_context(struct hook *h, const char *text)
+{
+	json_t *o = json_object(), *hs = json_object();
+
+	if (h->agent != KB_AGENT_GEMINI)
+		json_object_set_new(hs, "hookEventName", json_string(h->event));
+	json_object_set_new(hs, "additionalContext", jtext(text));
+	json_object_set_new(o, "hookSpecificOutput", hs);
+	answer(h, o);
+}
+
+/* --- what the event says ---------------------------------------------------
+ */
+
+static const char *
+str(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* the agent's working directory: absolute and existing, else ours */
+static char *
+event_cwd(struct hook *h)
+{
+	const char *c = str(h->in, "cwd");
+	char *r;
+
+	if (c != NULL && c[0] == '/' && (r = realpath(c, NULL)) != NULL)
+		return r;
+	if ((r = getcwd(NULL, 0)) == NULL)
+		die_errno("hook: getcwd");
+	return r;
+}
+
+/*
+ * The project root, the workspace kinbox gets: what the agent names
+ * (Claude Code's CLAUDE_PROJECT_DIR, Gemini's GEMINI_PROJECT_DIR, Cursor's
+ * first workspace root) when the directory holds `cwd`, else the top of
+ * the git repository around `cwd` (not the home directory or /, which no
+ * workspace may be), else `cwd`.
+ */
+static char *
+project_root(struct hook *h, const char *cwd)
+{
+	const char *named = NULL;
+	_cleanup_free_ char *home = kb_paths_home();
+	char *r, dir[PATH_MAX];
+	json_t *roots;
+
+	switch (h->agent) {
+	case KB_AGENT_CLAUDE:
+		named = getenv("CLAUDE_PROJECT_DIR");
+		break;
+	case KB_AGENT_GEMINI:
+		named = getenv("GEMINI_PROJECT_DIR");
+		break;
+	case KB_AGENT_CURSOR:
+		roots = json_object_get(h->in, "workspace_roots");
+		if (json_is_array(roots) && json_array_size(roots) > 0 &&
+		    json_is_string(json_array_get(roots, 0)))
+			named = json_string_value(json_array_get(roots, 0));
+		break;
+	case KB_AGENT_CODEX:
+		break;
+	}
+	if (named != NULL && named[0] == '/' &&
+	    (r = realpath(named, NULL)) != NULL) {
+		if (kb_path_within(cwd, r) && strcmp(r, "/") != 0 &&
+		    (home == NULL || strcmp(r, home) != 0))
+			return r;
+		free(r);
+	}
+	snprintf(dir, sizeof(dir), "%s", cwd);
+	for (;;) {
+		char probe[PATH_MAX + 8], *sl;
+		struct stat st;
+
+		if (strcmp(dir, "/") == 0 ||
+		    (home != NULL && strcmp(dir, home) == 0))
+			break;
+		snprintf(probe, sizeof(probe), "%s/.git", dir);
+		if (lstat(probe, &st) == 0)
+			return xstrdup(dir);
+		if ((sl = strrchr(dir, '/')) == NULL)
+			break;
+		if (sl == dir)
+			sl[1] = '\0';
+		else
+			*sl = '\0';
+	}
+	return xstrdup(cwd);
+}
+
+/* --- a shell call ------------------------------------------------------------
+ */
+
+static void
+shell_call(struct hook *h, const char *command, const char *cwd_in)
+{
+	struct kb_hook_mode m;
+	struct kb_decide_in in = {0};
+	struct kb_decide_out out;
+	_cleanup_free_ char *cwd = NULL;
+	_cleanup_free_ char *root = NULL;
+	_cleanup_free_ char *inner = NULL;
+	_cleanup_free_ char *wrapped = NULL;
+	_cleanup_free_ char *why = NULL;
+	_cleanup_free_ char *home = kb_paths_home();
+	_cleanup_free_ char *reason = NULL;
+	const char *session = getenv("KINBOX_SESSION");
+	const char *judged, *verdict;
+
+	if (kb_hook_mode(
+		h->agent, str(h->in, "permission_mode"), h->override, &m) == -1)
+		die("hook: --mode %s: unknown mode; use auto, strict or plan",
+		    h->override);
+	cwd = cwd_in != NULL ? xstrdup(cwd_in) : event_cwd(h);
+	root = project_root(h, cwd);
+	/* a command that is already exactly the rewrite runs as it is */
+	inner = kb_hook_unwrap(h->kinbox, root, command);
+	judged = inner != NULL ? inner : command;
+	if (inner == NULL)
+		wrapped = kb_hook_wrap(h->kinbox, root, command);
+	/* no sandbox here: never an unwrapped command allowed, and kinbox
+	 * would refuse a wrapped one */
+	if ((why = kb_sandbox_why_not()) != NULL) {
+		reason = xasprintf("kinbox: %s", why);
+		answer_decision(h, m.can_ask ? "ask" : "deny", reason, NULL);
+		return;
+	}
+	in.mode = m.mode;
+	in.planning = m.planning;
+	in.kind = "shell";
+	in.tool = str(h->in, "tool_name");
+	in.command = judged;
+	in.workspace = root;
+	in.cwd = cwd;
+	in.home = home;
+	in.sandbox_available = true;
+	kp_gate_decide(&in,
+	    session != NULL && *session != '\0' ? session : NULL,
+	    KB_RO_SHELL_BASH, &out);
+	verdict = out.verdict == KB_ALLOW ? "allow"
+		  : out.verdict == KB_ASK ? (m.can_ask ? "ask" : "deny")
+					  : "deny";
+	reason =
+	    xasprintf("kinbox: %s (%s; rule %s)%s", out.reason, m.why, out.rule,
+		out.verdict == KB_ASK && !m.can_ask
+		    ? "; it needs a human's yes, which this agent cannot ask "
+		      "for: ask the user to run it"
+		    : "");
+	if (h->agent == KB_AGENT_CURSOR && wrapped != NULL &&
+	    out.verdict != KB_DENY) {
+		/* Cursor cannot rewrite: the model is told the command that
+		 * would be allowed, exactly */
+		free(reason);
+		reason = xasprintf("kinbox: shell commands run under kinbox "
+				   "here; run it as: %s",
+		    wrapped);
+		verdict = "deny";
+	}
+	answer_decision(h, verdict, reason,
+	    out.verdict == KB_DENY || h->agent == KB_AGENT_CURSOR ? NULL
+								  : wrapped);
+	kb_decide_out_free(&out);
+}
+
+/* --- a file edit -------------------------------------------------------------
+ */
+
+static void
+edit_call(struct hook *h, const char *const *paths, size_t n)
+{
+	struct kb_hook_mode m;
+	_cleanup_free_ char *cwd = event_cwd(h);
+	_cleanup_free_ char *root = project_root(h, cwd);
+	_cleanup_free_ char *home = kb_paths_home();
+	struct kb_cw worst = {.verdict = KB_ALLOW}, cw;
+	struct kb_err e;
+
+	if (kb_hook_mode(
+		h->agent, str(h->in, "permission_mode"), h->override, &m) == -1)
+		die("hook: --mode %s: unknown mode; use auto, strict or plan",
+		    h->override);
+	if (m.planning) {
+		answer_decision(h, "deny",
+		    "kinbox: plan mode: nothing is written while planning "
+		    "(the planning freeze)",
+		    NULL);
+		return;
+	}
+	if (n == 0)
+		die("hook: an edit without a path");
+	for (size_t i = 0; i < n; i++) {
+		/* auto: only what a human must see asks; the agent's own
+		 * prompts still apply to the rest */
+		if (kb_check_write(paths[i], cwd, root, NULL, 0, home,
+			KB_MODE_AUTO, &cw, &e) == -1)
+			die("hook: %s", e.msg);
+		if (cw.verdict > worst.verdict)
+			worst = cw;
+	}
+	if (worst.verdict == KB_ALLOW)
+		return; /* no opinion */
+	{
+		_cleanup_free_ char *reason =
+		    xasprintf("kinbox check-write: %s (rule %s)", worst.reason,
+			worst.rule);
+
+		answer_decision(h,
+		    worst.verdict == KB_DENY || !m.can_ask ? "deny" : "ask",
+		    reason, NULL);
+	}
+}
+
+/* Codex's apply_patch: the files its patch adds, updates, deletes or moves
+ * to ("*** Update File: PATH" ...). */
+static size_t
+patch_paths(const char *patch, struct kb_strv *out)
+{
+	static const char *const heads[] = {"*** Add File: ",
+	    "*** Update File: ", "*** Delete File: ", "*** Move to: "};
+
+	for (const char *l = patch; l != NULL && *l != '\0';) {
+		const char *end = strchr(l, '\n');
+		size_t len = end != NULL ? (size_t)(end - l) : strlen(l);
+
+		for (size_t i = 0; i < nitems(heads); i++) {
+			size_t hl = strlen(heads[i]);
+
+			if (len > hl && memcmp(l, heads[i], hl) == 0) {
+				_cleanup_free_ char *p =
+				    xasprintf("%.*s", (int)(len - hl), l + hl);
+
+				kb_strv_push(out, p);
+			}
+		}
+		l = end != NULL ? end + 1 : NULL;
+	}
+	return out->n;
+}
+
+/* --- after a tool call -------------------------------------------------------
+ */
+
+/* every string inside `v`, a line each */
+static void
+strings_of(json_t *v, struct kb_buf *b, int depth)
+{
+	const char *k;
+	json_t *x;
+	size_t i;
+
+	if (depth > 8 || b->len > HOOK_MAX_INPUT)
+		return;
+	if (json_is_string(v)) {
+		kb_buf_puts(b, json_string_value(v));
+		kb_buf_puts(b, "\n");
+	} else if (json_is_object(v)) {
+		json_object_foreach(v, k, x) strings_of(x, b, depth + 1);
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, x) strings_of(x, b, depth + 1);
+	}
+}
+
+static void
+after_call(struct hook *h)
+{
+	_cleanup_free_ char *home = home_dir();
+	struct kb_buf text = {0}, ctx = {0};
+	char ids[MAX_IDS][24];
+	size_t n;
+
+	kb_buf_puts(&text, "");
+	strings_of(json_object_get(h->in, "error"), &text, 0);
+	strings_of(json_object_get(h->in, "tool_response"), &text, 0);
+	n = kb_hook_denial_ids(text.s, ids, MAX_IDS);
+	for (size_t i = 0; i < n; i++) {
+		/* only a denial kinbox recorded: the output is the
+		 * command's, which can print any line it likes */
+		json_t *rec = load_record(home, ids[i]);
+		const char *cls = jstr(rec, "class");
+		const char *what = jstr(rec, "path") != NULL
+				       ? jstr(rec, "path")
+				       : jstr(rec, "host");
+
+		if (rec == NULL || cls == NULL) {
+			json_decref(rec);
+			continue;
+		}
+		kb_buf_printf(&ctx,
+		    "%skinbox denied %s%s%s (%s). The sandbox refused it, not "
+		    "the command; a human can allow exactly this and re-run it "
+		    "with: kinpolicy grant %s --suggested --once && kinpolicy "
+		    "retry %s",
+		    ctx.len > 0 ? "\n" : "", cls, what != NULL ? " " : "",
+		    what != NULL ? what : "", ids[i], ids[i], ids[i]);
+		json_decref(rec);
+	}
+	if (ctx.len > 0)
+		answer_context(h, ctx.s);
+	kb_buf_free(&text);
+	kb_buf_free(&ctx);
+}
+
+/* --- a session start ---------------------------------------------------------
+ */
+
+static void
+session_start(struct hook *h)
+{
+	const char *file = NULL;
+	_cleanup_free_ char *line = NULL;
+	struct kb_err e;
+	char *id;
+	int fd;
+
+	if (h->agent == KB_AGENT_CLAUDE)
+		file = getenv("CLAUDE_ENV_FILE");
+	else if (h->agent == KB_AGENT_CODEX)
+		file = getenv("CODEX_ENV_FILE") != NULL
+			   ? getenv("CODEX_ENV_FILE")
+			   : getenv("CLAUDE_ENV_FILE");
+	/* no env file (Gemini CLI, Cursor, an older Codex): a session
+	 * nobody would see is not made */
+	if (file == NULL || file[0] != '/')
+		return;
+	if ((id = kb_session_new(&e)) == NULL)
+		die("hook: %s", e.msg);
+	line = xasprintf("export KINBOX_SESSION=%s\n", id);
+	free(id);
+	fd = open(
+	    file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd == -1 || write(fd, line, strlen(line)) != (ssize_t)strlen(line))
+		die("hook: %s: %s", file, strerror(errno));
+	close(fd);
+}
+
+/* --- the event ---------------------------------------------------------------
+ */
+
+/* Does the work; -1 with `why` when the event cannot be judged. */
+static int
+judge(struct hook *h, const char *input, size_t len, char *why, size_t wl)
+{
+	json_error_t err;
+	const char *tool, *cmd;
+	json_t *ti;
+
+	h->in = json_loadb(input, len, JSON_REJECT_DUPLICATES, &err);
+	if (!json_is_object(h->in)) {
+		snprintf(why, wl, "the hook event is not a JSON object (%s)",
+		    h->in == NULL ? err.text : "not an object");
+		return -1;
+	}
+	h->event = str(h->in, "hook_event_name");
+	tool = str(h->in, "tool_name");
+	ti = json_object_get(h->in, "tool_input");
+	cmd = json_is_object(ti) ? str(ti, "command") : NULL;
+	if (h->event == NULL) {
+		snprintf(why, wl, "the hook event has no hook_event_name");
+		return -1;
+	}
+	switch (h->agent) {
+	case KB_AGENT_CLAUDE:
+	case KB_AGENT_CODEX:
+		if (strcmp(h->event, "PreToolUse") == 0) {
+			if (tool == NULL)
+				break;
+			if (strcmp(tool, "Bash") == 0) {
+				if (cmd == NULL)
+					break;
+				shell_call(h, cmd, NULL);
+				return 0;
+			}
+			if (h->agent == KB_AGENT_CLAUDE &&
+			    (strcmp(tool, "Edit") == 0 ||
+				strcmp(tool, "Write") == 0 ||
+				strcmp(tool, "MultiEdit") == 0 ||
+				strcmp(tool, "NotebookEdit") == 0)) {
+				const char *p = json_is_object(ti)
+						    ? str(ti, "file_path")
+						    : NULL;
+
+				if (p == NULL && json_is_object(ti))
+					p = str(ti, "notebook_path");
+				if (p == NULL)
+					break;
+				edit_call(h, &p, 1);
+				return 0;
+			}
+			if (h->agent == KB_AGENT_CODEX &&
+			    strcmp(tool, "apply_patch") == 0) {
+				struct kb_strv paths = {0};
+
+				if (cmd == NULL)
+					break;
+				patch_paths(cmd, &paths);
+				edit_call(
+				    h, (const char *const *)paths.v, paths.n);
+				kb_strv_free(&paths);
+				return 0;
+			}
+			if (h->agent == KB_AGENT_CLAUDE &&
+			    strcmp(tool, "PowerShell") == 0) {
+				answer_decision(h, "deny",
+				    "kinbox: PowerShell commands cannot run "
+				    "under kinbox; use Bash",
+				    NULL);
+				return 0;
+			}
+			return 0; /* another tool: no opinion */
+		}
+		if (strcmp(h->event, "PostToolUseFailure") == 0 ||
+		    strcmp(h->event, "PostToolUse") == 0) {
+			after_call(h);
+			return 0;
+		}
+		if (strcmp(h->event, "SessionStart") == 0) {
+			session_start(h);
+			return 0;
+		}
+		break;
+	case KB_AGENT_GEMINI:
+		if (strcmp(h->event, "BeforeTool") == 0) {
+			if (tool == NULL)
+				break;
+			if (strcmp(tool, "run_shell_command") == 0) {
+				_cleanup_free_ char *cwd = event_cwd(h);
+				const char *dir = str(ti, "dir_path");
+				_cleanup_free_ char *in_dir = NULL;
+
+				if (cmd == NULL)
+					break;
+				/* the tool runs in dir_path, below cwd */
+				if (dir != NULL && *dir != '\0') {
+					_cleanup_free_ char *d =
+					    dir[0] == '/'
+						? xstrdup(dir)
+						: xasprintf("%s/%s", cwd, dir);
+
+					in_dir = realpath(d, NULL);
+				}
+				shell_call(
+				    h, cmd, in_dir != NULL ? in_dir : cwd);
+				return 0;
+			}
+			if (strcmp(tool, "write_file") == 0 ||
+			    strcmp(tool, "replace") == 0) {
+				const char *p = json_is_object(ti)
+						    ? str(ti, "file_path")
+						    : NULL;
+
+				if (p == NULL)
+					break;
+				edit_call(h, &p, 1);
+				return 0;
+			}
+			return 0;
+		}
+		if (strcmp(h->event, "AfterTool") == 0) {
+			after_call(h);
+			return 0;
+		}
+		if (strcmp(h->event, "SessionStart") == 0)
+			return 0; /* no env file to export a session in */
+		break;
+	case KB_AGENT_CURSOR:
+		if (strcmp(h->event, "beforeShellExecution") == 0) {
+			const char *c = str(h->in, "command");
+			const char *d = str(h->in, "cwd");
+			_cleanup_free_ char *rd = NULL;
+
+			if (c == NULL)
+				break;
+			if (d != NULL && d[0] == '/')
+				rd = realpath(d, NULL);
+			shell_call(h, c, rd);
+			return 0;
+		}
+		if (strcmp(h->event, "sessionStart") == 0)
+			return 0;
+		break;
+	}
+	snprintf(why, wl, "%s event %s%s%s is not one kinpolicy hook judges",
+	    kb_agent_name(h->agent), h->event, tool != NULL ? " of tool " : "",
+	    tool != NULL ? tool : "");
+	return -1;
+}
+
+/* --- fail closed -------------------------------------------------------------
+ */
+
+static void __attribute__((noreturn))
+fail_closed(enum kb_agent agent, const char *cause)
+{
+	struct hook h = {.agent = agent};
+	_cleanup_free_ char *reason = xasprintf(
+	    "kinpolicy hook could not judge this call, so it is refused: %s",
+	    cause);
+
+	h.in = json_object();
+	answer_decision(&h, "deny", reason, NULL);
+	fputs(h.out.s, stdout);
+	fflush(stdout);
+	fprintf(stderr, "%s\n", reason);
+	exit(2);
+}
+
+/* kinbox, beside kinpolicy itself (both installed in one bin/), else the
+ * name: the rewrite names it absolutely, so that a PATH the command set
+ * earlier cannot put another program in its place */
+static void
+find_kinbox(char *out, size_t len)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *sl;
+
+	if (n > 0) {
+		self[n] = '\0';
+		if ((sl = strrchr(self, '/')) != NULL &&
+		    (size_t)(sl - self) + sizeof("/kinbox") <= len) {
+			memcpy(out, self, (size_t)(sl - self));
+			memcpy(out + (sl - self), "/kinbox", sizeof("/kinbox"));
+			if (access(out, X_OK) == 0)
+				return;
+		}
+	}
+	snprintf(out, len, "kinbox");
+}
+
+/* stdin (a pipe, usually), bounded */
+static char *
+read_input_as(enum kb_agent agent, size_t *len)
+{
+	struct kb_buf b = {0};
+	char chunk[8192];
+	ssize_t n;
+
+	kb_buf_add(&b, "", 0);
+	while ((n = read(0, chunk, sizeof(chunk))) != 0) {
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			fail_closed(agent, "the hook event could not be read");
+		if (b.len + (size_t)n > HOOK_MAX_INPUT)
+			fail_closed(
+			    agent, "the hook event is larger than 1 MiB");
+		kb_buf_add(&b, chunk, (size_t)n);
+	}
+	*len = b.len;
+	return b.s;
+}
+
+int
+cmd_hook(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"kinbox", required_argument, NULL, 'k'},
+	    {"mode", required_argument, NULL, 'm'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct hook h = {0};
+	struct kb_hook_mode m;
+	_cleanup_free_ char *input = NULL;
+	struct kb_buf got = {0}, err = {0};
+	size_t len;
+	int c, outp[2], errp[2], status;
+	pid_t pid;
+
+	if (argc < 2 || kb_agent_parse(argv[1], &h.agent) == -1) {
+		/* no agent to answer in the form of: exit 2 blocks in all */
+		fprintf(stderr,
+		    "kinpolicy: hook %s: unknown agent; use claude-code, "
+		    "codex, gemini or cursor (the call is refused)\n",
+		    argc >= 2 ? argv[1] : "");
+		exit(2);
+	}
+	argc--;
+	argv++;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'k':
+			if (optarg[0] != '/')
+				fail_closed(
+				    h.agent, "--kinbox needs an absolute path");
+			snprintf(h.kinbox, sizeof(h.kinbox), "%s", optarg);
+			break;
+		case 'm':
+			h.override = optarg;
+			if (kb_hook_mode(h.agent, NULL, optarg, &m) == -1)
+				fail_closed(h.agent,
+				    "--mode: unknown mode; use auto, strict or "
+				    "plan");
+			break;
+		default:
+			fail_closed(
+			    h.agent, "unknown option; see kinpolicy --help");
+		}
+	}
+	if (optind != argc)
+		fail_closed(
+		    h.agent, "unexpected argument; see kinpolicy --help");
+	if (h.kinbox[0] == '\0')
+		find_kinbox(h.kinbox, sizeof(h.kinbox));
+	input = read_input_as(h.agent, &len);
+	fflush(stdout);
+	if (pipe(outp) == -1 || pipe(errp) == -1)
+		fail_closed(h.agent, strerror(errno));
+	if ((pid = fork()) == -1)
+		fail_closed(h.agent, strerror(errno));
+	if (pid == 0) {
+		char why[512];
+
+		close(outp[0]);
+		close(errp[0]);
+		if (dup2(errp[1], 2) == -1)
+			_exit(3);
+		if (judge(&h, input, len, why, sizeof(why)) == -1) {
+			if (write(outp[1], "B", 1) != 1 ||
+			    write(outp[1], why, strlen(why)) == -1)
+				_exit(3);
+			_exit(0);
+		}
+		if (write(outp[1], "A", 1) != 1 ||
+		    (h.out.len > 0 && write(outp[1], h.out.s, h.out.len) !=
+					  (ssize_t)h.out.len))
+			_exit(3);
+		_exit(0);
+	}
+	close(outp[1]);
+	close(errp[1]);
+	{
+		/* both pipes at once: a child that fills one while we wait on
+		 * the other would never end */
+		struct pollfd pf[2] = {
+		    {.fd = outp[0], .events = POLLIN},
+		    {.fd = errp[0], .events = POLLIN},
+		};
+		char buf[4096];
+
+		while (pf[0].fd != -1 || pf[1].fd != -1) {
+			if (poll(pf, 2, -1) == -1) {
+				if (errno == EINTR)
+					continue;
+				break;
+			}
+			for (int i = 0; i < 2; i++) {
+				ssize_t r;
+
+				if (pf[i].fd == -1 || pf[i].revents == 0)
+					continue;
+				r = read(pf[i].fd, buf, sizeof(buf));
+				if (r <= 0) {
+					close(pf[i].fd);
+					pf[i].fd = -1;
+					continue;
+				}
+				if ((i == 0 ? got.len : err.len) < MAX_ANSWER)
+					kb_buf_add(i == 0 ? &got : &err, buf,
+					    (size_t)r);
+			}
+		}
+	}
+	while (waitpid(pid, &status, 0) == -1)
+		if (errno != EINTR)
+			fail_closed(h.agent, strerror(errno));
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || got.len == 0) {
+		char cause[600];
+		const char *e = err.len > 0 ? err.s : NULL;
+		size_t el = e != NULL ? strcspn(e, "\n") : 0;
+
+		if (WIFSIGNALED(status))
+			snprintf(cause, sizeof(cause),
+			    "internal error (killed by signal %d)",
+			    WTERMSIG(status));
+		else
+			snprintf(cause, sizeof(cause), "internal error%s%.*s",
+			    e != NULL ? ": " : "", (int)(el > 400 ? 400 : el),
+			    e != NULL ? e : "");
+		fail_closed(h.agent, cause);
+	}
+	if (got.s[0] == 'B') {
+		_cleanup_free_ char *cause =
+		    xasprintf("%.*s", (int)(got.len - 1), got.s + 1);
+
+		fail_closed(h.agent, cause);
+	}
+	if (got.len > 1)
+		fwrite(got.s + 1, 1, got.len - 1, stdout);
+	if (fflush(stdout) != 0)
+		exit(2);
+	kb_buf_free(&got);
+	kb_buf_free(&err);
+	return 0;
+}
