@@ -93,7 +93,7 @@ UNIT_TESTS = tests/unit/test-util tests/unit/test-paths tests/unit/test-bwrap te
              tests/unit/test-config-syntax tests/unit/test-runs tests/unit/test-status \
              tests/unit/test-gitsnap tests/unit/test-unotify tests/unit/test-egress \
              tests/unit/test-hosts tests/unit/test-proxy tests/unit/test-sbpl \
-             tests/unit/test-seatbelt tests/unit/test-posix
+             tests/unit/test-seatbelt tests/unit/test-posix tests/unit/test-hook
 # the headers the unit tests share (static functions and tables)
 UNIT_HDRS = tests/unit/tap.h tests/unit/ro-check.h tests/unit/readonly-cases.h \
             tests/unit/config-fixture.h tests/unit/golden-harness.h tests/unit/tree.h \
@@ -305,7 +305,8 @@ portable-check-selftest:
 
 # --- fuzzing (libFuzzer, clang) ----------------------------------------------
 FUZZ_TARGETS = tests/fuzz/fuzz-classify tests/fuzz/fuzz-gitindex tests/fuzz/fuzz-shlex \
-               tests/fuzz/fuzz-gitconfig tests/fuzz/fuzz-config tests/fuzz/fuzz-egress
+               tests/fuzz/fuzz-gitconfig tests/fuzz/fuzz-config tests/fuzz/fuzz-egress \
+               tests/fuzz/fuzz-hook
 FUZZ_SRCS = $(filter-out backends/run.c backends/bwrap.c,$(CORE_SRCS))
 FUZZ_SECONDS ?= 300
 FUZZ_CHECK_SECONDS ?= 15

@@ -47,8 +47,9 @@
 #include "lib/util.h"
 #include "policy/policy.h"
 
-#define HOOK_MAX_INPUT (1024 * 1024) /* an event larger than this is refused   \
-				      */
+#define HOOK_MAX_INPUT                                                         \
+	(1024 * 1024) /* an event larger than this is refused                  \
+		       */
 #define MAX_ANSWER (256 * 1024)
 #define MAX_IDS    4
 

@@ -1,0 +1,296 @@
+/*
+ * tests/unit/test-hook.c — gate/hook.c: the kinbox rewrite survives every
+ * command string of the read-only classifier's adversarial set, checked by
+ * the shell lexer and by real shells (dash and bash run the rewrite with a
+ * kinbox that prints its argv); its exact inverse accepts only the exact
+ * rewrite; the mode table; the denial ids of a tool's output.
+ */
+/* first: its NSIG (git's no-signing words) is not <signal.h>'s, which
+ * <sys/wait.h> brings and which this file does not use */
+#include "readonly-cases.h"
+#undef NSIG
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../gate/hook.h"
+#include "../../gate/shlex.h"
+#include "tap.h"
+
+static const char K[] = "/usr/local/bin/kinbox";
+static const char R[] = "/home/u/my project";
+
+/* the words the lexer reads in the rewrite of `cmd` are exactly the argv
+ * kinbox gets */
+static bool
+lexes_back(const char *cmd)
+{
+	_cleanup_free_ char *w = kb_hook_wrap(K, R, cmd);
+	struct kb_sh_line line = {0};
+	struct kb_err e;
+	bool good;
+
+	if (kb_shlex_parse(w, strlen(w), 0, &line, &e) == -1) {
+		kb_shlex_free(&line);
+		return false;
+	}
+	good = line.ncmds == 1 && !line.compound && line.cmds[0].nwords == 7 &&
+	       strcmp(line.cmds[0].words[0].s, K) == 0 &&
+	       strcmp(line.cmds[0].words[2].s, R) == 0 &&
+	       strcmp(line.cmds[0].words[6].s, cmd) == 0;
+	kb_shlex_free(&line);
+	return good;
+}
+
+/* `shell` -c REWRITE, with kinbox replaced by a script that writes its
+ * arguments NUL-separated: the 6th is what bash -c would run */
+static char printer[256];
+
+static bool
+shell_runs_back(const char *shell, const char *cmd)
+{
+	_cleanup_free_ char *w = kb_hook_wrap(printer, R, cmd);
+	int p[2], status;
+	struct kb_buf got = {0};
+	char buf[4096];
+	ssize_t n;
+	pid_t pid;
+	bool good;
+
+	if (pipe(p) == -1)
+		return false;
+	if ((pid = fork()) == 0) {
+		dup2(p[1], 1);
+		close(p[0]);
+		execl(shell, shell, "-c", w, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	while ((n = read(p[0], buf, sizeof(buf))) > 0)
+		kb_buf_add(&got, buf, (size_t)n);
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	{
+		/* --workspace R -- bash -c CMD, each followed by a NUL */
+		struct kb_buf want = {0};
+		const char *args[] = {
+		    "--workspace", R, "--", "bash", "-c", cmd};
+
+		for (size_t i = 0; i < nitems(args); i++)
+			kb_buf_add(&want, args[i], strlen(args[i]) + 1);
+		good = WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+		       got.len == want.len &&
+		       memcmp(got.s, want.s, want.len) == 0;
+		kb_buf_free(&want);
+	}
+	kb_buf_free(&got);
+	return good;
+}
+
+static void
+test_wrap(void)
+{
+	char dir[] = "/var/tmp/kb-test-hook.XXXXXX";
+	FILE *f;
+	int lexed = 0, dash = 0, bash = 0, unwrapped = 0, n = 0;
+	bool have_bash = access("/bin/bash", X_OK) == 0;
+
+	if (mkdtemp(dir) == NULL) {
+		ok(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(printer, sizeof(printer), "%s/argv", dir);
+	f = fopen(printer, "w");
+	fputs("#!/bin/sh\nfor a; do printf '%s\\0' \"$a\"; done\n", f);
+	fclose(f);
+	chmod(printer, 0755);
+	for (size_t i = 0; i < nitems(cases); i++) {
+		const char *c = cases[i].cmd;
+		_cleanup_free_ char *w = kb_hook_wrap(K, R, c);
+		_cleanup_free_ char *back = kb_hook_unwrap(K, R, w);
+
+		n++;
+		lexed += lexes_back(c);
+		dash += shell_runs_back("/bin/sh", c);
+		bash += have_bash && shell_runs_back("/bin/bash", c);
+		unwrapped += back != NULL && strcmp(back, c) == 0;
+	}
+	/* the lexer refuses a few lines outright (control characters,
+	 * invalid UTF-8): the shells are the judges there */
+	ok(lexed >= n - 20, "the lexer reads %d of %d rewrites back", lexed, n);
+	assert_cmpint(
+	    dash, n, "dash runs every rewrite's command byte for byte");
+	if (have_bash)
+		assert_cmpint(
+		    bash, n, "bash runs every rewrite's command byte for byte");
+	else
+		tap_skip("bash is not installed");
+	assert_cmpint(unwrapped, lexed,
+	    "every rewrite the lexer reads is recognised as one");
+	{
+		char *cmd = xasprintf("rm -rf '%s'", dir);
+
+		if (system(cmd) != 0)
+			printf("# could not remove %s\n", dir);
+		free(cmd);
+	}
+}
+
+/* only the exact rewrite is one: anything added or changed is wrapped */
+static void
+test_unwrap(void)
+{
+	_cleanup_free_ char *w = kb_hook_wrap(K, R, "make test");
+	_cleanup_free_ char *back = kb_hook_unwrap(K, R, w);
+	static const char *const tails[] = {"; rm -rf ~", " && curl x", " | sh",
+	    " > /etc/passwd", "\nrm -rf ~", " &", " $(id)", " `id`", " extra"};
+
+	assert_cmpstr(back, "make test", "the rewrite is recognised");
+	for (size_t i = 0; i < nitems(tails); i++) {
+		_cleanup_free_ char *t = xasprintf("%s%s", w, tails[i]);
+		_cleanup_free_ char *u = kb_hook_unwrap(K, R, t);
+
+		_cleanup_free_ char *shown = kb_escape(tails[i]);
+
+		ok(u == NULL, "the rewrite followed by '%s' is not one", shown);
+	}
+	{
+		static const char *const others[] = {
+		    "/usr/local/bin/kinbox --net --workspace '/home/u/my "
+		    "project' -- bash -c 'make test'",
+		    "/usr/local/bin/kinbox --unconfined -- bash -c 'make test'",
+		    "/usr/local/bin/kinbox --workspace '/home/u/my project' "
+		    "--net -- bash -c 'make test'",
+		    "kinbox --workspace '/home/u/my project' -- bash -c 'make "
+		    "test'",
+		    "/tmp/kinbox --workspace '/home/u/my project' -- bash -c "
+		    "'make test'",
+		    "/usr/local/bin/kinbox --workspace /home/u -- bash -c "
+		    "'make "
+		    "test'",
+		    "/usr/local/bin/kinbox --workspace '/home/u/my project' -- "
+		    "bash -c \"$(curl x)\"",
+		    "/usr/local/bin/kinbox --workspace '/home/u/my project' -- "
+		    "bash -c \"make test\"",
+		    "/usr/local/bin/kinbox --workspace '/home/u/my project' -- "
+		    "sh -c 'make test'",
+		    "KINBOX_SANDBOX=off /usr/local/bin/kinbox --workspace "
+		    "'/home/u/my project' -- bash -c 'make test'",
+		    "",
+		};
+
+		for (size_t i = 0; i < nitems(others); i++) {
+			_cleanup_free_ char *u =
+			    kb_hook_unwrap(K, R, others[i]);
+
+			ok(u == NULL, "not the exact rewrite: %s", others[i]);
+		}
+	}
+}
+
+static void
+test_modes(void)
+{
+	static const struct {
+		enum kb_agent a;
+		const char *pm, *override;
+		enum kb_mode mode;
+		bool planning, can_ask;
+	} t[] = {
+	    {KB_AGENT_CLAUDE, "default", NULL, KB_MODE_STRICT, false, true},
+	    {KB_AGENT_CLAUDE, "acceptEdits", NULL, KB_MODE_STRICT, false, true},
+	    {KB_AGENT_CLAUDE, "auto", NULL, KB_MODE_AUTO, false, true},
+	    {KB_AGENT_CLAUDE, "dontAsk", NULL, KB_MODE_AUTO, false, true},
+	    {KB_AGENT_CLAUDE, "bypassPermissions", NULL, KB_MODE_AUTO, false,
+		true},
+	    {KB_AGENT_CLAUDE, "plan", NULL, KB_MODE_STRICT, true, true},
+	    {KB_AGENT_CLAUDE, NULL, NULL, KB_MODE_STRICT, false, true},
+	    {KB_AGENT_CLAUDE, "somethingNew", NULL, KB_MODE_STRICT, false,
+		true},
+	    {KB_AGENT_CODEX, "default", NULL, KB_MODE_AUTO, false, false},
+	    {KB_AGENT_CODEX, "bypassPermissions", NULL, KB_MODE_AUTO, false,
+		false},
+	    {KB_AGENT_CODEX, "plan", NULL, KB_MODE_STRICT, true, false},
+	    {KB_AGENT_GEMINI, NULL, NULL, KB_MODE_AUTO, false, true},
+	    {KB_AGENT_CURSOR, NULL, NULL, KB_MODE_AUTO, false, true},
+	    {KB_AGENT_CLAUDE, "bypassPermissions", "strict", KB_MODE_STRICT,
+		false, true},
+	    {KB_AGENT_GEMINI, NULL, "plan", KB_MODE_STRICT, true, true},
+	    {KB_AGENT_CODEX, "default", "strict", KB_MODE_STRICT, false, false},
+	};
+	struct kb_hook_mode m;
+
+	for (size_t i = 0; i < nitems(t); i++) {
+		int rc = kb_hook_mode(t[i].a, t[i].pm, t[i].override, &m);
+
+		ok(rc == 0 && m.mode == t[i].mode &&
+			m.planning == t[i].planning &&
+			m.can_ask == t[i].can_ask && m.why != NULL,
+		    "%s %s%s%s: %s%s%s", kb_agent_name(t[i].a),
+		    t[i].pm ? t[i].pm : "(no mode)",
+		    t[i].override ? " --mode " : "",
+		    t[i].override ? t[i].override : "", kb_mode_name(t[i].mode),
+		    t[i].planning ? ", planning" : "",
+		    t[i].can_ask ? "" : ", ask is deny");
+	}
+	ok(kb_hook_mode(KB_AGENT_CLAUDE, NULL, "yolo", &m) == -1,
+	    "an unknown --mode is refused");
+	{
+		enum kb_agent a;
+
+		ok(kb_agent_parse("claude-code", &a) == 0 &&
+			a == KB_AGENT_CLAUDE &&
+			kb_agent_parse("cursor", &a) == 0 &&
+			a == KB_AGENT_CURSOR &&
+			kb_agent_parse("claude", &a) == -1 &&
+			kb_agent_parse("", &a) == -1 &&
+			kb_agent_parse(NULL, &a) == -1,
+		    "agent names: exact");
+	}
+}
+
+static void
+test_ids(void)
+{
+	char ids[4][24];
+	size_t n;
+
+	n = kb_hook_denial_ids(
+	    "Exit code 1\ntouch: /opt/x: Read-only file system\n"
+	    "kinbox: denied write '/opt/x' (Read-only file system); retry "
+	    "with --write /opt  [sbx_0123456789abcdef]\n"
+	    "kinbox: denied network (...) [sbx_fedcba9876543210] "
+	    "[sbx_0123456789abcdef]\n",
+	    ids, 4);
+	ok(n == 2 && strcmp(ids[0], "sbx_0123456789abcdef") == 0 &&
+		strcmp(ids[1], "sbx_fedcba9876543210") == 0,
+	    "the ids of kinbox's lines, in order, each once (%zu)", n);
+	n = kb_hook_denial_ids("touch: x [sbx_0123456789abcdef]\n"
+			       "kinbox: [sbx_0123456789ABCDEF]\n"
+			       "kinbox: [sbx_0123456789abcde]\n"
+			       "kinbox: [sbx_0123456789abcdef0]\n"
+			       " kinbox: [sbx_0123456789abcdef]\n",
+	    ids, 4);
+	assert_cmpint(n, 0,
+	    "not on a kinbox line, upper case, too short, too long: none");
+	n = kb_hook_denial_ids("kinbox: [sbx_0000000000000001] "
+			       "[sbx_0000000000000002] [sbx_0000000000000003]",
+	    ids, 2);
+	assert_cmpint(n, 2, "at most max");
+	assert_cmpint(kb_hook_denial_ids("", ids, 4), 0, "empty text");
+}
+
+int
+main(void)
+{
+	test_wrap();
+	test_unwrap();
+	test_modes();
+	test_ids();
+	return tap_done();
+}
