@@ -422,21 +422,23 @@ after_call(struct hook *h)
 	struct kb_buf text = {0}, ctx = {0};
 	char ids[MAX_IDS][24];
 	size_t n;
+	int dfd;
 
 	kb_buf_puts(&text, "");
 	strings_of(json_object_get(h->in, "error"), &text, 0);
 	strings_of(json_object_get(h->in, "tool_response"), &text, 0);
 	n = kb_hook_denial_ids(text.s, ids, MAX_IDS);
-	for (size_t i = 0; i < n; i++) {
+	dfd = n > 0 ? journal_dir_fd(home) : -1;
+	for (size_t i = 0; i < n && dfd != -1; i++) {
 		/* only a denial kinbox recorded: the output is the
 		 * command's, which can print any line it likes */
-		json_t *rec = load_record(home, ids[i]);
+		json_t *rec = load_at(dfd, ids[i], ".json");
 		const char *cls = jstr(rec, "class");
-		const char *what = jstr(rec, "path") != NULL
+		const char *what = *jstr(rec, "path") != '\0'
 				       ? jstr(rec, "path")
 				       : jstr(rec, "host");
 
-		if (rec == NULL || cls == NULL) {
+		if (rec == NULL || *cls == '\0') {
 			json_decref(rec);
 			continue;
 		}
@@ -445,10 +447,12 @@ after_call(struct hook *h)
 		    "the command; a human can allow exactly this and re-run it "
 		    "with: kinpolicy grant %s --suggested --once && kinpolicy "
 		    "retry %s",
-		    ctx.len > 0 ? "\n" : "", cls, what != NULL ? " " : "",
-		    what != NULL ? what : "", ids[i], ids[i], ids[i]);
+		    ctx.len > 0 ? "\n" : "", cls, *what != '\0' ? " " : "",
+		    what, ids[i], ids[i], ids[i]);
 		json_decref(rec);
 	}
+	if (dfd != -1)
+		close(dfd);
 	if (ctx.len > 0)
 		answer_context(h, ctx.s);
 	kb_buf_free(&text);
@@ -643,6 +647,22 @@ judge(struct hook *h, const char *input, size_t len, char *why, size_t wl)
 /* --- fail closed -------------------------------------------------------------
  */
 
+/* the event's name, when the parent could read it: a deny is written
+ * in the answer's form only for the events that take one */
+static char *event_seen;
+
+static bool
+takes_decision(const char *event)
+{
+	static const char *const after[] = {"PostToolUse", "PostToolUseFailure",
+	    "AfterTool", "SessionStart", "sessionStart", "postToolUseFailure"};
+
+	for (size_t i = 0; event != NULL && i < nitems(after); i++)
+		if (strcmp(event, after[i]) == 0)
+			return false;
+	return true; /* a tool call, or not known: deny */
+}
+
 static void __attribute__((noreturn))
 fail_closed(enum kb_agent agent, const char *cause)
 {
@@ -652,8 +672,10 @@ fail_closed(enum kb_agent agent, const char *cause)
 	    cause);
 
 	h.in = json_object();
-	answer_decision(&h, "deny", reason, NULL);
-	fputs(h.out.s, stdout);
+	if (takes_decision(event_seen)) {
+		answer_decision(&h, "deny", reason, NULL);
+		fputs(h.out.s, stdout);
+	}
 	fflush(stdout);
 	fprintf(stderr, "%s\n", reason);
 	exit(2);
@@ -759,6 +781,15 @@ cmd_hook(int argc, char **argv)
 	if (h.kinbox[0] == '\0')
 		find_kinbox(h.kinbox, sizeof(h.kinbox));
 	input = read_input_as(h.agent, &len);
+	{
+		json_t *j = json_loadb(input, len, 0, NULL);
+		const char *ev =
+		    json_is_object(j) ? str(j, "hook_event_name") : NULL;
+
+		if (ev != NULL)
+			event_seen = xstrdup(ev);
+		json_decref(j);
+	}
 	fflush(stdout);
 	if (pipe(outp) == -1 || pipe(errp) == -1)
 		fail_closed(h.agent, strerror(errno));
@@ -769,7 +800,9 @@ cmd_hook(int argc, char **argv)
 
 		close(outp[0]);
 		close(errp[0]);
-		if (dup2(errp[1], 2) == -1)
+		/* nothing but the answer reaches the agent: what anything
+		 * in the child prints goes to the parent's cause */
+		if (dup2(errp[1], 2) == -1 || dup2(errp[1], 1) == -1)
 			_exit(3);
 		if (judge(&h, input, len, why, sizeof(why)) == -1) {
 			if (write(outp[1], "B", 1) != 1 ||
