@@ -84,17 +84,48 @@ static struct sock_filter filter[] = {
     /* 11 */ RET(SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
 };
 
+/*
+ * --no-landlock: also no Landlock, as on a kernel built without it (or a
+ * container profile that does not know its calls): landlock_create_ruleset,
+ * landlock_add_rule and landlock_restrict_self (444-446) fail with ENOSYS,
+ * so that neither of kinbox's backends can run below (kinpolicy hook's
+ * "no sandbox here" answer is tested with it). Other architectures are
+ * left to the filter above.
+ */
+#define NR_LANDLOCK_FIRST 444
+#define NR_LANDLOCK_END   447
+static struct sock_filter no_landlock[] = {
+    /* 0 */ LD_ABS(offsetof(struct seccomp_data, arch)),
+    /* 1 */ JEQ(AUDIT_ARCH_X86_64, 0, 4), /* not x86_64: 6 */
+    /* 2 */ LD_ABS(offsetof(struct seccomp_data, nr)),
+    /* 3 */ JGE(NR_LANDLOCK_FIRST, 0, 2), /* below: 6 */
+    /* 4 */ JGE(NR_LANDLOCK_END, 1, 0),   /* above: 6 */
+    /* 5 */ RET(SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)),
+    /* 6 */ RET(SECCOMP_RET_ALLOW),
+};
+
+static int
+load(struct sock_filter *f, size_t n)
+{
+	struct sock_fprog prog = {.len = (unsigned short)n, .filter = f};
+
+	if (syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == -1) {
+		fprintf(stderr, "kb-no-userns: seccomp: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
-	struct sock_fprog prog = {
-	    .len = (unsigned short)(sizeof(filter) / sizeof(filter[0])),
-	    .filter = filter,
-	};
-	int err;
+	int err, a = 1;
+	int ll = argc > 1 && strcmp(argv[1], "--no-landlock") == 0;
 
-	if (argc < 3 || strcmp(argv[1], "--") != 0) {
-		fprintf(stderr, "usage: kb-no-userns -- CMD [ARG...]\n");
+	a += ll;
+	if (argc < a + 2 || strcmp(argv[a], "--") != 0) {
+		fprintf(stderr,
+		    "usage: kb-no-userns [--no-landlock] -- CMD [ARG...]\n");
 		return 125;
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1) {
@@ -102,12 +133,12 @@ main(int argc, char *argv[])
 		    strerror(errno));
 		return 125;
 	}
-	if (syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == -1) {
-		fprintf(stderr, "kb-no-userns: seccomp: %s\n", strerror(errno));
+	if (load(filter, sizeof(filter) / sizeof(filter[0])) == -1 ||
+	    (ll && load(no_landlock,
+		       sizeof(no_landlock) / sizeof(no_landlock[0])) == -1))
 		return 125;
-	}
-	execvp(argv[2], argv + 2);
+	execvp(argv[a + 1], argv + a + 1);
 	err = errno;
-	fprintf(stderr, "kb-no-userns: %s: %s\n", argv[2], strerror(err));
+	fprintf(stderr, "kb-no-userns: %s: %s\n", argv[a + 1], strerror(err));
 	return err == ENOENT ? 127 : 126;
 }
