@@ -160,9 +160,29 @@ t_mechanism_procwrite() {
 }
 run_test "kb-no-procwrite: /proc/self/comm cannot be written (EACCES); unshare -U still works" t_mechanism_procwrite
 
+# --no-landlock: landlock_create_ruleset fails with ENOSYS (python's
+# syscall(), libc only); without the option it does not
+t_mechanism_nolandlock() {
+	require python3
+	_probe='import ctypes,sys; l=ctypes.CDLL(None, use_errno=True); r=l.syscall(444, None, 0, 1); print(r, ctypes.get_errno())'
+	_plain=$(python3 -c "$_probe")
+	case $_plain in
+	"-1 38") skip_test "Landlock is not available here even without the helper" ;;
+	esac
+	_got=$("$NO_USERNS" --no-landlock -- python3 -c "$_probe")
+	assert_streq "$_got" "-1 38" "landlock_create_ruleset under --no-landlock"
+	_got=$("$NO_USERNS" -- python3 -c "$_probe")
+	assert_streq "$_got" "$_plain" "landlock_create_ruleset without --no-landlock"
+}
+run_test "kb-no-userns --no-landlock: the Landlock calls fail with ENOSYS" t_mechanism_nolandlock
+
 # assert_usage_line FILE NAME: FILE is NAME's one usage line
 assert_usage_line() {
-	assert_streq "$(cat "$1")" "usage: $2 -- CMD [ARG...]" "the usage line"
+	case $2 in
+	kb-no-userns) _u="usage: $2 [--no-landlock] -- CMD [ARG...]" ;;
+	*) _u="usage: $2 -- CMD [ARG...]" ;;
+	esac
+	assert_streq "$(cat "$1")" "$_u" "the usage line"
 }
 
 t_usage() {
