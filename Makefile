@@ -104,7 +104,7 @@ UNIT_HDRS = tests/unit/tap.h tests/unit/ro-check.h tests/unit/readonly-cases.h \
         fuzz fuzz-short golden-update install-check state-check helpers \
         portable-check portable-check-selftest FORCE
 
-all: kinbox kinbox-exec kinpolicy
+all: kinbox kinbox-exec kinpolicy kinbox-sh
 
 %.o: %.c $(HDRS)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
@@ -150,6 +150,11 @@ backends/seccomp-blob.o: backends/seccomp-blob.c backends/seccomp-bpf.h $(HDRS)
 # Static and libc-only: it is exec'd once per sandboxed command.
 kinbox-exec: backends/kinbox-exec.c backends/exec-landlock.c backends/exec-landlock.h backends/unotify.h lib/execsearch.c lib/execsearch.h
 	$(CC) $(CSTD) $(WARN) -O2 -static -o $@ backends/kinbox-exec.c backends/exec-landlock.c lib/execsearch.c
+
+# The sh-compatible shim (kinbox-sh.c): static and libc-only as
+# kinbox-exec, started once per shell command a tool runs
+kinbox-sh: kinbox-sh.c
+	$(CC) $(CSTD) $(WARN) -O2 -static -o $@ kinbox-sh.c
 
 # --- tests ---------------------------------------------------------------
 # Static, libc-only helpers that make bwrap fail as it does on hosts that
@@ -211,7 +216,7 @@ golden-update: tests/unit/test-golden
 # (tests/isolated.sh): the caller's grants, denial journal and sessions
 # are never read or written; make state-check checks that
 ISOLATED = sh tests/isolated.sh
-integration: kinbox kinbox-test kinbox-exec kinpolicy $(HELPERS)
+integration: kinbox kinbox-test kinbox-exec kinbox-sh kinpolicy $(HELPERS)
 	@KINBOX="$(if $(KINBOX),$(KINBOX),$(CURDIR)/kinbox)" \
 	 KINPOLICY="$(if $(KINPOLICY),$(KINPOLICY),$(if $(KINBOX),$(dir $(KINBOX))kinpolicy,$(CURDIR)/kinpolicy))" \
 	 KINBOX_TEST="$(if $(KINBOX_TEST),$(KINBOX_TEST),$(if $(KINBOX),$(dir $(KINBOX))kinbox-test,$(CURDIR)/kinbox-test))" \
@@ -240,7 +245,7 @@ check-layers: all
 # make stub-check: a self-test of the suites. They run (as the caller only)
 # against tests/stub/kinbox-stub, which runs nothing, and the real kinpolicy;
 # every test that still passes must be in tests/stub-allow.txt, with why
-stub-check: kinpolicy
+stub-check: kinpolicy kinbox-sh
 	@KINBOX="$(CURDIR)/tests/stub/kinbox-stub" \
 	 KINPOLICY="$(if $(KINPOLICY),$(KINPOLICY),$(CURDIR)/kinpolicy)" \
 	 $(ISOLATED) sh tests/stub-check.sh
@@ -254,7 +259,7 @@ format-check:
 format:
 	clang-format -i $(FORMAT_SRCS)
 
-MANPAGES = man/kinbox.1 man/kinpolicy.1 man/kinbox.conf.5
+MANPAGES = man/kinbox.1 man/kinpolicy.1 man/kinbox-sh.1 man/kinbox.conf.5
 man-check:
 	@for m in $(MANPAGES); do \
 	  out=$$(LC_ALL=C groff -ww -man -Tutf8 -z $$m 2>&1; mandoc -Tlint $$m 2>&1); \
@@ -369,21 +374,24 @@ install: all
 	    $(DESTDIR)$(MANDIR)/man5
 	install -m 0755 kinbox $(DESTDIR)$(BINDIR)/kinbox
 	install -m 0755 kinpolicy $(DESTDIR)$(BINDIR)/kinpolicy
+	install -m 0755 kinbox-sh $(DESTDIR)$(BINDIR)/kinbox-sh
 	install -m 0755 kinbox-exec $(DESTDIR)$(LIBEXECDIR)/kinbox-exec
 	install -m 0644 man/kinbox.1 $(DESTDIR)$(MANDIR)/man1/kinbox.1
 	install -m 0644 man/kinpolicy.1 $(DESTDIR)$(MANDIR)/man1/kinpolicy.1
+	install -m 0644 man/kinbox-sh.1 $(DESTDIR)$(MANDIR)/man1/kinbox-sh.1
 	install -m 0644 man/kinbox.conf.5 $(DESTDIR)$(MANDIR)/man5/kinbox.conf.5
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/kinbox $(DESTDIR)$(BINDIR)/kinpolicy \
-	      $(DESTDIR)$(LIBEXECDIR)/kinbox-exec \
+	      $(DESTDIR)$(BINDIR)/kinbox-sh $(DESTDIR)$(LIBEXECDIR)/kinbox-exec \
 	      $(DESTDIR)$(MANDIR)/man1/kinbox.1 $(DESTDIR)$(MANDIR)/man1/kinpolicy.1 \
+	      $(DESTDIR)$(MANDIR)/man1/kinbox-sh.1 \
 	      $(DESTDIR)$(MANDIR)/man5/kinbox.conf.5
 	-rmdir $(DESTDIR)$(LIBEXECDIR)
 
 clean:
 	rm -f backends/seccomp-gen backends/seccomp-bpf.h backends/seccomp.bpf
 	rm -rf $(FUZZ_TARGETS) tests/fuzz/*.corpus
-	rm -f kinbox kinbox-test kinbox-exec kinpolicy *.o */*.o */*.a $(UNIT_TESTS) tests/unit/san-*
+	rm -f kinbox kinbox-test kinbox-exec kinbox-sh kinpolicy *.o */*.o */*.a $(UNIT_TESTS) tests/unit/san-*
 	rm -f $(HELPERS)
 	rm -f .build-defs

@@ -4,7 +4,7 @@
 # The stages, lowest first (see the top of the Makefile):
 #   lib < policy < gitguard < backends,   policy < denial,   policy < gate
 # and the programs above them: kinbox (kinbox.c) uses every stage but
-# gate; kinpolicy (kinpolicy*.c) any.
+# gate; kinpolicy (kinpolicy*.c) any; kinbox-sh (kinbox-sh.c) none.
 #
 #  (a) includes: every #include "..." in the stage folders and the
 #      top-level .c/.h files, resolved against the including file's
@@ -57,6 +57,7 @@ allowed() {
 	gate) echo "gate policy lib" ;;
 	kinbox) echo "kinbox denial backends gitguard policy lib" ;;
 	kinpolicy) echo "kinpolicy gate denial backends gitguard policy lib" ;;
+	kinbox-sh) echo "kinbox-sh" ;; # libc only
 	*) echo "" ;;
 	esac
 }
@@ -74,6 +75,7 @@ node_of() {
 	case $1 in
 	*/*) echo "${1%%/*}" ;;
 	kinbox.*) echo kinbox ;;
+	kinbox-sh.*) echo kinbox-sh ;;
 	kinpolicy*) echo kinpolicy ;;
 	*) echo "?" ;;
 	esac
