@@ -37,13 +37,15 @@ not_ok() {
 inst() {
 	$MAKE -s --no-print-directory "${3:-install}" DESTDIR="$1" \
 		PREFIX="$2" BINDIR="$2/bin" LIBEXECDIR="$2/libexec/kinbox" \
-		MANDIR="$2/share/man" >"$tmp/make.log" 2>&1
+		MANDIR="$2/share/man" DATADIR="$2/share" >"$tmp/make.log" 2>&1
 }
 
 FILES="bin/kinbox:755 bin/kinpolicy:755 bin/kinbox-sh:755
 libexec/kinbox/kinbox-exec:755
 share/man/man1/kinbox.1:644 share/man/man1/kinpolicy.1:644
 share/man/man1/kinbox-sh.1:644
+share/bash-completion/completions/kinbox:644
+share/zsh/site-functions/_kinbox:644
 share/man/man5/kinbox.conf.5:644"
 
 # files ROOT: every installed file is there with its mode
@@ -126,6 +128,17 @@ if inst "" "$p"; then
 		"$p/libexec/kinbox/kinbox-exec"
 	runs_sh "$p/bin/kinbox-sh" "$tmp/ws-sh" "PREFIX=$p" \
 		"$p/libexec/kinbox/kinbox-exec"
+	# the installed bash completion completes from the option table
+	if command -v bash >/dev/null 2>&1; then
+		got=$(bash -c '. "$1"; COMP_WORDS=(kinbox --wr); COMP_CWORD=1
+			_kinbox; printf "%s\n" "${COMPREPLY[@]}"' sh \
+			"$p/share/bash-completion/completions/kinbox" 2>&1)
+		if [ "$got" = --write ]; then
+			ok "PREFIX=$p: the installed bash completion completes kinbox --wr to --write"
+		else
+			not_ok "PREFIX=$p: the installed bash completion completes kinbox --wr to --write (got: $got)"
+		fi
+	fi
 	if "$p/bin/kinpolicy" --version >"$tmp/kp" 2>&1 &&
 		grep -q '^kinpolicy ' "$tmp/kp"; then
 		ok "PREFIX=$p: the installed kinpolicy runs"
