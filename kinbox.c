@@ -21,6 +21,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "kinbox-completion.h"
 #include "backends/backend.h"
 #include "backends/run-posix.h"
 #include "backends/status.h"
@@ -934,6 +935,20 @@ main(int argc, char **argv)
 	bool unconfined_flag = false, with_config;
 
 	kb_progname = "kinbox";
+	/* kinbox completion SHELL: only as the first word (kinbox --
+	 * completion runs a program of that name) */
+	if (argc >= 2 && strcmp(argv[1], "completion") == 0) {
+		if (argc != 3)
+			die("completion takes one shell, bash or zsh: kinbox "
+			    "completion bash (a command named completion: "
+			    "kinbox -- completion)");
+		if (kb_completion_print(stdout, argv[2]) == -1)
+			die("completion %s: no completion for that shell; give "
+			    "bash or zsh",
+			    argv[2]);
+		return fflush(stdout) == 0 && !ferror(stdout) ? 0
+							      : KB_EXIT_ERROR;
+	}
 	kb_policy_init(&pol);
 	parse_args(argc, argv, &o, pend, &npend);
 	pol.argv = argv + optind;

@@ -204,6 +204,21 @@ set_bool(struct kb_policy *p, const struct kb_option *o, const char *v,
 	return 0;
 }
 
+/* indexed by enum kb_backend_kind */
+static const char *const backend_names[KB_BACKEND__N] = {
+    [KB_BACKEND_AUTO] = "auto",
+    [KB_BACKEND_BWRAP] = "bwrap",
+    [KB_BACKEND_LANDLOCK] = "landlock",
+    [KB_BACKEND_SEATBELT] = "seatbelt",
+};
+
+const char *
+kb_backend_name(unsigned i)
+{
+	return i < KB_BACKEND__N ? backend_names[i] : NULL;
+}
+
+/* its form was checked: one of backend_names */
 static int
 set_backend(struct kb_policy *p, const struct kb_option *o, const char *v,
     const struct kb_src *s, struct kb_err *e)
@@ -211,10 +226,10 @@ set_backend(struct kb_policy *p, const struct kb_option *o, const char *v,
 	(void)o;
 	(void)s;
 	(void)e;
-	p->backend = strcmp(v, "bwrap") == 0      ? KB_BACKEND_BWRAP
-		     : strcmp(v, "landlock") == 0 ? KB_BACKEND_LANDLOCK
-		     : strcmp(v, "seatbelt") == 0 ? KB_BACKEND_SEATBELT
-						  : KB_BACKEND_AUTO;
+	p->backend = KB_BACKEND_AUTO;
+	for (unsigned i = 0; i < KB_BACKEND__N; i++)
+		if (strcmp(v, backend_names[i]) == 0)
+			p->backend = (enum kb_backend_kind)i;
 	return 0;
 }
 
@@ -411,14 +426,18 @@ check_form(const struct kb_option *o, const char *v, const struct kb_src *s,
 			    "patterns",
 			    v);
 		return 0;
-	case KB_OPT_BACKEND:
-		if (strcmp(v, "auto") != 0 && strcmp(v, "bwrap") != 0 &&
-		    strcmp(v, "landlock") != 0 && strcmp(v, "seatbelt") != 0)
+	case KB_OPT_BACKEND: {
+		unsigned i = 0;
+
+		while (i < KB_BACKEND__N && strcmp(v, backend_names[i]) != 0)
+			i++;
+		if (i == KB_BACKEND__N)
 			return kb_err_set(e,
 			    "%s %s: unknown backend; use auto, bwrap, "
 			    "landlock or seatbelt",
 			    what(o, s, b, sizeof(b)), v);
 		return 0;
+	}
 	case KB_OPT_REQUIRE: {
 		unsigned bits;
 		_cleanup_free_ char *bad = NULL;

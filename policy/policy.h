@@ -56,6 +56,10 @@ enum kb_backend_kind {
 	KB_BACKEND_LANDLOCK, /* Landlock + seccomp, no namespaces */
 	KB_BACKEND_SEATBELT, /* macOS: refused on Linux */
 };
+#define KB_BACKEND__N 4
+/* --backend's word for kind i (auto, bwrap, landlock, seatbelt), or NULL
+ * past the last */
+const char *kb_backend_name(unsigned i);
 
 /*
  * What a backend may lack (--require, config require =): a run that

@@ -4,7 +4,8 @@
 # The stages, lowest first (see the top of the Makefile):
 #   lib < policy < gitguard < backends,   policy < denial,   policy < gate
 # and the programs above them: kinbox (kinbox.c) uses every stage but
-# gate; kinpolicy (kinpolicy*.c) any.
+# gate (kinbox.c and kinbox-completion.c); kinpolicy (kinpolicy*.c) any;
+# kinbox-sh (kinbox-sh.c) none.
 #
 #  (a) includes: every #include "..." in the stage folders and the
 #      top-level .c/.h files, resolved against the including file's
@@ -31,7 +32,7 @@ top=$(cd "$(dirname "$0")/.." && pwd) || exit 1
 cd "$top" || exit 1
 
 STAGES="lib policy gitguard backends denial gate"
-KINBOX_OBJS=${KINBOX_OBJS:-kinbox.o}
+KINBOX_OBJS=${KINBOX_OBJS:-kinbox.o kinbox-completion.o}
 KINPOLICY_OBJS=${KINPOLICY_OBJS:-kinpolicy.o kinpolicy-grants.o kinpolicy-gate.o kinpolicy-journal.o kinpolicy-gc.o kinpolicy-hook.o}
 KINBOX_LIBS=${KINBOX_LIBS:-denial/libkb-denial.a backends/libkb-backends.a gitguard/libkb-gitguard.a policy/libkb-policy.a lib/libkb-lib.a}
 KINPOLICY_LIBS=${KINPOLICY_LIBS:-gate/libkb-gate.a $KINBOX_LIBS}
@@ -57,6 +58,7 @@ allowed() {
 	gate) echo "gate policy lib" ;;
 	kinbox) echo "kinbox denial backends gitguard policy lib" ;;
 	kinpolicy) echo "kinpolicy gate denial backends gitguard policy lib" ;;
+	kinbox-sh) echo "kinbox-sh" ;; # libc only
 	*) echo "" ;;
 	esac
 }
@@ -73,7 +75,8 @@ may_use() { # FROM TO
 node_of() {
 	case $1 in
 	*/*) echo "${1%%/*}" ;;
-	kinbox.*) echo kinbox ;;
+	kinbox.* | kinbox-completion.*) echo kinbox ;;
+	kinbox-sh.*) echo kinbox-sh ;;
 	kinpolicy*) echo kinpolicy ;;
 	*) echo "?" ;;
 	esac

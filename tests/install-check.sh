@@ -37,11 +37,15 @@ not_ok() {
 inst() {
 	$MAKE -s --no-print-directory "${3:-install}" DESTDIR="$1" \
 		PREFIX="$2" BINDIR="$2/bin" LIBEXECDIR="$2/libexec/kinbox" \
-		MANDIR="$2/share/man" >"$tmp/make.log" 2>&1
+		MANDIR="$2/share/man" DATADIR="$2/share" >"$tmp/make.log" 2>&1
 }
 
-FILES="bin/kinbox:755 bin/kinpolicy:755 libexec/kinbox/kinbox-exec:755
+FILES="bin/kinbox:755 bin/kinpolicy:755 bin/kinbox-sh:755
+libexec/kinbox/kinbox-exec:755
 share/man/man1/kinbox.1:644 share/man/man1/kinpolicy.1:644
+share/man/man1/kinbox-sh.1:644
+share/bash-completion/completions/kinbox:644
+share/zsh/site-functions/_kinbox:644
 share/man/man5/kinbox.conf.5:644"
 
 # files ROOT: every installed file is there with its mode
@@ -85,12 +89,56 @@ runs() {
 	fi
 }
 
+# runs_sh BIN WS LABEL HELPER: the installed kinbox-sh runs a command under
+# the kinbox beside it: the workspace file is there, the one outside is
+# not, the refused write's $? is not 0, and the plan of that kinbox runs
+# HELPER
+runs_sh() {
+	mkdir -p "$2"
+	echo before >"$tmp/outside-sh"
+	rc=0
+	(cd "$2" && "$1" -c 'echo ok >inws; echo x >"$1" 2>/dev/null; echo $?' \
+		sh "$tmp/outside-sh") >"$tmp/run.out" 2>&1 || rc=$?
+	if [ "$rc" -ne 0 ] || [ "$(cat "$2/inws" 2>/dev/null)" != ok ] ||
+		[ "$(cat "$tmp/outside-sh")" != before ] ||
+		! grep -q '^[1-9][0-9]*$' "$tmp/run.out"; then
+		sed 's/^/#   /' "$tmp/run.out"
+		not_ok "$3: the installed kinbox-sh wrote in its workspace and not outside it (exit $rc)"
+	else
+		ok "$3: the installed kinbox-sh ran sh -c: $2/inws written, $tmp/outside-sh unchanged"
+	fi
+	# the kinbox it ran is the one beside it: its plan names HELPER
+	(cd "$2" && KINBOX_SH_FLAGS=--dry-run "$1" -c true) >"$tmp/plan" 2>&1 ||
+		true
+	if awk -v h="$4" '$0 == h ||
+		substr($0, length($0) - length(h) - 1) == "# " h { f = 1 }
+		END { exit !f }' "$tmp/plan"; then
+		ok "$3: kinbox-sh runs the kinbox beside it (its plan runs $4)"
+	else
+		grep kinbox-exec "$tmp/plan" | sed 's/^/#   /'
+		not_ok "$3: kinbox-sh runs the kinbox beside it (its plan runs $4)"
+	fi
+}
+
 # --- make install PREFIX=... ------------------------------------------------
 p=$tmp/prefix
 if inst "" "$p"; then
 	files "$p"
 	runs "$p/bin/kinbox" "$tmp/ws" "PREFIX=$p" \
 		"$p/libexec/kinbox/kinbox-exec"
+	runs_sh "$p/bin/kinbox-sh" "$tmp/ws-sh" "PREFIX=$p" \
+		"$p/libexec/kinbox/kinbox-exec"
+	# the installed bash completion completes from the option table
+	if command -v bash >/dev/null 2>&1; then
+		got=$(bash -c '. "$1"; COMP_WORDS=(kinbox --wr); COMP_CWORD=1
+			_kinbox; printf "%s\n" "${COMPREPLY[@]}"' sh \
+			"$p/share/bash-completion/completions/kinbox" 2>&1)
+		if [ "$got" = --write ]; then
+			ok "PREFIX=$p: the installed bash completion completes kinbox --wr to --write"
+		else
+			not_ok "PREFIX=$p: the installed bash completion completes kinbox --wr to --write (got: $got)"
+		fi
+	fi
 	if "$p/bin/kinpolicy" --version >"$tmp/kp" 2>&1 &&
 		grep -q '^kinpolicy ' "$tmp/kp"; then
 		ok "PREFIX=$p: the installed kinpolicy runs"
@@ -124,6 +172,8 @@ if inst "$d" "$o"; then
 	fi
 	# moved away from PREFIX, it still finds its own helper
 	runs "$d$o/bin/kinbox" "$tmp/ws2" "DESTDIR=$d" \
+		"$d$o/libexec/kinbox/kinbox-exec"
+	runs_sh "$d$o/bin/kinbox-sh" "$tmp/ws2-sh" "DESTDIR=$d" \
 		"$d$o/libexec/kinbox/kinbox-exec"
 else
 	sed 's/^/#   /' "$tmp/make.log"

@@ -5,10 +5,11 @@
 #
 # As root the suites run twice: once as root, then as the unprivileged user
 # kinbox-test (created with useradd when missing) from a copy of the
-# binaries (kinbox, kinbox-exec, kinpolicy) and the tests under /var/tmp
-# that this user can read, with a home of its own under the same temporary
-# directory (never the user's real one: its journal and config stay as
-# they are; make integration gives the first pass one, tests/isolated.sh).
+# binaries (kinbox, kinbox-exec, kinbox-sh, kinpolicy) and the tests under
+# /var/tmp that this user can read, with a home of its own under the same
+# temporary directory (never the user's real one: its journal and config
+# stay as they are; make integration gives the first pass one,
+# tests/isolated.sh).
 #
 # Environment: KINBOX (binary for the first pass; default ./kinbox),
 # KINPOLICY (default: beside KINBOX), KINBOX_TEST (the test build
@@ -163,7 +164,7 @@ if [ "$(id -u)" -eq 0 ] && [ "${KB_NO_UNPRIVILEGED:-}" != 1 ]; then
 		mkdir -p "$stage/tests"
 		cp "$KINBOX" "$stage/kinbox"
 		[ -x "$KINPOLICY" ] && cp "$KINPOLICY" "$stage/kinpolicy"
-		for b in kinbox-exec; do
+		for b in kinbox-exec kinbox-sh; do
 			if [ -x "$(dirname "$KINBOX")/$b" ]; then
 				cp "$(dirname "$KINBOX")/$b" "$stage/"
 			fi
