@@ -461,9 +461,17 @@ rewritten() {
 	esac
 }
 
+# original NAME: the command fixture NAME asked for (Cursor's at the top)
+original() {
+	case $1 in
+	cursor-*) hk get "$R/$1.in" command ;;
+	*) hk get "$R/$1.in" tool_input command ;;
+	esac
+}
+
 t_run_rewrite() {
 	_a=$1
-	_cmd=$(hk get "$R/$_a-bash-write.in" $([ "$_a" = cursor ] || echo tool_input) command)
+	_cmd=$(original "$_a-bash-write")
 	_rw=$(rewritten "$_a-bash-write")
 	[ -n "$_rw" ] || fail "no rewritten command in $(cat "$R/$_a-bash-write.out")"
 	case $_rw in
@@ -489,7 +497,7 @@ done
 
 t_run_hostile() {
 	_a=$1
-	_cmd=$(hk get "$R/$_a-bash-hostile.in" $([ "$_a" = cursor ] || echo tool_input) command)
+	_cmd=$(original "$_a-bash-hostile")
 	_rw=$(rewritten "$_a-bash-hostile")
 	[ -n "$_rw" ] || fail "no rewritten command in $(cat "$R/$_a-bash-hostile.out")"
 	(cd "$SUB" && bash -c "$_cmd") >"$KB_T/plain.out" 2>&1
@@ -568,7 +576,8 @@ t_codex_schema() {
 		}
 	done
 	echo "codex: $_in inputs, $_out outputs validated, $_bad invalid"
-	[ "$_out" -ge 10 ] && [ "$_in" -ge 10 ] || fail "too few validated"
+	[ "$_out" -ge 10 ] || fail "only $_out outputs validated"
+	[ "$_in" -ge 10 ] || fail "only $_in inputs validated"
 	# the context after a call kinbox denied (@ID@, a real run's) is one
 	case $_kinds in
 	*post-tool-use*) ;;
