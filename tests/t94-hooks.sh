@@ -17,7 +17,9 @@
 # hook's environment and AGENT-CASE.args (one a line) its options.
 #
 # KB_HOOK_GOLDEN_UPDATE=1 sh tests/t94-hooks.sh rewrites the goldens from
-# what kinpolicy answers now (review the diff: the reasons are in them).
+# what kinpolicy answers now (review the diff: the reasons are in them,
+# and a golden that holds what kinpolicy should answer must not become the
+# bug it catches).
 # shellcheck disable=SC2317,SC2016,SC2164
 # SC2317: the t_* bodies are called through run_test.
 # SC2016: single-quoted $... is meant for the shell the hook's rewrite runs.
