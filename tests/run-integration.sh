@@ -188,6 +188,12 @@ if [ "$(id -u)" -eq 0 ] && [ "${KB_NO_UNPRIVILEGED:-}" != 1 ]; then
 				cp "$here/helpers/$h" "$stage/tests/helpers/"
 			fi
 		done
+		# the hook payloads, their goldens and schemas, and the
+		# classifier's adversarial cases (t94-hooks.sh)
+		mkdir -p "$stage/tests/fixtures" "$stage/tests/golden" "$stage/tests/unit"
+		cp -R "$here/fixtures/hooks" "$stage/tests/fixtures/"
+		cp -R "$here/golden/hooks" "$stage/tests/golden/"
+		cp "$here/unit/readonly-cases.h" "$stage/tests/unit/"
 		chmod -R a+rX "$stage"
 		chmod a+rx "$work"
 		cd "$stage" || exit 1

@@ -1,0 +1,701 @@
+#!/bin/sh
+# tests/t94-hooks.sh — `kinpolicy hook AGENT` end to end: recorded hook
+# payloads of Claude Code, Codex, Gemini CLI and Cursor
+# (tests/fixtures/hooks/AGENT-CASE.json, written from the agents'
+# documented schemas, research17.md) against golden answers
+# (tests/golden/hooks/AGENT-CASE.out and .rc, byte for byte); the
+# rewritten commands run as an agent would run them, judged from outside;
+# the classifier's adversarial command strings through the rewrite; every
+# Codex answer against Codex's published JSON schemas
+# (tests/fixtures/hooks/schema/codex); the fail-closed answers.
+#
+# Placeholders in the fixtures and goldens: @WS@ the project root (a git
+# repository made here), @SUB@ the agent's cwd below it, @HOME@, @OUTSIDE@
+# a directory outside the workspace, @KINBOX@ the kinbox under test,
+# @ID@ the id of a denial a real kinbox run recorded first, @PAD2M@ 2 MiB
+# of padding. Beside a fixture, AGENT-CASE.env (NAME=VALUE lines) is the
+# hook's environment and AGENT-CASE.args (one a line) its options.
+#
+# KB_HOOK_GOLDEN_UPDATE=1 sh tests/t94-hooks.sh rewrites the goldens from
+# what kinpolicy answers now (review the diff: the reasons are in them,
+# and a golden that holds what kinpolicy should answer must not become the
+# bug it catches).
+# shellcheck disable=SC2317,SC2016,SC2164
+# SC2317: the t_* bodies are called through run_test.
+# SC2016: single-quoted $... is meant for the shell the hook's rewrite runs.
+# SC2164: lib.sh sets -e (test bodies run under set -e): a failed cd fails.
+
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+FIX=$KB_TESTS_DIR/fixtures/hooks
+GOLD=$KB_TESTS_DIR/golden/hooks
+CASES_H=$KB_TESTS_DIR/unit/readonly-cases.h
+KP=$KINPOLICY
+AGENTS="claude-code codex gemini cursor"
+
+unset XDG_CONFIG_HOME XDG_STATE_HOME XDG_CACHE_HOME KINBOX_SESSION \
+	KINBOX_JSON_FD CLAUDE_PROJECT_DIR CLAUDE_ENV_FILE CODEX_ENV_FILE \
+	GEMINI_PROJECT_DIR || true
+HOME=$KB_T/home
+XDG_RUNTIME_DIR=$KB_T/run
+mkdir -p "$HOME"
+mkdir -m 700 "$XDG_RUNTIME_DIR"
+export HOME XDG_RUNTIME_DIR
+
+PY=python3
+if [ -x /usr/bin/python3 ]; then
+	PY=/usr/bin/python3
+fi
+B=$KB_T/bin
+R=$KB_T/res
+mkdir "$B" "$R"
+
+# --- preflight ---------------------------------------------------------------
+if [ ! -x "$KP" ]; then
+	tap_not_ok "kinpolicy binary $KP exists (build it: make all)"
+	done_testing
+fi
+if ! have "$PY"; then
+	skip_all "python3 is needed to read the hooks' JSON"
+fi
+if [ ! -d "$FIX" ] || [ ! -d "$GOLD" ]; then
+	tap_not_ok "the fixtures $FIX and goldens $GOLD are there"
+	done_testing
+fi
+mkdir "$KB_T/preflight"
+if ! (cd "$KB_T/preflight" && "$KINBOX" -- true) >"$KB_T/preflight.log" 2>&1; then
+	diag "$(cat "$KB_T/preflight.log")"
+	skip_all "kinbox cannot set up a sandbox on this host"
+fi
+diag "kinbox: $KINBOX; kinpolicy: $KP; uid $(id -u)"
+
+# --- the places the fixtures name ---------------------------------------------
+WS=$KB_T/ws
+SUB=$WS/src/sub
+OUTSIDE=$KB_T/outside
+mkrepo "$WS"
+mkdir -p "$SUB" "$OUTSIDE"
+printf 'int x;\n' >"$SUB/main.c"
+export KBH_WS="$WS" KBH_SUB="$SUB" KBH_HOME="$HOME" KBH_OUTSIDE="$OUTSIDE" \
+	KBH_KINBOX="$KINBOX"
+
+# --- helper programs (under $KB_T/bin: outside every workspace) -------------
+# hk.py VERB ...: the JSON side of these tests
+#   subst IN OUT        the placeholders of IN replaced (KBH_* variables)
+#   unsubst IN OUT      the other way (for KB_HOOK_GOLDEN_UPDATE)
+#   get FILE KEY...     a string inside the one JSON object of FILE
+#   suffix FILE KEY P   the string KEY of FILE after its prefix P
+#   codex FILE KIND     FILE against Codex's schema KIND (…input/…output)
+#   struct AGENT IN OUT OUT is an answer AGENT's documented schema allows
+#                       for the event IN (the structural check)
+#   denies AGENT OUT    OUT is a deny in AGENT's schema
+#   hostile H PRINTER   the adversarial cases of readonly-cases.h H
+cat >"$B/hk.py" <<'EOF'
+import json, os, re, subprocess, sys
+
+def places():
+    e = os.environ
+    # longest first: @SUB@ lies inside @WS@
+    p = [("@SUB@", e["KBH_SUB"]), ("@WS@", e["KBH_WS"]),
+         ("@OUTSIDE@", e["KBH_OUTSIDE"]), ("@HOME@", e["KBH_HOME"]),
+         ("@KINBOX@", e["KBH_KINBOX"])]
+    if e.get("KBH_ID"):
+        p.append(("@ID@", e["KBH_ID"]))
+    return p
+
+def subst(src, dst):
+    t = open(src, "rb").read().decode()
+    if "@ID@" in t and not os.environ.get("KBH_ID"):
+        sys.exit("%s: needs the id of a recorded denial, and kinbox "
+                 "recorded none" % src)
+    t = t.replace("@PAD2M@", "a" * (2 * 1024 * 1024))
+    for k, v in places():
+        t = t.replace(k, v)
+    open(dst, "wb").write(t.encode())
+
+def unsubst(src, dst):
+    t = open(src, "rb").read().decode()
+    for k, v in sorted(places(), key=lambda kv: -len(kv[1])):
+        t = t.replace(v, k)
+    open(dst, "wb").write(t.encode())
+
+def load1(path):
+    t = open(path).read()
+    if t.count("\n") != 1 or not t.endswith("\n"):
+        sys.exit("%s: not one line of JSON: %r" % (path, t[:200]))
+    o = json.loads(t)
+    if not isinstance(o, dict):
+        sys.exit("%s: not a JSON object" % path)
+    return o
+
+def get(path, *keys):
+    o = json.load(open(path))
+    for k in keys:
+        o = o[k]
+    sys.stdout.write(o)
+
+def suffix(path, key, prefix):
+    s = load1(path)[key]
+    if s.startswith(prefix):
+        sys.stdout.write(s[len(prefix):])
+
+def codex(path, kind):
+    try:
+        import jsonschema
+    except ImportError:
+        sys.exit(77)
+    sch = json.load(open(os.path.join(os.environ["KBH_SCHEMA"],
+                                      kind + ".schema.json")))
+    o = load1(path) if kind.endswith("output") else json.load(open(path))
+    errs = list(jsonschema.Draft7Validator(sch).iter_errors(o))
+    for e in errs:
+        print("%s: %s: %s at %s" % (path, kind, e.message,
+                                    list(e.absolute_path)), file=sys.stderr)
+    sys.exit(1 if errs else 0)
+
+# Claude Code, Gemini CLI and Cursor publish no JSON schema for their hook
+# answers: the keys each documents (research17.md), nothing else.
+UNIVERSAL = {"continue", "stopReason", "suppressOutput", "systemMessage"}
+def check(cond, what):
+    if not cond:
+        sys.exit("structural check: " + what)
+
+def struct(agent, inp, out):
+    ev = None
+    try:
+        i = json.load(open(inp))
+        ev = i.get("hook_event_name") if isinstance(i, dict) else None
+    except ValueError:
+        i = None
+    o = load1(out)
+    if agent == "claude-code":
+        check(set(o) <= UNIVERSAL | {"hookSpecificOutput", "decision", "reason"},
+              "top-level keys %s" % sorted(o))
+        hs = o["hookSpecificOutput"]
+        check(isinstance(hs, dict), "hookSpecificOutput is an object")
+        name = hs.get("hookEventName")
+        if "permissionDecision" in hs or name == "PreToolUse":
+            check(name == "PreToolUse", "hookEventName %r" % name)
+            check(set(hs) <= {"hookEventName", "permissionDecision",
+                              "permissionDecisionReason", "updatedInput",
+                              "additionalContext"}, "keys %s" % sorted(hs))
+            check(hs["permissionDecision"] in ("allow", "deny", "ask", "defer"),
+                  "permissionDecision")
+            check(isinstance(hs.get("permissionDecisionReason", ""), str) and
+                  len(hs.get("permissionDecisionReason", "")) <= 10000,
+                  "permissionDecisionReason: a string of at most 10,000")
+            if "updatedInput" in hs:
+                # it replaces the whole input: every other field unchanged
+                ui, ti = hs["updatedInput"], i["tool_input"]
+                check(isinstance(ui["command"], str), "updatedInput.command")
+                check({k: v for k, v in ui.items() if k != "command"} ==
+                      {k: v for k, v in ti.items() if k != "command"},
+                      "updatedInput keeps the other fields of tool_input")
+                check(hs["permissionDecision"] in ("allow", "ask"),
+                      "updatedInput only with allow or ask")
+        else:
+            check(name == ev and ev in ("PostToolUse", "PostToolUseFailure",
+                                        "SessionStart"), "hookEventName %r" % name)
+            check(set(hs) == {"hookEventName", "additionalContext"},
+                  "keys %s" % sorted(hs))
+            check(isinstance(hs["additionalContext"], str) and
+                  len(hs["additionalContext"]) <= 10000, "additionalContext")
+    elif agent == "gemini":
+        check(set(o) <= UNIVERSAL | {"decision", "reason", "hookSpecificOutput"},
+              "top-level keys %s" % sorted(o))
+        if "decision" in o:
+            check(o["decision"] in ("allow", "deny", "block", "ask", "approve"),
+                  "decision %r" % o["decision"])
+            check(isinstance(o.get("reason"), str), "reason")
+        hs = o.get("hookSpecificOutput", {})
+        check(set(hs) <= {"tool_input", "additionalContext"}, "keys %s" % sorted(hs))
+        if "tool_input" in hs:
+            check(set(hs["tool_input"]) == {"command"}, "tool_input: command")
+            check(o.get("decision") in ("allow", "ask"), "a rewrite with allow/ask")
+        if "additionalContext" in hs:
+            check(ev == "AfterTool", "additionalContext after a tool only")
+    elif agent == "cursor":
+        check(set(o) <= {"permission", "user_message", "agent_message"},
+              "keys %s" % sorted(o))
+        check(o["permission"] in ("allow", "deny", "ask"), "permission")
+        check(all(isinstance(o.get(k, ""), str) for k in o), "strings")
+    else:
+        sys.exit("no structural check for " + agent)
+
+def denies(agent, out):
+    o = load1(out)
+    if agent in ("claude-code", "codex"):
+        hs = o["hookSpecificOutput"]
+        ok = (set(o) == {"hookSpecificOutput"} and
+              hs.get("hookEventName") == "PreToolUse" and
+              hs.get("permissionDecision") == "deny" and
+              hs.get("permissionDecisionReason", "").strip() != "")
+    elif agent == "gemini":
+        ok = o.get("decision") == "deny" and o.get("reason", "").strip() != ""
+    else:
+        ok = o.get("permission") == "deny" and o.get("agent_message", "").strip()
+    if not ok:
+        sys.exit("%s: not a deny in %s's schema: %s" % (out, agent, o))
+
+def c_strings(text):
+    """The first string literal of each { "...", ... } row of cases[]."""
+    body = text[text.index("} cases[] = {"):]
+    body = body[:body.index("\n};")]
+    out = []
+    esc = {"n": 10, "t": 9, "r": 13, "\\": 92, '"': 34, "'": 39, "a": 7,
+           "b": 8, "f": 12, "v": 11, "?": 63}
+    for m in re.finditer(r'^\s*\{\s*((?:"(?:[^"\\]|\\.)*"\s*)+),', body, re.M):
+        b = bytearray()
+        for lit in re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(1)):
+            j = 0
+            while j < len(lit):
+                c = lit[j]
+                if c != "\\":
+                    b += c.encode()
+                    j += 1
+                    continue
+                n = lit[j + 1]
+                if n == "x":
+                    h = re.match(r"[0-9a-fA-F]+", lit[j + 2:]).group(0)
+                    b.append(int(h, 16) & 0xff)
+                    j += 2 + len(h)
+                elif n in "01234567":
+                    o = re.match(r"[0-7]{1,3}", lit[j + 1:]).group(0)
+                    b.append(int(o, 8) & 0xff)
+                    j += 1 + len(o)
+                else:
+                    b.append(esc[n])
+                    j += 2
+        out.append(bytes(b))
+    return out
+
+def hostile(header, printer):
+    kp, root, cwd = os.environ["KINPOLICY"], os.environ["KBH_WS"], os.environ["KBH_SUB"]
+    argv_out = os.path.join(os.environ["KB_T"], "argv.bin")
+    tried = same = 0
+    bad = []
+    for raw in c_strings(open(header, encoding="latin-1").read()):
+        try:
+            cmd = raw.decode("utf-8")  # JSON carries text only
+        except UnicodeDecodeError:
+            continue
+        if "\0" in cmd:
+            continue
+        ev = {"session_id": "s", "transcript_path": "/dev/null", "cwd": cwd,
+              "permission_mode": "bypassPermissions",
+              "hook_event_name": "PreToolUse", "tool_name": "Bash",
+              "tool_input": {"command": cmd}, "tool_use_id": "t"}
+        p = subprocess.run([kp, "hook", "claude-code", "--kinbox", printer],
+                           input=json.dumps(ev).encode(), capture_output=True,
+                           cwd=cwd)
+        if p.returncode != 0:
+            bad.append((cmd, "hook exited %d: %s" % (p.returncode, p.stderr)))
+            continue
+        hs = json.loads(p.stdout)["hookSpecificOutput"]
+        if "updatedInput" not in hs:
+            continue  # denied outright: nothing runs, nothing to compare
+        tried += 1
+        rw = hs["updatedInput"]["command"]
+        if os.path.exists(argv_out):
+            os.unlink(argv_out)
+        subprocess.run(["bash", "-c", rw], cwd=cwd, capture_output=True,
+                       env=dict(os.environ, KBH_ARGV_OUT=argv_out))
+        try:
+            got = open(argv_out, "rb").read().split(b"\0")[:-1]
+        except OSError:
+            got = None
+        want = [printer.encode(), b"--workspace", root.encode(), b"--",
+                b"bash", b"-c", raw]
+        if got == want:
+            same += 1
+        else:
+            bad.append((cmd, "argv %r" % got))
+    for cmd, why in bad[:10]:
+        print("case %r: %s" % (cmd, why), file=sys.stderr)
+    print("%d adversarial command strings rewritten, %d ran byte for byte, "
+          "%d differ" % (tried, same, len(bad)))
+    sys.exit(0 if not bad and same >= 40 else 1)
+
+verb, args = sys.argv[1], sys.argv[2:]
+{"subst": subst, "unsubst": unsubst, "get": get, "suffix": suffix, "codex": codex,
+ "struct": struct, "denies": denies, "hostile": hostile}[verb](*args)
+EOF
+
+# argv-printer: a stand-in for kinbox that writes its argv, NUL after each,
+# to $KBH_ARGV_OUT
+cat >"$B/argv-printer" <<'EOF'
+#!/bin/sh
+printf '%s\0' "$0" "$@" >"$KBH_ARGV_OUT"
+EOF
+chmod +x "$B/argv-printer"
+
+hk() {
+	"$PY" "$B/hk.py" "$@"
+}
+export KINPOLICY KB_T
+export KBH_SCHEMA="$FIX/schema/codex"
+
+# --- a denial a real kinbox recorded (@ID@) ----------------------------------
+(cd "$SUB" && "$KINBOX" -- touch "$OUTSIDE/x") >"$KB_T/denial.out" \
+	2>"$KB_T/denial.err" || true
+KBH_ID=$(sed -n 's/^kinbox: denied .*\[\(sbx_[0-9a-f]\{16\}\)\]$/\1/p' \
+	"$KB_T/denial.err" | head -n 1)
+export KBH_ID
+diag "the denial recorded for @ID@: ${KBH_ID:-none}"
+
+# --- every fixture through kinpolicy hook ------------------------------------
+# run_fixture NAME: the hook's answer in $R/NAME.out, .err, .rc; the input
+# (placeholders replaced) in $R/NAME.in. Run from @SUB@, as an agent does.
+agent_of() {
+	for _a in $AGENTS; do
+		case $1 in
+		"$_a"-*)
+			printf '%s\n' "$_a"
+			return 0
+			;;
+		esac
+	done
+	return 1
+}
+
+run_fixture() {
+	_n=$1
+	_a=$(agent_of "$_n")
+	rm -f "$R/$_n.in" "$R/$_n.out" "$R/$_n.err" "$R/$_n.rc"
+	if ! hk subst "$FIX/$_n.json" "$R/$_n.in" 2>"$R/$_n.err"; then
+		echo fixture >"$R/$_n.rc"
+		return 0
+	fi
+	set --
+	if [ -f "$FIX/$_n.env" ]; then
+		hk subst "$FIX/$_n.env" "$R/$_n.envs"
+		while IFS= read -r _l; do
+			set -- "$@" "$_l"
+		done <"$R/$_n.envs"
+	fi
+	set -- "$@" "$KP" hook "$_a" --kinbox "$KINBOX"
+	if [ -f "$FIX/$_n.args" ]; then
+		while IFS= read -r _l; do
+			set -- "$@" "$_l"
+		done <"$FIX/$_n.args"
+	fi
+	_rc=0
+	(cd "$SUB" && env "$@" <"$R/$_n.in" >"$R/$_n.out" 2>"$R/$_n.err") ||
+		_rc=$?
+	echo "$_rc" >"$R/$_n.rc"
+}
+
+for _f in "$FIX"/*.json; do
+	_n=$(basename "$_f" .json)
+	agent_of "$_n" >/dev/null || continue
+	run_fixture "$_n"
+done
+
+if [ "${KB_HOOK_GOLDEN_UPDATE:-}" = 1 ]; then
+	mkdir -p "$GOLD"
+	for _f in "$FIX"/*.json; do
+		_n=$(basename "$_f" .json)
+		agent_of "$_n" >/dev/null || continue
+		hk unsubst "$R/$_n.out" "$GOLD/$_n.out"
+		cp "$R/$_n.rc" "$GOLD/$_n.rc"
+	done
+	diag "KB_HOOK_GOLDEN_UPDATE=1: the goldens in $GOLD were rewritten (review the diff)"
+fi
+
+# --- the goldens ---------------------------------------------------------------
+t_golden() {
+	_agent=$1
+	_nf=0
+	_bad=0
+	for _f in "$FIX/$_agent"-*.json; do
+		_n=$(basename "$_f" .json)
+		[ "$(agent_of "$_n")" = "$_agent" ] || continue # codex-… ≠ claude-code-…
+		_nf=$((_nf + 1))
+		if [ ! -f "$GOLD/$_n.out" ] || [ ! -f "$GOLD/$_n.rc" ]; then
+			echo "$_n: no golden (KB_HOOK_GOLDEN_UPDATE=1 makes one)"
+			_bad=$((_bad + 1))
+			continue
+		fi
+		if [ "$(cat "$R/$_n.rc")" = fixture ]; then
+			echo "$_n: $(cat "$R/$_n.err")"
+			_bad=$((_bad + 1))
+			continue
+		fi
+		hk subst "$GOLD/$_n.out" "$R/$_n.want"
+		if ! cmp -s "$R/$_n.want" "$R/$_n.out"; then
+			echo "$_n: the answer differs from its golden:"
+			diff -u "$R/$_n.want" "$R/$_n.out" || true
+			_bad=$((_bad + 1))
+		fi
+		if [ "$(cat "$R/$_n.rc")" != "$(cat "$GOLD/$_n.rc")" ]; then
+			echo "$_n: exit status $(cat "$R/$_n.rc"), golden $(cat "$GOLD/$_n.rc")"
+			_bad=$((_bad + 1))
+		fi
+		# a judged event says nothing on stderr; a refused one one line
+		case $(cat "$R/$_n.rc") in
+		0) [ ! -s "$R/$_n.err" ] || {
+			echo "$_n: stderr: $(cat "$R/$_n.err")"
+			_bad=$((_bad + 1))
+		} ;;
+		2) [ "$(wc -l <"$R/$_n.err")" -eq 1 ] || {
+			echo "$_n: stderr is not one line: $(cat "$R/$_n.err")"
+			_bad=$((_bad + 1))
+		} ;;
+		esac
+	done
+	echo "$_agent: $_nf fixtures, $_bad mismatches"
+	[ "$_nf" -ge 10 ] || fail "only $_nf fixtures for $_agent"
+	[ "$_bad" -eq 0 ] || fail "$_bad mismatches"
+}
+for _a in $AGENTS; do
+	run_test "$_a: every fixture gets its golden answer and exit status, byte for byte" t_golden "$_a"
+done
+
+# --- the rewritten commands, run as the agent runs them ------------------------
+# rewritten NAME: the command the answer to fixture NAME runs instead
+# (Cursor cannot rewrite: its deny names the command to run, exactly)
+rewritten() {
+	case $1 in
+	claude-code-* | codex-*) hk get "$R/$1.out" hookSpecificOutput updatedInput command ;;
+	gemini-*) hk get "$R/$1.out" hookSpecificOutput tool_input command ;;
+	cursor-*) hk suffix "$R/$1.out" agent_message 'kinbox: shell commands run under kinbox here; run it as: ' ;;
+	esac
+}
+
+# original NAME: the command fixture NAME asked for (Cursor's at the top)
+original() {
+	case $1 in
+	cursor-*) hk get "$R/$1.in" command ;;
+	*) hk get "$R/$1.in" tool_input command ;;
+	esac
+}
+
+t_run_rewrite() {
+	_a=$1
+	_cmd=$(original "$_a-bash-write")
+	_rw=$(rewritten "$_a-bash-write")
+	[ -n "$_rw" ] || fail "no rewritten command in $(cat "$R/$_a-bash-write.out")"
+	case $_rw in
+	"$KINBOX --workspace $WS -- bash -c "* | "'$KINBOX' --workspace '$WS' -- bash -c "*) ;;
+	*) fail "the rewrite does not run kinbox with the project root: $_rw" ;;
+	esac
+	# control: unwrapped, in a scratch directory, the command escapes
+	_scratch=$(newdir "scratch-$_a")
+	(cd "$_scratch" && bash -c "$_cmd") || true
+	assert_exists "$OUTSIDE/escaped-$_a"
+	assert_exists "$_scratch/hook-made-$_a"
+	rm -f "$OUTSIDE/escaped-$_a" "$SUB/hook-made-$_a" "$SUB/hook-pwd-$_a"
+	(cd "$SUB" && bash -c "$_rw") >"$KB_T/rw.out" 2>"$KB_T/rw.err" || true
+	cat "$KB_T/rw.err"
+	assert_file_has_content "$SUB/hook-made-$_a" '^made$'
+	assert_streq "$(cat "$SUB/hook-pwd-$_a")" "$SUB" "pwd inside"
+	assert_not_exists "$OUTSIDE/escaped-$_a"
+	assert_file_has_content "$KB_T/rw.err" "^kinbox: denied write '$OUTSIDE/escaped-$_a'"
+}
+for _a in $AGENTS; do
+	run_test "$_a: the rewrite runs the command under kinbox in the agent's directory (its write lands, the one outside does not)" t_run_rewrite "$_a"
+done
+
+t_run_hostile() {
+	_a=$1
+	_cmd=$(original "$_a-bash-hostile")
+	_rw=$(rewritten "$_a-bash-hostile")
+	[ -n "$_rw" ] || fail "no rewritten command in $(cat "$R/$_a-bash-hostile.out")"
+	(cd "$SUB" && bash -c "$_cmd") >"$KB_T/plain.out" 2>&1
+	(cd "$SUB" && bash -c "$_rw") >"$KB_T/rw.out" 2>&1
+	assert_file_has_content "$KB_T/plain.out" "^it's$"
+	assert_file_has_content "$KB_T/plain.out" "^x'y$"
+	assert_files_equal "$KB_T/plain.out" "$KB_T/rw.out"
+}
+for _a in $AGENTS; do
+	run_test "$_a: a command with hostile quoting prints under kinbox exactly what it prints unwrapped" t_run_hostile "$_a"
+done
+
+t_dir_path() {
+	_rw=$(rewritten gemini-bash-dir-path)
+	[ -n "$_rw" ] || fail "no rewrite: $(cat "$R/gemini-bash-dir-path.out")"
+	# Gemini runs the tool in dir_path: the rewrite runs there, under kinbox
+	(cd "$SUB" && bash -c "$_rw") >"$KB_T/pwd.out"
+	assert_streq "$(cat "$KB_T/pwd.out")" "$SUB"
+}
+run_test "gemini: dir_path: the rewritten command runs in it, under kinbox" t_dir_path
+
+# --- the adversarial command strings ----------------------------------------------
+t_hostile_argv() {
+	[ -f "$CASES_H" ] || fail "$CASES_H: the classifier's adversarial cases are not here"
+	hk hostile "$CASES_H" "$B/argv-printer"
+}
+run_test "claude-code: the classifier's adversarial command strings reach bash -c byte for byte through the rewrite" t_hostile_argv
+
+t_default_kinbox() {
+	(cd "$SUB" && "$KP" hook claude-code <"$R/claude-code-bash-read.in") >"$KB_T/d.out"
+	_rw=$(hk get "$KB_T/d.out" hookSpecificOutput updatedInput command)
+	_want=$(dirname "$KP")/kinbox
+	if [ ! -x "$_want" ]; then
+		_want=kinbox
+	fi
+	case $_rw in
+	"$_want --workspace $WS -- bash -c 'ls -la'" | "'$_want' --workspace '$WS' -- bash -c 'ls -la'") ;;
+	*) fail "not the kinbox beside kinpolicy ($_want): $_rw" ;;
+	esac
+}
+run_test "claude-code: without --kinbox the rewrite names the kinbox beside kinpolicy, absolutely" t_default_kinbox
+
+# --- the agents' schemas ------------------------------------------------------------
+codex_kind() {
+	case $(hk get "$1" hook_event_name 2>/dev/null) in
+	PreToolUse) echo pre-tool-use ;;
+	PostToolUse) echo post-tool-use ;;
+	SessionStart) echo session-start ;;
+	*) return 1 ;;
+	esac
+}
+
+t_codex_schema() {
+	"$PY" -c 'import jsonschema' 2>/dev/null ||
+		skip_test "python3's jsonschema module is missing (apt-get install python3-jsonschema, or make deps)"
+	_out=0
+	_in=0
+	_bad=0
+	_kinds=
+	for _f in "$FIX"/codex-*.json; do
+		_n=$(basename "$_f" .json)
+		[ -s "$R/$_n.in" ] || continue
+		# the input: fixtures must be what Codex sends
+		if _k=$(codex_kind "$R/$_n.in"); then
+			_in=$((_in + 1))
+			hk codex "$R/$_n.in" "$_k.command.input" || _bad=$((_bad + 1))
+		else
+			_k=pre-tool-use # a refused event is answered as a PreToolUse deny
+		fi
+		[ -s "$R/$_n.out" ] || continue
+		_out=$((_out + 1))
+		_kinds="$_kinds $_k"
+		hk codex "$R/$_n.out" "$_k.command.output" || {
+			echo "$_n: $(cat "$R/$_n.out")"
+			_bad=$((_bad + 1))
+		}
+	done
+	echo "codex: $_in inputs, $_out outputs validated, $_bad invalid"
+	[ "$_out" -ge 10 ] || fail "only $_out outputs validated"
+	[ "$_in" -ge 10 ] || fail "only $_in inputs validated"
+	# the context after a call kinbox denied (@ID@, a real run's) is one
+	case $_kinds in
+	*post-tool-use*) ;;
+	*) fail "no PostToolUse answer was validated (no denial context: did kinbox record one?)" ;;
+	esac
+	# control: the schema refuses what Codex refuses
+	printf '%s\n' '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"x"}}' >"$KB_T/ask.json"
+	if hk codex "$KB_T/ask.json" pre-tool-use.command.output 2>/dev/null; then
+		fail "the schema accepts an ask: it checks nothing"
+	fi
+	[ "$_bad" -eq 0 ] || fail "$_bad do not validate"
+}
+run_test "codex: every answer validates against Codex's published output schemas, every fixture against its input schemas" t_codex_schema
+
+t_structural() {
+	_n_ok=0
+	_bad=0
+	_names=
+	for _a in claude-code gemini cursor; do
+		for _f in "$FIX/$_a"-*.json; do
+			_n=$(basename "$_f" .json)
+			[ "$(agent_of "$_n")" = "$_a" ] || continue
+			[ -s "$R/$_n.out" ] || continue
+			_n_ok=$((_n_ok + 1))
+			_names="$_names $_n"
+			hk struct "$_a" "$R/$_n.in" "$R/$_n.out" || {
+				echo "$_n: $(cat "$R/$_n.out")"
+				_bad=$((_bad + 1))
+			}
+		done
+	done
+	echo "$_n_ok answers checked, $_bad invalid"
+	[ "$_n_ok" -ge 30 ] || fail "too few answers checked"
+	# the context after a call kinbox denied (@ID@, a real run's) is one
+	case $_names in
+	*claude-code-post-failure-denial*gemini-after-tool-denial*) ;;
+	*) fail "the denial context answers were not checked (did kinbox record a denial?)" ;;
+	esac
+	# control: an unknown key is refused
+	printf '%s\n' '{"permission":"allow","updated_command":"x"}' >"$KB_T/cu.json"
+	if hk struct cursor "$R/cursor-bash-read.in" "$KB_T/cu.json" 2>/dev/null; then
+		fail "the structural check accepts an unknown key"
+	fi
+	[ "$_bad" -eq 0 ] || fail "$_bad invalid"
+}
+run_test "claude-code, gemini, cursor: every answer has only the keys the agent documents (they publish no JSON schema)" t_structural
+
+# --- fail closed -------------------------------------------------------------------
+t_fail_closed() {
+	_c=0
+	for _a in $AGENTS; do
+		for _case in malformed empty-stdin json-array huge-input unknown-event; do
+			_n=$_a-$_case
+			_c=$((_c + 1))
+			assert_streq "$(cat "$R/$_n.rc")" 2 "$_n: exit status"
+			hk denies "$_a" "$R/$_n.out"
+			[ "$(wc -l <"$R/$_n.err")" -eq 1 ] ||
+				fail "$_n: stderr is not one line: $(cat "$R/$_n.err")"
+			assert_file_has_content "$R/$_n.err" '^kinpolicy hook could not judge this call, so it is refused: '
+		done
+	done
+	[ "$_c" -eq 20 ]
+	# control: a judged event exits 0 with nothing on stderr
+	assert_streq "$(cat "$R/claude-code-bash-read.rc")" 0
+	assert_not_exists "$R/claude-code-bash-read.err.nonempty"
+	[ ! -s "$R/claude-code-bash-read.err" ]
+	# no agent to answer as: exit 2, one line, no answer
+	_rc=0
+	"$KP" hook nosuchagent <"$R/claude-code-bash-read.in" >"$KB_T/na.out" 2>"$KB_T/na.err" || _rc=$?
+	assert_streq "$_rc" 2
+	[ ! -s "$KB_T/na.out" ] || fail "an answer for an unknown agent"
+	[ "$(wc -l <"$KB_T/na.err")" -eq 1 ]
+}
+run_test "fail closed: malformed JSON, empty stdin, an array, 2 MiB, an unknown event: exit 2, a deny in the agent's schema, one stderr line" t_fail_closed
+
+# --- Codex cannot ask ----------------------------------------------------------------
+t_codex_ask() {
+	_o=$R/codex-bash-write-strict.out
+	assert_streq "$(hk get "$_o" hookSpecificOutput permissionDecision)" deny
+	hk get "$_o" hookSpecificOutput permissionDecisionReason >"$KB_T/why"
+	assert_file_has_content "$KB_T/why" "it needs a human's yes, which this agent cannot ask for"
+	# control: the same command, mode and verdict asks where the agent can
+	run_fixture claude-code-bash-write-nomode
+	assert_streq "$(hk get "$R/claude-code-bash-write-nomode.out" hookSpecificOutput permissionDecision)" ask
+	# and a read-only one is allowed, rewritten, under strict in Codex
+	assert_streq "$(hk get "$R/codex-bash-read-strict.out" hookSpecificOutput permissionDecision)" allow
+}
+run_test "codex: an ask is a deny that says a human's yes is needed (strict, a writing command)" t_codex_ask
+
+# --- a session ------------------------------------------------------------------------
+t_session_start() {
+	_a=$1
+	_var=CLAUDE_ENV_FILE
+	[ "$_a" = codex ] && _var=CODEX_ENV_FILE
+	_file=$HOME/$_a-session.env
+	rm -f "$_file"
+	printf 'export OTHER=1\n' >"$_file"
+	(cd "$SUB" && env "$_var=$_file" "$KP" hook "$_a" --kinbox "$KINBOX" \
+		<"$R/$_a-session-start.in") >"$KB_T/s.out"
+	[ ! -s "$KB_T/s.out" ] || fail "SessionStart answered: $(cat "$KB_T/s.out")"
+	assert_streq "$(sed -n 1p "$_file")" "export OTHER=1" "appended, not replaced"
+	_id=$(sed -n 's/^export KINBOX_SESSION=\(ses_[0-9a-f]\{16\}\)$/\1/p' "$_file")
+	[ -n "$_id" ] || fail "no KINBOX_SESSION line: $(cat "$_file")"
+	assert_streq "$(wc -l <"$_file" | tr -d ' ')" 2
+	find "$XDG_RUNTIME_DIR" -name "*$_id*" >"$KB_T/sf"
+	[ -s "$KB_T/sf" ] || fail "no session file for $_id under $XDG_RUNTIME_DIR"
+	# control: without the env file no session is made
+	find "$XDG_RUNTIME_DIR" -name 'ses_*' | sort >"$KB_T/before"
+	(cd "$SUB" && "$KP" hook "$_a" <"$R/$_a-session-start.in") >"$KB_T/s.out"
+	find "$XDG_RUNTIME_DIR" -name 'ses_*' | sort >"$KB_T/after"
+	assert_files_equal "$KB_T/before" "$KB_T/after"
+	# the session is one kinpolicy knows
+	KINBOX_SESSION=$_id "$KP" grants >"$KB_T/g.out" 2>&1 ||
+		fail "kinpolicy grants in the session: $(cat "$KB_T/g.out")"
+}
+run_test "claude-code: SessionStart with CLAUDE_ENV_FILE appends export KINBOX_SESSION=ses_… and the session exists" t_session_start claude-code
+run_test "codex: SessionStart with CODEX_ENV_FILE appends export KINBOX_SESSION=ses_… and the session exists" t_session_start codex
+
+done_testing
