@@ -311,9 +311,16 @@ shell_call(struct hook *h, const char *command, const char *cwd_in)
 		    wrapped);
 		verdict = "deny";
 	}
-	answer_decision(h, verdict, reason,
-	    out.verdict == KB_DENY || h->agent == KB_AGENT_CURSOR ? NULL
-								  : wrapped);
+	/* a deny never carries the rewrite (Codex honours updatedInput only
+	 * with allow, and runs the original when an answer breaks its
+	 * schema); Codex's allow always does, the same command when it is
+	 * already the rewrite */
+	if (strcmp(verdict, "deny") == 0 || h->agent == KB_AGENT_CURSOR)
+		answer_decision(h, verdict, reason, NULL);
+	else if (wrapped == NULL && h->agent == KB_AGENT_CODEX)
+		answer_decision(h, verdict, reason, command);
+	else
+		answer_decision(h, verdict, reason, wrapped);
 	kb_decide_out_free(&out);
 }
 

@@ -698,4 +698,38 @@ t_session_start() {
 run_test "claude-code: SessionStart with CLAUDE_ENV_FILE appends export KINBOX_SESSION=ses_… and the session exists" t_session_start claude-code
 run_test "codex: SessionStart with CODEX_ENV_FILE appends export KINBOX_SESSION=ses_… and the session exists" t_session_start codex
 
+# --- no sandbox here ----------------------------------------------------------------
+# Below kb-no-userns --no-landlock neither backend can run (bwrap has no
+# user namespace, Landlock's calls fail with ENOSYS): the hook allows no
+# command, unwrapped or wrapped; it asks (Codex: denies) with kinbox's cause,
+# and gives no rewrite. Control: the same event, without the helper, is
+# allowed and rewritten.
+t_no_sandbox() {
+	_h=$KB_TESTS_DIR/helpers/kb-no-userns
+	[ -x "$_h" ] || fail "the helper $_h is missing (make helpers)"
+	_ev=$KB_T/nosandbox.json
+	printf '{"session_id":"s","transcript_path":"/t","cwd":"%s","permission_mode":"bypassPermissions","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"touch made-by-hook"}}\n' "$SUB" >"$_ev"
+	for _a in claude-code codex; do
+		_rc=0
+		(cd "$SUB" && "$_h" --no-landlock -- "$KINPOLICY" hook "$_a" <"$_ev") \
+			>"$KB_T/ns.out" 2>"$KB_T/ns.err" || _rc=$?
+		assert_streq "$_rc" 0
+		[ ! -s "$KB_T/ns.err" ] || fail "stderr: $(cat "$KB_T/ns.err")"
+		_want=ask
+		[ "$_a" = codex ] && _want=deny
+		assert_streq "$(hk get "$KB_T/ns.out" hookSpecificOutput permissionDecision)" "$_want"
+		hk get "$KB_T/ns.out" hookSpecificOutput permissionDecisionReason >"$KB_T/ns.why"
+		assert_file_has_content "$KB_T/ns.why" '^kinbox: no sandbox can be set up here \('
+		assert_file_has_content "$KB_T/ns.why" 'kinbox --status says how to fix it'
+		assert_not_file_has_content "$KB_T/ns.out" 'updatedInput'
+		# control: a sandbox works here, and the same call is allowed,
+		# rewritten
+		(cd "$SUB" && "$KINPOLICY" hook "$_a" <"$_ev") >"$KB_T/ok.out"
+		assert_streq "$(hk get "$KB_T/ok.out" hookSpecificOutput permissionDecision)" allow
+		assert_file_has_content "$KB_T/ok.out" 'updatedInput'
+	done
+	assert_not_exists "$SUB/made-by-hook"
+}
+run_test "no sandbox here (kb-no-userns --no-landlock): no command allowed, an ask (Codex: a deny) with kinbox's cause, no rewrite" t_no_sandbox
+
 done_testing
