@@ -47,6 +47,10 @@ value_kind(const struct kb_option *o)
 	case KB_OPT_ALLOW_HOST: /* a name kinbox cannot guess */
 	case KB_OPT_KEEP_FD:
 	case KB_OPT_JSON_FD:
+	case KB_OPT_TIMEOUT:
+	case KB_OPT_KILL_AFTER:
+	case KB_OPT_RLIMIT:
+	case KB_OPT_SETENV:
 		return V_NONE;
 	case KB_OPT_ALLOW_SOCKET:
 	case KB_OPT_NET:

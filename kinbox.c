@@ -301,6 +301,10 @@ parse_args(int argc, char **argv, struct kb_opts *o, struct pending *pend,
 		case KB_OPT_MASK:
 		case KB_OPT_CACHE:
 		case KB_OPT_REQUIRE:
+		case KB_OPT_TIMEOUT:
+		case KB_OPT_KILL_AFTER:
+		case KB_OPT_RLIMIT:
+		case KB_OPT_SETENV:
 		case KB_OPT__N:
 			break;
 		}
@@ -996,6 +1000,18 @@ main(int argc, char **argv)
 	 * kb_policy_finalize, which judges the others, is not reached. */
 	if (pol.unconfined && kb_options_validate(&pol, &e) == -1)
 		die("%s", e.msg);
+	/* unsandboxed, kinbox execs the command and is gone: no one to
+	 * time it or to set its limits after setup */
+	if (pol.unconfined || (mode != NULL && strcmp(mode, "container") == 0))
+		for (unsigned i = 0; i <= KB_RLIM__N; i++)
+			if (i == KB_RLIM__N ? pol.timeout > 0 : pol.rlim_set[i])
+				die("%s: kinbox execs the command unsandboxed "
+				    "(%s) and is not there to %s; run it "
+				    "under timeout(1) or prlimit(1) instead",
+				    i == KB_RLIM__N ? "--timeout" : "--rlimit",
+				    pol.unconfined ? "--unconfined"
+						   : "KINBOX_SANDBOX=container",
+				    i == KB_RLIM__N ? "stop it" : "limit it");
 	if (pol.unconfined)
 		exec_unsandboxed(&pol, &o,
 		    pol.origin[KB_OPT_UNCONFINED] == KB_ORIGIN_SESSION
@@ -1184,6 +1200,19 @@ main(int argc, char **argv)
 		    "(run it again)",
 		    run.broken);
 	}
+	/* a timeout is not a denial: one line, timeout(1)'s status */
+	if (run.timed_out) {
+		if (audit_guards(&pol) > 0 && o.verbosity >= 0)
+			warnx("SECURITY: the command tampered with git "
+			      "metadata; see the lines above");
+		warnx("the command ran out of its --timeout %llds%s and was "
+		      "stopped (exit %d)",
+		    pol.timeout, run.started ? "" : " before it started",
+		    KB_EXIT_TIMEOUT);
+		kb_plan_free(&plan);
+		kb_policy_free(&pol);
+		return KB_EXIT_TIMEOUT;
+	}
 	if (!run.started) {
 		_cleanup_free_ char *cause = NULL;
 
@@ -1241,6 +1270,10 @@ main(int argc, char **argv)
 		    "sandbox (%s); nothing was run — report this with the "
 		    "output of kinbox --dry-run",
 		    strerror(run.confine_errno));
+	if (run.rlimit_errno != 0)
+		die("no sandbox: an --rlimit could not be set inside the "
+		    "sandbox (%s); nothing was run",
+		    strerror(run.rlimit_errno));
 	if (run.proxy_errno != 0)
 		die("no sandbox: the egress proxy's port 127.0.0.1:%d could "
 		    "not be opened inside the sandbox (%s); nothing was run — "

@@ -85,6 +85,9 @@ struct kb_plan {
 	 * arguments in argv. NULL and empty for the other backends. */
 	char *profile;
 	struct kb_strv params;
+	/* --timeout, --kill-after (seconds; timeout 0: none): kb_run()
+	 * stops the sandbox when the timeout expires */
+	long long timeout, kill_after;
 };
 
 void kb_plan_free(struct kb_plan *);
@@ -92,6 +95,11 @@ void kb_plan_free(struct kb_plan *);
 /* The lowest descriptor number >= from that no --keep-fd uses (the plans
  * put their own descriptors there). */
 int kb_plan_free_fd(const struct kb_policy *, int from);
+
+/* The limits of a Linux plan: --timeout and --kill-after into the plan
+ * (kb_run's), the --rlimit NAME=VALUE arguments of kinbox-exec onto
+ * pl->argv (call it among kinbox-exec's options), a note each. */
+void kb_plan_limits(const struct kb_policy *, struct kb_plan *);
 
 /* The posture line naming the descriptors the command keeps. */
 void kb_plan_note_fds(const struct kb_policy *, struct kb_plan *);
@@ -316,9 +324,12 @@ struct kb_run {
 				  sandbox was stopped (empty when not) */
 	struct kb_sup_report sock;      /* the unix connects kinbox refused */
 	struct kb_egress_report egress; /* what the egress proxy refused */
-	int proxy_errno; /* the proxy's listener could not be made inside:
-			    nothing ran */
-	int exit_code;   /* kinbox's exit status for this run */
+	int proxy_errno;  /* the proxy's listener could not be made inside:
+			     nothing ran */
+	int rlimit_errno; /* an --rlimit could not be set inside: nothing
+			     ran */
+	bool timed_out;   /* --timeout expired: the sandbox was stopped */
+	int exit_code;    /* kinbox's exit status for this run */
 	/* the last KB_TAIL bytes of the command's stderr, in order */
 	char tail[KB_TAIL];
 	size_t tail_len;

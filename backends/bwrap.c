@@ -814,6 +814,7 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 	}
 	if (h->landlock_abi >= KB_LANDLOCK_ABI_SCOPE)
 		add(pl, "--scope-abstract");
+	kb_plan_limits(p, pl);
 	if (pl->proxy_fd != -1) {
 		add(pl, "--proxy");
 		kb_strv_pushf(&pl->argv, "%d", pl->proxy_fd);

@@ -116,6 +116,39 @@ envp_has(char *const *envp, const char *name)
 	return false;
 }
 
+/*
+ * --setenv NAME=VALUE, last: after the scrub, so it may set a name the
+ * scrub removes (the caller typed the value), and over what kinbox set
+ * (the offline variables, the proxy's). Every entry of NAME goes, then
+ * NAME=VALUE is added; a later --setenv of NAME wins. The note names the
+ * variables, never their values (a value may be a secret).
+ */
+static void
+setenv_apply(const struct kb_policy *p, struct kb_plan *pl)
+{
+	struct kb_buf b = {0};
+
+	for (size_t i = 0; i < p->setenv.n; i++) {
+		const char *kv = p->setenv.v[i];
+		size_t n = strcspn(kv, "="), k = 0;
+
+		for (size_t j = 0; j < pl->envp.n; j++) {
+			if (strncmp(pl->envp.v[j], kv, n + 1) == 0)
+				free(pl->envp.v[j]);
+			else
+				pl->envp.v[k++] = pl->envp.v[j];
+		}
+		pl->envp.n = k;
+		pl->envp.v[k] = NULL;
+		kb_strv_push(&pl->envp, kv);
+		kb_buf_printf(&b, " %.*s", (int)n, kv);
+	}
+	if (b.s != NULL)
+		kb_strv_pushf(&pl->notes,
+		    "env: set by --setenv (after the scrub):%s", b.s);
+	kb_buf_free(&b);
+}
+
 void
 kb_plan_env(const struct kb_policy *p, char *const *envp, const char *active,
     struct kb_plan *pl)
@@ -192,6 +225,7 @@ kb_plan_env(const struct kb_policy *p, char *const *envp, const char *active,
 	}
 	if (pl->envp.v == NULL) /* execve wants a vector, even empty */
 		pl->envp.v = xcalloc(1, sizeof(char *));
+	setenv_apply(p, pl);
 	for (size_t i = 0; i < removed.n; i++)
 		kb_buf_printf(&b, " %s", removed.v[i]);
 	kb_strv_pushf(

@@ -56,6 +56,13 @@
  *                    (backends/proxy.h); no copy stays here ('P' + errno
  *                    when it cannot be made: nothing runs);
  *
+ * --rlimit NAME=N, last, just before the exec (after Landlock, seccomp
+ *                    and the descriptors' closing, so that this helper's
+ *                    own setup is not limited): sets the command's limit
+ *                    NAME (as, core, cpu, fsize, nofile, nproc), soft and
+ *                    hard, to N, or keeps the inherited hard limit when it
+ *                    is lower ('R' + errno when it cannot: nothing runs).
+ *
  * --landlock ABI makes it the whole sandbox of the landlock backend
  * (kinbox execs it directly, no bubblewrap): it applies, in this order,
  * --chdir DIR, no_new_privs, every capability dropped (--drop-caps, as
@@ -88,6 +95,7 @@
 #include <linux/seccomp.h>
 #include <linux/securebits.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
@@ -118,6 +126,69 @@ fail(int status_fd, char tag, int err, int code)
 	if (write(status_fd, msg, sizeof(msg)) != (ssize_t)sizeof(msg))
 		_exit(125);
 	_exit(code);
+}
+
+/* --rlimit: the limits to set just before the exec */
+static const struct {
+	const char *name;
+	int resource;
+} rlim_names[] = {
+    {"as", RLIMIT_AS},
+    {"core", RLIMIT_CORE},
+    {"cpu", RLIMIT_CPU},
+    {"fsize", RLIMIT_FSIZE},
+    {"nofile", RLIMIT_NOFILE},
+    {"nproc", RLIMIT_NPROC},
+};
+#define MAX_RLIM (sizeof(rlim_names) / sizeof(rlim_names[0]))
+static struct {
+	int resource;
+	rlim_t value;
+} rlims[MAX_RLIM];
+static size_t nrlims;
+
+/* NAME=N of --rlimit, or exit */
+static void
+rlimarg(const char *a)
+{
+	const char *eq = strchr(a, '=');
+	char *end;
+	unsigned long long v;
+	size_t i;
+
+	if (eq == NULL || nrlims == MAX_RLIM)
+		_exit(125);
+	for (i = 0; i < MAX_RLIM; i++)
+		if (strlen(rlim_names[i].name) == (size_t)(eq - a) &&
+		    strncmp(rlim_names[i].name, a, (size_t)(eq - a)) == 0)
+			break;
+	errno = 0;
+	v = strtoull(eq + 1, &end, 10);
+	if (i == MAX_RLIM || eq[1] < '0' || eq[1] > '9' || *end != '\0' ||
+	    errno != 0 || (rlim_t)v == RLIM_INFINITY)
+		_exit(125);
+	rlims[nrlims].resource = rlim_names[i].resource;
+	rlims[nrlims++].value = (rlim_t)v;
+}
+
+/* The --rlimit limits, soft and hard: never above the hard limit this
+ * helper was started with (lowering needs no privilege, and that limit
+ * holds already). Or 'R' and exit: nothing runs. */
+static void
+apply_rlimits(int status_fd)
+{
+	for (size_t i = 0; i < nrlims; i++) {
+		struct rlimit cur, lim;
+
+		if (getrlimit(rlims[i].resource, &cur) == -1)
+			fail(status_fd, 'R', errno, 125);
+		lim.rlim_cur = lim.rlim_max = rlims[i].value;
+		if (cur.rlim_max != RLIM_INFINITY &&
+		    cur.rlim_max < lim.rlim_max)
+			lim.rlim_cur = lim.rlim_max = cur.rlim_max;
+		if (setrlimit(rlims[i].resource, &lim) == -1)
+			fail(status_fd, 'R', errno, 125);
+	}
 }
 
 static int
@@ -521,6 +592,7 @@ static void __attribute__((noreturn)) run_landlock(
 		fail(status_fd, 'F', errno, 125);
 	if (load_seccomp(m->seccomp_fd) == -1)
 		fail(status_fd, 'F', errno, 125);
+	apply_rlimits(status_fd);
 	errsv = kb_exec_search(cmd[0], cmd);
 	fail(status_fd, 'E', errsv,
 	    errsv == ENOENT || errsv == ENOTDIR ? 127 : 126);
@@ -605,6 +677,8 @@ main(int argc, char **argv)
 			lm.abi = atoi(argv[++cmd]);
 			if (lm.abi < 1)
 				_exit(125);
+		} else if (strcmp(a, "--rlimit") == 0 && cmd + 1 < argc) {
+			rlimarg(argv[++cmd]);
 		} else if (strcmp(a, "--net") == 0) {
 			lm.net = true;
 		} else if (strcmp(a, "--drop-caps") == 0) {
@@ -694,6 +768,7 @@ main(int argc, char **argv)
 		fail(status_fd, 'F', errno, 125);
 	if (un_sock != -1 && send_listener(un_sock, un_filter, own, nown) == -1)
 		fail(status_fd, 'F', errno, 125);
+	apply_rlimits(status_fd);
 	/* PATH is searched as bash does: a directory of it that cannot be
 	 * read makes a missing command ENOENT (127), not EACCES (126) */
 	errsv = kb_exec_search(argv[cmd], argv + cmd);

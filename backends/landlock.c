@@ -501,6 +501,7 @@ kb_landlock_plan(const struct kb_policy *p, const struct kb_host *h,
 			kb_strv_push(&pl->argv, m->path);
 		}
 	}
+	kb_plan_limits(p, pl);
 	if (pl->npass > 0) {
 		lo = pl->pass_base;
 		kb_strv_push(&pl->argv, "--close-fds");

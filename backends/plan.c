@@ -40,6 +40,38 @@ kb_plan_note_fds(const struct kb_policy *p, struct kb_plan *pl)
 }
 
 void
+kb_plan_limits(const struct kb_policy *p, struct kb_plan *pl)
+{
+	struct kb_buf b = {0};
+
+	pl->timeout = p->timeout;
+	pl->kill_after = p->kill_after;
+	if (p->timeout > 0)
+		kb_strv_pushf(&pl->notes,
+		    "timeout: %llds, then SIGTERM to every process of the "
+		    "sandbox and SIGKILL %llds later; kinbox exits 124",
+		    p->timeout, p->kill_after);
+	for (unsigned i = 0; i < KB_RLIM__N; i++) {
+		if (!p->rlim_set[i])
+			continue;
+		kb_strv_push(&pl->argv, "--rlimit");
+		kb_strv_pushf(
+		    &pl->argv, "%s=%llu", kb_rlim_name(i), p->rlim[i]);
+		kb_buf_printf(&b, " %s=%llu", kb_rlim_name(i), p->rlim[i]);
+	}
+	if (b.s != NULL)
+		kb_strv_pushf(&pl->notes,
+		    "rlimit:%s (set on the command, soft and hard; never "
+		    "above the inherited hard limit)%s",
+		    b.s,
+		    p->rlim_set[KB_RLIM_NPROC]
+			? "; nproc counts the user's processes, not the "
+			  "sandbox's, and does not bind root"
+			: "");
+	kb_buf_free(&b);
+}
+
+void
 kb_plan_free(struct kb_plan *pl)
 {
 	free(pl->exe);

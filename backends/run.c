@@ -27,6 +27,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -190,7 +191,7 @@ stop_sandbox(pid_t bwrap)
 #define TREE_MAX 4096
 
 static int
-collect(pid_t pid, pid_t *out, int n, int depth)
+collect(pid_t pid, pid_t *out, int n, int depth, int sig)
 {
 	char path[320], buf[4096];
 	int fd;
@@ -229,8 +230,8 @@ collect(pid_t pid, pid_t *out, int n, int depth)
 				if (pfd == -1)
 					continue;
 				if (parent_of((pid_t)c) == pid) {
-					syscall(SYS_pidfd_send_signal, pfd,
-					    SIGKILL, NULL, 0);
+					syscall(SYS_pidfd_send_signal, pfd, sig,
+					    NULL, 0);
 					out[n++] = (pid_t)c;
 				}
 				close(pfd);
@@ -250,10 +251,10 @@ kill_tree(pid_t self, bool reap)
 	static pid_t found[TREE_MAX];
 
 	for (int round = 0; round < 10000; round++) {
-		int total = collect(self, found, 0, 0);
+		int total = collect(self, found, 0, 0, SIGKILL);
 
 		for (int i = 0; i < total && total < TREE_MAX; i++)
-			total = collect(found[i], found, total, 1);
+			total = collect(found[i], found, total, 1, SIGKILL);
 		if (!reap)
 			return;
 		while (waitpid(-1, NULL, WNOHANG) > 0)
@@ -262,6 +263,49 @@ kill_tree(pid_t self, bool reap)
 			return;
 		usleep(1000);
 	}
+}
+
+/*
+ * --timeout's first step: SIGTERM to every process of the sandbox, so
+ * that each may end cleanly (stop_sandbox's SIGKILL follows after
+ * --kill-after). Under bwrap every descendant of its pid 1 (bwrap's own
+ * init, which ignores SIGTERM and ends the namespace when the command
+ * ends), pinned and checked to be bwrap's child; under the landlock
+ * backend every descendant of kinbox, the run's subreaper (kinbox's
+ * helpers are threads, not processes). Each process is pinned with a
+ * pidfd and checked to be its parent's child before it is signalled
+ * (collect), so a recycled pid is never hit.
+ */
+static void
+term_sandbox(pid_t bwrap)
+{
+	static pid_t found[TREE_MAX];
+	pid_t top = landlock_run ? getpid() : first_child(bwrap);
+	int fd = -1, total;
+
+	if (top <= 0)
+		return;
+	if (!landlock_run) {
+		fd = (int)syscall(SYS_pidfd_open, top, 0);
+		if (fd == -1 || parent_of(top) != bwrap) {
+			if (fd != -1)
+				close(fd);
+			return;
+		}
+	}
+	total = collect(top, found, 0, 0, SIGTERM);
+	for (int i = 0; i < total && total < TREE_MAX; i++)
+		total = collect(found[i], found, total, 1, SIGTERM);
+	if (fd != -1)
+		close(fd);
+}
+
+static bool
+arm_timer(int tfd, long long secs)
+{
+	struct itimerspec its = {.it_value = {.tv_sec = (time_t)secs}};
+
+	return timerfd_settime(tfd, 0, &its, NULL) == 0;
 }
 
 static void
@@ -618,6 +662,8 @@ drain_status(int fd, struct kb_run *r, unsigned char *buf, size_t *len)
 		memcpy(&r->confine_errno, buf + 2, sizeof(int));
 	if (*len >= 2 + sizeof(int) && buf[1] == 'P')
 		memcpy(&r->proxy_errno, buf + 2, sizeof(int));
+	if (*len >= 2 + sizeof(int) && buf[1] == 'R')
+		memcpy(&r->rlimit_errno, buf + 2, sizeof(int));
 	if (*len >= 2 + sizeof(int) && buf[1] == 'M') {
 		memcpy(&r->check_failed, buf + 2, sizeof(int));
 		r->check_failed++;
@@ -655,7 +701,7 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	struct kb_sup *sup = NULL;
 	struct kb_proxy *proxy = NULL;
 	pid_t ov_pid = -1;
-	int seccomp_fd, realerr, empty, sigfd, base = 32, maxfd;
+	int seccomp_fd, realerr, empty, sigfd, base = 32, maxfd, tfd = -1;
 	struct relay rl = {0};
 	struct watch w = {.fd = -1};
 	struct fds f;
@@ -772,6 +818,11 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	if (landlock_run && prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
 		return kb_err_set(e, "cannot become the run's subreaper: %s",
 		    strerror(errno));
+	/* --timeout: from the start of the backend, setup included */
+	if (pl->timeout > 0 && ((tfd = timerfd_create(CLOCK_MONOTONIC,
+				     TFD_CLOEXEC | TFD_NONBLOCK)) == -1 ||
+				   !arm_timer(tfd, pl->timeout)))
+		return kb_err_set(e, "timerfd: %s", strerror(errno));
 	pid = spawn_backend(pl, self, &oldmask, &f, maxfd);
 	if (pid == -1)
 		return kb_err_set(e, "vfork: %s", strerror(errno));
@@ -806,7 +857,7 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	fcntl(err_p[0], F_SETFL, O_NONBLOCK);
 
 	for (;;) {
-		struct pollfd pfd[7] = {
+		struct pollfd pfd[8] = {
 		    {.fd = sigfd, .events = POLLIN},
 		    {.fd = status_p[0], .events = POLLIN},
 		    {.fd = err_p[0], .events = POLLIN},
@@ -814,8 +865,9 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 		    {.fd = reaped ? -1 : w.fd, .events = POLLPRI},
 		    {.fd = un[0], .events = POLLIN},
 		    {.fd = px[0], .events = POLLIN},
+		    {.fd = reaped ? -1 : tfd, .events = POLLIN},
 		};
-		int n = poll(pfd, 7, reaped ? 1000 : -1);
+		int n = poll(pfd, 8, reaped ? 1000 : -1);
 
 		if (n == -1 && errno == EINTR)
 			continue;
@@ -918,6 +970,24 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 				px[0] = -1;
 			}
 		}
+		if (pfd[7].revents & POLLIN) {
+			unsigned long long ticks;
+
+			/* the timeout: SIGTERM to all, SIGKILL after
+			 * --kill-after; before the command started there is
+			 * nothing of it to end cleanly */
+			if (read(tfd, &ticks, sizeof(ticks)) ==
+			    (ssize_t)sizeof(ticks)) {
+				bool first = !r->timed_out;
+
+				r->timed_out = true;
+				if (first && r->started && pl->kill_after > 0 &&
+				    arm_timer(tfd, pl->kill_after))
+					term_sandbox(pid);
+				else
+					stop_sandbox(pid);
+			}
+		}
 		if (pfd[4].revents && r->broken[0] == '\0') {
 			const char *hit = watch_hit(&w, pl, r);
 
@@ -982,6 +1052,8 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	}
 	if (!reaped)
 		waitpid(pid, &r->wstatus, 0);
+	if (tfd != -1)
+		close(tfd);
 	kb_sup_stop(sup, &r->sock);
 	kb_proxy_stop(proxy, &r->egress);
 	if (un[0] != -1)
@@ -1016,10 +1088,12 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 		signal(stop->sig, SIG_IGN);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 
-	if (WIFSIGNALED(r->wstatus))
+	if (r->timed_out)
+		r->exit_code = KB_EXIT_TIMEOUT;
+	else if (WIFSIGNALED(r->wstatus))
 		r->exit_code = KB_EXIT_SIGNAL + WTERMSIG(r->wstatus);
 	else if (!r->started || r->confine_errno != 0 || r->check_failed != 0 ||
-		 r->proxy_errno != 0)
+		 r->proxy_errno != 0 || r->rlimit_errno != 0)
 		r->exit_code = KB_EXIT_ERROR;
 	else if (r->exec_errno != 0)
 		r->exit_code =

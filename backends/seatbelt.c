@@ -810,6 +810,19 @@ kb_seatbelt_plan(const struct kb_policy *p, const struct kb_seatbelt_host *h,
 	if (p->argv == NULL || p->argv[0] == NULL)
 		return kb_err_set(e, "no command given; usage: kinbox "
 				     "[OPTIONS] -- COMMAND [ARG...]");
+	/* the macOS run path (backends/run-posix.c) has no timer and no
+	 * helper inside to set limits: refused rather than dropped */
+	for (unsigned i = 0; i < KB_RLIM__N; i++)
+		if (p->rlim_set[i])
+			return kb_err_set(e,
+			    "--rlimit %s: the seatbelt backend cannot set "
+			    "resource limits yet; run without --rlimit (or "
+			    "rlimit =) — nothing was run",
+			    kb_rlim_name(i));
+	if (p->timeout > 0)
+		return kb_err_set(e,
+		    "--timeout: the seatbelt backend has no timer yet; run "
+		    "it under timeout(1) instead — nothing was run");
 	if (h == NULL || h->tmp == NULL || h->run_tag == NULL)
 		return kb_err_set(e,
 		    "seatbelt: the host's /tmp or the run's tag is not known; "

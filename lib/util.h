@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#define KB_EXIT_TIMEOUT  124 /* --timeout expired (timeout(1)'s status) */
 #define KB_EXIT_ERROR    125 /* kinbox's own error: bad input, no sandbox */
 #define KB_EXIT_NOEXEC   126 /* command found but not executable */
 #define KB_EXIT_NOTFOUND 127 /* command not found */

@@ -371,6 +371,221 @@ set_cache(struct kb_policy *p, const struct kb_option *o, const char *v,
 	return 0;
 }
 
+/* --- limits: --timeout, --kill-after, --rlimit, --setenv ---------------- */
+
+/* indexed by enum kb_rlim; `unit` says what a value counts */
+static const struct {
+	const char *name;
+	char unit; /* 'b' bytes (k, m, g suffixes), 's' seconds, 'n' count */
+} rlim_table[KB_RLIM__N] = {
+    [KB_RLIM_AS] = {"as", 'b'},
+    [KB_RLIM_CORE] = {"core", 'b'},
+    [KB_RLIM_CPU] = {"cpu", 's'},
+    [KB_RLIM_FSIZE] = {"fsize", 'b'},
+    [KB_RLIM_NOFILE] = {"nofile", 'n'},
+    [KB_RLIM_NPROC] = {"nproc", 'n'},
+};
+
+const char *
+kb_rlim_name(unsigned i)
+{
+	return i < KB_RLIM__N ? rlim_table[i].name : NULL;
+}
+
+/*
+ * One NAME=VALUE of --rlimit: the limit's index and its value (bytes,
+ * seconds or a count). "unlimited" is refused: kinbox only lowers a
+ * limit, and leaving one out keeps the caller's. 0, or -1 with the bare
+ * reason in `why`.
+ */
+static int
+rlim_parse(const char *v, size_t len, int *idx, unsigned long long *out,
+    const char **why)
+{
+	/* 2^50: a petabyte, a count or 35 million years; no overflow */
+	static const unsigned long long cap = 1ULL << 50;
+	const char *eq = memchr(v, '=', len), *num;
+	unsigned long long n = 0, mult = 1;
+	size_t k, digits;
+
+	*idx = -1;
+	for (unsigned i = 0; eq != NULL && i < KB_RLIM__N; i++)
+		if (strlen(rlim_table[i].name) == (size_t)(eq - v) &&
+		    strncmp(rlim_table[i].name, v, (size_t)(eq - v)) == 0)
+			*idx = (int)i;
+	if (*idx == -1) {
+		*why = "not NAME=VALUE with NAME one of as, core, cpu, fsize, "
+		       "nofile, nproc";
+		return -1;
+	}
+	num = eq + 1;
+	len -= (size_t)(num - v);
+	for (digits = 0;
+	     digits < len && num[digits] >= '0' && num[digits] <= '9'; digits++)
+		;
+	if (digits == 0 || len - digits > 1) {
+		*why = len == 9 && strncmp(num, "unlimited", 9) == 0
+			   ? "kinbox only lowers a limit: leave it out to "
+			     "keep the one kinbox was started with"
+			   : "not a number (as, core, fsize: bytes with an "
+			     "optional k, m or g; cpu: seconds, or with s, m "
+			     "or h; nofile, nproc: a count)";
+		return -1;
+	}
+	if (len == digits + 1) {
+		char u = num[digits];
+
+		if (rlim_table[*idx].unit == 'b' && (u == 'k' || u == 'K'))
+			mult = 1ULL << 10;
+		else if (rlim_table[*idx].unit == 'b' && (u == 'm' || u == 'M'))
+			mult = 1ULL << 20;
+		else if (rlim_table[*idx].unit == 'b' && (u == 'g' || u == 'G'))
+			mult = 1ULL << 30;
+		else if (rlim_table[*idx].unit == 's' && u == 's')
+			mult = 1;
+		else if (rlim_table[*idx].unit == 's' && u == 'm')
+			mult = 60;
+		else if (rlim_table[*idx].unit == 's' && u == 'h')
+			mult = 3600;
+		else {
+			*why = rlim_table[*idx].unit == 'b'
+				   ? "the suffix is k, m or g (1024-based)"
+			       : rlim_table[*idx].unit == 's'
+				   ? "the suffix is s, m or h"
+				   : "a count takes no suffix";
+			return -1;
+		}
+	}
+	for (k = 0; k < digits; k++) {
+		n = n * 10 + (unsigned)(num[k] - '0');
+		if (n > cap) {
+			*why = "too large";
+			return -1;
+		}
+	}
+	if (n > cap / mult) {
+		*why = "too large";
+		return -1;
+	}
+	*out = n * mult;
+	return 0;
+}
+
+/*
+ * --rlimit takes one NAME=VALUE; rlimit = in a file a list of them,
+ * separated by commas or blanks. Calls `each` on every entry (pointer
+ * and length).
+ */
+static int
+each_rlim(const char *v, int (*each)(const char *, size_t, void *), void *ctx)
+{
+	size_t n = 0;
+
+	for (const char *w = v + strspn(v, ", \t"); *w != '\0';
+	     w += strspn(w, ", \t")) {
+		size_t len = strcspn(w, ", \t");
+
+		if (each(w, len, ctx) == -1)
+			return -1;
+		w += len;
+		n++;
+	}
+	return n == 0 ? each("", 0, ctx) : 0;
+}
+
+struct rlim_ctx {
+	struct kb_policy *p; /* NULL: only judge the form */
+	const struct kb_option *o;
+	const struct kb_src *s;
+	struct kb_err *e;
+};
+
+static int
+one_rlim(const char *w, size_t len, void *vc)
+{
+	struct rlim_ctx *c = vc;
+	const char *why = NULL;
+	unsigned long long val;
+	char b[64];
+	int i;
+
+	if (rlim_parse(w, len, &i, &val, &why) == -1)
+		return kb_err_set(c->e, "%s %.*s: %s",
+		    what(c->o, c->s, b, sizeof(b)), (int)len,
+		    len > 0 ? w : "''", why);
+	if (c->p == NULL)
+		return 0;
+	/* the project file only tightens: a lower limit, never a higher */
+	if (c->s->origin == KB_ORIGIN_PROJECT && c->p->rlim_set[i] &&
+	    c->p->rlim[i] <= val)
+		return 0;
+	c->p->rlim_set[i] = true;
+	c->p->rlim[i] = val;
+	return 0;
+}
+
+static int
+set_rlimit(struct kb_policy *p, const struct kb_option *o, const char *v,
+    const struct kb_src *s, struct kb_err *e)
+{
+	struct rlim_ctx c = {p, o, s, e};
+
+	return each_rlim(v, one_rlim, &c);
+}
+
+/* --timeout, --kill-after: the form was checked (a duration) */
+static int
+set_duration(struct kb_policy *p, const struct kb_option *o, const char *v,
+    const struct kb_src *s, struct kb_err *e)
+{
+	long long secs = 0;
+
+	(void)e;
+	kb_duration_parse(v, &secs);
+	if (o->id == KB_OPT_KILL_AFTER) {
+		p->kill_after = secs;
+		return 0;
+	}
+	/* the project file only tightens: a shorter timeout, not a longer */
+	if (s->origin == KB_ORIGIN_PROJECT && p->timeout > 0 &&
+	    p->timeout <= secs)
+		return 0;
+	p->timeout = secs;
+	return 0;
+}
+
+/* a variable name, and not one of kinbox's own (KINBOX_ACTIVE tells a
+ * nested kinbox the truth; the others steer kinbox itself) */
+static const char *
+setenv_problem(const char *v)
+{
+	size_t n = strcspn(v, "=");
+
+	if (v[n] != '=')
+		return "not NAME=VALUE";
+	if (n == 0 || (v[0] >= '0' && v[0] <= '9'))
+		return "NAME is empty or starts with a digit";
+	for (size_t i = 0; i < n; i++)
+		if (!(v[i] == '_' || (v[i] >= 'A' && v[i] <= 'Z') ||
+			(v[i] >= 'a' && v[i] <= 'z') ||
+			(v[i] >= '0' && v[i] <= '9')))
+			return "NAME holds letters, digits and _ only";
+	if (strncmp(v, "KINBOX_", 7) == 0)
+		return "KINBOX_* are kinbox's own variables";
+	return NULL;
+}
+
+static int
+set_setenv(struct kb_policy *p, const struct kb_option *o, const char *v,
+    const struct kb_src *s, struct kb_err *e)
+{
+	(void)o;
+	(void)s;
+	(void)e;
+	kb_strv_push(&p->setenv, v);
+	return 0;
+}
+
 /*
  * A value's form, judged without I/O and before any setter runs: the
  * one place that says what a switch, a config path, a variable name, a
@@ -470,6 +685,32 @@ check_form(const struct kb_option *o, const char *v, const struct kb_src *s,
 			    "npm, cargo, gomod, gradle, maven",
 			    (int)(eq - v), v);
 		return 0;
+	case KB_OPT_TIMEOUT:
+	case KB_OPT_KILL_AFTER: {
+		long long secs;
+
+		if (kb_duration_parse(v, &secs) == -1 ||
+		    (o->id == KB_OPT_TIMEOUT && secs == 0))
+			return kb_err_set(e,
+			    "%s %s: not a duration; write a number and a unit "
+			    "(s, m, h or d): 30s, 10m, 1h%s",
+			    what(o, s, b, sizeof(b)), v,
+			    o->id == KB_OPT_TIMEOUT ? ", more than 0s" : "");
+		return 0;
+	}
+	case KB_OPT_RLIMIT: {
+		struct rlim_ctx c = {NULL, o, s, e};
+
+		return each_rlim(v, one_rlim, &c);
+	}
+	case KB_OPT_SETENV: {
+		const char *why = setenv_problem(v);
+
+		if (why != NULL)
+			return kb_err_set(
+			    e, "%s %s: %s", what(o, s, b, sizeof(b)), v, why);
+		return 0;
+	}
 	case KB_OPT_WORKSPACE:
 	case KB_OPT_CHDIR:
 	case KB_OPT_KEEP_FD:
@@ -632,6 +873,54 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		    "pid-namespace, net-namespace, ipc-namespace,\n"
 		    "git-guard, unix-sockets, signal-scope,\n"
 		    "attr-guard)",
+		.neghelp = NULL,
+	},
+	[KB_OPT_TIMEOUT] = {
+		.id = KB_OPT_TIMEOUT, .flag = "timeout", .shortopt = 0,
+		.negflag = NULL, .metavar = "DURATION",
+		.sections = KB_IN_SANDBOX, .key = "timeout", .json = NULL,
+		/* a project file may set it: a timeout only tightens (the
+		 * setter keeps the shorter one) */
+		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_ADD, .type = KB_T_VALUE,
+		.set = set_duration,
+		.help = "stop the whole sandbox after DURATION (30s,\n"
+		    "10m, 1h): SIGTERM, SIGKILL after --kill-after;\n"
+		    "exit 124",
+		.neghelp = NULL,
+	},
+	[KB_OPT_KILL_AFTER] = {
+		.id = KB_OPT_KILL_AFTER, .flag = "kill-after", .shortopt = 0,
+		.negflag = NULL, .metavar = "DURATION",
+		.sections = 0, .key = NULL, .json = NULL,
+		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_VALUE,
+		.set = set_duration,
+		.help = "after --timeout's SIGTERM, SIGKILL what is left\n"
+		    "after DURATION (default 5s)",
+		.neghelp = NULL,
+	},
+	[KB_OPT_RLIMIT] = {
+		.id = KB_OPT_RLIMIT, .flag = "rlimit", .shortopt = 0,
+		.negflag = NULL, .metavar = "NAME=VALUE",
+		.sections = KB_IN_SANDBOX, .key = "rlimit", .json = NULL,
+		/* a project file may set it: a limit is only lowered (the
+		 * setter keeps the lower one) */
+		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_ADD, .type = KB_T_LIST,
+		.set = set_rlimit,
+		.help = "limit the command (repeatable): as, core, fsize\n"
+		    "(bytes, k/m/g), cpu (seconds), nofile, nproc\n"
+		    "(per user, not per sandbox)",
+		.neghelp = NULL,
+	},
+	[KB_OPT_SETENV] = {
+		.id = KB_OPT_SETENV, .flag = "setenv", .shortopt = 0,
+		.negflag = NULL, .metavar = "NAME=VALUE",
+		/* flags only: from a project file it would be a way in
+		 * (LD_PRELOAD), not a tightening */
+		.sections = 0, .key = NULL, .json = NULL,
+		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_LIST,
+		.set = set_setenv,
+		.help = "set NAME in the command's environment, after\n"
+		    "the secret scrub (repeatable)",
 		.neghelp = NULL,
 	},
 	[KB_OPT_CACHE] = {

@@ -40,6 +40,10 @@ enum kb_opt {
 	KB_OPT_MASK,
 	KB_OPT_CACHE,
 	KB_OPT_REQUIRE,
+	KB_OPT_TIMEOUT,
+	KB_OPT_KILL_AFTER,
+	KB_OPT_RLIMIT,
+	KB_OPT_SETENV,
 	/* kinbox's own switches: flags only, not policy */
 	KB_OPT_JSON_FD,
 	KB_OPT_DRY_RUN,

@@ -26,6 +26,7 @@ kb_policy_init(struct kb_policy *p)
 	for (size_t i = 0; i < KB_MAX_WRITE; i++)
 		p->write[i].fd = -1;
 	p->backend = KB_BACKEND_AUTO;
+	p->kill_after = 5; /* --kill-after's default, timeout(1)'s -k */
 	for (size_t i = 0; i < nitems(p->cache); i++)
 		p->cache[i] = KB_CACHE_EPHEMERAL;
 	for (size_t i = 0; i < KB_OPT__N; i++) {
@@ -74,6 +75,7 @@ kb_policy_free(struct kb_policy *p)
 	}
 	kb_strv_free(&p->keep_env);
 	kb_strv_free(&p->scrub_env);
+	kb_strv_free(&p->setenv);
 	kb_strv_free(&p->extra_mask);
 	kb_strv_free(&p->notes);
 	for (size_t i = 0; i < p->ngrants; i++) {

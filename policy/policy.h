@@ -85,6 +85,23 @@ const char *kb_feature_name(unsigned i);
  * then a new string naming it) */
 int kb_feature_parse(const char *list, unsigned *bits, char **bad);
 
+/*
+ * --rlimit NAME=VALUE: the resource limits kinbox-exec sets on the
+ * command just before it execs it (firejail's --rlimit-* names). Only
+ * lowered: a value above the inherited hard limit keeps that limit.
+ */
+enum kb_rlim {
+	KB_RLIM_AS,     /* address space, bytes */
+	KB_RLIM_CORE,   /* core file size, bytes */
+	KB_RLIM_CPU,    /* CPU time, seconds */
+	KB_RLIM_FSIZE,  /* size of a file written, bytes */
+	KB_RLIM_NOFILE, /* open descriptors */
+	KB_RLIM_NPROC,  /* processes of the user: per user, not per sandbox */
+};
+#define KB_RLIM__N 6
+/* the name of limit i ("as", ..., "nproc"), or NULL past the last */
+const char *kb_rlim_name(unsigned i);
+
 struct kb_root {
 	char *path; /* canonical (realpath) */
 	enum kb_origin origin;
@@ -243,6 +260,14 @@ struct kb_policy {
 	size_t nmask;
 	struct kb_grant_used *grants; /* in the order read */
 	size_t ngrants;
+	/* --timeout, --kill-after: seconds (timeout 0: none); the whole
+	 * sandbox gets SIGTERM at the timeout, SIGKILL kill_after later */
+	long long timeout, kill_after;
+	/* --rlimit: limit i applies when rlim_set[i] (bytes, seconds or a
+	 * count, as enum kb_rlim says) */
+	bool rlim_set[KB_RLIM__N];
+	unsigned long long rlim[KB_RLIM__N];
+	struct kb_strv setenv;   /* --setenv NAME=VALUE, in the order given */
 	char **argv;             /* the command; borrowed from main's argv */
 	struct timespec started; /* CLOCK_REALTIME_COARSE at finalize: files
 				    changed since are the command's doing */
