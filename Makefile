@@ -46,7 +46,8 @@ LIBS_STATIC_EXTRA = -lmd
 LIB_SRCS      = lib/util.c lib/fsat.c lib/execsearch.c
 POLICY_SRCS   = policy/policy.c policy/options.c policy/finalize.c policy/paths.c \
                 policy/tables.c policy/env.c policy/masks.c policy/config.c \
-                policy/stores.c policy/resolve.c policy/runs.c policy/hosts.c
+                policy/stores.c policy/resolve.c policy/runs.c policy/hosts.c \
+                policy/devices.c
 GITGUARD_SRCS = gitguard/scan.c gitguard/audit.c gitguard/gitconfig.c \
                 gitguard/gitindex.c gitguard/snap.c
 BACKEND_SRCS  = backends/plan.c backends/bwrap.c backends/bwrap-probe.c \

@@ -294,6 +294,8 @@ parse_args(int argc, char **argv, struct kb_opts *o, struct pending *pend,
 		case KB_OPT_SSH_AGENT:
 		case KB_OPT_ALLOW_SOCKET:
 		case KB_OPT_ALLOW_HOST:
+		case KB_OPT_DEVICE:
+		case KB_OPT_GPU:
 		case KB_OPT_KEEP_ENV:
 		case KB_OPT_KEEP_FD:
 		case KB_OPT_UNCONFINED:
@@ -1032,6 +1034,8 @@ main(int argc, char **argv)
 			die("%s", e.msg);
 		atexit(unregister_at_exit);
 	}
+	/* the test build only: NULL (/dev) in the release build */
+	pol.gpu_root = kb_test_dev_root();
 	if (kb_policy_finalize(&pol, &e) == -1 ||
 	    kb_gitguard_scan_roots(&pol, &e) == -1)
 		die("%s", e.msg);

@@ -290,7 +290,7 @@ static const struct verb verbs[] = {
     {"grant", cmd_grant,
 	"grant ID [--write DIR]... [--net] [--ssh-agent] "
 	"[--allow-socket PATH]... [--allow-host HOST[:PORT]]... "
-	"[--unconfined] [--suggested] "
+	"[--device PATH]... [--gpu] [--unconfined] [--suggested] "
 	"--once|--session|--workspace [--json]"},
     {"grants", cmd_grants, "grants [--json]"},
     {"hook", cmd_hook,

@@ -104,6 +104,10 @@ void kb_plan_limits(const struct kb_policy *, struct kb_plan *);
 /* The posture line naming the descriptors the command keeps. */
 void kb_plan_note_fds(const struct kb_policy *, struct kb_plan *);
 
+/* The posture lines of --device and --gpu: each node bound, read-write,
+ * with what granted it and where (none: nothing). */
+void kb_plan_note_devices(const struct kb_policy *, struct kb_plan *);
+
 /* Writes the plan as --dry-run shows it: notes as "# " lines, then the argv
  * one shell-quoted element per line, both escaped (kb_buf_escape,
  * kb_buf_shquote_visible). Returns a new string; caller frees. */

@@ -326,6 +326,7 @@ plan_notes(
 			kb_strv_pushf(
 			    &pl->notes, "socket set by: %s", g->where);
 	}
+	kb_plan_note_devices(p, pl);
 	for (size_t i = 0; i < p->notes.n; i++)
 		kb_strv_pushf(&pl->notes, "config: %s", p->notes.v[i]);
 	if (h->landlock_abi >= KB_LANDLOCK_ABI_SCOPE)
@@ -551,6 +552,20 @@ plan_exposes(const struct kb_policy *p, struct kb_plan *pl)
 	}
 }
 
+/*
+ * --device, --gpu: each node judged at finalize (policy/devices.c), bound
+ * from kinbox's O_PATH descriptor of it at its place in the sandbox: a
+ * --dev-bind, bwrap's one bind that keeps device nodes usable (its others
+ * are nodev). After every other mount, so that nothing covers one; bwrap
+ * makes the mount point (in the fresh /dev, the private /tmp).
+ */
+static void
+plan_devices(const struct kb_policy *p, struct kb_plan *pl)
+{
+	for (size_t i = 0; i < p->ndev; i++)
+		add_bind_fd(pl, "--dev-bind", p->dev[i].fd, p->dev[i].dest);
+}
+
 /* every existing path a mask or guard mount covers */
 static void
 plan_watch(const struct kb_policy *p, struct kb_plan *pl)
@@ -592,6 +607,9 @@ max_fd(const struct kb_policy *p, const struct kb_plan *pl, int helper_fd)
 	for (size_t i = 0; i < p->nguard; i++)
 		if (p->guard[i].fd > m)
 			m = p->guard[i].fd;
+	for (size_t i = 0; i < p->ndev; i++)
+		if (p->dev[i].fd > m)
+			m = p->dev[i].fd;
 	return m;
 }
 
@@ -787,6 +805,7 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 	plan_guards(p, pl, &checks);
 	plan_masks(p, pl, false);
 	plan_exposes(p, pl);
+	plan_devices(p, pl);
 	plan_watch(p, pl);
 	add2(pl, "--chdir", p->cwd);
 	add2(pl, "--seccomp", num[0]);

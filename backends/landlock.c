@@ -347,6 +347,7 @@ plan_notes(const struct kb_policy *p, const struct kb_host *h, const char *why,
 		    p->allow_socket[i].path,
 		    p->allow_socket[i].where != NULL ? p->allow_socket[i].where
 						     : "a grant");
+	kb_plan_note_devices(p, pl);
 	for (size_t i = 0; i < p->notes.n; i++)
 		kb_strv_pushf(&pl->notes, "config: %s", p->notes.v[i]);
 	kb_plan_note_fds(p, pl);
@@ -481,6 +482,13 @@ kb_landlock_plan(const struct kb_policy *p, const struct kb_host *h,
 	for (size_t i = 0; i < nitems(devices); i++) {
 		kb_strv_push(&pl->argv, "--dev");
 		kb_strv_push(&pl->argv, devices[i]);
+	}
+	/* --device, --gpu: read, write and (ABI 5) ioctl on each node
+	 * judged at finalize, where it is (no mount namespace to put one
+	 * elsewhere) */
+	for (size_t i = 0; i < p->ndev; i++) {
+		kb_strv_push(&pl->argv, "--dev");
+		kb_strv_push(&pl->argv, p->dev[i].path);
 	}
 	for (size_t i = 0; i < p->nmask; i++) {
 		const struct kb_mask *m = &p->mask[i];

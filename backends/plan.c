@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 
 #include "backend.h"
 
@@ -69,6 +70,33 @@ kb_plan_limits(const struct kb_policy *p, struct kb_plan *pl)
 			  "sandbox's, and does not bind root"
 			: "");
 	kb_buf_free(&b);
+kb_plan_note_devices(const struct kb_policy *p, struct kb_plan *pl)
+{
+	for (size_t i = 0; i < p->ndev; i++) {
+		const struct kb_devnode *d = &p->dev[i];
+		const char *where =
+		    d->by == KB_OPT_GPU ? p->where[KB_OPT_GPU] : NULL;
+
+		/* the request's own `where`: the first that names the node */
+		for (size_t k = 0;
+		     where == NULL && d->by == KB_OPT_DEVICE && k < p->ndevice;
+		     k++)
+			if (kb_path_within(d->path, p->device[k].path))
+				where = p->device[k].where;
+		kb_strv_pushf(&pl->notes,
+		    "device: %s%s%s (%u:%u, read-write; %s %s%s%s)", d->dest,
+		    strcmp(d->dest, d->path) != 0 ? " from " : "",
+		    strcmp(d->dest, d->path) != 0 ? d->path : "",
+		    major(d->rdev), minor(d->rdev),
+		    d->by == KB_OPT_GPU ? "found by --gpu, set by"
+					: "granted by",
+		    kb_origin_name(d->origin), where != NULL ? ": " : "",
+		    where != NULL ? where : "");
+	}
+	if (p->gpu)
+		kb_strv_push(&pl->notes,
+		    "gpu: the driver's /proc/driver and /sys files are "
+		    "visible, read-only, as the rest of the host");
 }
 
 void

@@ -108,5 +108,8 @@ extern const char *const kb_resolve_test_note;
  * which holds no word of the variable. Kept here, with the test build's
  * other difference, so that one object makes the two builds. */
 const char *kb_test_sandbox_exec(void);
+/* The test build's --gpu scan root (KINBOX_TEST_DEV_ROOT); NULL in the
+ * release build, whose --gpu scans /dev. */
+const char *kb_test_dev_root(void);
 
 #endif

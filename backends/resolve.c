@@ -12,7 +12,9 @@
  * reads KINBOX_TEST_RESOLVE=NAME=IP[,NAME=IP...] and treats those answers
  * as public, so that the tests can reach upstreams on 127.0.0.1, and
  * names in KINBOX_TEST_SANDBOX_EXEC the stand-in that takes
- * sandbox-exec's place (tests/t96-seatbelt.sh).
+ * sandbox-exec's place (tests/t96-seatbelt.sh), and in
+ * KINBOX_TEST_DEV_ROOT the directory --gpu scans instead of /dev
+ * (tests/t86-devices.sh fakes a GPU's nodes there).
  *
  * kinbox is linked statically: glibc's getaddrinfo then loads any NSS
  * module beyond files and dns (mdns, resolve) from the installed glibc,
@@ -93,12 +95,26 @@ kb_test_sandbox_exec(void)
 
 	return v != NULL && v[0] == '/' ? v : NULL;
 }
+
+const char *
+kb_test_dev_root(void)
+{
+	const char *v = getenv("KINBOX_TEST_DEV_ROOT");
+
+	return v != NULL && v[0] == '/' ? v : NULL;
+}
 #else
 const bool kb_resolve_test_build = false;
 const char *const kb_resolve_test_note = NULL;
 
 const char *
 kb_test_sandbox_exec(void)
+{
+	return NULL;
+}
+
+const char *
+kb_test_dev_root(void)
 {
 	return NULL;
 }

@@ -827,6 +827,14 @@ kb_seatbelt_plan(const struct kb_policy *p, const struct kb_seatbelt_host *h,
 		return kb_err_set(e,
 		    "seatbelt: the host's /tmp or the run's tag is not known; "
 		    "this is kinbox's bug — nothing was run");
+	/* refused, not planned: a GPU on macOS is Metal, reached through
+	 * the system's services, not a device node the profile could name;
+	 * a node granted there would be a raw path past the file rules */
+	if (p->ndev > 0 || p->gpu)
+		return kb_err_set(e,
+		    "%s: the seatbelt backend (macOS) grants no device "
+		    "nodes; drop it — nothing was run",
+		    p->gpu ? "--gpu" : "--device");
 	pl->backend = KB_BACKEND_SEATBELT;
 	pl->exe = xstrdup(sandbox_exec);
 	memcpy(pl->keep_fd, p->keep_fd, sizeof(pl->keep_fd));

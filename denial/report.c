@@ -516,6 +516,13 @@ policy_value(const struct kb_policy *p, const struct kb_option *r, bool typed)
 				json_array_append_new(
 				    a, jstr(p->allow_socket[i].path));
 		return a;
+	case KB_OPT_DEVICE:
+		a = json_array();
+		for (size_t i = 0; a != NULL && i < p->ndevice; i++)
+			if (!typed || p->device[i].origin == KB_ORIGIN_FLAG)
+				json_array_append_new(
+				    a, jstr(p->device[i].path));
+		return a;
 	case KB_OPT_ALLOW_HOST:
 		/* "name:port": the form kinbox --allow-host takes back */
 		a = json_array();
@@ -542,6 +549,8 @@ policy_value(const struct kb_policy *p, const struct kb_option *r, bool typed)
 	case KB_OPT_UNCONFINED:
 		return json_boolean(
 		    typed ? p->typed[r->id] == 1 : p->unconfined);
+	case KB_OPT_GPU:
+		return json_boolean(typed ? p->typed[r->id] == 1 : p->gpu);
 	case KB_OPT_CHDIR:
 	case KB_OPT_BACKEND:
 	case KB_OPT_KEEP_FD:

@@ -75,6 +75,8 @@ kb_grant_list_const(const struct kb_grant *g, enum kb_opt id)
 		return &g->allow_sockets;
 	if (id == KB_OPT_ALLOW_HOST)
 		return &g->allowed_hosts;
+	if (id == KB_OPT_DEVICE)
+		return &g->devices;
 	return NULL;
 }
 
@@ -87,6 +89,8 @@ kb_grant_list(struct kb_grant *g, enum kb_opt id)
 		return &g->allow_sockets;
 	if (id == KB_OPT_ALLOW_HOST)
 		return &g->allowed_hosts;
+	if (id == KB_OPT_DEVICE)
+		return &g->devices;
 	return NULL;
 }
 
@@ -97,7 +101,7 @@ kb_grant_empty(const struct kb_grant *g)
 		if (g->on[i])
 			return false;
 	return g->write_paths.n == 0 && g->allow_sockets.n == 0 &&
-	       g->allowed_hosts.n == 0;
+	       g->allowed_hosts.n == 0 && g->devices.n == 0;
 }
 
 void
@@ -106,6 +110,7 @@ kb_grant_free(struct kb_grant *g)
 	kb_strv_free(&g->write_paths);
 	kb_strv_free(&g->allow_sockets);
 	kb_strv_free(&g->allowed_hosts);
+	kb_strv_free(&g->devices);
 }
 
 /* An allowed host, canonical in place ("GitHub.com." is
@@ -172,6 +177,41 @@ check_socket(char **path, enum kb_lifetime life, const char *const *roots,
 		    "surrounding blanks, or longer than %zu bytes, cannot be "
 		    "stored; use --once",
 		    real, KB_INI_LINE_MAX - 3 - strlen(key));
+	free(*path);
+	*path = steal_pointer(&real);
+	return 0;
+}
+
+/*
+ * A granted device, canonicalised in place: a character device (or a
+ * directory) now; never a block device, which no run would take. kinbox
+ * judges it again, by descriptor, at every run (policy/devices.c).
+ */
+static int
+check_device(char **path, enum kb_lifetime life, struct kb_err *e)
+{
+	const char *key = kb_options[KB_OPT_DEVICE].key;
+	_cleanup_free_ char *real = realpath(*path, NULL);
+	struct stat st;
+
+	if (real == NULL || stat(real, &st) == -1)
+		return kb_err_set(e, "--device %s: %s; check the path", *path,
+		    strerror(errno));
+	if (S_ISBLK(st.st_mode))
+		return kb_err_set(e,
+		    "--device %s: a block device: kinbox refuses every block "
+		    "device",
+		    *path);
+	if (!S_ISCHR(st.st_mode) && !S_ISDIR(st.st_mode))
+		return kb_err_set(e,
+		    "--device %s: not a device node; give the path of a "
+		    "character device or a directory of them",
+		    *path);
+	if (life != KB_LIFE_ONCE && !kb_ini_value_ok(real, strlen(key)))
+		return kb_err_set(e,
+		    "--device %s: a path with ';', '#', a line break or "
+		    "surrounding blanks cannot be stored; use --once",
+		    real);
 	free(*path);
 	*path = steal_pointer(&real);
 	return 0;
@@ -287,6 +327,12 @@ kb_grant_check(struct kb_grant *g, const char *home, const char *const *roots,
 		    e, "too many allowed hosts (at most %d)", KB_MAX_HOST);
 	for (size_t i = 0; i < g->allowed_hosts.n; i++)
 		if (check_host(&g->allowed_hosts.v[i], e) == -1)
+			return -1;
+	if (g->devices.n > KB_MAX_DEVICE)
+		return kb_err_set(
+		    e, "too many devices (at most %d)", KB_MAX_DEVICE);
+	for (size_t i = 0; i < g->devices.n; i++)
+		if (check_device(&g->devices.v[i], g->life, e) == -1)
 			return -1;
 	/* the whole network and some hosts: kinbox refuses the two typed
 	 * together, so a once grant of both could never be retried */

@@ -19,6 +19,7 @@ struct kb_grant {
 	struct kb_strv write_paths;   /* canonical */
 	struct kb_strv allow_sockets; /* canonical */
 	struct kb_strv allowed_hosts; /* canonical "name:port" */
+	struct kb_strv devices;       /* canonical */
 	bool on[KB_OPT__N];           /* the switches granted: net, ssh_agent,
 					 unconfined */
 	enum kb_lifetime life;
@@ -26,7 +27,8 @@ struct kb_grant {
 
 /* The values of a grantable list row of the table (KB_OPT_WRITE:
  * write_paths, KB_OPT_ALLOW_SOCKET: allow_sockets, KB_OPT_ALLOW_HOST:
- * allowed_hosts), borrowed from the grant; NULL for any other row. */
+ * allowed_hosts, KB_OPT_DEVICE: devices), borrowed from the grant; NULL for any
+ * other row. */
 struct kb_strv *kb_grant_list(struct kb_grant *, enum kb_opt);
 const struct kb_strv *kb_grant_list_const(const struct kb_grant *, enum kb_opt);
 

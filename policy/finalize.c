@@ -137,7 +137,7 @@ kb_policy_finalize(struct kb_policy *p, struct kb_err *e)
 	for (size_t i = 0; i < p->nwrite; i++)
 		if (open_root(p->write[i].path, &p->write[i].fd, e) == -1)
 			return -1;
-	if (kb_masks_compute(p, e) == -1)
+	if (kb_masks_compute(p, e) == -1 || kb_devices_compute(p, e) == -1)
 		return -1;
 	return check_roots_unmasked(p, e);
 }

@@ -93,6 +93,18 @@ set_allow_socket(struct kb_policy *p, const struct kb_option *o, const char *v,
 	    p, path, s->origin, s->where, what(o, s, b, sizeof(b)), e);
 }
 
+/* a device request: judged at finalize (policy/devices.c) */
+static int
+set_device(struct kb_policy *p, const struct kb_option *o, const char *v,
+    const struct kb_src *s, struct kb_err *e)
+{
+	_cleanup_free_ char *path = expand(p, v, s);
+	char b[64];
+
+	return kb_policy_add_device(
+	    p, path, s->origin, s->where, what(o, s, b, sizeof(b)), e);
+}
+
 /*
  * allowed_hosts = in a file may list several entries, separated by
  * commas or blanks ("allowed_hosts = a.com, b.org:8443"), and the key
@@ -196,6 +208,8 @@ set_bool(struct kb_policy *p, const struct kb_option *o, const char *v,
 		}
 	} else if (o->id == KB_OPT_UNCONFINED) {
 		p->unconfined = on;
+	} else if (o->id == KB_OPT_GPU) {
+		p->gpu = on;
 	} else {
 		return kb_err_set(e, "internal: %s is not a switch", o->flag);
 	}
@@ -604,6 +618,7 @@ check_form(const struct kb_option *o, const char *v, const struct kb_src *s,
 	case KB_OPT_NET:
 	case KB_OPT_SSH_AGENT:
 	case KB_OPT_UNCONFINED:
+	case KB_OPT_GPU:
 		if (kb_parse_onoff(v, &on) == -1)
 			return kb_err_set(e,
 			    "%s %s: not on or off; write on or off",
@@ -611,6 +626,7 @@ check_form(const struct kb_option *o, const char *v, const struct kb_src *s,
 		return 0;
 	case KB_OPT_WRITE:
 	case KB_OPT_ALLOW_SOCKET:
+	case KB_OPT_DEVICE:
 	case KB_OPT_MASK:
 		/* a flag's path is the shell's: relative is fine */
 		if ((!is_flag(s) || o->id == KB_OPT_MASK) && v[0] != '/' &&
@@ -814,6 +830,29 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.help = "let the command reach HOST (port 443 unless\n"
 		    "given) through kinbox's proxy, and no other\n"
 		    "host (repeatable; exclusive with --net)",
+		.neghelp = NULL,
+	},
+	[KB_OPT_DEVICE] = {
+		.id = KB_OPT_DEVICE, .flag = "device", .shortopt = 0,
+		.negflag = NULL, .metavar = "PATH",
+		.sections = KB_IN_SANDBOX | KB_IN_GRANT, .key = "devices", .json = "devices",
+		/* never from the project file: a device is a way past every
+		 * file rule (a GPU's memory, a disk) */
+		.max_life = KB_LIFE_WORKSPACE, .project = KB_PROJECT_NO, .type = KB_T_LIST,
+		.set = set_device,
+		.help = "bind the character device PATH (or a directory\n"
+		    "of them, /dev/dri) read-write at the same path\n"
+		    "(repeatable; block devices are refused)",
+		.neghelp = NULL,
+	},
+	[KB_OPT_GPU] = {
+		.id = KB_OPT_GPU, .flag = "gpu", .shortopt = 0,
+		.negflag = NULL, .metavar = NULL,
+		.sections = KB_IN_SANDBOX | KB_IN_GRANT, .key = "gpu", .json = "gpu",
+		.max_life = KB_LIFE_WORKSPACE, .project = KB_PROJECT_NO, .type = KB_T_SWITCH,
+		.set = set_bool,
+		.help = "bind the GPU device nodes found at run time\n"
+		    "(NVIDIA, /dev/dri, /dev/kfd); none found: refused",
 		.neghelp = NULL,
 	},
 	[KB_OPT_KEEP_ENV] = {

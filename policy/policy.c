@@ -56,6 +56,16 @@ kb_policy_free(struct kb_policy *p)
 		free(p->allow_socket[i].path);
 		free(p->allow_socket[i].where);
 	}
+	for (size_t i = 0; i < p->ndevice; i++) {
+		free(p->device[i].path);
+		free(p->device[i].where);
+	}
+	for (size_t i = 0; i < p->ndev; i++) {
+		free(p->dev[i].path);
+		free(p->dev[i].dest);
+		if (p->dev[i].fd != -1)
+			close(p->dev[i].fd);
+	}
 	if (p->workspace_fd != -1)
 		close(p->workspace_fd);
 	if (p->tmpdir_fd != -1)
@@ -218,6 +228,39 @@ kb_policy_add_socket(struct kb_policy *p, const char *path, enum kb_origin o,
 	p->allow_socket[p->nallow_socket].where =
 	    where != NULL ? xstrdup(where) : NULL;
 	p->nallow_socket++;
+	return 0;
+}
+
+int
+kb_policy_add_device(struct kb_policy *p, const char *path, enum kb_origin o,
+    const char *where, const char *what, struct kb_err *e)
+{
+	if (*path == '\0')
+		return kb_err_set(e,
+		    "%s '': not a path; give the path of a device node", what);
+	for (size_t i = 0; i < p->ndevice; i++) {
+		struct kb_devgrant *g = &p->device[i];
+
+		if (strcmp(g->path, path) == 0) {
+			/* named again by a later source in rank order */
+			if (o >= g->origin) {
+				g->origin = o;
+				free(g->where);
+				g->where =
+				    where != NULL ? xstrdup(where) : NULL;
+			}
+			return 0;
+		}
+	}
+	if (p->ndevice == KB_MAX_DEVICE)
+		return kb_err_set(e,
+		    "%s %s: too many devices (at most %d); grant a directory "
+		    "of them, or only those the command needs",
+		    what, path, KB_MAX_DEVICE);
+	p->device[p->ndevice].path = xstrdup(path);
+	p->device[p->ndevice].origin = o;
+	p->device[p->ndevice].where = where != NULL ? xstrdup(where) : NULL;
+	p->ndevice++;
 	return 0;
 }
 

@@ -20,6 +20,8 @@
 #define KB_MAX_WRITE   16 /* extra write roots (--write) */
 #define KB_MAX_SOCKET  16 /* granted sockets (--allow-socket) */
 #define KB_MAX_HOST    32 /* allowed egress hosts (--allow-host) */
+#define KB_MAX_DEVICE  16 /* --device requests */
+#define KB_MAX_DEVNODE 48 /* device nodes bound (a directory, --gpu: many) */
 #define KB_MAX_KEEP_FD 16 /* --keep-fd */
 #define KB_MAX_GUARD                                                           \
 	1024             /* guarded git paths over all roots; past it the      \
@@ -118,6 +120,33 @@ struct kb_sockgrant {
 	char *path; /* canonical (after finalize; as given before) */
 	enum kb_origin origin;
 	char *where; /* "--allow-socket", "file:line" or NULL */
+};
+
+/*
+ * A device the command may use (--device PATH, devices =): recorded by the
+ * setter as given, judged on the host by kb_policy_finalize()
+ * (policy/devices.c), which turns the requests and --gpu into p->dev.
+ */
+struct kb_devgrant {
+	char *path; /* as given (a relative one: to the current directory) */
+	enum kb_origin origin;
+	char *where; /* "--device", "file:line" or NULL */
+};
+
+/*
+ * A device node bound into the sandbox, read-write: judged on the host at
+ * finalize and held open (O_PATH, never followed through a symlink), so
+ * that what is mounted is the node that was judged.
+ */
+struct kb_devnode {
+	char *path; /* where kinbox found it, canonical */
+	char *dest; /* where the command finds it (path, or /dev/... for a
+		       --gpu node of the test build's scan root) */
+	int fd;     /* O_PATH on the node: the bind source */
+	dev_t rdev;
+	bool block;
+	enum kb_origin origin;
+	int by; /* KB_OPT_DEVICE or KB_OPT_GPU */
 };
 
 /*
@@ -238,6 +267,13 @@ struct kb_policy {
 	struct kb_hostgrant allow_host[KB_MAX_HOST]; /* in rank order */
 	size_t nallow_host;
 	bool unconfined; /* the escape hatch: no sandbox, still scrubbed */
+	struct kb_devgrant device[KB_MAX_DEVICE]; /* in rank order */
+	size_t ndevice;
+	bool gpu;             /* --gpu: the GPU nodes found at finalize */
+	const char *gpu_root; /* where --gpu looks: NULL is /dev (the test
+				 build's kb_test_dev_root() otherwise) */
+	struct kb_devnode dev[KB_MAX_DEVNODE]; /* after finalize */
+	size_t ndev;
 	/* per knob of the option table (policy/options.h): who set the
 	 * scalar last and where ("--net", "file:line"); what a switch's flag
 	 * said (-1: not typed) */
@@ -301,6 +337,11 @@ int kb_policy_add_socket(struct kb_policy *, const char *path, enum kb_origin,
  * localhost: a single-label name is local; ...", or more than
  * KB_MAX_HOST). */
 int kb_policy_add_host(struct kb_policy *, const char *entry, enum kb_origin,
+    const char *where, const char *what, struct kb_err *e);
+/* A device request (--device PATH, devices =), as kb_policy_add_socket:
+ * recorded as given, once per path, judged by kb_policy_finalize(). 0, or
+ * -1 with `e` (more than KB_MAX_DEVICE). */
+int kb_policy_add_device(struct kb_policy *, const char *path, enum kb_origin,
     const char *where, const char *what, struct kb_err *e);
 int kb_policy_add_keep_fd(struct kb_policy *, const char *fd, struct kb_err *e);
 int kb_policy_add_keep_env(
@@ -404,6 +445,22 @@ void kb_env_scrub(const struct kb_policy *, char *const *envp,
  * -1 with `e` set on a bad --ssh-agent or --allow-socket, or a full
  * table. */
 int kb_masks_compute(struct kb_policy *p, struct kb_err *e);
+
+/* policy/devices.c */
+
+/*
+ * Judges every --device request and, with --gpu, finds the GPU nodes
+ * (below p->gpu_root, else /dev) into p->dev, each opened O_PATH without
+ * following a symlink: a character device the caller may read and write
+ * (faccessat AT_EACCESS; never opened: opening some devices has side
+ * effects), or a directory of them (its device entries, one level; a
+ * symlink in it is skipped). Every block device is refused: kinbox cannot
+ * tell one that holds a filesystem from one that does not. A typed
+ * request that does not hold is an error; a configured or granted one is
+ * dropped with a note. --gpu with no node found is an error. 0, or -1
+ * with `e`.
+ */
+int kb_devices_compute(struct kb_policy *p, struct kb_err *e);
 
 /* policy/paths.c */
 

@@ -104,6 +104,17 @@ static const struct check checks[] = {
     /* the bwrap filter's rules, in every filter */
     {"ioctl(TIOCSTI)", K_SYS, SYS_ioctl, {-1, TIOCSTI, 0}, U_NONE, EPERM,
 	"rrrrrr-"},
+    /* --gpu: the filter refuses only the ioctls it names; a driver's
+     * (DRM_IOCTL_VERSION, an NVIDIA escape, AMDKFD_IOC_GET_VERSION, a
+     * terminal's TIOCGWINSZ) reach the kernel (EBADF on fd -1) */
+    {"ioctl(DRM_IOCTL_VERSION)", K_SYS, SYS_ioctl, {-1, 0xc0406400L, 0},
+	U_NONE, EPERM, "aaaaaa-"},
+    {"ioctl(NVIDIA 'F' 0xd2)", K_SYS, SYS_ioctl, {-1, 0xc00446d2L, 0}, U_NONE,
+	EPERM, "aaaaaa-"},
+    {"ioctl(AMDKFD_IOC_GET_VERSION)", K_SYS, SYS_ioctl, {-1, 0x80084b01L, 0},
+	U_NONE, EPERM, "aaaaaa-"},
+    {"ioctl(TIOCGWINSZ)", K_SYS, SYS_ioctl, {-1, TIOCGWINSZ, 0}, U_NONE, EPERM,
+	"aaaaaa-"},
     {"keyctl", K_SYS, SYS_keyctl, {0, 0, 0}, U_NONE, EPERM, "rrrrrr-"},
     {"chmod(04755)", K_SYS, SYS_chmod, {P_NAME, 04755}, U_NONE, EPERM, "rrrrrr-"},
     {"openat2", K_SYS, SYS_openat2, {AT_FDCWD, P_NAME, 0, 0}, U_NONE, ENOSYS,
