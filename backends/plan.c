@@ -70,6 +70,9 @@ kb_plan_limits(const struct kb_policy *p, struct kb_plan *pl)
 			  "sandbox's, and does not bind root"
 			: "");
 	kb_buf_free(&b);
+}
+
+void
 kb_plan_note_devices(const struct kb_policy *p, struct kb_plan *pl)
 {
 	for (size_t i = 0; i < p->ndev; i++) {
