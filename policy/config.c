@@ -505,8 +505,9 @@ static int
 project_entry(struct cfg *c, const char *section, const char *key,
     const char *v, int line, struct kb_err *e)
 {
-	static const char only[] = "a project file may only tighten "
-				   "(network = off, mask, scrub_env)";
+	static const char only[] =
+	    "a project file may only tighten "
+	    "(network = off, mask, scrub_env, timeout, rlimit)";
 	const struct kb_option *o = kb_option_by_key(key);
 	bool on;
 

@@ -307,7 +307,7 @@ test_allow_sockets(void)
 	    p.extra_mask.n == 1, "a project's allow_sockets is ignored, its "
 	    "mask applies");
 	want = at_line(proj_file, 3, "'allow_sockets' ignored: a project file "
-	    "may only tighten (network = off, mask, scrub_env)");
+	    "may only tighten (network = off, mask, scrub_env, timeout, rlimit)");
 	ok(warns.n == 1 && strcmp(warns.v[0], want) == 0 &&
 	    has(&p.notes, want), "... with one warning naming file, line and "
 	    "key, in the notes too");
@@ -478,7 +478,7 @@ test_allowed_hosts(void)
 	    &e) == 0 && p.nallow_host == 0 && p.extra_mask.n == 1,
 	    "a project's allowed_hosts is ignored, its mask applies");
 	want = at_line(proj_file, 2, "'allowed_hosts' ignored: a project file "
-	    "may only tighten (network = off, mask, scrub_env)");
+	    "may only tighten (network = off, mask, scrub_env, timeout, rlimit)");
 	ok(warns.n == 2 && strcmp(warns.v[0], want) == 0 && has(&p.notes, want),
 	    "... with one warning per line naming file, line and key");
 	kb_policy_free(&p);
@@ -1027,7 +1027,7 @@ test_project(void)
 	_cleanup_free_ char *x = at("home/x");
 	char *t = NULL;
 	static const char tighten[] = "a project file may only tighten "
-				      "(network = off, mask, scrub_env)";
+				      "(network = off, mask, scrub_env, timeout, rlimit)";
 
 	clean();
 	put(proj_file, "[sandbox]\nnetwork = off\nmask = ~/x\n"
