@@ -57,7 +57,10 @@ add_node(struct kb_policy *p, int dirfd, const char *dir, const char *name,
 		    "the command needs — nothing was run",
 		    path, KB_MAX_DEVNODE);
 	fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd == -1 || fstat(fd, &st) == -1 || !S_ISCHR(st.st_mode)) {
+	/* what is held is judged again: a node put in the place of the one
+	 * judged is neither a block device nor raw memory either */
+	if (fd == -1 || fstat(fd, &st) == -1 || !S_ISCHR(st.st_mode) ||
+	    raw_memory(st.st_rdev)) {
 		if (fd != -1)
 			close(fd);
 		return kb_err_set(e,
