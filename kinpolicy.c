@@ -295,7 +295,7 @@ static const struct verb verbs[] = {
     {"grants", cmd_grants, "grants [--json]"},
     {"hook", cmd_hook,
 	"hook claude-code|codex|gemini|cursor [--mode auto|strict|plan] "
-	"[--kinbox PATH] < EVENT_JSON"},
+	"[--kinbox PATH] < EVENT"},
     {"pending", cmd_pending, "pending [--json]"},
     {"retry", cmd_retry, "retry ID"},
     {"revoke", cmd_revoke, "revoke N|--all [--json]"},
