@@ -252,7 +252,7 @@ jkeys() {
 	for _k in "$@"; do
 		_extra="$_extra,$_k"
 	done
-	jcheck "sorted(d) == sorted([$KEYS_COMMON$_extra]) and sorted(d['suggest']) == sorted(['write_paths','network','ssh_agent','allow_sockets','allowed_hosts','unconfined']) and sorted(d['policy']) == sorted(['workspace','write_paths','network','ssh_agent','allow_sockets','allowed_hosts','keep_env']) and sorted(d['flags']) == sorted(['write_paths','network','ssh_agent','allow_sockets','allowed_hosts','keep_env'])" "$_f"
+	jcheck "sorted(d) == sorted([$KEYS_COMMON$_extra]) and sorted(d['suggest']) == sorted(['write_paths','network','ssh_agent','allow_sockets','allowed_hosts','devices','gpu','unconfined']) and sorted(d['policy']) == sorted(['workspace','write_paths','network','ssh_agent','allow_sockets','allowed_hosts','devices','gpu','keep_env']) and sorted(d['flags']) == sorted(['write_paths','network','ssh_agent','allow_sockets','allowed_hosts','devices','gpu','keep_env'])" "$_f"
 }
 
 # ============================================================================
@@ -311,7 +311,7 @@ t_usr_python() {
 			"kinbox: denied write '/usr/kinbox-t30' (Read-only file system, read from the command's stderr); retry with --write /usr"
 		assert_json_line "$j"
 		jcheck 'd["class"] == "write" and d["path"] == "/usr/kinbox-t30" and d["reason"] == "Read-only file system"' "$j"
-		jcheck 'd["suggest"] == {"write_paths": ["/usr"], "network": False, "ssh_agent": False, "allow_sockets": [], "allowed_hosts": [], "unconfined": False}' "$j"
+		jcheck 'd["suggest"] == {"write_paths": ["/usr"], "network": False, "ssh_agent": False, "allow_sockets": [], "allowed_hosts": [], "devices": [], "gpu": False, "unconfined": False}' "$j"
 		jcheck 'd["evidence"] == "OSError: [Errno 30] Read-only file system: '"'"'/usr/kinbox-t30'"'"'"' "$j"
 	else
 		assert_no_denial "$KB_ERR"
@@ -335,7 +335,7 @@ t_outside_dir() {
 		"kinbox: denied write '$d/outside/f' (Read-only file system, read from the command's stderr); retry with --write $d/outside"
 	assert_json_line "$j"
 	jcheck 'd["class"] == "write" and d["path"] == a[0] + "/outside/f"' "$j" -- "$d"
-	jcheck 'd["suggest"] == {"write_paths": [a[0] + "/outside"], "network": False, "ssh_agent": False, "allow_sockets": [], "allowed_hosts": [], "unconfined": False}' "$j" -- "$d"
+	jcheck 'd["suggest"] == {"write_paths": [a[0] + "/outside"], "network": False, "ssh_agent": False, "allow_sockets": [], "allowed_hosts": [], "devices": [], "gpu": False, "unconfined": False}' "$j" -- "$d"
 	# the suggestion works: granted, the same command succeeds
 	kb_expect 0 --write "$d/outside" -- touch "$d/outside/f"
 	assert_exists "$d/outside/f"
@@ -371,7 +371,7 @@ t_fake_home() {
 	assert_denial "$KB_ERR" \
 		"kinbox: denied write '$HOME/.bashrc' (Read-only file system, read from the command's stderr); no --write root fits (/, your home, or a directory that holds one of kinbox's stores); only --unconfined would allow it, and nothing but the command's stderr says that it is needed"
 	assert_file_has_content "$KB_ERR" 'no --write root fits'
-	jcheck 'd["class"] == "write" and d["path"] == a[0] + "/.bashrc" and d["suggest"] == {"write_paths": [], "network": False, "ssh_agent": False, "allow_sockets": [], "allowed_hosts": [], "unconfined": True}' "$j" -- "$HOME"
+	jcheck 'd["class"] == "write" and d["path"] == a[0] + "/.bashrc" and d["suggest"] == {"write_paths": [], "network": False, "ssh_agent": False, "allow_sockets": [], "allowed_hosts": [], "devices": [], "gpu": False, "unconfined": True}' "$j" -- "$HOME"
 }
 run_test "fake HOME: \$HOME/.local/share/x suggests --write \$HOME/.local/share (nearest dir, not home; ~/.cache is a writable cache now); \$HOME/.bashrc: no --write root fits" t_fake_home
 
@@ -439,7 +439,7 @@ t_network() {
 	assert_json_line "$j"
 	jkeys "$j" '"host"'
 	jcheck 'd["class"] == "network" and d["host"] == "example.com" and d["reason"] == "no network"' "$j"
-	jcheck 'd["suggest"] == {"write_paths": [], "network": True, "ssh_agent": False, "allow_sockets": [], "allowed_hosts": [], "unconfined": False}' "$j"
+	jcheck 'd["suggest"] == {"write_paths": [], "network": True, "ssh_agent": False, "allow_sockets": [], "allowed_hosts": [], "devices": [], "gpu": False, "unconfined": False}' "$j"
 	jcheck 'd["evidence"] == "curl: (6) Could not resolve host: example.com"' "$j"
 	jcheck 'd["policy"]["network"] is False' "$j"
 }
@@ -477,7 +477,7 @@ t_ssh() {
 	assert_json_line "$j"
 	jkeys "$j"
 	jcheck 'd["class"] == "ssh" and d["reason"] == "no SSH agent"' "$j"
-	jcheck 'd["suggest"] == {"write_paths": [], "network": True, "ssh_agent": True, "allow_sockets": [], "allowed_hosts": [], "unconfined": False}' "$j"
+	jcheck 'd["suggest"] == {"write_paths": [], "network": True, "ssh_agent": True, "allow_sockets": [], "allowed_hosts": [], "devices": [], "gpu": False, "unconfined": False}' "$j"
 	jcheck 'd["policy"]["network"] is True and d["policy"]["ssh_agent"] is False' "$j"
 }
 run_test "ssh-add -l with --net, without --ssh-agent: ssh denial, suggest ssh_agent and network" t_ssh
@@ -516,7 +516,7 @@ newline" 'back\slash $HOME' "café ✓" ""
 		python3 -c "$py" "$d/outside/f" "$@"
 	jcheck 'd["cwd"] == a[0]' "$j" -- "$d/ws/sub"
 	jcheck 'd["exit_status"] == int(a[0]) and d["partial"] is True' "$j" -- "$KB_RC"
-	jcheck 'd["policy"] == {"workspace": a[0], "write_paths": [a[1]], "network": False, "ssh_agent": False, "allow_sockets": [], "allowed_hosts": [], "keep_env": ["KB_T30_TOKEN"]}' "$j" -- "$d/ws" "$d/granted"
+	jcheck 'd["policy"] == {"workspace": a[0], "write_paths": [a[1]], "network": False, "ssh_agent": False, "allow_sockets": [], "allowed_hosts": [], "devices": [], "gpu": False, "keep_env": ["KB_T30_TOKEN"]}' "$j" -- "$d/ws" "$d/granted"
 	jcheck 're.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", d["time"]) is not None and abs((datetime.datetime.strptime(d["time"], "%Y-%m-%dT%H:%M:%SZ") - datetime.datetime.utcnow()).total_seconds()) < 300' "$j"
 
 	# the journal: <id>.json, 0600, in a 0700 dir, the same record
@@ -1060,7 +1060,7 @@ t_kinpolicy_none() {
 	"$KP" fingerprint --status 1 --json <"$KB_ERR" >"$KB_T/kpnone.json" || rc=$?
 	assert_streq "$rc" 0 "kinpolicy exit status"
 	assert_json_line "$KB_T/kpnone.json"
-	jcheck 'd["class"] == "none" and "path" not in d and "host" not in d and d["suggest"] == {"write_paths": [], "network": False, "ssh_agent": False, "allow_sockets": [], "allowed_hosts": [], "unconfined": False}' "$KB_T/kpnone.json"
+	jcheck 'd["class"] == "none" and "path" not in d and "host" not in d and d["suggest"] == {"write_paths": [], "network": False, "ssh_agent": False, "allow_sockets": [], "allowed_hosts": [], "devices": [], "gpu": False, "unconfined": False}' "$KB_T/kpnone.json"
 	"$KP" fingerprint --status 1 <"$KB_ERR" >"$KB_T/kpnone.txt"
 	assert_streq "$(wc -l <"$KB_T/kpnone.txt")" 1 "one line"
 	assert_file_has_content "$KB_T/kpnone.txt" '^none: '
@@ -1263,7 +1263,7 @@ t_guarded_hook() {
 	assert_not_exists "$d/ws/.git/hooks/pre-commit"
 	assert_denial "$KB_ERR" \
 		"kinbox: refused write '$d/ws/.git/hooks/pre-commit' (Read-only file system, read from the command's stderr): guarded by kinbox's git guard (hooks run outside the sandbox, as you); no grant lifts it, by design, so do not ask for one"
-	jcheck 'd["class"] == "guarded" and d["path"] == a[0] + "/ws/.git/hooks/pre-commit" and d["suggest"] == {"write_paths": [], "network": False, "ssh_agent": False, "allow_sockets": [], "allowed_hosts": [], "unconfined": False}' "$j" -- "$d"
+	jcheck 'd["class"] == "guarded" and d["path"] == a[0] + "/ws/.git/hooks/pre-commit" and d["suggest"] == {"write_paths": [], "network": False, "ssh_agent": False, "allow_sockets": [], "allowed_hosts": [], "devices": [], "gpu": False, "unconfined": False}' "$j" -- "$d"
 	# and git config's rename onto the guarded .git/config (EBUSY)
 	kb_expect 4 --json-fd 3 -- git config core.hooksPath hooks 3>"$j"
 	assert_file_has_content "$KB_ERR" 'Device or resource busy'
@@ -1426,7 +1426,7 @@ t_landlock_network() {
 	assert_json_line "$j"
 	jkeys "$j"
 	jcheck 'd["class"] == "network" and d["backend"] == "landlock" and d["denials"][0]["backend"] == "landlock" and d["reason"] == "no network (landlock backend)" and d["evidence"] == "PermissionError: [Errno 13] Permission denied" and len(d["denials"]) == 1' "$j"
-	jcheck 'd["suggest"] == {"write_paths": [], "network": True, "ssh_agent": False, "allow_sockets": [], "allowed_hosts": [], "unconfined": False}' "$j"
+	jcheck 'd["suggest"] == {"write_paths": [], "network": True, "ssh_agent": False, "allow_sockets": [], "allowed_hosts": [], "devices": [], "gpu": False, "unconfined": False}' "$j"
 	jcheck 'd["policy"]["network"] is False' "$j"
 	# the positive control: --net, as suggested, reaches the same server
 	j2=$KB_T/llnet2.json
@@ -1458,7 +1458,7 @@ t_landlock_unix_tmp() {
 	assert_json_line "$j"
 	jkeys "$j"
 	jcheck 'd["class"] == "other" and d["backend"] == "landlock" and d["reason"] == "unix socket refused (landlock backend)" and "path" not in d' "$j"
-	jcheck 'd["suggest"] == {"write_paths": [], "network": False, "ssh_agent": False, "allow_sockets": [], "allowed_hosts": [], "unconfined": True}' "$j"
+	jcheck 'd["suggest"] == {"write_paths": [], "network": False, "ssh_agent": False, "allow_sockets": [], "allowed_hosts": [], "devices": [], "gpu": False, "unconfined": True}' "$j"
 	# /tmp is the host's, read-only; what helps is $TMPDIR, not a grant
 	f=/tmp/kinbox-t30-ll.$$
 	rm -f "$f"
@@ -1467,7 +1467,7 @@ t_landlock_unix_tmp() {
 	assert_not_exists "$f"
 	assert_denial "$KB_ERR" \
 		"kinbox: denied write '$f' (Permission denied, read from the command's stderr): the landlock backend has no private /tmp (the host's is read-only); write to \$TMPDIR instead, or run where bubblewrap works (kinbox --status)"
-	jcheck 'd["class"] == "write" and d["path"] == a[0] and d["backend"] == "landlock" and d["suggest"] == {"write_paths": [], "network": False, "ssh_agent": False, "allow_sockets": [], "allowed_hosts": [], "unconfined": False}' "$j3" -- "$f"
+	jcheck 'd["class"] == "write" and d["path"] == a[0] and d["backend"] == "landlock" and d["suggest"] == {"write_paths": [], "network": False, "ssh_agent": False, "allow_sockets": [], "allowed_hosts": [], "devices": [], "gpu": False, "unconfined": False}' "$j3" -- "$f"
 	# the positive control: $TMPDIR (the run's own directory) is writable
 	kb_expect 0 --backend landlock -- sh -c 'echo x > "$TMPDIR/ok" && cat "$TMPDIR/ok"'
 	assert_streq "$(cat "$KB_OUT")" "x"

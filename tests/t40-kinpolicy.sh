@@ -330,7 +330,7 @@ t_once_flow() {
 	kp_expect 0 grant "$ID" --write "$out" --once
 	assert_file_is "$KP_OUT" "granted $ID (once)"
 	assert_streq "$(jget 'd' "$(decision_file "$ID")")" \
-		"{\"decision\": \"granted\", \"lifetime\": \"once\", \"write_paths\": [\"$out\"], \"network\": false, \"ssh_agent\": false, \"allow_sockets\": [], \"allowed_hosts\": [], \"unconfined\": false}" \
+		"{\"decision\": \"granted\", \"lifetime\": \"once\", \"write_paths\": [\"$out\"], \"network\": false, \"ssh_agent\": false, \"allow_sockets\": [], \"allowed_hosts\": [], \"devices\": [], \"gpu\": false, \"unconfined\": false}" \
 		"the decision file"
 	# a once grant is stored nowhere else
 	assert_not_exists "$CFG"
@@ -1851,7 +1851,7 @@ t_kp_bad_input() {
 	kp_refused "give one lifetime: --once, --session or --workspace" grant "$ID" --write "$out" --once --session
 	kp_refused "grant: unknown option '--bogus'; see kinpolicy --help" grant "$ID" --bogus --once
 	kp_refused "--write $d/missing: no such directory; create it first or fix the path" grant "$ID" --write "$d/missing" --once
-	kp_refused "usage: kinpolicy grant ID [--write DIR]... [--net] [--ssh-agent] [--allow-socket PATH]... [--allow-host HOST[:PORT]]... [--unconfined] [--suggested] --once|--session|--workspace [--json]" grant
+	kp_refused "usage: kinpolicy grant ID [--write DIR]... [--net] [--ssh-agent] [--allow-socket PATH]... [--allow-host HOST[:PORT]]... [--device PATH]... [--gpu] [--unconfined] [--suggested] --once|--session|--workspace [--json]" grant
 	kp_refused "usage: kinpolicy decline ID --note TEXT [--json]" decline "$ID"
 	kp_refused "usage: kinpolicy decline ID --note TEXT [--json]" decline "$ID" --note
 	kp_refused "usage: kinpolicy show ID [--json]" show
