@@ -708,10 +708,10 @@ t_no_sandbox() {
 	_h=$KB_TESTS_DIR/helpers/kb-no-userns
 	[ -x "$_h" ] || fail "the helper $_h is missing (make helpers)"
 	_ev=$KB_T/nosandbox.json
-	printf '{"session_id":"s","transcript_path":"/t","cwd":"%s","permission_mode":"bypassPermissions","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"touch made-by-hook"}}\n' "$SUB" >"$_ev"
 	for _a in claude-code codex; do
+		printf '{"session_id":"s","transcript_path":"/t","cwd":"%s","permission_mode":"bypassPermissions","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"touch made-by-hook-%s"}}\n' "$SUB" "$_a" >"$_ev"
 		_rc=0
-		(cd "$SUB" && "$_h" --no-landlock -- "$KINPOLICY" hook "$_a" <"$_ev") \
+		(cd "$SUB" && "$_h" --no-landlock -- "$KINPOLICY" hook "$_a" --kinbox "$KINBOX" <"$_ev") \
 			>"$KB_T/ns.out" 2>"$KB_T/ns.err" || _rc=$?
 		assert_streq "$_rc" 0
 		[ ! -s "$KB_T/ns.err" ] || fail "stderr: $(cat "$KB_T/ns.err")"
@@ -722,13 +722,17 @@ t_no_sandbox() {
 		assert_file_has_content "$KB_T/ns.why" '^kinbox: no sandbox can be set up here \('
 		assert_file_has_content "$KB_T/ns.why" 'kinbox --status says how to fix it'
 		assert_not_file_has_content "$KB_T/ns.out" 'updatedInput'
+		assert_not_exists "$SUB/made-by-hook-$_a"
 		# control: a sandbox works here, and the same call is allowed,
-		# rewritten
-		(cd "$SUB" && "$KINPOLICY" hook "$_a" <"$_ev") >"$KB_T/ok.out"
+		# rewritten; the rewrite, run as the agent would, makes the file
+		# under kinbox
+		(cd "$SUB" && "$KINPOLICY" hook "$_a" --kinbox "$KINBOX" <"$_ev") >"$KB_T/ok.out"
 		assert_streq "$(hk get "$KB_T/ok.out" hookSpecificOutput permissionDecision)" allow
-		assert_file_has_content "$KB_T/ok.out" 'updatedInput'
+		_cmd=$(hk get "$KB_T/ok.out" hookSpecificOutput updatedInput command)
+		(cd "$SUB" && bash -c "$_cmd")
+		assert_exists "$SUB/made-by-hook-$_a"
+		rm -f "$SUB/made-by-hook-$_a"
 	done
-	assert_not_exists "$SUB/made-by-hook"
 }
 run_test "no sandbox here (kb-no-userns --no-landlock): no command allowed, an ask (Codex: a deny) with kinbox's cause, no rewrite" t_no_sandbox
 
