@@ -318,7 +318,7 @@ plan_notes(
 		kb_strv_pushf(&pl->notes, "ssh agent set by: %s",
 		    p->where[KB_OPT_SSH_AGENT]);
 	for (size_t i = 0; i < p->nallow_socket; i++) {
-		const struct kb_sockgrant *g = &p->allow_socket[i];
+		const struct kb_pathgrant *g = &p->allow_socket[i];
 
 		kb_strv_pushf(&pl->notes, "socket: %s (granted by %s)", g->path,
 		    kb_origin_name(g->origin));

@@ -774,7 +774,7 @@ plan_notes(const struct kb_policy *p, const struct kb_seatbelt_host *h,
 	    s->agent ? "granted (its socket and public ~/.ssh files only)"
 		     : "not granted");
 	for (size_t i = 0; i < p->nallow_socket; i++) {
-		const struct kb_sockgrant *g = &p->allow_socket[i];
+		const struct kb_pathgrant *g = &p->allow_socket[i];
 
 		kb_strv_pushf(&pl->notes, "socket: %s (granted by %s)", g->path,
 		    kb_origin_name(g->origin));

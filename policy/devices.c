@@ -168,7 +168,8 @@ add_dir(struct kb_policy *p, int dirfd, const char *dir, const char *destdir,
  * must refuse the run whoever asked: a block device); else 0.
  */
 static int
-judge(struct kb_policy *p, struct kb_devgrant *g, bool *fatal, struct kb_err *e)
+judge(
+    struct kb_policy *p, struct kb_pathgrant *g, bool *fatal, struct kb_err *e)
 {
 	_cleanup_free_ char *abs = NULL, *real = NULL, *dir = NULL;
 	_cleanup_close_ int dfd = -1, fd = -1;
@@ -336,7 +337,7 @@ kb_devices_compute(struct kb_policy *p, struct kb_err *e)
 	size_t kept = 0;
 
 	for (size_t i = 0; i < p->ndevice; i++) {
-		struct kb_devgrant *g = &p->device[i];
+		struct kb_pathgrant *g = &p->device[i];
 		struct kb_err why;
 		bool fatal;
 

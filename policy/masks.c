@@ -415,7 +415,7 @@ file_kind(mode_t m)
  * in `real` and its stat in `st`.
  */
 static int
-judge_socket(const struct kb_policy *p, const struct kb_sockgrant *g,
+judge_socket(const struct kb_policy *p, const struct kb_pathgrant *g,
     char *real, struct stat *st, char **why, char **fix)
 {
 	char lex[PATH_MAX];
@@ -491,7 +491,7 @@ expose_allowed(struct kb_policy *p, struct kb_err *e)
 	size_t kept = 0;
 
 	for (size_t i = 0; i < p->nallow_socket; i++) {
-		struct kb_sockgrant g = p->allow_socket[i];
+		struct kb_pathgrant g = p->allow_socket[i];
 		_cleanup_free_ char *why = NULL, *fix = NULL;
 		char real[PATH_MAX];
 		struct stat st;
@@ -518,7 +518,7 @@ expose_allowed(struct kb_policy *p, struct kb_err *e)
 		}
 		/* two names of one socket: one grant, the higher-ranked */
 		for (size_t k = 0; k < kept && !dup; k++) {
-			struct kb_sockgrant *h = &p->allow_socket[k];
+			struct kb_pathgrant *h = &p->allow_socket[k];
 
 			if (strcmp(h->path, real) != 0)
 				continue;

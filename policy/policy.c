@@ -197,6 +197,32 @@ kb_policy_add_write_as(struct kb_policy *p, const char *dir, enum kb_origin o,
 	return 0;
 }
 
+/* `path` into g[0..*n) once (a later source in rank order becomes its
+ * origin): 0, or -1 when it is new and the table holds `max` already */
+static int
+add_path_grant(struct kb_pathgrant *g, size_t *n, size_t max, const char *path,
+    enum kb_origin o, const char *where)
+{
+	for (size_t i = 0; i < *n; i++) {
+		if (strcmp(g[i].path, path) != 0)
+			continue;
+		/* named again by a later source in rank order */
+		if (o >= g[i].origin) {
+			g[i].origin = o;
+			free(g[i].where);
+			g[i].where = where != NULL ? xstrdup(where) : NULL;
+		}
+		return 0;
+	}
+	if (*n == max)
+		return -1;
+	g[*n].path = xstrdup(path);
+	g[*n].origin = o;
+	g[*n].where = where != NULL ? xstrdup(where) : NULL;
+	(*n)++;
+	return 0;
+}
+
 int
 kb_policy_add_socket(struct kb_policy *p, const char *path, enum kb_origin o,
     const char *where, const char *what, struct kb_err *e)
@@ -204,30 +230,12 @@ kb_policy_add_socket(struct kb_policy *p, const char *path, enum kb_origin o,
 	if (*path == '\0')
 		return kb_err_set(e,
 		    "%s '': not a path; give the path of a unix socket", what);
-	for (size_t i = 0; i < p->nallow_socket; i++) {
-		struct kb_sockgrant *g = &p->allow_socket[i];
-
-		if (strcmp(g->path, path) == 0) {
-			/* named again by a later source in rank order */
-			if (o >= g->origin) {
-				g->origin = o;
-				free(g->where);
-				g->where =
-				    where != NULL ? xstrdup(where) : NULL;
-			}
-			return 0;
-		}
-	}
-	if (p->nallow_socket == KB_MAX_SOCKET)
+	if (add_path_grant(p->allow_socket, &p->nallow_socket, KB_MAX_SOCKET,
+		path, o, where) == -1)
 		return kb_err_set(e,
 		    "%s %s: too many granted sockets (at "
 		    "most %d); grant only those the command needs",
 		    what, path, KB_MAX_SOCKET);
-	p->allow_socket[p->nallow_socket].path = xstrdup(path);
-	p->allow_socket[p->nallow_socket].origin = o;
-	p->allow_socket[p->nallow_socket].where =
-	    where != NULL ? xstrdup(where) : NULL;
-	p->nallow_socket++;
 	return 0;
 }
 
@@ -238,29 +246,12 @@ kb_policy_add_device(struct kb_policy *p, const char *path, enum kb_origin o,
 	if (*path == '\0')
 		return kb_err_set(e,
 		    "%s '': not a path; give the path of a device node", what);
-	for (size_t i = 0; i < p->ndevice; i++) {
-		struct kb_devgrant *g = &p->device[i];
-
-		if (strcmp(g->path, path) == 0) {
-			/* named again by a later source in rank order */
-			if (o >= g->origin) {
-				g->origin = o;
-				free(g->where);
-				g->where =
-				    where != NULL ? xstrdup(where) : NULL;
-			}
-			return 0;
-		}
-	}
-	if (p->ndevice == KB_MAX_DEVICE)
+	if (add_path_grant(
+		p->device, &p->ndevice, KB_MAX_DEVICE, path, o, where) == -1)
 		return kb_err_set(e,
 		    "%s %s: too many devices (at most %d); grant a directory "
 		    "of them, or only those the command needs",
 		    what, path, KB_MAX_DEVICE);
-	p->device[p->ndevice].path = xstrdup(path);
-	p->device[p->ndevice].origin = o;
-	p->device[p->ndevice].where = where != NULL ? xstrdup(where) : NULL;
-	p->ndevice++;
 	return 0;
 }
 

@@ -112,25 +112,18 @@ struct kb_root {
 };
 
 /*
- * A unix socket the command may connect to (--allow-socket, allow_sockets
- * =). Recorded by the setter as given; kb_policy_finalize() judges it on
- * the host and leaves only the granted ones, canonical.
+ * A path a grant names, recorded by its setter as given, once per path,
+ * with its origin and where it was said ("--allow-socket", "file:line" or
+ * NULL): a unix socket the command may connect to (--allow-socket,
+ * allow_sockets =), which kb_policy_finalize() judges on the host and
+ * leaves only the granted ones, canonical; a device it may use (--device,
+ * devices =), which kb_policy_finalize() judges by descriptor
+ * (policy/devices.c) and turns, with --gpu, into p->dev.
  */
-struct kb_sockgrant {
-	char *path; /* canonical (after finalize; as given before) */
+struct kb_pathgrant {
+	char *path;
 	enum kb_origin origin;
-	char *where; /* "--allow-socket", "file:line" or NULL */
-};
-
-/*
- * A device the command may use (--device PATH, devices =): recorded by the
- * setter as given, judged on the host by kb_policy_finalize()
- * (policy/devices.c), which turns the requests and --gpu into p->dev.
- */
-struct kb_devgrant {
-	char *path; /* as given (a relative one: to the current directory) */
-	enum kb_origin origin;
-	char *where; /* "--device", "file:line" or NULL */
+	char *where;
 };
 
 /*
@@ -260,14 +253,14 @@ struct kb_policy {
 	int keep_fd[KB_MAX_KEEP_FD];
 	size_t nkeep;
 	bool ssh_agent; /* expose SSH_AUTH_SOCK and public ~/.ssh files */
-	struct kb_sockgrant allow_socket[KB_MAX_SOCKET]; /* in rank order */
+	struct kb_pathgrant allow_socket[KB_MAX_SOCKET]; /* in rank order */
 	size_t nallow_socket;
 	/* the egress allow-list; used only while p->net is off (the two
 	 * are exclusive: kb_options_validate) */
 	struct kb_hostgrant allow_host[KB_MAX_HOST]; /* in rank order */
 	size_t nallow_host;
 	bool unconfined; /* the escape hatch: no sandbox, still scrubbed */
-	struct kb_devgrant device[KB_MAX_DEVICE]; /* in rank order */
+	struct kb_pathgrant device[KB_MAX_DEVICE]; /* in rank order */
 	size_t ndevice;
 	bool gpu;             /* --gpu: the GPU nodes found at finalize */
 	const char *gpu_root; /* where --gpu looks: NULL is /dev (the test
