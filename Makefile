@@ -35,7 +35,7 @@ LIBS_STATIC_EXTRA = -lmd
 # One static library per stage; each program links the stages it uses
 # and the linker takes only the objects it needs from each. The layers,
 # lowest first (a stage includes only the headers of the stages below it):
-#   lib/       util, fsat                  (libc, libbsd)
+#   lib/       util, fsat, execsearch, hostenv (libc, libbsd)
 #   policy/    the policy model and config (lib)
 #   gitguard/  the git scan and audit      (policy, lib)
 #   backends/  policy -> plan -> run       (gitguard, policy, lib)
@@ -43,7 +43,7 @@ LIBS_STATIC_EXTRA = -lmd
 #   gate/      kinpolicy's gate and grants (policy, lib)
 # kinbox links denial, backends, gitguard, policy, lib; never gate/
 # (`make check-layers` verifies both).
-LIB_SRCS      = lib/util.c lib/fsat.c lib/execsearch.c
+LIB_SRCS      = lib/util.c lib/fsat.c lib/execsearch.c lib/envfd.c lib/hostenv.c
 POLICY_SRCS   = policy/policy.c policy/options.c policy/finalize.c policy/paths.c \
                 policy/tables.c policy/env.c policy/masks.c policy/config.c \
                 policy/stores.c policy/resolve.c policy/runs.c policy/hosts.c \
@@ -95,7 +95,8 @@ UNIT_TESTS = tests/unit/test-util tests/unit/test-paths tests/unit/test-bwrap te
              tests/unit/test-config-syntax tests/unit/test-runs tests/unit/test-status \
              tests/unit/test-gitsnap tests/unit/test-unotify tests/unit/test-egress \
              tests/unit/test-hosts tests/unit/test-proxy tests/unit/test-sbpl \
-             tests/unit/test-seatbelt tests/unit/test-posix tests/unit/test-hook
+             tests/unit/test-seatbelt tests/unit/test-posix tests/unit/test-hook \
+             tests/unit/test-hostenv
 # the headers the unit tests share (static functions and tables)
 UNIT_HDRS = tests/unit/tap.h tests/unit/ro-check.h tests/unit/readonly-cases.h \
             tests/unit/config-fixture.h tests/unit/golden-harness.h tests/unit/tree.h \
@@ -163,8 +164,8 @@ backends/seccomp-blob.o: backends/seccomp-blob.c backends/seccomp-bpf.h $(HDRS)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 
 # Static and libc-only: it is exec'd once per sandboxed command.
-kinbox-exec: backends/kinbox-exec.c backends/exec-landlock.c backends/exec-landlock.h backends/unotify.h lib/execsearch.c lib/execsearch.h
-	$(CC) $(CSTD) $(WARN) -O2 -static -o $@ backends/kinbox-exec.c backends/exec-landlock.c lib/execsearch.c
+kinbox-exec: backends/kinbox-exec.c backends/exec-landlock.c backends/exec-landlock.h backends/unotify.h lib/execsearch.c lib/execsearch.h lib/envfd.c lib/hostenv.h
+	$(CC) $(CSTD) $(WARN) -O2 -static -o $@ backends/kinbox-exec.c backends/exec-landlock.c lib/execsearch.c lib/envfd.c
 
 # The sh-compatible shim (kinbox-sh.c): static and libc-only as
 # kinbox-exec, started once per shell command a tool runs

@@ -33,6 +33,7 @@
 #include "policy/runs.h"
 #include "lib/execsearch.h"
 #include "lib/fsat.h"
+#include "lib/hostenv.h"
 #include "lib/util.h"
 
 #ifndef KB_VERSION
@@ -46,6 +47,9 @@
 #endif
 
 extern char **environ;
+/* the caller's environment, the command's to have: kinbox's own environ
+ * is without its loader variables (lib/hostenv.h) */
+static char **caller_env;
 
 struct kb_opts {
 	bool dry_run;
@@ -409,7 +413,7 @@ static void __attribute__((noreturn)) exec_unsandboxed(
 	size_t i;
 	int err;
 
-	kb_plan_env(p, environ, NULL, &pl);
+	kb_plan_env(p, caller_env, NULL, &pl);
 	if (o->dry_run && o->json) {
 		_cleanup_free_ char *json = NULL;
 
@@ -846,7 +850,7 @@ run_seatbelt(struct kb_policy *p, const struct kb_opts *o)
 			    "run",
 			    lacking);
 	}
-	if (kb_seatbelt_plan(p, &sh, exe, environ, &plan, &e) == -1)
+	if (kb_seatbelt_plan(p, &sh, exe, caller_env, &plan, &e) == -1)
 		die("%s", e.msg);
 	if (o->dry_run || o->verbosity > 0) {
 		_cleanup_free_ char *text = o->dry_run && o->json
@@ -941,6 +945,7 @@ main(int argc, char **argv)
 	bool unconfined_flag = false, with_config;
 
 	kb_progname = "kinbox";
+	caller_env = kb_self_env_guard(argv);
 	/* kinbox completion SHELL: only as the first word (kinbox --
 	 * completion runs a program of that name) */
 	if (argc >= 2 && strcmp(argv[1], "completion") == 0) {
@@ -1127,7 +1132,7 @@ main(int argc, char **argv)
 			if (kb_landlock_plan(&pol, &host, helper, helper_fd,
 				o.dry_run ? KB_LANDLOCK_RUNDIR_TEMPLATE
 					  : rundir,
-				rundir_fd, why, environ, &plan, &e) == -1)
+				rundir_fd, why, caller_env, &plan, &e) == -1)
 				die("%s%s%s", e.msg, attempt > 0 ? " (" : "",
 				    attempt > 0 ? "bubblewrap cannot make its "
 						  "namespaces here)"
@@ -1135,7 +1140,7 @@ main(int argc, char **argv)
 			/* the classifier judges by this backend's errors */
 			pol.backend = KB_BACKEND_LANDLOCK;
 		} else if (kb_bwrap_plan(&pol, &host, bwrap, helper, helper_fd,
-			       environ, &plan, &e) == -1) {
+			       caller_env, &plan, &e) == -1) {
 			die("%s", e.msg);
 		}
 		if (o.dry_run || o.verbosity > 0) {

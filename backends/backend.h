@@ -77,6 +77,12 @@ struct kb_plan {
 	 * listener it made inside over proxy_fd (-1 when the network is not
 	 * limited to `hosts`, borrowed from the policy) */
 	int proxy_fd;
+	/* The command's environment (envp), in a sealed memfd kb_run() puts
+	 * here and kinbox-exec reads (--env FD): the backend process itself
+	 * (bwrap, or kinbox-exec on the host) runs with kb_host_envp and /
+	 * as its working directory. -1 where the backend has no kinbox-exec
+	 * (seatbelt: sandbox-exec gets envp). */
+	int env_fd;
 	const struct kb_hostgrant *hosts;
 	size_t nhosts;
 	/* The seatbelt backend (backends/seatbelt.c): the SBPL profile,

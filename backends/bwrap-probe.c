@@ -86,6 +86,8 @@ kb_bwrap_probe(const char *bwrap, struct kb_err *e)
 		if (devnull == -1 || dup2(devnull, 0) == -1 ||
 		    dup2(devnull, 1) == -1 || dup2(p[1], 2) == -1)
 			_exit(KB_EXIT_ERROR);
+		if (chdir("/") == -1)
+			_exit(KB_EXIT_ERROR);
 		execve(bwrap, argv, envp);
 		_exit(KB_EXIT_ERROR);
 	}

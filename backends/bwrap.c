@@ -591,6 +591,8 @@ max_fd(const struct kb_policy *p, const struct kb_plan *pl, int helper_fd)
 		m = pl->unotify_fd;
 	if (pl->proxy_fd > m)
 		m = pl->proxy_fd;
+	if (pl->env_fd > m)
+		m = pl->env_fd;
 
 	if (helper_fd > m)
 		m = helper_fd;
@@ -767,6 +769,11 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 		pl->hosts = p->allow_host;
 		pl->nhosts = p->nallow_host;
 	}
+	pl->env_fd =
+	    kb_plan_free_fd(p, (pl->proxy_fd != -1        ? pl->proxy_fd
+				   : pl->unotify_fd != -1 ? pl->unotify_fd
+							  : pl->go_fd) +
+				   1);
 	/* above every descriptor it is copied from, so that putting them in
 	 * place in the child never overwrites one still to be copied */
 	pl->pass_base = max_fd(p, pl, helper_fd) + 1;
@@ -819,6 +826,8 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 		add(pl, helper);
 	add(pl, num[1]);
 	add(pl, num[2]);
+	add(pl, "--env");
+	kb_strv_pushf(&pl->argv, "%d", pl->env_fd);
 	if (pl->overlay.n > 0 || pl->watch.n > 0) {
 		add(pl, "--wait");
 		kb_strv_pushf(&pl->argv, "%d", pl->go_fd);

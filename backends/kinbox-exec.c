@@ -63,6 +63,13 @@
  *                    hard, to N, or keeps the inherited hard limit when it
  *                    is lower ('R' + errno when it cannot: nothing runs).
  *
+ * --env FD, first:   the command's environment, each entry NUL-terminated
+ *                    in the memfd FD (lib/hostenv.c): the environment this
+ *                    helper was started with is kinbox's fixed one, since
+ *                    bwrap (and this helper, under landlock) runs on the
+ *                    host, where the command's loader variables must not
+ *                    reach; without --env the environment is kept.
+ *
  * --landlock ABI makes it the whole sandbox of the landlock backend
  * (kinbox execs it directly, no bubblewrap): it applies, in this order,
  * --chdir DIR, no_new_privs, every capability dropped (--drop-caps, as
@@ -108,6 +115,9 @@
 #include "unotify.h"
 
 #include "../lib/execsearch.h"
+#include "../lib/hostenv.h"
+
+extern char **environ;
 #include "exec-landlock.h"
 
 #ifndef SYS_close_range
@@ -618,7 +628,7 @@ main(int argc, char **argv)
 	int status_fd, err_fd, errsv, cmd, ndeny = 0, nchecks = 0, go_fd = -1;
 	int nlate = 0, ruleset;
 	int check_first = 0, close_lo = -1, close_hi = -1;
-	int un_sock = -1, un_filter = -1, nown = 0, px_sock = -1;
+	int un_sock = -1, un_filter = -1, nown = 0, px_sock = -1, env_fd = -1;
 	static char *own[KB_SUP_MAX_OWN];
 	bool scope = false;
 
@@ -631,6 +641,11 @@ main(int argc, char **argv)
 
 		if (strcmp(a, "--scope-abstract") == 0) {
 			scope = true;
+		} else if (strcmp(a, "--env") == 0 && cmd + 1 < argc &&
+			   env_fd == -1) {
+			env_fd = fdarg(argv[++cmd]);
+			if (env_fd == status_fd || env_fd == err_fd)
+				_exit(125);
 		} else if (strcmp(a, "--wait") == 0 && cmd + 1 < argc &&
 			   go_fd == -1) {
 			go_fd = fdarg(argv[++cmd]);
@@ -704,6 +719,11 @@ main(int argc, char **argv)
 	if (cmd >= argc - 1)
 		_exit(125);
 	cmd++;
+	if (env_fd != -1) {
+		if ((environ = kb_env_read(env_fd)) == NULL)
+			_exit(125);
+		close(env_fd);
+	}
 	/* the bind sources (and, for the landlock backend, the roots its
 	 * rules are made on: closed at the exec) */
 	if (close_lo != -1 &&

@@ -100,7 +100,7 @@ static int
 max_fd(const struct kb_policy *p, const struct kb_plan *pl, int helper_fd,
     int rundir_fd)
 {
-	int m = pl->stderr_fd;
+	int m = pl->env_fd;
 	const int more[] = {helper_fd, rundir_fd, p->workspace_fd};
 
 	for (size_t i = 0; i < nitems(more); i++)
@@ -440,6 +440,7 @@ kb_landlock_plan(const struct kb_policy *p, const struct kb_host *h,
 	pl->go_fd = -1;
 	pl->notify_fd = pl->unotify_fd = -1; /* every unix socket refused */
 	pl->proxy_fd = -1;
+	pl->env_fd = kb_plan_free_fd(p, pl->stderr_fd + 1);
 	pl->pass_base = max_fd(p, pl, helper_fd, rundir_fd) + 1;
 	memcpy(pl->keep_fd, p->keep_fd, sizeof(pl->keep_fd));
 	pl->nkeep = p->nkeep;
@@ -454,6 +455,8 @@ kb_landlock_plan(const struct kb_policy *p, const struct kb_host *h,
 	kb_strv_push(&pl->argv, "kinbox-exec");
 	kb_strv_pushf(&pl->argv, "%d", pl->status_fd);
 	kb_strv_pushf(&pl->argv, "%d", pl->stderr_fd);
+	kb_strv_push(&pl->argv, "--env");
+	kb_strv_pushf(&pl->argv, "%d", pl->env_fd);
 	snprintf(num, sizeof(num), "%d", h->landlock_abi);
 	kb_strv_push(&pl->argv, "--landlock");
 	kb_strv_push(&pl->argv, num);

@@ -32,6 +32,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "../lib/hostenv.h"
 #include "backend.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -594,6 +595,7 @@ struct fds {
 	int seccomp, status_w, err_w, realerr, empty, go_r;
 	int notify, unotify; /* the connect() filter, the listener's way out */
 	int proxy;           /* the egress proxy listener's way out */
+	int env;             /* the command's environment (a memfd) */
 	const struct rlimit *nofile; /* to restore before exec, or NULL */
 };
 
@@ -622,7 +624,8 @@ static void __attribute__((noreturn)) exec_backend(const struct kb_plan *pl,
 	    (pl->unotify_fd != -1 &&
 		(dup2(f->notify, pl->notify_fd) == -1 ||
 		    dup2(f->unotify, pl->unotify_fd) == -1)) ||
-	    (pl->proxy_fd != -1 && dup2(f->proxy, pl->proxy_fd) == -1))
+	    (pl->proxy_fd != -1 && dup2(f->proxy, pl->proxy_fd) == -1) ||
+	    (pl->env_fd != -1 && dup2(f->env, pl->env_fd) == -1))
 		_exit(KB_EXIT_ERROR);
 	for (size_t i = 0; i < pl->nkeep; i++)
 		if (fcntl(pl->keep_fd[i], F_SETFD, 0) == -1)
@@ -630,7 +633,14 @@ static void __attribute__((noreturn)) exec_backend(const struct kb_plan *pl,
 	/* the descriptors stay valid above a lowered limit */
 	if (f->nofile != NULL)
 		setrlimit(RLIMIT_NOFILE, f->nofile);
-	execve(pl->exe, pl->argv.v, pl->envp.v);
+	/* bwrap (or kinbox-exec, under landlock) runs on the host: not in
+	 * the workspace, not with the command's environment, whose loader
+	 * variables could name a library the command wrote there; the
+	 * command's environment is in env_fd */
+	if (chdir("/") == -1)
+		_exit(KB_EXIT_ERROR);
+	execve(
+	    pl->exe, pl->argv.v, pl->env_fd != -1 ? kb_host_envp : pl->envp.v);
 	_exit(KB_EXIT_ERROR);
 }
 
@@ -702,6 +712,7 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	struct kb_proxy *proxy = NULL;
 	pid_t ov_pid = -1;
 	int seccomp_fd, realerr, empty, sigfd, base = 32, maxfd, tfd = -1;
+	int envfd = -1;
 	struct relay rl = {0};
 	struct watch w = {.fd = -1};
 	struct fds f;
@@ -768,6 +779,11 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	    realerr == -1 || empty == -1)
 		return kb_err_set(
 		    e, "cannot arrange descriptors: %s", strerror(errno));
+	if (pl->env_fd != -1 && ((envfd = kb_env_memfd(pl->envp.v)) == -1 ||
+				    (envfd = lift(envfd, base)) == -1))
+		return kb_err_set(e,
+		    "cannot pass the command's environment: %s",
+		    strerror(errno));
 	/* the supervisor's: a seqpacket pair, one message, one listener */
 	if (pl->unotify_fd != -1) {
 		if ((notify = kb_seccomp_fd_variant(KB_SECCOMP_NOTIFY, e)) ==
@@ -812,7 +828,7 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	}
 
 	f = (struct fds){seccomp_fd, status_p[1], err_p[1], realerr, empty,
-	    go_p[0], notify, un[1], px[1], raised ? &orig_nofile : NULL};
+	    go_p[0], notify, un[1], px[1], envfd, raised ? &orig_nofile : NULL};
 	/* what the command leaves running is re-parented to kinbox and
 	 * killed when it ends (kill_tree) */
 	if (landlock_run && prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
@@ -827,6 +843,8 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	if (pid == -1)
 		return kb_err_set(e, "vfork: %s", strerror(errno));
 	close(seccomp_fd);
+	if (envfd != -1)
+		close(envfd);
 	close(status_p[1]);
 	close(err_p[1]);
 	close(realerr);

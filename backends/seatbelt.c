@@ -806,7 +806,7 @@ kb_seatbelt_plan(const struct kb_policy *p, const struct kb_seatbelt_host *h,
 	pl->seccomp_fd = pl->status_fd = pl->stderr_fd = -1;
 	pl->empty_fd = pl->go_fd = -1;
 	pl->notify_fd = pl->unotify_fd = -1;
-	pl->proxy_fd = -1;
+	pl->proxy_fd = pl->env_fd = -1;
 	if (p->argv == NULL || p->argv[0] == NULL)
 		return kb_err_set(e, "no command given; usage: kinbox "
 				     "[OPTIONS] -- COMMAND [ARG...]");
@@ -875,6 +875,7 @@ out:
 		pl->seccomp_fd = pl->status_fd = pl->stderr_fd = -1;
 		pl->empty_fd = pl->go_fd = -1;
 		pl->notify_fd = pl->unotify_fd = pl->proxy_fd = -1;
+		pl->env_fd = -1;
 	}
 	return rc;
 }

@@ -173,6 +173,8 @@ capture(const char *exe, const char *arg, size_t max)
 		if (devnull == -1 || dup2(devnull, 0) == -1 ||
 		    dup2(p[1], 1) == -1 || dup2(p[1], 2) == -1)
 			_exit(127);
+		if (chdir("/") == -1)
+			_exit(127);
 		execve(exe, argv, envp);
 		_exit(127);
 	}
