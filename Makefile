@@ -342,7 +342,8 @@ tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_SRCS) $(HDRS) backends/seccomp-bpf
 # request heads, a host and addresses; the denial texts for the others.
 FUZZ_SEEDS = seeds=tests/fixtures/denials; \
   case $$t in */fuzz-config) seeds=tests/fuzz/config.seeds;; \
-    */fuzz-egress) seeds=tests/fuzz/egress.seeds;; esac
+    */fuzz-egress) seeds=tests/fuzz/egress.seeds;; \
+    */fuzz-hook) seeds="tests/fixtures/denials tests/fuzz/hook.seeds";; esac
 
 # make fuzz: a long run; make check runs each target briefly (fuzz-short)
 fuzz: $(FUZZ_TARGETS)

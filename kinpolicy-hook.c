@@ -59,6 +59,11 @@ struct hook {
 	char kinbox[PATH_MAX]; /* the kinbox the rewrite runs */
 	json_t *in;
 	const char *event;
+	bool pretool; /* Cursor's preToolUse (it rewrites; no ask) */
+	/* the agent's session, when kinpolicy keeps one for it (agent
+	 * session id → kinbox session and project root) */
+	char *session;
+	char *root;
 	struct kb_buf out; /* the answer; empty: no opinion */
 };
 
@@ -91,13 +96,28 @@ jtext(const char *s)
 	return j;
 }
 
+/* the agent's tool_input with its command replaced by `command`, every
+ * other key as the agent sent it */
+static json_t *
+input_with(struct hook *h, const char *command)
+{
+	json_t *ti = json_deep_copy(json_object_get(h->in, "tool_input"));
+
+	if (!json_is_object(ti)) {
+		json_decref(ti);
+		ti = json_object();
+	}
+	json_object_set_new(ti, "command", jtext(command));
+	return ti;
+}
+
 /* PreToolUse-like decisions. `rewritten` the command to run instead (NULL:
  * unchanged); `decision` "allow", "ask" or "deny". */
 static void
 answer_decision(struct hook *h, const char *decision, const char *reason,
     const char *rewritten)
 {
-	json_t *o = json_object(), *hs, *ti;
+	json_t *o = json_object(), *hs;
 
 	switch (h->agent) {
 	case KB_AGENT_CLAUDE:
@@ -109,37 +129,39 @@ answer_decision(struct hook *h, const char *decision, const char *reason,
 		    hs, "permissionDecision", json_string(decision));
 		json_object_set_new(
 		    hs, "permissionDecisionReason", jtext(reason));
-		if (rewritten != NULL) {
+		if (rewritten != NULL)
 			/* Claude Code: updatedInput replaces the whole input,
 			 * so every other field goes back unchanged; Codex's is
 			 * {command} alone */
-			ti = json_deep_copy(
-			    json_object_get(h->in, "tool_input"));
-			if (!json_is_object(ti)) {
-				json_decref(ti);
-				ti = json_object();
-			}
-			json_object_set_new(ti, "command", jtext(rewritten));
-			json_object_set_new(hs, "updatedInput", ti);
-		}
+			json_object_set_new(
+			    hs, "updatedInput", input_with(h, rewritten));
 		json_object_set_new(o, "hookSpecificOutput", hs);
 		break;
 	case KB_AGENT_GEMINI:
 		json_object_set_new(o, "decision", json_string(decision));
 		json_object_set_new(o, "reason", jtext(reason));
 		if (rewritten != NULL) {
-			/* merged over the arguments: the command alone */
-			ti = json_object();
-			json_object_set_new(ti, "command", jtext(rewritten));
+			/* Gemini CLI builds the call from this object alone
+			 * (0.61: tool.build(modifiedInput)): every argument
+			 * the model gave (dir_path, is_background,
+			 * description) goes back, the command replaced */
 			hs = json_object();
-			json_object_set_new(hs, "tool_input", ti);
+			json_object_set_new(
+			    hs, "tool_input", input_with(h, rewritten));
 			json_object_set_new(o, "hookSpecificOutput", hs);
 		}
 		break;
 	case KB_AGENT_CURSOR:
-		json_object_set_new(o, "permission", json_string(decision));
+		/* preToolUse knows allow and deny only */
+		json_object_set_new(o, "permission",
+		    json_string(h->pretool && strcmp(decision, "ask") == 0
+				    ? "deny"
+				    : decision));
 		json_object_set_new(o, "user_message", jtext(reason));
 		json_object_set_new(o, "agent_message", jtext(reason));
+		if (rewritten != NULL && h->pretool)
+			json_object_set_new(
+			    o, "updated_input", input_with(h, rewritten));
 		break;
 	}
 	answer(h, o);
@@ -185,11 +207,13 @@ event_cwd(struct hook *h)
 }
 
 /*
- * The project root, the workspace kinbox gets: what the agent names
+ * The project root, the workspace kinbox gets: the one recorded when the
+ * agent's session started (agent_session()), else what the agent names
  * (Claude Code's CLAUDE_PROJECT_DIR, Gemini's GEMINI_PROJECT_DIR, Cursor's
- * first workspace root) when the directory holds `cwd`, else the top of
- * the git repository around `cwd` (not the home directory or /, which no
- * workspace may be), else `cwd`.
+ * workspace root holding `cwd`, else its first), else the top of the git
+ * repository around `cwd`, the agent's own directory (not the home
+ * directory or /, which no workspace may be), else `cwd`. Never a
+ * directory the model named: that is judged against this root.
  */
 static char *
 project_root(struct hook *h, const char *cwd)
@@ -199,6 +223,8 @@ project_root(struct hook *h, const char *cwd)
 	char *r, dir[PATH_MAX];
 	json_t *roots;
 
+	if (h->root != NULL)
+		return xstrdup(h->root);
 	switch (h->agent) {
 	case KB_AGENT_CLAUDE:
 		named = getenv("CLAUDE_PROJECT_DIR");
@@ -207,8 +233,20 @@ project_root(struct hook *h, const char *cwd)
 		named = getenv("GEMINI_PROJECT_DIR");
 		break;
 	case KB_AGENT_CURSOR:
+		/* the workspace root that holds cwd, else the first */
 		roots = json_object_get(h->in, "workspace_roots");
-		if (json_is_array(roots) && json_array_size(roots) > 0 &&
+		for (size_t i = 0; json_is_array(roots) &&
+				   i < json_array_size(roots) && named == NULL;
+		     i++) {
+			const char *c =
+			    json_string_value(json_array_get(roots, i));
+			_cleanup_free_ char *rc =
+			    c != NULL && c[0] == '/' ? realpath(c, NULL) : NULL;
+
+			if (rc != NULL && kb_path_within(cwd, rc))
+				named = c;
+		}
+		if (named == NULL && json_is_array(roots) &&
 		    json_is_string(json_array_get(roots, 0)))
 			named = json_string_value(json_array_get(roots, 0));
 		break;
@@ -217,7 +255,10 @@ project_root(struct hook *h, const char *cwd)
 	}
 	if (named != NULL && named[0] == '/' &&
 	    (r = realpath(named, NULL)) != NULL) {
-		if (kb_path_within(cwd, r) && strcmp(r, "/") != 0 &&
+		/* the agent's project, whether or not cwd lies in it: a
+		 * directory outside it is refused (shell_call), never made
+		 * the workspace */
+		if (strcmp(r, "/") != 0 &&
 		    (home == NULL || strcmp(r, home) != 0))
 			return r;
 		free(r);
@@ -259,7 +300,8 @@ shell_call(struct hook *h, const char *command, const char *cwd_in)
 	_cleanup_free_ char *why = NULL;
 	_cleanup_free_ char *home = kb_paths_home();
 	_cleanup_free_ char *reason = NULL;
-	const char *session = getenv("KINBOX_SESSION");
+	const char *session =
+	    h->session != NULL ? h->session : getenv("KINBOX_SESSION");
 	const char *judged, *verdict;
 
 	if (kb_hook_mode(
@@ -267,7 +309,23 @@ shell_call(struct hook *h, const char *command, const char *cwd_in)
 		die("hook: --mode %s: unknown mode; use auto, strict or plan",
 		    h->override);
 	cwd = cwd_in != NULL ? xstrdup(cwd_in) : event_cwd(h);
-	root = project_root(h, cwd);
+	{
+		_cleanup_free_ char *agent_cwd = event_cwd(h);
+
+		root = project_root(h, agent_cwd);
+	}
+	/* where the command runs is the model's choice (a dir_path, a cd
+	 * the agent carried over): judged where it really is, against the
+	 * project the agent works in, never made the workspace */
+	if (!kb_path_within(cwd, root)) {
+		reason = xasprintf("kinbox: the command would run in %s, "
+				   "outside the project %s that is kinbox's "
+				   "workspace here; run it from inside the "
+				   "project, or ask the user to run it",
+		    cwd, root);
+		answer_decision(h, m.can_ask ? "ask" : "deny", reason, NULL);
+		return;
+	}
 	/* a command that is already exactly the rewrite runs as it is */
 	inner = kb_hook_unwrap(h->kinbox, root, command);
 	judged = inner != NULL ? inner : command;
@@ -301,7 +359,7 @@ shell_call(struct hook *h, const char *command, const char *cwd_in)
 		    ? "; it needs a human's yes, which this agent cannot ask "
 		      "for: ask the user to run it"
 		    : "");
-	if (h->agent == KB_AGENT_CURSOR && wrapped != NULL &&
+	if (h->agent == KB_AGENT_CURSOR && !h->pretool && wrapped != NULL &&
 	    out.verdict != KB_DENY) {
 		/* Cursor cannot rewrite: the model is told the command that
 		 * would be allowed, exactly */
@@ -315,7 +373,10 @@ shell_call(struct hook *h, const char *command, const char *cwd_in)
 	 * with allow, and runs the original when an answer breaks its
 	 * schema); Codex's allow always does, the same command when it is
 	 * already the rewrite */
-	if (strcmp(verdict, "deny") == 0 || h->agent == KB_AGENT_CURSOR)
+	if (strcmp(verdict, "deny") == 0 ||
+	    (h->agent == KB_AGENT_CURSOR && !h->pretool))
+		answer_decision(h, verdict, reason, NULL);
+	else if (wrapped == NULL && h->agent == KB_AGENT_CURSOR)
 		answer_decision(h, verdict, reason, NULL);
 	else if (wrapped == NULL && h->agent == KB_AGENT_CODEX)
 		answer_decision(h, verdict, reason, command);
@@ -370,33 +431,6 @@ edit_call(struct hook *h, const char *const *paths, size_t n)
 		    worst.verdict == KB_DENY || !m.can_ask ? "deny" : "ask",
 		    reason, NULL);
 	}
-}
-
-/* Codex's apply_patch: the files its patch adds, updates, deletes or moves
- * to ("*** Update File: PATH" ...). */
-static size_t
-patch_paths(const char *patch, struct kb_strv *out)
-{
-	static const char *const heads[] = {"*** Add File: ",
-	    "*** Update File: ", "*** Delete File: ", "*** Move to: "};
-
-	for (const char *l = patch; l != NULL && *l != '\0';) {
-		const char *end = strchr(l, '\n');
-		size_t len = end != NULL ? (size_t)(end - l) : strlen(l);
-
-		for (size_t i = 0; i < nitems(heads); i++) {
-			size_t hl = strlen(heads[i]);
-
-			if (len > hl && memcmp(l, heads[i], hl) == 0) {
-				_cleanup_free_ char *p =
-				    xasprintf("%.*s", (int)(len - hl), l + hl);
-
-				kb_strv_push(out, p);
-			}
-		}
-		l = end != NULL ? end + 1 : NULL;
-	}
-	return out->n;
 }
 
 /* --- after a tool call -------------------------------------------------------
@@ -469,13 +503,112 @@ after_call(struct hook *h)
 /* --- a session start ---------------------------------------------------------
  */
 
+/* The file that maps the agent's session id to the kinbox session and
+ * the project root of its start: <sessions>/agent-AGENT-<id in hex>.map
+ * (hex: an id is any string the agent chose). NULL when the event has no
+ * usable id. */
+static char *
+agent_map_path(struct hook *h)
+{
+	const char *sid = str(h->in, "session_id");
+	_cleanup_free_ char *dir = kb_config_session_dir();
+	struct kb_buf b = {0};
+	char *r;
+
+	if (sid == NULL && h->agent == KB_AGENT_CURSOR)
+		sid = str(h->in, "conversation_id");
+	if (sid == NULL || *sid == '\0' || strlen(sid) > 128 || dir == NULL)
+		return NULL;
+	kb_buf_printf(&b, "%s/agent-%s-", dir, kb_agent_name(h->agent));
+	for (const unsigned char *p = (const unsigned char *)sid; *p; p++)
+		kb_buf_printf(&b, "%02x", *p);
+	kb_buf_puts(&b, ".map");
+	r = xstrdup(b.s);
+	kb_buf_free(&b);
+	return r;
+}
+
+/* reads a map: the session (its file still there) and the root (an
+ * existing directory); false when absent or not exactly that */
+static bool
+agent_map_read(const char *path, char **session, char **root)
+{
+	char buf[PATH_MAX + 64], *nl, *r;
+	_cleanup_free_ char *sf = NULL;
+	struct stat st;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd == -1)
+		return false;
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    st.st_size >= (off_t)sizeof(buf) ||
+	    (n = read(fd, buf, sizeof(buf) - 1)) <= 0) {
+		close(fd);
+		return false;
+	}
+	close(fd);
+	buf[n] = '\0';
+	if ((nl = strchr(buf, '\n')) == NULL)
+		return false;
+	*nl = '\0';
+	r = nl + 1;
+	if ((nl = strchr(r, '\n')) == NULL || nl[1] != '\0')
+		return false;
+	*nl = '\0';
+	if (strncmp(buf, "ses_", 4) != 0 ||
+	    strspn(buf + 4, "0123456789abcdef") != 16 || buf[20] != '\0' ||
+	    r[0] != '/' || (sf = kb_config_session_path(buf)) == NULL ||
+	    access(sf, F_OK) == -1 || stat(r, &st) == -1 ||
+	    !S_ISDIR(st.st_mode))
+		return false;
+	*session = xstrdup(buf);
+	*root = xstrdup(r);
+	return true;
+}
+
+/* writes a map whole (a temporary file renamed over it) */
+static void
+agent_map_write(const char *path, const char *session, const char *root)
+{
+	_cleanup_free_ char *tmp = xasprintf("%s.%d.tmp", path, (int)getpid());
+	_cleanup_free_ char *text = xasprintf("%s\n%s\n", session, root);
+	int fd = open(
+	    tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd == -1 ||
+	    write(fd, text, strlen(text)) != (ssize_t)strlen(text) ||
+	    close(fd) == -1 || rename(tmp, path) == -1) {
+		unlink(tmp);
+		die("hook: %s: %s", path, strerror(errno));
+	}
+}
+
+/* the kinbox session and root of the agent's session, when it started
+ * one (h->session, h->root) */
+static void
+agent_session(struct hook *h)
+{
+	_cleanup_free_ char *map = agent_map_path(h);
+
+	if (map != NULL)
+		agent_map_read(map, &h->session, &h->root);
+}
+
+/*
+ * A session start (startup, resume, compact, clear: the same agent
+ * session id each time the agent means the same session): the kinbox
+ * session of that id and the project root set at its first start, kept
+ * (so that a --session grant outlives a resume or an auto-compaction), or
+ * new ones; exported as KINBOX_SESSION where the agent reads an env file.
+ */
 static void
 session_start(struct hook *h)
 {
 	const char *file = NULL;
 	_cleanup_free_ char *line = NULL;
+	_cleanup_free_ char *map = agent_map_path(h);
 	struct kb_err e;
-	char *id;
 	int fd;
 
 	if (h->agent == KB_AGENT_CLAUDE)
@@ -484,14 +617,24 @@ session_start(struct hook *h)
 		file = getenv("CODEX_ENV_FILE") != NULL
 			   ? getenv("CODEX_ENV_FILE")
 			   : getenv("CLAUDE_ENV_FILE");
-	/* no env file (Gemini CLI, Cursor, an older Codex): a session
-	 * nobody would see is not made */
-	if (file == NULL || file[0] != '/')
+	if (file != NULL && file[0] != '/')
+		file = NULL;
+	/* no env file and no id to keep it under: a session nobody would
+	 * see is not made */
+	if (file == NULL && map == NULL)
 		return;
-	if ((id = kb_session_new(&e)) == NULL)
-		die("hook: %s", e.msg);
-	line = xasprintf("export KINBOX_SESSION=%s\n", id);
-	free(id);
+	if (map == NULL || !agent_map_read(map, &h->session, &h->root)) {
+		_cleanup_free_ char *cwd = event_cwd(h);
+
+		if ((h->session = kb_session_new(&e)) == NULL)
+			die("hook: %s", e.msg);
+		h->root = project_root(h, cwd);
+		if (map != NULL)
+			agent_map_write(map, h->session, h->root);
+	}
+	if (file == NULL)
+		return;
+	line = xasprintf("export KINBOX_SESSION=%s\n", h->session);
 	fd = open(
 	    file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd == -1 || write(fd, line, strlen(line)) != (ssize_t)strlen(line))
@@ -524,6 +667,9 @@ judge(struct hook *h, const char *input, size_t len, char *why, size_t wl)
 		snprintf(why, wl, "the hook event has no hook_event_name");
 		return -1;
 	}
+	if (strcmp(h->event, "SessionStart") != 0 &&
+	    strcmp(h->event, "sessionStart") != 0)
+		agent_session(h);
 	switch (h->agent) {
 	case KB_AGENT_CLAUDE:
 	case KB_AGENT_CODEX:
@@ -558,7 +704,16 @@ judge(struct hook *h, const char *input, size_t len, char *why, size_t wl)
 
 				if (cmd == NULL)
 					break;
-				patch_paths(cmd, &paths);
+				if (kb_hook_patch_paths(cmd, &paths) == -1) {
+					kb_strv_free(&paths);
+					answer_decision(h, "deny",
+					    "kinbox: this patch cannot be read "
+					    "exactly as Codex reads it, so it "
+					    "is not applied; write it in the "
+					    "apply_patch format",
+					    NULL);
+					return 0;
+				}
 				edit_call(
 				    h, (const char *const *)paths.v, paths.n);
 				kb_strv_free(&paths);
@@ -595,14 +750,30 @@ judge(struct hook *h, const char *input, size_t len, char *why, size_t wl)
 
 				if (cmd == NULL)
 					break;
-				/* the tool runs in dir_path, below cwd */
+				/* the tool runs in dir_path (the model's),
+				 * judged where it really is */
 				if (dir != NULL && *dir != '\0') {
 					_cleanup_free_ char *d =
 					    dir[0] == '/'
 						? xstrdup(dir)
 						: xasprintf("%s/%s", cwd, dir);
 
-					in_dir = realpath(d, NULL);
+					if ((in_dir = realpath(d, NULL)) ==
+					    NULL) {
+						_cleanup_free_ char *unres =
+						    xasprintf(
+							"kinbox: dir_path "
+							"%s cannot be "
+							"resolved (%s), so "
+							"where the command "
+							"would run cannot "
+							"be judged",
+							d, strerror(errno));
+
+						answer_decision(
+						    h, "deny", unres, NULL);
+						return 0;
+					}
 				}
 				shell_call(
 				    h, cmd, in_dir != NULL ? in_dir : cwd);
@@ -625,8 +796,11 @@ judge(struct hook *h, const char *input, size_t len, char *why, size_t wl)
 			after_call(h);
 			return 0;
 		}
-		if (strcmp(h->event, "SessionStart") == 0)
-			return 0; /* no env file to export a session in */
+		if (strcmp(h->event, "SessionStart") == 0) {
+			/* no env file: the session is kinpolicy's, by id */
+			session_start(h);
+			return 0;
+		}
 		break;
 	case KB_AGENT_CURSOR:
 		if (strcmp(h->event, "beforeShellExecution") == 0) {
@@ -641,8 +815,31 @@ judge(struct hook *h, const char *input, size_t len, char *why, size_t wl)
 			shell_call(h, c, rd);
 			return 0;
 		}
-		if (strcmp(h->event, "sessionStart") == 0)
+		if (strcmp(h->event, "preToolUse") == 0) {
+			/* the newer hook, which can rewrite: the shell call
+			 * runs under kinbox without a retyped command */
+			const char *d = str(h->in, "cwd");
+			_cleanup_free_ char *rd = NULL;
+
+			h->pretool = true;
+			if (tool == NULL)
+				break;
+			if (strcmp(tool, "Shell") != 0) {
+				answer_decision(h, "allow",
+				    "kinbox: no opinion on this tool", NULL);
+				return 0;
+			}
+			if (cmd == NULL)
+				break;
+			if (d != NULL && d[0] == '/')
+				rd = realpath(d, NULL);
+			shell_call(h, cmd, rd);
 			return 0;
+		}
+		if (strcmp(h->event, "sessionStart") == 0) {
+			session_start(h);
+			return 0;
+		}
 		break;
 	}
 	snprintf(why, wl, "%s event %s%s%s is not one kinpolicy hook judges",

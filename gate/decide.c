@@ -240,6 +240,21 @@ kb_decide(const struct kb_decide_in *in, struct kb_decide_out *out)
 	 * runs like one: the same hint that lets it run unasked in strict
 	 * mode vouches for it here.
 	 */
+	if (in->planning && kind == KB_KIND_SHELL) {
+		/* a command the classifier proves read-only changes nothing:
+		 * it runs while planning (under kinbox, where the caller
+		 * wraps it), as a read would */
+		classify(in, out);
+		if (out->verdict == KB_ALLOW) {
+			char why[sizeof(out->reason)];
+
+			snprintf(why, sizeof(why), "%s", out->reason);
+			set(out, KB_ALLOW, "planning-read-only",
+			    "planning: %s, so it runs", why);
+			return 0;
+		}
+		kb_decide_out_free(out);
+	}
 	if (in->planning && kind != KB_KIND_READ && kind != KB_KIND_META &&
 	    !(kind == KB_KIND_MCP && in->read_only_hint)) {
 		set(out, KB_DENY, "planning-freeze",

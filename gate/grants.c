@@ -394,8 +394,8 @@ kb_session_new(struct kb_err *e)
 	file = kb_config_session_path(id);
 	if (file == NULL) {
 		kb_err_set(e,
-		    "XDG_RUNTIME_DIR is not set; sessions live there "
-		    "(log in through a session manager, or set it to a "
+		    "neither XDG_RUNTIME_DIR nor a home directory is "
+		    "there to keep sessions in (set XDG_RUNTIME_DIR to a "
 		    "private 0700 directory)");
 		return NULL;
 	}

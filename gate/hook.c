@@ -202,3 +202,215 @@ kb_hook_denial_ids(const char *text, char (*ids)[24], size_t max)
 	}
 	return n;
 }
+
+/* --- Codex's apply_patch, read as Codex reads it ----------------------------
+ * codex-rs/apply-patch/src/parser.rs (lenient mode, the one Codex uses):
+ * the text trimmed of Unicode white space and split into lines as Rust's
+ * str::lines does ('\n', a '\r' before it dropped); the first and last
+ * lines, trimmed, must be the Begin and End markers, else the same inside
+ * a <<EOF, <<'EOF' or <<"EOF" heredoc; each hunk header is its line
+ * trimmed; an Add File hunk takes the '+' lines after it; an Update File
+ * hunk takes an untrimmed "*** Move to: " line, then chunks (blank lines
+ * between them skipped) until an untrimmed line starting with '*'; a
+ * chunk is "@@" or "@@ CONTEXT" (optional for the first), then lines
+ * starting ' ', '+', '-' or empty, up to "*** End of File" or another
+ * line, which must not be the chunk's first. */
+
+/* the length of the Unicode white space (Rust's char::is_whitespace) that
+ * starts at s, 0 when none */
+static size_t
+uspace(const unsigned char *s, size_t n)
+{
+	if (n >= 1 && (s[0] == ' ' || (s[0] >= '\t' && s[0] <= '\r')))
+		return 1;
+	if (n >= 2 && s[0] == 0xc2 && (s[1] == 0x85 || s[1] == 0xa0))
+		return 2;
+	if (n >= 3 && s[0] == 0xe1 && s[1] == 0x9a && s[2] == 0x80)
+		return 3;
+	if (n >= 3 && s[0] == 0xe2 && s[1] == 0x80 &&
+	    ((s[2] >= 0x80 && s[2] <= 0x8a) || s[2] == 0xa8 || s[2] == 0xa9 ||
+		s[2] == 0xaf))
+		return 3;
+	if (n >= 3 && s[0] == 0xe2 && s[1] == 0x81 && s[2] == 0x9f)
+		return 3;
+	if (n >= 3 && s[0] == 0xe3 && s[1] == 0x80 && s[2] == 0x80)
+		return 3;
+	return 0;
+}
+
+/* the length of the Unicode white space that ends s[0..n) */
+static size_t
+uspace_end(const unsigned char *s, size_t n)
+{
+	for (size_t k = 1; k <= 3 && k <= n; k++)
+		if (uspace(s + n - k, k) == k)
+			return k;
+	return 0;
+}
+
+struct pline {
+	const char *s;
+	size_t n;
+};
+
+/* s[0..n) trimmed as Rust's str::trim */
+static struct pline
+ptrim(struct pline l)
+{
+	size_t k;
+
+	while (l.n > 0 && (k = uspace((const unsigned char *)l.s, l.n)) > 0) {
+		l.s += k;
+		l.n -= k;
+	}
+	while (l.n > 0 && (k = uspace_end((const unsigned char *)l.s, l.n)) > 0)
+		l.n -= k;
+	return l;
+}
+
+static bool
+peq(struct pline l, const char *lit)
+{
+	return l.n == strlen(lit) && memcmp(l.s, lit, l.n) == 0;
+}
+
+static bool
+pprefix(struct pline l, const char *lit, struct pline *rest)
+{
+	size_t k = strlen(lit);
+
+	if (l.n < k || memcmp(l.s, lit, k) != 0)
+		return false;
+	if (rest != NULL)
+		*rest = (struct pline){l.s + k, l.n - k};
+	return true;
+}
+
+static void
+ppush(struct kb_strv *out, struct pline p)
+{
+	char *s = xmalloc(p.n + 1);
+
+	memcpy(s, p.s, p.n);
+	s[p.n] = '\0';
+	kb_strv_push(out, s);
+	free(s);
+}
+
+/* one Update File chunk from l[0..n): the lines it takes, or 0 when it
+ * is not one (an error in Codex) */
+static size_t
+patch_chunk(const struct pline *l, size_t n, bool first)
+{
+	size_t start = 0, k = 0;
+
+	if (n == 0)
+		return 0;
+	if (peq(l[0], "@@") || pprefix(l[0], "@@ ", NULL))
+		start = 1;
+	else if (!first)
+		return 0;
+	if (start >= n)
+		return 0;
+	for (size_t i = start; i < n; i++) {
+		if (peq(l[i], "*** End of File")) {
+			if (k == 0)
+				return 0;
+			k++;
+			break;
+		}
+		if (l[i].n == 0 || l[i].s[0] == ' ' || l[i].s[0] == '+' ||
+		    l[i].s[0] == '-') {
+			k++;
+			continue;
+		}
+		if (k == 0)
+			return 0;
+		break;
+	}
+	return start + k;
+}
+
+int
+kb_hook_patch_paths(const char *patch, struct kb_strv *out)
+{
+	struct pline all = ptrim((struct pline){patch, strlen(patch)});
+	struct pline *l = NULL;
+	size_t n = 0, lo, hi;
+	int rc = -1;
+
+	/* str::lines */
+	for (size_t i = 0; i < all.n;) {
+		const char *nl = memchr(all.s + i, '\n', all.n - i);
+		size_t len =
+		    nl != NULL ? (size_t)(nl - (all.s + i)) : all.n - i;
+		struct pline x = {all.s + i, len};
+
+		if (x.n > 0 && x.s[x.n - 1] == '\r')
+			x.n--;
+		l = xreallocarray(l, n + 1, sizeof(*l));
+		l[n++] = x;
+		i += len + 1;
+	}
+	if (n >= 2 && peq(ptrim(l[0]), "*** Begin Patch") &&
+	    peq(ptrim(l[n - 1]), "*** End Patch")) {
+		lo = 1;
+		hi = n - 1;
+	} else if (n >= 4 &&
+		   (peq(l[0], "<<EOF") || peq(l[0], "<<'EOF'") ||
+		       peq(l[0], "<<\"EOF\"")) &&
+		   l[n - 1].n >= 3 &&
+		   memcmp(l[n - 1].s + l[n - 1].n - 3, "EOF", 3) == 0 &&
+		   peq(ptrim(l[1]), "*** Begin Patch") &&
+		   peq(ptrim(l[n - 2]), "*** End Patch")) {
+		lo = 2;
+		hi = n - 2;
+	} else {
+		goto out;
+	}
+	for (size_t i = lo; i < hi;) {
+		struct pline h = ptrim(l[i]), path;
+
+		if (pprefix(h, "*** Add File: ", &path)) {
+			ppush(out, path);
+			for (i++; i < hi && pprefix(l[i], "+", NULL); i++)
+				;
+		} else if (pprefix(h, "*** Delete File: ", &path)) {
+			ppush(out, path);
+			i++;
+		} else if (pprefix(h, "*** Update File: ", &path)) {
+			struct pline to;
+			bool first = true;
+
+			ppush(out, path);
+			i++;
+			if (i < hi && pprefix(l[i], "*** Move to: ", &to)) {
+				ppush(out, to);
+				i++;
+			}
+			while (i < hi) {
+				size_t k;
+
+				if (ptrim(l[i]).n == 0) {
+					i++;
+					continue;
+				}
+				if (l[i].s[0] == '*')
+					break;
+				if ((k = patch_chunk(l + i, hi - i, first)) ==
+				    0)
+					goto out;
+				first = false;
+				i += k;
+			}
+			if (first)
+				goto out; /* an empty Update hunk */
+		} else {
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	free(l);
+	return rc;
+}

@@ -70,6 +70,16 @@ char *kb_hook_wrap(const char *kinbox, const char *root, const char *command);
  */
 char *kb_hook_unwrap(const char *kinbox, const char *root, const char *command);
 
+/*
+ * The paths a Codex apply_patch text adds, deletes, updates or moves to,
+ * read as Codex's own parser reads it (codex-rs/apply-patch/src/parser.rs,
+ * lenient mode: white space around markers, the heredoc form), pushed
+ * onto `out` as written (relative to the call's directory, or absolute).
+ * 0, or -1 when Codex would refuse the patch too (the caller refuses it:
+ * what cannot be read exactly is not judged).
+ */
+int kb_hook_patch_paths(const char *patch, struct kb_strv *out);
+
 /* The denial ids ("sbx_" and 16 hex digits) of the "kinbox: " lines of
  * `text` (a tool's output), in order, each once, at most `max`. */
 size_t kb_hook_denial_ids(const char *text, char (*ids)[24], size_t max);

@@ -701,13 +701,31 @@ kb_config_global_path(const char *home)
 }
 
 char *
-kb_config_session_path(const char *session)
+kb_config_session_dir(void)
 {
 	const char *x = getenv("XDG_RUNTIME_DIR");
+	const char *st = getenv("XDG_STATE_HOME");
+	_cleanup_free_ char *home = NULL;
 
-	if (x == NULL || x[0] != '/')
+	if (x != NULL && x[0] == '/')
+		return xasprintf("%s/kinbox/sessions", x);
+	/* containers, ssh, CI: the state store, which kinbox keeps outside
+	 * every writable root as it keeps the runtime one (stores.c) */
+	if (st != NULL && st[0] == '/')
+		return xasprintf("%s/kinbox/sessions", st);
+	if ((home = kb_paths_home()) == NULL)
 		return NULL;
-	return xasprintf("%s/kinbox/sessions/%s.ini", x, session);
+	return xasprintf("%s/.local/state/kinbox/sessions", home);
+}
+
+char *
+kb_config_session_path(const char *session)
+{
+	_cleanup_free_ char *dir = kb_config_session_dir();
+
+	if (dir == NULL)
+		return NULL;
+	return xasprintf("%s/%s.ini", dir, session);
 }
 
 /* a session id is what kinpolicy session new made: no path tricks */
@@ -750,8 +768,9 @@ kb_config_load_layers(
 		sf = kb_config_session_path(session);
 		if (sf == NULL)
 			return kb_err_set(e,
-			    "KINBOX_SESSION is set but "
-			    "XDG_RUNTIME_DIR is not; sessions live there");
+			    "KINBOX_SESSION is set but there is neither "
+			    "XDG_RUNTIME_DIR nor a home directory to keep "
+			    "sessions in");
 		if (load(p, sf, KB_ORIGIN_SESSION, true, warn, e) == -1)
 			return -1;
 	}

@@ -414,6 +414,11 @@ const char *kb_config_store_under(const struct kb_policy *, const char *dir);
 
 /* Paths of the stores, new strings (NULL when unknown). */
 char *kb_config_global_path(const char *home);
+/* Where sessions live: $XDG_RUNTIME_DIR/kinbox/sessions, else (no
+ * runtime directory: containers, ssh, CI) the state store's sessions/
+ * ($XDG_STATE_HOME/kinbox or ~/.local/state/kinbox); NULL without either.
+ * New strings. */
+char *kb_config_session_dir(void);
 char *kb_config_session_path(const char *session);
 
 /* policy/env.c */

@@ -538,10 +538,21 @@ t_session_bad() {
 	printf '%s\n' "$KINBOX_SESSION" | grep -Eqx 'ses_[0-9a-f]{16}' ||
 		fail "kinpolicy session new printed '$KINBOX_SESSION'"
 	(
+		# without it, sessions live in the state store: this one
+		# (made in the runtime directory) is not there
 		unset XDG_RUNTIME_DIR
 		kb_expect 125 -- touch "$ws/marker"
-		assert_file_is "$KB_ERR" "kinbox: KINBOX_SESSION is set but XDG_RUNTIME_DIR is not; sessions live there"
+		grep -q "/kinbox/sessions/$KINBOX_SESSION.ini: No such file or directory" "$KB_ERR" ||
+			fail "kinbox looked for the session elsewhere: $(cat "$KB_ERR")"
 		assert_not_exists "$ws/marker"
+		# one made there works (the positive control)
+		KINBOX_SESSION=$("$KP" session new) || fail "kinpolicy session new without XDG_RUNTIME_DIR failed"
+		export KINBOX_SESSION
+		st=${XDG_STATE_HOME:-$HOME/.local/state}
+		assert_exists "$st/kinbox/sessions/$KINBOX_SESSION.ini"
+		kb_expect 0 -- touch "$ws/marker"
+		assert_exists "$ws/marker"
+		rm -f "$ws/marker"
 	)
 	# grant --session needs a session that exists
 	unset KINBOX_SESSION

@@ -76,6 +76,9 @@ SUB=$WS/src/sub
 OUTSIDE=$KB_T/outside
 mkrepo "$WS"
 mkdir -p "$SUB" "$OUTSIDE"
+# a directory of the project that is really outside it (a symlink an earlier
+# sandboxed command could have planted)
+ln -s "$OUTSIDE" "$WS/src/link-out"
 printf 'int x;\n' >"$SUB/main.c"
 export KBH_WS="$WS" KBH_SUB="$SUB" KBH_HOME="$HOME" KBH_OUTSIDE="$OUTSIDE" \
 	KBH_KINBOX="$KINBOX"
@@ -211,15 +214,34 @@ def struct(agent, inp, out):
         hs = o.get("hookSpecificOutput", {})
         check(set(hs) <= {"tool_input", "additionalContext"}, "keys %s" % sorted(hs))
         if "tool_input" in hs:
-            check(set(hs["tool_input"]) == {"command"}, "tool_input: command")
+            # Gemini builds the call from it alone: every argument the
+            # model gave comes back, only the command changed
+            ui, ti = hs["tool_input"], i["tool_input"]
+            check(isinstance(ui.get("command"), str), "tool_input.command")
+            check({k: v for k, v in ui.items() if k != "command"} ==
+                  {k: v for k, v in ti.items() if k != "command"},
+                  "tool_input keeps the other arguments")
             check(o.get("decision") in ("allow", "ask"), "a rewrite with allow/ask")
         if "additionalContext" in hs:
             check(ev == "AfterTool", "additionalContext after a tool only")
     elif agent == "cursor":
-        check(set(o) <= {"permission", "user_message", "agent_message"},
-              "keys %s" % sorted(o))
-        check(o["permission"] in ("allow", "deny", "ask"), "permission")
-        check(all(isinstance(o.get(k, ""), str) for k in o), "strings")
+        check(set(o) <= {"permission", "user_message", "agent_message",
+                         "updated_input"}, "keys %s" % sorted(o))
+        if ev == "preToolUse":
+            # no ask there; updated_input echoes every key
+            check(o["permission"] in ("allow", "deny"), "permission")
+            if "updated_input" in o:
+                ui, ti = o["updated_input"], i["tool_input"]
+                check(isinstance(ui.get("command"), str), "updated_input.command")
+                check({k: v for k, v in ui.items() if k != "command"} ==
+                      {k: v for k, v in ti.items() if k != "command"},
+                      "updated_input keeps the other keys")
+                check(o["permission"] == "allow", "a rewrite with allow")
+        else:
+            check("updated_input" not in o, "no rewrite in beforeShellExecution")
+            check(o["permission"] in ("allow", "deny", "ask"), "permission")
+        check(all(isinstance(o.get(k, ""), str) for k in o if k != "updated_input"),
+              "strings")
     else:
         sys.exit("no structural check for " + agent)
 
@@ -670,33 +692,83 @@ t_codex_ask() {
 run_test "codex: an ask is a deny that says a human's yes is needed (strict, a writing command)" t_codex_ask
 
 # --- a session ------------------------------------------------------------------------
+# ss_event SOURCE SESSION_ID: a SessionStart event of $_a (the recorded one,
+# its source and session_id replaced)
+ss_event() {
+	"$PY" -c 'import json,sys; e=json.load(open(sys.argv[1])); e["source"]=sys.argv[2]; e["session_id"]=sys.argv[3]; print(json.dumps(e))' \
+		"$R/$_a-session-start.in" "$1" "$2"
+}
+# ss_run FILE SOURCE SESSION_ID: the hook on that event, the env file FILE
+# (appended to); prints the KINBOX_SESSION it exported
+ss_run() {
+	rm -f "$1"
+	printf 'export OTHER=1\n' >"$1"
+	ss_event "$2" "$3" >"$KB_T/ss.json"
+	(cd "$SUB" && env "$_var=$1" "$KP" hook "$_a" --kinbox "$KINBOX" \
+		<"$KB_T/ss.json") >"$KB_T/s.out" || fail "SessionStart ($2) failed: $(cat "$KB_T/s.out")"
+	[ ! -s "$KB_T/s.out" ] || fail "SessionStart answered: $(cat "$KB_T/s.out")"
+	assert_streq "$(sed -n 1p "$1")" "export OTHER=1" "appended, not replaced"
+	assert_streq "$(wc -l <"$1" | tr -d ' ')" 2
+	sed -n 's/^export KINBOX_SESSION=\(ses_[0-9a-f]\{16\}\)$/\1/p' "$1"
+}
 t_session_start() {
 	_a=$1
 	_var=CLAUDE_ENV_FILE
 	[ "$_a" = codex ] && _var=CODEX_ENV_FILE
 	_file=$HOME/$_a-session.env
-	rm -f "$_file"
-	printf 'export OTHER=1\n' >"$_file"
-	(cd "$SUB" && env "$_var=$_file" "$KP" hook "$_a" --kinbox "$KINBOX" \
-		<"$R/$_a-session-start.in") >"$KB_T/s.out"
-	[ ! -s "$KB_T/s.out" ] || fail "SessionStart answered: $(cat "$KB_T/s.out")"
-	assert_streq "$(sed -n 1p "$_file")" "export OTHER=1" "appended, not replaced"
-	_id=$(sed -n 's/^export KINBOX_SESSION=\(ses_[0-9a-f]\{16\}\)$/\1/p' "$_file")
+	_sid="$_a-$(date +%s%N)"
+	_id=$(ss_run "$_file" startup "$_sid")
 	[ -n "$_id" ] || fail "no KINBOX_SESSION line: $(cat "$_file")"
-	assert_streq "$(wc -l <"$_file" | tr -d ' ')" 2
-	find "$XDG_RUNTIME_DIR" -name "*$_id*" >"$KB_T/sf"
+	find "$XDG_RUNTIME_DIR" -name "$_id.ini" >"$KB_T/sf"
 	[ -s "$KB_T/sf" ] || fail "no session file for $_id under $XDG_RUNTIME_DIR"
-	# control: without the env file no session is made
-	find "$XDG_RUNTIME_DIR" -name 'ses_*' | sort >"$KB_T/before"
-	(cd "$SUB" && "$KP" hook "$_a" <"$R/$_a-session-start.in") >"$KB_T/s.out"
-	find "$XDG_RUNTIME_DIR" -name 'ses_*' | sort >"$KB_T/after"
-	assert_files_equal "$KB_T/before" "$KB_T/after"
-	# the session is one kinpolicy knows
+	# a grant for the session, as a human would give it
 	KINBOX_SESSION=$_id "$KP" grants >"$KB_T/g.out" 2>&1 ||
 		fail "kinpolicy grants in the session: $(cat "$KB_T/g.out")"
+	# the same agent session resumed, compacted, cleared: the same kinbox
+	# session (its grants kept), no new one made
+	find "$XDG_RUNTIME_DIR" -name 'ses_*' | sort >"$KB_T/before"
+	for _src in resume compact clear startup; do
+		assert_streq "$(ss_run "$_file" "$_src" "$_sid")" "$_id" "the session after $_src"
+	done
+	find "$XDG_RUNTIME_DIR" -name 'ses_*' | sort >"$KB_T/after"
+	assert_files_equal "$KB_T/before" "$KB_T/after"
+	# control: another agent session gets another kinbox session
+	_other=$(ss_run "$_file" startup "$_sid-other")
+	[ -n "$_other" ] && [ "$_other" != "$_id" ] ||
+		fail "another agent session got '$_other' (the first: $_id)"
+	# no XDG_RUNTIME_DIR (containers, ssh, CI): the state store holds it
+	_other=$(unset XDG_RUNTIME_DIR; ss_run "$_file" startup "$_sid-noxdg")
+	[ -n "$_other" ] || fail "no session without XDG_RUNTIME_DIR"
+	_st=${XDG_STATE_HOME:-$HOME/.local/state}
+	assert_exists "$_st/kinbox/sessions/$_other.ini"
+	[ "$(stat -c %a "$_st/kinbox/sessions")" = 700 ] ||
+		fail "$_st/kinbox/sessions is not 0700"
 }
-run_test "claude-code: SessionStart with CLAUDE_ENV_FILE appends export KINBOX_SESSION=ses_… and the session exists" t_session_start claude-code
-run_test "codex: SessionStart with CODEX_ENV_FILE appends export KINBOX_SESSION=ses_… and the session exists" t_session_start codex
+run_test "claude-code: SessionStart exports KINBOX_SESSION=ses_…, the same one on resume/compact/clear, another for another session, and works without XDG_RUNTIME_DIR" t_session_start claude-code
+run_test "codex: SessionStart exports KINBOX_SESSION=ses_…, the same one on resume/compact/clear, another for another session, and works without XDG_RUNTIME_DIR" t_session_start codex
+
+# the workspace is the project root set when the agent's session started:
+# a later call whose directory lies elsewhere is judged against it
+t_session_root() {
+	_a=claude-code
+	_var=CLAUDE_ENV_FILE
+	_sid="root-$(date +%s%N)"
+	ss_run "$HOME/root.env" startup "$_sid" >/dev/null
+	for _dir in "$SUB" "$OUTSIDE"; do
+		printf '{"session_id":"%s","transcript_path":"/t","cwd":"%s","permission_mode":"bypassPermissions","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"touch x"}}\n' "$_sid" "$_dir" >"$KB_T/ev.json"
+		(cd "$_dir" && "$KP" hook "$_a" --kinbox "$KINBOX" <"$KB_T/ev.json") >"$KB_T/r.out"
+		if [ "$_dir" = "$SUB" ]; then
+			assert_streq "$(hk get "$KB_T/r.out" hookSpecificOutput permissionDecision)" allow
+			hk get "$KB_T/r.out" hookSpecificOutput updatedInput command >"$KB_T/r.cmd"
+			assert_file_has_content "$KB_T/r.cmd" "--workspace $WS "
+		else
+			# cd'd out of the project: not made the workspace
+			assert_streq "$(hk get "$KB_T/r.out" hookSpecificOutput permissionDecision)" ask
+			assert_not_file_has_content "$KB_T/r.out" updatedInput
+		fi
+	done
+}
+run_test "claude-code: the project root set at SessionStart stays the workspace; a call from outside it asks" t_session_root
 
 # --- no sandbox here ----------------------------------------------------------------
 # Below kb-no-userns --no-landlock neither backend can run (bwrap has no

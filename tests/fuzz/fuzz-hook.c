@@ -33,6 +33,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(s, data, size);
 	s[size] = '\0'; /* a command string ends at its first NUL */
+	{
+		/* the patch reader: bounded, and each path it names is a
+		 * part of the text */
+		struct kb_strv paths = {0};
+
+		if (kb_hook_patch_paths(s, &paths) == 0)
+			for (size_t i = 0; i < paths.n; i++)
+				if (strstr(s, paths.v[i]) == NULL)
+					abort();
+		kb_strv_free(&paths);
+	}
 	w = kb_hook_wrap(K, R, s);
 	back = kb_hook_unwrap(K, R, w);
 	if (back != NULL && strcmp(back, s) != 0)

@@ -25,14 +25,14 @@ static bool
 fake_classify(const char *cmd, char **sig, char **rewritten, char *reason,
     size_t len, void *ctx)
 {
-	bool safe = strncmp(cmd, "ls", 2) == 0 ||
-	    strncmp(cmd, "git status", 10) == 0;
+	bool safe =
+	    strncmp(cmd, "ls", 2) == 0 || strncmp(cmd, "git status", 10) == 0;
 
 	(void)ctx;
 	*sig = strdup(cmd);
 	/* "git log" is read-only once rewritten */
-	*rewritten = strcmp(cmd, "git log") == 0 ? strdup("git --no-pager log")
-						  : NULL;
+	*rewritten =
+	    strcmp(cmd, "git log") == 0 ? strdup("git --no-pager log") : NULL;
 	snprintf(reason, len, "fake says %s", safe ? "read-only" : "writes");
 	return safe;
 }
@@ -60,8 +60,16 @@ fake_session(const char *kind, const char *sig, void *ctx)
 }
 
 static const char *const kinds[] = {
-	"read", "edit", "shell", "meta", "mcp", "network", "rig", "outpost",
-	"publish", "bogus",
+    "read",
+    "edit",
+    "shell",
+    "meta",
+    "mcp",
+    "network",
+    "rig",
+    "outpost",
+    "publish",
+    "bogus",
 };
 
 /* A request that every row shares: an edit inside the workspace, a shell
@@ -70,16 +78,16 @@ static struct kb_decide_in
 base_in(enum kb_mode mode, const char *kind)
 {
 	struct kb_decide_in in = {
-		.mode = mode,
-		.kind = kind,
-		.tool = "Tool",
-		.command = "make",
-		.path = inside,
-		.workspace = ws,
-		.cwd = ws,
-		.home = base,
-		.sandbox_available = true,
-		.classify = fake_classify,
+	    .mode = mode,
+	    .kind = kind,
+	    .tool = "Tool",
+	    .command = "make",
+	    .path = inside,
+	    .workspace = ws,
+	    .cwd = ws,
+	    .home = base,
+	    .sandbox_available = true,
+	    .classify = fake_classify,
 	};
 	return in;
 }
@@ -99,6 +107,41 @@ expect(const struct kb_decide_in *in, enum kb_verdict v, const char *rule,
 	ok(out.reason[0] != '\0' && strchr(out.reason, '\n') == NULL,
 	    "%s: one reason line", desc);
 	kb_decide_out_free(&out);
+}
+
+/* planning: a shell command the classifier proves read-only runs (the
+ * hook wraps it under kinbox), any other stays frozen, in both modes */
+static void
+test_planning_shell(void)
+{
+	static const enum kb_mode modes[] = {KB_MODE_AUTO, KB_MODE_STRICT};
+
+	for (size_t i = 0; i < nitems(modes); i++) {
+		struct kb_decide_in in = base_in(modes[i], "shell");
+		struct kb_decide_out out;
+
+		in.planning = true;
+		in.command = "ls -la";
+		expect(&in, KB_ALLOW, "planning-read-only",
+		    "planning: ls (read-only)");
+		kb_decide(&in, &out);
+		ok(strstr(out.reason, "fake says read-only") != NULL,
+		    "planning: the classifier's reason is kept (%s)",
+		    out.reason);
+		kb_decide_out_free(&out);
+		in.command = "make";
+		expect(&in, KB_DENY, "planning-freeze",
+		    "planning: make (not read-only)");
+		in.command = "git log"; /* read-only once rewritten */
+		expect(&in, KB_DENY, "planning-freeze",
+		    "planning: git log (the fake classifier does not pass it)");
+		in.command = NULL;
+		expect(&in, KB_DENY, "planning-freeze", "planning: no command");
+		in.command = "git status";
+		in.kind = "edit";
+		expect(&in, KB_DENY, "planning-freeze",
+		    "planning: an edit, whatever its command field");
+	}
 }
 
 static void
@@ -157,7 +200,7 @@ test_matrix(void)
 		{ KB_MODE_STRICT, "bogus",   true,  KB_ASK,   "invalid-kind" },
 	};
 	/* clang-format on */
-	bool seen[2][nitems(kinds)][2] = { { { false } } };
+	bool seen[2][nitems(kinds)][2] = {{{false}}};
 	size_t covered = 0;
 
 	for (size_t i = 0; i < nitems(rows); i++) {
@@ -187,7 +230,7 @@ test_names(void)
 
 	for (size_t i = 0; i + 1 < nitems(kinds); i++)
 		ok(kb_kind_parse(kinds[i], &k) == 0 &&
-		    strcmp(kb_kind_name(k), kinds[i]) == 0,
+			strcmp(kb_kind_name(k), kinds[i]) == 0,
 		    "kind %s round-trips", kinds[i]);
 	ok(kb_kind_parse("bogus", &k) == -1 && k == KB_KIND_INVALID,
 	    "an unknown kind is KB_KIND_INVALID");
@@ -205,7 +248,7 @@ test_names(void)
 static void
 test_invalid(void)
 {
-	struct session all = { .all = true };
+	struct session all = {.all = true};
 	struct kb_decide_in in = base_in(KB_MODE_AUTO, NULL);
 	struct kb_decide_out out;
 
@@ -265,8 +308,8 @@ test_shell(void)
 	in.command = "git push";
 	expect(&in, KB_ASK, "classifier", "strict: git push");
 	in.sandbox_available = false;
-	expect(&in, KB_ASK, "classifier",
-	    "strict: the sandbox does not matter");
+	expect(
+	    &in, KB_ASK, "classifier", "strict: the sandbox does not matter");
 
 	/* the classifier's rewritten form goes out with its ASK; a human's
 	 * "always" for the command as given drops it */
@@ -277,21 +320,21 @@ test_shell(void)
 	in.command = "git log";
 	kb_decide(&in, &out);
 	ok(out.verdict == KB_ASK && out.rewritten != NULL &&
-	    strcmp(out.rewritten, "git --no-pager log") == 0,
+		strcmp(out.rewritten, "git --no-pager log") == 0,
 	    "strict: the ASK carries the classifier's rewritten form");
 	kb_decide_out_free(&out);
 	ok(out.rewritten == NULL && out.signature == NULL,
 	    "kb_decide_out_free frees the rewritten form");
 	{
-		static const char *const grants[] = { "shell=git log", NULL };
-		struct session ss = { grants, false, 0 };
+		static const char *const grants[] = {"shell=git log", NULL};
+		struct session ss = {grants, false, 0};
 
 		in.session_allows = fake_session;
 		in.ctx = &ss;
 		kb_decide(&in, &out);
 		ok(out.verdict == KB_ALLOW &&
-		    strcmp(out.rule, "session-always") == 0 &&
-		    out.rewritten == NULL,
+			strcmp(out.rule, "session-always") == 0 &&
+			out.rewritten == NULL,
 		    "strict: an always grant allows the command as given, "
 		    "without the rewritten form");
 		kb_decide_out_free(&out);
@@ -302,11 +345,15 @@ static void
 test_session(void)
 {
 	static const char *const grants[] = {
-		"shell=make test", "network=network:curl", "edit=edit:Write",
-		"mcp=mcp:github.create_issue", "publish=publish", NULL,
+	    "shell=make test",
+	    "network=network:curl",
+	    "edit=edit:Write",
+	    "mcp=mcp:github.create_issue",
+	    "publish=publish",
+	    NULL,
 	};
-	struct session s = { .grants = grants };
-	struct session all = { .all = true };
+	struct session s = {.grants = grants};
+	struct session all = {.all = true};
 	struct kb_decide_in in = base_in(KB_MODE_STRICT, "shell");
 	struct kb_decide_out out;
 
@@ -373,8 +420,8 @@ test_session(void)
 	in.path = outside;
 	expect(&in, KB_DENY, "outside-workspace", "outside beats a grant");
 	in.mode = KB_MODE_STRICT;
-	expect(&in, KB_DENY, "outside-workspace",
-	    "strict: outside beats a grant");
+	expect(
+	    &in, KB_DENY, "outside-workspace", "strict: outside beats a grant");
 	in.path = dotenv;
 	expect(&in, KB_DENY, "secret-file", "a secret beats a grant");
 	in.path = NULL;
@@ -431,14 +478,13 @@ test_edit(void)
 	expect(&in, KB_DENY, "secret-file", "no workspace: still a secret");
 	in.mode = KB_MODE_AUTO;
 	in.path = lockfile;
-	expect(&in, KB_ASK, "protected-path",
-	    "no workspace: still protected");
+	expect(&in, KB_ASK, "protected-path", "no workspace: still protected");
 
 	/* a file with a second name outside the workspace: check-write asks,
 	 * and so does decide, in both modes, and no "always" lifts it */
 	{
 		char victim[340], lnk[340];
-		struct session all = { .all = true };
+		struct session all = {.all = true};
 
 		snprintf(victim, sizeof(victim), "%s/victim.txt", base);
 		snprintf(lnk, sizeof(lnk), "%s/innocent.txt", ws);
@@ -540,6 +586,7 @@ main(void)
 	unsetenv("XDG_CONFIG_HOME");
 
 	test_matrix();
+	test_planning_shell();
 	test_names();
 	test_invalid();
 	test_shell();

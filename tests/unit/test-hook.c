@@ -285,9 +285,91 @@ test_ids(void)
 	assert_cmpint(kb_hook_denial_ids("", ids, 4), 0, "empty text");
 }
 
+/* Codex's apply_patch read as Codex reads it: every path its parser
+ * would act on, and nothing it would not; -1 where it refuses */
+static const struct {
+	const char *patch;
+	int rc;
+	const char *paths; /* '|' between */
+} patches[] = {
+    {"*** Begin Patch\n*** Add File: a.txt\n+x\n*** Update File: "
+     "b.c\n@@\n-a\n+b\n"
+     "*** Delete File: c\n*** End Patch\n",
+	0, "a.txt|b.c|c"},
+    /* the second header indented by spaces: Codex trims it */
+    {"*** Begin Patch\n*** Add File: in.txt\n+x\n   *** Add File: "
+     "/etc/out\n+y\n"
+     "*** End Patch",
+	0, "in.txt|/etc/out"},
+    {"*** Begin Patch\n*** Delete File: in\n\t*** Update File: "
+     "../up\n@@\n-a\n+b\n"
+     "*** End Patch",
+	0, "in|../up"},
+    /* U+3000 and U+00A0 are white space to Rust's trim */
+    {"*** Begin Patch\n*** Delete File: in\n\xe3\x80\x80*** Delete File: "
+     "/w/x\xc2\xa0\n"
+     "*** End Patch",
+	0, "in|/w/x"},
+    /* CRLF, white space around the markers and the whole patch */
+    {"\n  *** Begin Patch  \r\n*** Add File: a\r\n+x\r\n*** Delete File: /o/b  "
+     "\r\n"
+     " *** End Patch \r\n\n",
+	0, "a|/o/b"},
+    /* the heredoc form */
+    {"<<'EOF'\n*** Begin Patch\n*** Add File: h\n+x\n*** End Patch\nEOF\n", 0,
+	"h"},
+    {"<<EOF\n*** Begin Patch\n*** Delete File: /abs\n*** End Patch\nEOF", 0,
+	"/abs"},
+    /* a move: its line is not trimmed by Codex */
+    {"*** Begin Patch\n*** Update File: a\n*** Move to: /tmp/b\n@@\n-x\n+y\n"
+     "*** End Patch",
+	0, "a|/tmp/b"},
+    {"*** Begin Patch\n*** Update File: a\n *** Move to: /tmp/b\n+y\n*** End "
+     "Patch",
+	0, "a"},
+    /* inside an update chunk, an indented header is a context line */
+    {"*** Begin Patch\n*** Update File: a\n@@\n-x\n  *** Add File: /etc/y\n+z\n"
+     "*** End Patch",
+	0, "a"},
+    /* blank lines between chunks, a context marker, End of File */
+    {"*** Begin Patch\n*** Update File: a\n@@ f()\n-x\n+y\n\n@@\n-p\n+q\n"
+     "*** End of File\n*** Delete File: z\n*** End Patch",
+	0, "a|z"},
+    {"*** Begin Patch\n*** End Patch", 0, ""},
+    /* what Codex refuses */
+    {"*** Begin Patch\n*** Add File: a\n+x\n", -1, ""},
+    {"*** Update File: a\n@@\n-x\n*** End Patch", -1, ""},
+    {"*** Begin Patch\n*** Update File: a\n*** End Patch", -1, ""},
+    {"*** Begin Patch\n*** Frobnicate File: a\n*** End Patch", -1, ""},
+    {"*** Begin Patch\n*** Update File: a\n@@\n-x\n\tstray\n*** End Patch", -1,
+	""},
+    {"", -1, ""},
+};
+
+static void
+test_patches(void)
+{
+	for (size_t i = 0; i < nitems(patches); i++) {
+		struct kb_strv got = {0};
+		struct kb_buf b = {0};
+		int rc = kb_hook_patch_paths(patches[i].patch, &got);
+
+		kb_buf_puts(&b, "");
+		for (size_t k = 0; k < got.n; k++)
+			kb_buf_printf(&b, "%s%s", k > 0 ? "|" : "", got.v[k]);
+		assert_cmpint(rc, patches[i].rc, "patch %zu: rc", i);
+		if (rc == 0)
+			assert_cmpstr(
+			    b.s, patches[i].paths, "patch %zu: paths", i);
+		kb_buf_free(&b);
+		kb_strv_free(&got);
+	}
+}
+
 int
 main(void)
 {
+	test_patches();
 	test_wrap();
 	test_unwrap();
 	test_modes();
