@@ -771,32 +771,34 @@ rundir_remove(void)
 	rundir_fd = -1;
 }
 
-static void
-rundir_make(void)
+/* A policy that cannot be set up: its one line, and when a root is
+ * read-only because kinbox runs inside an agent's own sandbox, which
+ * setting of the agent is in the way */
+static void __attribute__((noreturn)) die_policy(const struct kb_err *e)
 {
-	const char *tmp = getenv("TMPDIR");
-	int errsv;
+	struct kb_agent_sandbox as;
 
-	memcpy(rundir, KB_LANDLOCK_RUNDIR_TEMPLATE,
-	    sizeof(KB_LANDLOCK_RUNDIR_TEMPLATE));
-	if (mkdtemp(rundir) != NULL)
-		goto made;
-	errsv = errno;
-	/* /tmp read-only (kinbox inside the landlock backend): $TMPDIR,
-	 * the outer run's own directory */
-	if (tmp != NULL && tmp[0] == '/' &&
-	    (size_t)snprintf(rundir, sizeof(rundir), "%s/kinbox-run.XXXXXX",
-		tmp) < sizeof(rundir) &&
-	    mkdtemp(rundir) != NULL)
-		goto made;
-	die("no sandbox: cannot make the run's temporary directory under "
-	    "/tmp (%s)%s%s; check /tmp — nothing was run",
-	    strerror(errsv), tmp != NULL ? " nor under TMPDIR " : "",
-	    tmp != NULL ? tmp : "");
-made:
-	rundir_fd = open(rundir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (rundir_fd == -1)
-		die_errno("no sandbox: %s", rundir);
+	if (strstr(e->msg, strerror(EROFS)) != NULL && kb_agent_sandbox(&as))
+		die("%s — kinbox runs inside %s (%s): %s", e->msg, as.name,
+		    as.evidence, as.fix);
+	die("%s", e->msg);
+}
+
+static void
+rundir_make(const char *workspace)
+{
+	struct kb_agent_sandbox as;
+	struct kb_err e;
+
+	rundir_fd = kb_landlock_rundir(workspace, rundir, sizeof(rundir), &e);
+	if (rundir_fd == -1) {
+		if (kb_agent_sandbox(&as))
+			die("no sandbox: %s; kinbox runs inside %s (%s), "
+			    "which leaves it nowhere to write: %s — nothing "
+			    "was run",
+			    e.msg, as.name, as.evidence, as.fix);
+		die("no sandbox: %s; check /tmp — nothing was run", e.msg);
+	}
 	atexit(rundir_remove);
 }
 
@@ -976,7 +978,7 @@ main(int argc, char **argv)
 		      (mode == NULL || strcmp(mode, "container") != 0);
 	if (with_config) {
 		if (kb_policy_resolve_workspace(&pol, &e) == -1)
-			die("%s", e.msg);
+			die_policy(&e);
 		if (kb_config_load_layers(&pol, NULL, config_warning, &e) == -1)
 			die("%s", e.msg);
 	}
@@ -1043,7 +1045,7 @@ main(int argc, char **argv)
 	pol.gpu_root = kb_test_dev_root();
 	if (kb_policy_finalize(&pol, &e) == -1 ||
 	    kb_gitguard_scan_roots(&pol, &e) == -1)
-		die("%s", e.msg);
+		die_policy(&e);
 	/* again with TMPDIR settled */
 	check_stores(&pol);
 #ifdef __APPLE__
@@ -1128,7 +1130,7 @@ main(int argc, char **argv)
 				    pol.backend == KB_BACKEND_AUTO ? why : "",
 				    pol.backend == KB_BACKEND_AUTO ? ")" : "");
 			if (!o.dry_run && rundir_fd == -1)
-				rundir_make();
+				rundir_make(pol.workspace);
 			if (kb_landlock_plan(&pol, &host, helper, helper_fd,
 				o.dry_run ? KB_LANDLOCK_RUNDIR_TEMPLATE
 					  : rundir,

@@ -160,6 +160,27 @@ unsigned kb_landlock_lacks(const struct kb_host *, unsigned require);
 #define KB_LANDLOCK_RUNDIR_TEMPLATE "/tmp/kinbox-run.XXXXXX"
 
 /*
+ * Makes the landlock backend's per-run temporary directory (0700, a fresh
+ * name kinbox-run.XXXXXX) in the first place that takes one: /tmp, then
+ * $TMPDIR, then /dev/shm (an agent's own sandbox leaves /tmp read-only:
+ * sandbox-runtime, Codex's), then `workspace` itself (a hidden
+ * .kinbox-run.XXXXXX, the one place such a sandbox always leaves
+ * writable; NULL: not tried). Its path in out (outlen bytes); an O_PATH
+ * descriptor of it, or -1 with e saying where it was tried and why not.
+ */
+int kb_landlock_rundir(
+    const char *workspace, char *out, size_t outlen, struct kb_err *e);
+
+/* The agent sandbox kinbox runs inside, by the variables it sets
+ * (sandbox-runtime's SANDBOX_RUNTIME, Codex's CODEX_SANDBOX*, Gemini
+ * CLI's SANDBOX): its name, the evidence and the setting that turns it
+ * off, static strings; false when none is seen. */
+struct kb_agent_sandbox {
+	const char *name, *evidence, *fix;
+};
+bool kb_agent_sandbox(struct kb_agent_sandbox *out);
+
+/*
  * Builds the landlock plan: kinbox-exec, exec'd directly by kb_run(),
  * applies the whole sandbox (backends/kinbox-exec.c). `helper` and
  * `helper_fd` as for kb_bwrap_plan (the helper is exec'd through its

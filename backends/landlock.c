@@ -20,6 +20,8 @@
  * made read-only inside a writable root: a mask there is refused, and the
  * git guards are restored after the run instead (gitguard/).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -544,4 +546,76 @@ kb_landlock_plan(const struct kb_policy *p, const struct kb_host *h,
 		    dir, kb_cache_table[c].name);
 	}
 	return 0;
+}
+
+int
+kb_landlock_rundir(
+    const char *workspace, char *out, size_t outlen, struct kb_err *e)
+{
+	const char *tmp = getenv("TMPDIR");
+	const char *where[] = {"/tmp",
+	    tmp != NULL && tmp[0] == '/' ? tmp : NULL, "/dev/shm", workspace};
+	struct kb_buf tried = {0};
+	int fd;
+
+	for (size_t i = 0; i < nitems(where); i++) {
+		if (where[i] == NULL)
+			continue;
+		if ((size_t)snprintf(out, outlen, "%s/%skinbox-run.XXXXXX",
+			where[i], i == 3 ? "." : "") >= outlen) {
+			errno = ENAMETOOLONG;
+		} else if (mkdtemp(out) != NULL) {
+			fd = open(
+			    out, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd != -1) {
+				kb_buf_free(&tried);
+				return fd;
+			}
+			rmdir(out);
+		}
+		kb_buf_printf(&tried, "%s%s (%s)", tried.len > 0 ? ", " : "",
+		    where[i], strerror(errno));
+	}
+	kb_err_set(e, "cannot make the run's temporary directory: tried %s",
+	    tried.s != NULL ? tried.s : "nowhere");
+	kb_buf_free(&tried);
+	return -1;
+}
+
+bool
+kb_agent_sandbox(struct kb_agent_sandbox *out)
+{
+	const char *v;
+
+	if ((v = getenv("SANDBOX_RUNTIME")) != NULL && *v != '\0') {
+		*out = (struct kb_agent_sandbox){
+		    "Claude Code's sandbox (sandbox-runtime)",
+		    "SANDBOX_RUNTIME is set",
+		    "let kinbox be the boundary: turn the agent's sandbox off "
+		    "(Claude Code: \"sandbox\": {\"enabled\": false} in "
+		    ".claude/settings.json, or /sandbox) and keep kinpolicy's "
+		    "hook"};
+		return true;
+	}
+	if (((v = getenv("CODEX_SANDBOX")) != NULL && *v != '\0') ||
+	    ((v = getenv("CODEX_SANDBOX_NETWORK_DISABLED")) != NULL &&
+		*v != '\0')) {
+		*out = (struct kb_agent_sandbox){"Codex's sandbox",
+		    "CODEX_SANDBOX or CODEX_SANDBOX_NETWORK_DISABLED is set",
+		    "let kinbox be the boundary: run Codex with sandbox_mode = "
+		    "\"danger-full-access\" (config.toml, or --sandbox "
+		    "danger-full-access) and keep kinpolicy's hook"};
+		return true;
+	}
+	if ((v = getenv("SANDBOX")) != NULL && *v != '\0' &&
+	    getenv("GEMINI_CLI") != NULL) {
+		*out = (struct kb_agent_sandbox){"Gemini CLI's sandbox",
+		    "SANDBOX and GEMINI_CLI are set",
+		    "let kinbox be the boundary: run Gemini CLI without "
+		    "--sandbox (GEMINI_SANDBOX=false, or \"tools\": "
+		    "{\"sandbox\": false} in settings.json) and keep "
+		    "kinpolicy's hook"};
+		return true;
+	}
+	return false;
 }

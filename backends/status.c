@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,6 +229,22 @@ probe_host(struct kb_status_probes *p)
 	p->landlock_abi = kb_landlock_abi();
 	p->user_notif = probe_user_notif();
 	p->no_mediate = kb_sup_unavailable();
+	p->in_agent_sandbox = kb_agent_sandbox(&p->agent_sandbox);
+	{
+		/* the run directory as a run would make it: an agent's own
+		 * sandbox can leave no place for it */
+		char dir[PATH_MAX];
+		_cleanup_free_ char *cwd = getcwd(NULL, 0);
+		struct kb_err e;
+		int fd = kb_landlock_rundir(cwd, dir, sizeof(dir), &e);
+
+		if (fd == -1) {
+			p->rundir_error = xstrdup(e.msg);
+		} else {
+			close(fd);
+			rmdir(dir);
+		}
+	}
 }
 
 static void
@@ -268,6 +285,7 @@ kb_status_probes_free(struct kb_status_probes *p)
 	free(p->bwrap_version);
 	free(p->bwrap_help);
 	free(p->bwrap_error);
+	free(p->rundir_error);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -718,6 +736,8 @@ collect_landlock(const struct kb_status_roots *r,
 		st->landlock.why = xstrdup("seccomp filters are not available, "
 					   "and the landlock backend needs "
 					   "one");
+	else if (p->rundir_error != NULL)
+		st->landlock.why = xstrdup(p->rundir_error);
 	st->landlock.usable = st->landlock.why == NULL;
 }
 
@@ -1083,6 +1103,8 @@ kb_status_collect(const struct kb_status_roots *r,
 		st->sandbox_env = xstrdup(p->sandbox_env);
 	collect_seccomp(r, p, st);
 	collect_container(r, st);
+	if (p->in_agent_sandbox)
+		st->agent_sandbox = p->agent_sandbox;
 	collect_userns(r, st);
 	collect_bwrap(p, st);
 	collect_landlock(r, p, st);
@@ -1355,6 +1377,11 @@ kb_status_text(const struct kb_status *st)
 		    st->container.says ? st->container.says : "");
 		fixes(&b, &st->container.fix);
 	}
+	if (st->agent_sandbox.name != NULL) {
+		fact(&b, "agent sandbox", "%s (%s)", st->agent_sandbox.name,
+		    st->agent_sandbox.evidence);
+		fact(&b, "", "fix: %s", st->agent_sandbox.fix);
+	}
 	text_landlock(&b, st);
 	text_seccomp(&b, st);
 	if (st->yama.ptrace_scope >= 0)
@@ -1484,6 +1511,16 @@ kb_status_json(const struct kb_status *st)
 	}
 	set(o, "userns", un);
 
+	if (st->agent_sandbox.name != NULL) {
+		json_t *as = json_object();
+
+		set(as, "name", jstr(st->agent_sandbox.name));
+		set(as, "evidence", jstr(st->agent_sandbox.evidence));
+		set(as, "fix", jstr(st->agent_sandbox.fix));
+		set(o, "agent_sandbox", as);
+	} else {
+		set(o, "agent_sandbox", json_null());
+	}
 	set(ct, "name", jstr(st->container.name));
 	set(ct, "evidence", jstr(st->container.evidence));
 	set(ct, "says", jstr(st->container.says));

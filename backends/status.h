@@ -65,6 +65,13 @@ struct kb_status_probes {
 	/* kb_sup_unavailable(): why unix connects cannot be mediated, NULL
 	 * when they can (a static string) */
 	const char *no_mediate;
+	/* why the landlock backend's per-run temporary directory cannot be
+	 * made anywhere (kb_landlock_rundir, tried with the working
+	 * directory as the workspace), NULL when it can */
+	char *rundir_error;
+	/* the agent sandbox kinbox runs inside (kb_agent_sandbox) */
+	bool in_agent_sandbox;
+	struct kb_agent_sandbox agent_sandbox;
 };
 
 /* Fills every probe from this process and this machine: runs bwrap three
@@ -127,6 +134,8 @@ struct kb_status {
 		struct kb_strv fix;
 	} bwrap;
 	struct kb_status_sysctl userns[KB_USERNS__N];
+	/* the agent sandbox kinbox runs inside: name NULL when none */
+	struct kb_agent_sandbox agent_sandbox;
 	struct {
 		const char *name; /* docker, podman, kubernetes, lxc, ... */
 		char *evidence;   /* the file and what it says */

@@ -201,6 +201,43 @@ text_has(const struct kb_status *st, const char *s)
 	return yes;
 }
 
+/* inside an agent's sandbox: named in text and JSON; with nowhere to
+ * make the run's directory, the landlock backend is unusable and says
+ * why, and with bwrap failing too nothing is available */
+static void
+test_agent_sandbox(void)
+{
+	struct machine m;
+	struct kb_status *st;
+	_cleanup_free_ char *t = NULL;
+	_cleanup_free_ char *j = NULL;
+
+	m_new(&m);
+	m.p.in_agent_sandbox = true;
+	m.p.agent_sandbox = (struct kb_agent_sandbox){
+	    "Claude Code's sandbox", "SANDBOX_RUNTIME is set", "turn it off"};
+	st = m_run(&m);
+	t = kb_status_text(st);
+	ok(strstr(t, "\nagent sandbox     Claude Code's sandbox "
+		     "(SANDBOX_RUNTIME is set)\n") != NULL &&
+		strstr(t, "fix: turn it off") != NULL,
+	    "the agent sandbox and its fix in the text");
+	ok(st->landlock.usable, "a run directory can be made: landlock usable");
+	m.p.rundir_error = xstrdup("cannot make the run's temporary "
+				   "directory: tried /tmp (Read-only file "
+				   "system)");
+	m.p.bwrap_probe = KB_PROBE_FAILS;
+	st = m_run(&m);
+	ok(!st->landlock.usable && st->landlock.why != NULL &&
+		strstr(st->landlock.why, "temporary directory") != NULL,
+	    "no run directory: the landlock backend is unusable, and why");
+	j = kb_status_json(st);
+	ok(strstr(j, "\"agent_sandbox\":{\"name\":\"Claude Code's "
+		     "sandbox\"") != NULL,
+	    "the agent sandbox in the JSON");
+	m_done(&m);
+}
+
 static void
 test_ordinary(void)
 {
@@ -1193,8 +1230,8 @@ test_json(void)
 {
 	static const char *const top[] = {"schema", "available", "auto",
 	    "auto_reason", "sandbox_env", "sandbox_env_effect", "root",
-	    "kernel", "bwrap", "userns", "container", "landlock", "seccomp",
-	    "yama"};
+	    "kernel", "bwrap", "userns", "agent_sandbox", "container",
+	    "landlock", "seccomp", "yama"};
 	static const char *const bwrap[] = {"path", "version", "setuid",
 	    "probe", "error", "options", "options_from", "usable", "cause",
 	    "why", "fix"};
@@ -1211,9 +1248,9 @@ test_json(void)
 	    "abi", "lsm", "lsm_list", "usable", "why", "lacks", "never", "fix"};
 	static const char *const lack[] = {
 	    "abi", "linux", "backend", "required", "cost"};
-	static const char *const seccomp[] = {
-	    "available", "actions", "user_notif", "addfd", "unix_mediation",
-	    "unix_mediation_why", "mode", "fix"};
+	static const char *const seccomp[] = {"available", "actions",
+	    "user_notif", "addfd", "unix_mediation", "unix_mediation_why",
+	    "mode", "fix"};
 	static const char *const yama[] = {"ptrace_scope", "says"};
 	struct machine m;
 	struct kb_status *st;
@@ -1476,6 +1513,7 @@ main(void)
 	test_bwrap_options();
 	test_probe_messages();
 	test_mode();
+	test_agent_sandbox();
 	test_json();
 	test_text_escaped();
 	test_real();
