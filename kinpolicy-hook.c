@@ -38,6 +38,7 @@
 
 #include "backends/status.h"
 #include "denial/report.h"
+#include "gate/agentrules.h"
 #include "gate/checkwrite.h"
 #include "gate/decide.h"
 #include "gate/grants.h"
@@ -284,6 +285,121 @@ project_root(struct hook *h, const char *cwd)
 	return xstrdup(cwd);
 }
 
+/* --- the agent's own permission rules ---------------------------------------
+ * Claude Code matches its allow, ask and deny rules against the command it
+ * is about to run: after the rewrite, kinbox's. So the hook judges the
+ * model's command against them first, from every settings file Claude
+ * Code reads (managed, user, project, local). A file it cannot read as
+ * JSON leaves the rules unknown: the call is asked, never allowed. */
+struct agent_rules {
+	struct kb_strv deny, ask, allow;
+	struct kb_strv from; /* for each rule of the three, in order: file */
+	char *unreadable;    /* a settings file that is not JSON */
+};
+
+static void
+rules_add(json_t *perm, const char *key, struct kb_strv *to,
+    struct kb_strv *from, const char *file)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(json_object_get(perm, key), i, v)
+	{
+		if (!json_is_string(v))
+			continue;
+		kb_strv_push(to, json_string_value(v));
+		kb_strv_pushf(from, "%s\t%s", json_string_value(v), file);
+	}
+}
+
+static void
+rules_file(struct agent_rules *ar, const char *file)
+{
+	json_error_t err;
+	json_t *j = NULL, *perm;
+	struct stat st;
+	char *buf = NULL;
+	ssize_t n = -1;
+	/* a project's file lies in the workspace: no FIFO, no huge file
+	 * (opened once, judged on the descriptor) */
+	int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd == -1)
+		return;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size <= HOOK_MAX_INPUT) {
+		buf = xmalloc((size_t)st.st_size + 1);
+		n = read(fd, buf, (size_t)st.st_size + 1);
+	}
+	close(fd);
+	if (n >= 0 && n <= st.st_size)
+		j = json_loadb(buf, (size_t)n, 0, &err);
+	free(buf);
+	if (!json_is_object(j)) {
+		json_decref(j);
+		if (ar->unreadable == NULL)
+			ar->unreadable = xstrdup(file);
+		return;
+	}
+	perm = json_object_get(j, "permissions");
+	rules_add(perm, "deny", &ar->deny, &ar->from, file);
+	rules_add(perm, "ask", &ar->ask, &ar->from, file);
+	rules_add(perm, "allow", &ar->allow, &ar->from, file);
+	json_decref(j);
+}
+
+static void
+agent_rules(struct hook *h, const char *root, struct agent_rules *ar)
+{
+	const char *cfg = getenv("CLAUDE_CONFIG_DIR");
+	const char *proj = getenv("CLAUDE_PROJECT_DIR");
+	_cleanup_free_ char *home = kb_paths_home();
+	_cleanup_free_ char *user = NULL;
+	_cleanup_free_ char *p1 = NULL;
+	_cleanup_free_ char *p2 = NULL;
+
+	memset(ar, 0, sizeof(*ar));
+	if (h->agent != KB_AGENT_CLAUDE)
+		return;
+	if (proj == NULL || proj[0] != '/')
+		proj = root;
+	rules_file(ar, "/etc/claude-code/managed-settings.json");
+	if (cfg != NULL && cfg[0] == '/')
+		user = xasprintf("%s/settings.json", cfg);
+	else if (home != NULL)
+		user = xasprintf("%s/.claude/settings.json", home);
+	if (user != NULL)
+		rules_file(ar, user);
+	p1 = xasprintf("%s/.claude/settings.json", proj);
+	p2 = xasprintf("%s/.claude/settings.local.json", proj);
+	rules_file(ar, p1);
+	rules_file(ar, p2);
+}
+
+/* the file a rule came from */
+static const char *
+rule_file(const struct agent_rules *ar, const char *rule)
+{
+	size_t n = strlen(rule);
+
+	for (size_t i = 0; i < ar->from.n; i++)
+		if (strncmp(ar->from.v[i], rule, n) == 0 &&
+		    ar->from.v[i][n] == '\t')
+			return ar->from.v[i] + n + 1;
+	return "?";
+}
+
+static void
+agent_rules_free(struct agent_rules *ar)
+{
+	kb_strv_free(&ar->deny);
+	kb_strv_free(&ar->ask);
+	kb_strv_free(&ar->allow);
+	kb_strv_free(&ar->from);
+	free(ar->unreadable);
+}
+
 /* --- a shell call ------------------------------------------------------------
  */
 
@@ -302,7 +418,9 @@ shell_call(struct hook *h, const char *command, const char *cwd_in)
 	_cleanup_free_ char *reason = NULL;
 	const char *session =
 	    h->session != NULL ? h->session : getenv("KINBOX_SESSION");
-	const char *judged, *verdict;
+	const char *judged, *verdict, *rule = NULL;
+	struct agent_rules ar;
+	enum kb_rule_hit hit;
 
 	if (kb_hook_mode(
 		h->agent, str(h->in, "permission_mode"), h->override, &m) == -1)
@@ -338,6 +456,38 @@ shell_call(struct hook *h, const char *command, const char *cwd_in)
 		answer_decision(h, m.can_ask ? "ask" : "deny", reason, NULL);
 		return;
 	}
+	/* the user's own rules, on the command the model wrote */
+	agent_rules(h, root, &ar);
+	if (ar.unreadable != NULL) {
+		reason = xasprintf("kinbox: %s is not JSON kinpolicy can read, "
+				   "so your permission rules in it cannot be "
+				   "kept in force: fix the file",
+		    ar.unreadable);
+		answer_decision(h, m.can_ask ? "ask" : "deny", reason,
+		    m.can_ask ? wrapped : NULL);
+		agent_rules_free(&ar);
+		return;
+	}
+	{
+		const struct kb_rules r = {
+		    (const char *const *)ar.deny.v,
+		    (const char *const *)ar.ask.v,
+		    (const char *const *)ar.allow.v,
+		    ar.deny.n,
+		    ar.ask.n,
+		    ar.allow.n,
+		};
+
+		hit = kb_rules_judge(judged, &r, &rule);
+	}
+	if (hit == KB_RULE_DENY) {
+		reason = xasprintf("kinbox: your permission rule %s (%s) "
+				   "denies this command",
+		    rule, rule_file(&ar, rule));
+		answer_decision(h, "deny", reason, NULL);
+		agent_rules_free(&ar);
+		return;
+	}
 	in.mode = m.mode;
 	in.planning = m.planning;
 	in.kind = "shell";
@@ -350,6 +500,24 @@ shell_call(struct hook *h, const char *command, const char *cwd_in)
 	kp_gate_decide(&in,
 	    session != NULL && *session != '\0' ? session : NULL,
 	    KB_RO_SHELL_BASH, &out);
+	/* an ask rule of the user's asks; an allow rule answers the
+	 * gate's ask (never a deny, never while planning) */
+	if (hit == KB_RULE_ASK && out.verdict == KB_ALLOW) {
+		out.verdict = KB_ASK;
+		snprintf(out.rule, sizeof(out.rule), "user-ask");
+		snprintf(out.reason, sizeof(out.reason),
+		    "your permission rule %s (%s) asks", rule,
+		    rule_file(&ar, rule));
+	} else if (hit == KB_RULE_ALLOW && out.verdict == KB_ASK &&
+		   !m.planning) {
+		out.verdict = KB_ALLOW;
+		snprintf(out.rule, sizeof(out.rule), "user-allow");
+		snprintf(out.reason, sizeof(out.reason),
+		    "your permission rule %s (%s) allows it; it runs under "
+		    "kinbox",
+		    rule, rule_file(&ar, rule));
+	}
+	agent_rules_free(&ar);
 	verdict = out.verdict == KB_ALLOW ? "allow"
 		  : out.verdict == KB_ASK ? (m.can_ask ? "ask" : "deny")
 					  : "deny";

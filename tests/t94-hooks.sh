@@ -770,6 +770,49 @@ t_session_root() {
 }
 run_test "claude-code: the project root set at SessionStart stays the workspace; a call from outside it asks" t_session_root
 
+# --- the user's own permission rules ------------------------------------------------
+# Claude Code matches its rules against the rewrite, where they no longer
+# fire: the hook keeps them in force on the model's command. A deny rule
+# denies (also inside a compound line, a wrapper, bash -c), an allow rule
+# answers strict mode's ask, an ask rule asks; a settings file that is not
+# JSON asks. Controls: a command no rule names gets the gate's answer.
+t_user_rules() {
+	_cfg=$KB_T/claude-cfg
+	mkdir -p "$_cfg" "$WS/.claude"
+	cat >"$_cfg/settings.json" <<'JSON'
+{"permissions": {"deny": ["Bash(git push:*)", "Read(./.env)"],
+                 "allow": ["Bash(make test)"]},
+ "env": {"X": "1"}}
+JSON
+	printf '{"permissions": {"ask": ["Bash(npm publish:*)"]}}\n' >"$WS/.claude/settings.local.json"
+	# rc CMD: the permissionDecision for CMD, Claude Code's default mode
+	_ask() {
+		printf '{"session_id":"rules","transcript_path":"/t","cwd":"%s","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":%s}}\n' \
+			"$SUB" "$("$PY" -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$1")" >"$KB_T/ur.json"
+		(cd "$SUB" && env CLAUDE_CONFIG_DIR="$_cfg" CLAUDE_PROJECT_DIR="$WS" \
+			"$KP" hook claude-code --kinbox "$KINBOX" <"$KB_T/ur.json") >"$KB_T/ur.out"
+		hk get "$KB_T/ur.out" hookSpecificOutput permissionDecision
+	}
+	for _c in "git push origin main" "ls && git push --force" \
+		"GIT_TRACE=1 timeout 5 git push" "bash -c 'git push'"; do
+		assert_streq "$(_ask "$_c")" deny "$_c"
+		assert_file_has_content "$KB_T/ur.out" 'your permission rule Bash.git push:.. .*claude-cfg/settings.json'
+		assert_not_file_has_content "$KB_T/ur.out" updatedInput
+	done
+	assert_streq "$(_ask "make test")" allow "make test (the user's allow rule)"
+	assert_file_has_content "$KB_T/ur.out" "updatedInput"
+	assert_streq "$(_ask "npm publish --dry-run")" ask "npm publish (the user's ask rule)"
+	# controls: no rule names these
+	assert_streq "$(_ask "make build")" ask "make build (strict mode's ask)"
+	assert_streq "$(_ask "ls -la")" allow "ls -la (read-only)"
+	# a settings file that is not JSON: the rules are unknown, so ask
+	printf '{"permissions": {"deny": [' >"$WS/.claude/settings.json"
+	assert_streq "$(_ask "ls -la")" ask "with an unreadable settings file"
+	assert_file_has_content "$KB_T/ur.out" 'is not JSON kinpolicy can read'
+	rm -rf "$WS/.claude"
+}
+run_test "claude-code: the user's deny rules still deny (compound lines, wrappers, bash -c), allow and ask rules still speak, an unreadable settings file asks" t_user_rules
+
 # --- no sandbox here ----------------------------------------------------------------
 # Below kb-no-userns --no-landlock neither backend can run (bwrap has no
 # user namespace, Landlock's calls fail with ENOSYS): the hook allows no
