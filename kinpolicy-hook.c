@@ -400,6 +400,18 @@ agent_rules_free(struct agent_rules *ar)
 	free(ar->unreadable);
 }
 
+/* Is Claude Code's shell prefix kinbox-sh --claude-code (it wraps every
+ * Bash call at execution, kinbox-sh(1))? */
+static bool
+claude_prefix_mode(struct hook *h)
+{
+	const char *p = getenv("CLAUDE_CODE_SHELL_PREFIX");
+
+	return h->agent == KB_AGENT_CLAUDE && p != NULL &&
+	       strstr(p, "kinbox-sh") != NULL &&
+	       strstr(p, "--claude-code") != NULL;
+}
+
 /* --- a shell call ------------------------------------------------------------
  */
 
@@ -447,7 +459,10 @@ shell_call(struct hook *h, const char *command, const char *cwd_in)
 	/* a command that is already exactly the rewrite runs as it is */
 	inner = kb_hook_unwrap(h->kinbox, root, command);
 	judged = inner != NULL ? inner : command;
-	if (inner == NULL)
+	/* Claude Code with kinbox-sh as its shell prefix runs every command
+	 * under kinbox itself: no rewrite, so that its own rules and
+	 * prompts see the command the model wrote */
+	if (inner == NULL && !claude_prefix_mode(h))
 		wrapped = kb_hook_wrap(h->kinbox, root, command);
 	/* no sandbox here: never an unwrapped command allowed, and kinbox
 	 * would refuse a wrapped one */

@@ -336,4 +336,52 @@ t_find() {
 }
 run_test "which kinbox: beside kinbox-sh first, else PATH's (it runs: workspace written, outside not); neither: 127; one beside that is not executable: 126; one line each, nothing ran" t_find
 
+# --claude-code SCRIPT: Claude Code's shell prefix. The script as Claude
+# Code builds it (the snapshot sourced, the command in eval, then pwd -P
+# into its cwd file) runs under kinbox with $SHELL: a write in the
+# workspace lands, one outside does not; the cwd file on the host holds
+# the directory the command ended in (the private /tmp would swallow it);
+# the status is the command's. kinpolicy's hook command runs beside the
+# agent (outside: it reads its stores), anything else under kinbox.
+t_claude_prefix() {
+	setup claude
+	mkdir -p "$ws/sub"
+	_cf=/tmp/claude-$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')-cwd
+	rm -f "$_cf"
+	cleanup_add rm -f "$_cf"
+	: >"$KB_T/snap.sh"
+	_s="source $KB_T/snap.sh && eval 'cd sub && echo in >made.txt && touch $out/x; exit 4' < /dev/null && pwd -P >| $_cf"
+	KB_RC=0
+	(cd "$ws" && SHELL=/bin/bash "$KSH" --claude-code "$_s") </dev/null >"$KB_OUT" 2>"$KB_ERR" || KB_RC=$?
+	want_rc 4 "the command's exit 4"
+	assert_file_has_content "$ws/sub/made.txt" '^in$'
+	assert_not_exists "$out/x"
+	assert_not_exists "$_cf" # exit 4: pwd never ran
+	_s="source $KB_T/snap.sh && eval 'cd sub && echo \$KINBOX_ACTIVE >active.txt' < /dev/null && pwd -P >| $_cf"
+	KB_RC=0
+	(cd "$ws" && SHELL=/bin/bash "$KSH" --claude-code "$_s") </dev/null >"$KB_OUT" 2>"$KB_ERR" || KB_RC=$?
+	want_rc 0 "a command that ends well"
+	assert_file_has_content "$ws/sub/active.txt" '^(bwrap|landlock)$'
+	assert_streq "$(cat "$_cf")" "$(cd "$ws/sub" && pwd -P)" "the cwd file on the host"
+	# kinpolicy's own hook command: outside the sandbox (it answers; a
+	# stand-in named kinpolicy writes where the sandbox could not)
+	mkdir -p "$KB_T/kpbin"
+	printf '#!/bin/sh\necho "$@" >%s/hook-ran\n' "$out" >"$KB_T/kpbin/kinpolicy"
+	chmod +x "$KB_T/kpbin/kinpolicy"
+	ksh --claude-code "$KB_T/kpbin/kinpolicy hook claude-code"
+	want_rc 0 "the hook command"
+	assert_file_has_content "$out/hook-ran" '^hook claude-code$'
+	# control: anything else is sandboxed, even naming kinpolicy
+	rm -f "$out/hook-ran"
+	ksh --claude-code "$KB_T/kpbin/kinpolicy hook claude-code; true"
+	assert_not_exists "$out/hook-ran"
+	ksh --claude-code "eval '$KB_T/kpbin/kinpolicy hook claude-code'"
+	assert_not_exists "$out/hook-ran"
+	# one argument only
+	ksh --claude-code a b
+	want_rc 125 "two arguments"
+	assert_file_has_content "$KB_ERR" 'takes one argument'
+}
+run_test "kinbox-sh --claude-code (Claude Code's shell prefix): the script runs sandboxed with its status, the cwd file reaches the host, kinpolicy's hook command alone runs outside" t_claude_prefix
+
 done_testing

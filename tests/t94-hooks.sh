@@ -813,6 +813,26 @@ JSON
 }
 run_test "claude-code: the user's deny rules still deny (compound lines, wrappers, bash -c), allow and ask rules still speak, an unreadable settings file asks" t_user_rules
 
+# with kinbox-sh --claude-code as Claude Code's shell prefix, every call
+# runs under kinbox at execution: the hook answers for the command as the
+# model wrote it, no rewrite, so the agent's own rules and prompts see it.
+# Control: without the prefix, the same call is rewritten.
+t_prefix_mode() {
+	printf '{"session_id":"pfx","transcript_path":"/t","cwd":"%s","permission_mode":"bypassPermissions","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make test"}}\n' "$SUB" >"$KB_T/pf.json"
+	(cd "$SUB" && env CLAUDE_CODE_SHELL_PREFIX="/usr/local/bin/kinbox-sh --claude-code" \
+		"$KP" hook claude-code --kinbox "$KINBOX" <"$KB_T/pf.json") >"$KB_T/pf.out"
+	assert_streq "$(hk get "$KB_T/pf.out" hookSpecificOutput permissionDecision)" allow
+	assert_not_file_has_content "$KB_T/pf.out" updatedInput
+	(cd "$SUB" && env -u CLAUDE_CODE_SHELL_PREFIX \
+		"$KP" hook claude-code --kinbox "$KINBOX" <"$KB_T/pf.json") >"$KB_T/pf2.out"
+	assert_file_has_content "$KB_T/pf2.out" updatedInput
+	# another prefix (a logger) is not kinbox's: rewritten still
+	(cd "$SUB" && env CLAUDE_CODE_SHELL_PREFIX=/usr/local/bin/log-and-run \
+		"$KP" hook claude-code --kinbox "$KINBOX" <"$KB_T/pf.json") >"$KB_T/pf3.out"
+	assert_file_has_content "$KB_T/pf3.out" updatedInput
+}
+run_test "claude-code with kinbox-sh --claude-code as its shell prefix: allowed as written, no rewrite; control: rewritten without it, or with another prefix" t_prefix_mode
+
 # --- no sandbox here ----------------------------------------------------------------
 # Below kb-no-userns --no-landlock neither backend can run (bwrap has no
 # user namespace, Landlock's calls fail with ENOSYS): the hook allows no
