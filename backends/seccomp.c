@@ -325,6 +325,41 @@ landlock_rules(scmp_filter_ctx ctx, enum kb_seccomp_variant v)
 		if ((rc = rule1(ctx, eperm, "prlimit64", other)) < 0)
 			return rc;
 	}
+	/* The user's other processes, by pid, process group or user: the
+	 * kernel lets a process of the same uid renice them, make them
+	 * SCHED_IDLE, pin them or starve their I/O, and no Landlock scope
+	 * covers that. Only the caller itself (pid or who 0) is taken; the
+	 * calls that take ptrace's check (migrate_pages, move_pages, kcmp,
+	 * process_madvise, process_mrelease) are Landlock's already, refused
+	 * here as well for other pids. */
+	{
+		static const char *const self_only[] = {"sched_setaffinity",
+		    "sched_setscheduler", "sched_setparam", "sched_setattr",
+		    "migrate_pages", "move_pages"};
+		static const char *const never[] = {
+		    "kcmp", "process_madvise", "process_mrelease"};
+		const struct scmp_arg_cmp nz0 = {
+		    .arg = 0, .op = SCMP_CMP_NE, .datum_a = 0};
+		const struct scmp_arg_cmp nz1 = {
+		    .arg = 1, .op = SCMP_CMP_NE, .datum_a = 0};
+		/* setpriority(PRIO_PROCESS = 0, 0, ...); ioprio_set(
+		 * IOPRIO_WHO_PROCESS = 1, 0, ...) */
+		const struct scmp_arg_cmp not_process = {
+		    .arg = 0, .op = SCMP_CMP_NE, .datum_a = 1};
+
+		for (size_t i = 0; i < nitems(self_only); i++)
+			if ((rc = rule1(ctx, eperm, self_only[i], nz0)) < 0)
+				return rc;
+		for (size_t i = 0; i < nitems(never); i++)
+			if ((rc = rule(ctx, eperm, resolve(never[i]), 0, NULL)) <
+			    0)
+				return rc;
+		if ((rc = rule1(ctx, eperm, "setpriority", nz0)) < 0 ||
+		    (rc = rule1(ctx, eperm, "setpriority", nz1)) < 0 ||
+		    (rc = rule1(ctx, eperm, "ioprio_set", not_process)) < 0 ||
+		    (rc = rule1(ctx, eperm, "ioprio_set", nz1)) < 0)
+			return rc;
+	}
 	if (v == KB_SECCOMP_LL_NET)
 		return 0;
 	/* With the network off, what Landlock's TCP hooks do not see:

@@ -1153,6 +1153,49 @@ c.kill()' "$HP"
 }
 run_test "prlimit on a host process is refused, its limits unchanged (the command's own limits, set with pid 0, reach its child)" t_prlimit
 
+# The user's other processes cannot be reniced, made SCHED_IDLE, pinned
+# or I/O-idled from inside, by pid, process group or user (seen from
+# outside with /proc); the command does each to itself (pid 0)
+t_other_procs() {
+	d=$(newdir otherprocs)
+	mkdir "$d/ws"
+	host_sleeper otherprocs
+	before=$(awk '{print $19, $41}' "/proc/$HP/stat")
+	aff=$(grep Cpus_allowed_list "/proc/$HP/status")
+	cd "$d/ws"
+	kbl -- "$PY" -c '
+import ctypes, os, sys
+hp = int(sys.argv[1])
+libc = ctypes.CDLL(None, use_errno=True)
+def tryit(name, f):
+    try:
+        f(); print(name, "CHANGED")
+    except OSError as e:
+        print(name, "REFUSED", e.errno)
+tryit("setpriority pid", lambda: os.setpriority(os.PRIO_PROCESS, hp, 19))
+tryit("setpriority user", lambda: os.setpriority(os.PRIO_USER, 0, 19))
+tryit("setpriority pgrp", lambda: os.setpriority(os.PRIO_PGRP, os.getpgid(hp), 19))
+tryit("sched_setscheduler", lambda: os.sched_setscheduler(hp, os.SCHED_IDLE, os.sched_param(0)))
+tryit("sched_setaffinity", lambda: os.sched_setaffinity(hp, {0}))
+def ioprio(which, who):
+    if libc.syscall(251, which, who, (3 << 13)) != 0:   # ioprio_set, IOPRIO_CLASS_IDLE
+        raise OSError(ctypes.get_errno(), "ioprio_set")
+tryit("ioprio_set pid", lambda: ioprio(1, hp))
+tryit("ioprio_set user", lambda: ioprio(3, os.getuid()))
+# itself: pid 0
+os.setpriority(os.PRIO_PROCESS, 0, 5); print("self nice", os.getpriority(os.PRIO_PROCESS, 0))
+os.sched_setaffinity(0, {0}); print("self affinity", sorted(os.sched_getaffinity(0)))
+ioprio(1, 0); print("self ioprio ok")' "$HP"
+	assert_file_has_content "$KB_OUT" '^self nice 5$'
+	assert_file_has_content "$KB_OUT" '^self affinity \[0\]$'
+	assert_file_has_content "$KB_OUT" '^self ioprio ok$'
+	assert_not_file_has_content "$KB_OUT" 'CHANGED'
+	[ "$(grep -c REFUSED "$KB_OUT")" -eq 7 ] || fail "not 7 refusals: $(cat "$KB_OUT")"
+	assert_streq "$(awk '{print $19, $41}' "/proc/$HP/stat")" "$before" "the host process's nice and policy"
+	assert_streq "$(grep Cpus_allowed_list "/proc/$HP/status")" "$aff" "the host process's affinity"
+}
+run_test "a host process cannot be reniced, made SCHED_IDLE, pinned or I/O-idled (by pid, group, user); the command does each to itself" t_other_procs
+
 # What the command leaves running is killed when it ends: a plain
 # background job and a double-forked setsid daemon; both wrote their pid
 t_leftover_procs() {
