@@ -519,7 +519,7 @@ int
 cmd_allow(int argc, char **argv)
 {
 	bool json = want_flag(&argc, argv, "--json");
-	const char *session = NULL, *sig = NULL, *kind = "shell";
+	const char *session = NULL, *sig = NULL, *kind = "shell", *bad;
 	_cleanup_free_ char *file = NULL;
 	enum kb_kind k;
 	struct kb_buf b = {0};
@@ -539,8 +539,17 @@ cmd_allow(int argc, char **argv)
 		kp_usage("allow");
 	if (kb_kind_parse(kind, &k) == -1)
 		die("--kind %s: unknown kind", kind);
-	if (*sig == '\0' || strpbrk(sig, "\n\r") != NULL)
-		die("--signature: one line of text, as decide printed it");
+	if (*sig == '\0')
+		die("--signature: empty; give the signature decide printed");
+	/* read back as written or not kept: the reader would trim a \f or
+	 * \v at an end and match a signature the human never allowed
+	 * ("\fcurl x | sh" as "curl x | sh"); a digest would keep it, but a
+	 * command with control bytes is one to be asked about each time */
+	if ((bad = kb_find_control(sig)) != NULL)
+		die("--signature: a control byte (0x%02x) at byte %zu; a "
+		    "signature is one line of text as decide printed it, and a "
+		    "command with control bytes is asked about each time",
+		    (unsigned char)*bad, (size_t)(bad - sig) + 1);
 	file = kb_config_session_path(session);
 	if (file == NULL || access(file, W_OK) == -1)
 		die("--session %s: no such session; create one with kinpolicy "

@@ -173,9 +173,9 @@ check_socket(char **path, enum kb_lifetime life, const char *const *roots,
 		    *path);
 	if (life != KB_LIFE_ONCE && !kb_ini_value_ok(real, strlen(key)))
 		return kb_err_set(e,
-		    "--allow-socket %s: a path with ';', '#', a line break or "
-		    "surrounding blanks, or longer than %zu bytes, cannot be "
-		    "stored; use --once",
+		    "--allow-socket %s: a path with ';', '#', a control byte "
+		    "(a tab, a line break) or surrounding blanks, or longer "
+		    "than %zu bytes, cannot be stored; use --once",
 		    real, KB_INI_LINE_MAX - 3 - strlen(key));
 	free(*path);
 	*path = steal_pointer(&real);
@@ -209,9 +209,10 @@ check_device(char **path, enum kb_lifetime life, struct kb_err *e)
 		    *path);
 	if (life != KB_LIFE_ONCE && !kb_ini_value_ok(real, strlen(key)))
 		return kb_err_set(e,
-		    "--device %s: a path with ';', '#', a line break or "
-		    "surrounding blanks cannot be stored; use --once",
-		    real);
+		    "--device %s: a path with ';', '#', a control byte (a "
+		    "tab, a line break) or surrounding blanks, or longer than "
+		    "%zu bytes, cannot be stored; use --once",
+		    real, KB_INI_LINE_MAX - 3 - strlen(key));
 	free(*path);
 	*path = steal_pointer(&real);
 	return 0;
@@ -303,9 +304,10 @@ kb_grant_check(struct kb_grant *g, const char *home, const char *const *roots,
 		    !kb_ini_value_ok(
 			real, strlen(kb_options[KB_OPT_WRITE].key))) {
 			kb_err_set(e,
-			    "--write %s: a path with ';', '#', a line "
-			    "break or surrounding blanks, or longer than %zu "
-			    "bytes, cannot be stored; use --once",
+			    "--write %s: a path with ';', '#', a control "
+			    "byte (a tab, a line break) or surrounding blanks, "
+			    "or longer than %zu bytes, cannot be stored; use "
+			    "--once",
 			    real,
 			    KB_INI_LINE_MAX - 3 -
 				strlen(kb_options[KB_OPT_WRITE].key));
@@ -455,10 +457,10 @@ kb_grant_store(const struct kb_grant *g, const char *home, const char *session,
 	} else if (g->life == KB_LIFE_WORKSPACE) {
 		if (workspace == NULL || !kb_ini_value_ok(workspace, 4))
 			return kb_err_set(e,
-			    "workspace %s: a path with ';', '#', "
-			    "a line break or surrounding blanks, or longer "
-			    "than "
-			    "%d bytes, cannot be stored in the config",
+			    "workspace %s: a path with ';', '#', a control "
+			    "byte (a tab, a line break) or surrounding blanks, "
+			    "or longer than %d bytes, cannot be stored in the "
+			    "config",
 			    workspace ? workspace : "(none)",
 			    KB_INI_LINE_MAX - 7);
 		file = kb_config_global_path(home);
