@@ -447,6 +447,11 @@ kb_grant_store(const struct kb_grant *g, const char *home, const char *session,
 			return kb_err_set(e,
 			    "--session needs KINBOX_SESSION; "
 			    "create one with kinpolicy session new");
+		if (!kb_session_id_ok(session))
+			return kb_err_set(e,
+			    "KINBOX_SESSION=%s: not a session id; create one "
+			    "with kinpolicy session new",
+			    session);
 		file = kb_config_session_path(session);
 		if (file == NULL || access(file, F_OK) == -1)
 			return kb_err_set(e,

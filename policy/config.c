@@ -748,9 +748,8 @@ kb_config_session_path(const char *session)
 	return xasprintf("%s/kinbox/sessions/%s.ini", x, session);
 }
 
-/* a session id is what kinpolicy session new made: no path tricks */
-static bool
-valid_session(const char *s)
+bool
+kb_session_id_ok(const char *s)
 {
 	size_t n = strlen(s);
 
@@ -780,7 +779,7 @@ kb_config_load_layers(
 	if (session != NULL && *session != '\0') {
 		_cleanup_free_ char *sf = NULL;
 
-		if (!valid_session(session))
+		if (!kb_session_id_ok(session))
 			return kb_err_set(e,
 			    "KINBOX_SESSION=%s: not a session "
 			    "id; create one with kinpolicy session new",

@@ -83,6 +83,10 @@ bool kb_grant_section(const char *name);
 void kb_grant_id(const char *file, const char *section, const char *body,
     char out[KB_GRANT_ID_LEN + 1]);
 
+/* true for what kinpolicy session new makes, the only names a session
+ * file may have: 8 to 64 bytes of [a-z0-9_-], no path tricks */
+bool kb_session_id_ok(const char *id);
+
 /* true when "key = value" with a key of `keylen` bytes reads back exactly:
  * within KB_INI_LINE_MAX, no comment character, no control byte (C0 or
  * DEL, the tab and the line breaks among them) and no surrounding blank */

@@ -935,6 +935,54 @@ t_stored_exact_workspace() {
 }
 run_test "issue 28: a workspace whose path holds a control byte gets no [workspace] grant (125, one line, nothing stored); a plain one's path reads back as written" t_stored_exact_workspace
 
+# issue 28: a decline's note is one line of text; as written in the
+# decision file, show gives it back byte for byte
+t_note_exact() {
+	setup noteexact
+	denial "$out/f"
+	for note in "$(printf 'use\033[2J./cache')" "$(printf 'one\ntwo')" "$(printf 'tab\there')"; do
+		kp_expect 125 decline "$ID" --note "$note"
+		assert_empty "$KP_OUT"
+		assert_one_line "$KP_ERR" '^kinpolicy: --note: a control byte \(0x(1b|0a|09)\) at byte [0-9]+; a note is one line of text: write it without$'
+		assert_not_exists "$(decision_file "$ID")"
+	done
+	kp_expect 0 pending
+	assert_has_text "$KP_OUT" "$ID"
+	# the control: a note with blanks, quotes and UTF-8 reads back exactly
+	note=' use "./cache" — später '
+	kp_expect 0 decline "$ID" --note "$note"
+	kp_expect 0 show "$ID" --json
+	assert_streq "$(jget 'repr(d["decision"]["note"])' "$KP_OUT")" "$("$PY" -c 'import sys; print(repr(sys.argv[1]))' "$note")" "the note read back"
+}
+run_test "issue 28: decline --note with a control byte: 125, one line, no decision; a note with blanks and UTF-8 reads back byte for byte" t_note_exact
+
+# issue 28: KINBOX_SESSION names a file below the sessions directory, and
+# only a session id does: a path there (../x) would have kinpolicy read,
+# list and rewrite another .ini file as a session's
+t_session_id_path() {
+	setup sesspath
+	mkdir -p "$XDG_RUNTIME_DIR/kinbox/sessions"
+	printf '[grant]\nwrite_paths = %s\n' "$out" >"$XDG_RUNTIME_DIR/kinbox/other.ini"
+	cp "$XDG_RUNTIME_DIR/kinbox/other.ini" "$d/other.before"
+	denial "$out/f"
+	KINBOX_SESSION=../other
+	export KINBOX_SESSION
+	kp_refused "KINBOX_SESSION=../other: not a session id; create one with kinpolicy session new" grants
+	kp_refused "KINBOX_SESSION=../other: not a session id; create one with kinpolicy session new" revoke --all
+	kp_refused "KINBOX_SESSION=../other: not a session id; create one with kinpolicy session new" grant "$ID" --write "$out" --session
+	assert_not_exists "$(decision_file "$ID")"
+	kp_refused "--session ../other: not a session id; create one with kinpolicy session new" allow --session ../other --signature ls
+	kp_refused "KINBOX_SESSION=../other: not a session id; create one with kinpolicy session new" decide --mode strict --kind shell --command ls
+	kp_refused "--session ../other: not a session id; create one with kinpolicy session new" decide --mode strict --kind shell --command ls --session ../other
+	assert_files_equal "$d/other.before" "$XDG_RUNTIME_DIR/kinbox/other.ini"
+	# the control: a real session id works
+	KINBOX_SESSION=$("$KP" session new)
+	kp_expect 0 grant "$ID" --write "$out" --session
+	kp_expect 0 grants
+	assert_has_text "$KP_OUT" "write_paths = $out"
+	kp_expect 0 revoke --all
+}
+run_test "issue 28: KINBOX_SESSION or --session ../other: grants, revoke, grant, allow and decide refuse it (125, one line), the other file untouched; a session id works" t_session_id_path
 
 t_workspace_long() {
 	# a workspace path of 80 characters: nothing unusual

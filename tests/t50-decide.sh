@@ -625,6 +625,7 @@ decide --mode nope --kind read --exit-status|--mode nope: unknown mode; use auto
 decide --mode auto --exit-status|decide: --kind is required (read, edit, shell, meta, mcp, network, rig, outpost, publish)
 decide --mode auto --kind read --bogus|decide: unknown option '--bogus'; see kinpolicy --help
 allow --session x|usage: kinpolicy allow --session ID --signature SIG [--kind KIND] [--json]
+allow --session ../../x --signature ls|--session ../../x: not a session id; create one with kinpolicy session new
 allow --session ses_0123456789abcdef --signature|usage: kinpolicy allow --session ID --signature SIG [--kind KIND] [--json]
 classify --shell fish -- ls|--shell fish: unknown shell; use any, sh, bash or zsh
 classify --shell bash --shell zsh -- ls|usage: kinpolicy classify [--shell any|sh|bash|zsh] [--json] [--exit-status] {-- COMMAND [ARG...] | --command STRING}
