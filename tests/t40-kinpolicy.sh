@@ -935,6 +935,48 @@ t_stored_exact_workspace() {
 }
 run_test "issue 28: a workspace whose path holds a control byte gets no [workspace] grant (125, one line, nothing stored); a plain one's path reads back as written" t_stored_exact_workspace
 
+# issue 28, finding 7: kinpolicy grant --device refuses what no run would
+# take (kinbox judges it again at every run and refuses it whoever asks):
+# a device of a refused class, a directory that holds one; nothing stored
+t_grant_device_class() {
+	setup devclass
+	KINBOX_SESSION=$("$KP" session new)
+	export KINBOX_SESSION
+	sf=$XDG_RUNTIME_DIR/kinbox/sessions/$KINBOX_SESSION.ini
+	denial "$out/f"
+	n=
+	for c in /dev/tty0 /dev/console /dev/vcs; do
+		if [ -c "$c" ]; then
+			n=$c
+			break
+		fi
+	done
+	if [ -z "$n" ] && [ "$IS_ROOT" = 1 ]; then
+		mknod "$d/sg0" c 21 0
+		n=$d/sg0
+	fi
+	[ -n "$n" ] || skip_test "no console node here, and mknod needs root"
+	kp_expect 125 grant "$ID" --device "$n" --session
+	assert_empty "$KP_OUT"
+	assert_one_line "$KP_ERR" "^kinpolicy: --device $n: (a virtual console|the system console|a virtual console's memory|a SCSI generic node) \(.*\), which is refused whoever asks; drop it\$"
+	assert_empty "$sf"
+	assert_not_exists "$(decision_file "$ID")"
+	if [ "$IS_ROOT" = 1 ]; then
+		mkdir "$d/inp"
+		mknod "$d/inp/event0" c 13 64
+		mknod "$d/inp/null" c 1 3
+		kp_refused "--device $d/inp: it holds event0, an input device (keyboard and mouse events, read and injected, major 13), which is refused whoever asks; name the character devices the command needs" \
+			grant "$ID" --device "$d/inp" --session
+		assert_empty "$sf"
+		assert_not_exists "$(decision_file "$ID")"
+	fi
+	# the control: /dev/null is granted and stored
+	kp_expect 0 grant "$ID" --device /dev/null --session
+	body_lines
+	assert_has_line "$d/body" "devices = /dev/null"
+}
+run_test "issue 28: grant --device of a console (or SCSI generic) node, or of a directory holding an input device: refused naming the class (125, one line, nothing stored); /dev/null granted" t_grant_device_class
+
 # issue 28: a decline's note is one line of text; as written in the
 # decision file, show gives it back byte for byte
 t_note_exact() {
