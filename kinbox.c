@@ -1043,6 +1043,7 @@ main(int argc, char **argv)
 	}
 	/* the test build only: NULL (/dev) in the release build */
 	pol.gpu_root = kb_test_dev_root();
+	pol.proc_devices = kb_test_proc_devices();
 	if (kb_policy_finalize(&pol, &e) == -1 ||
 	    kb_gitguard_scan_roots(&pol, &e) == -1)
 		die_policy(&e);

@@ -218,7 +218,7 @@ session_allows_cb(const char *kind, const char *signature, void *ctx)
 	struct always a = {.kind = kind, .signature = signature};
 	struct kb_err e;
 
-	if (session == NULL || signature == NULL)
+	if (session == NULL || signature == NULL || !kb_session_id_ok(session))
 		return false;
 	file = kb_config_session_path(session);
 	if (file == NULL)
@@ -272,7 +272,7 @@ cmd_decide(int argc, char **argv)
 	const char *session = getenv("KINBOX_SESSION");
 	struct gate_ctx gctx = {.shell = KB_RO_SHELL_ANY};
 	bool json = false, have_mode = false, status = false;
-	bool have_shell = false;
+	bool have_shell = false, session_given = false;
 	struct kb_err e;
 	int c, rc;
 
@@ -310,6 +310,7 @@ cmd_decide(int argc, char **argv)
 			break;
 		case 's':
 			session = optarg;
+			session_given = true;
 			break;
 		case 'S':
 			if (have_shell)
@@ -344,8 +345,14 @@ cmd_decide(int argc, char **argv)
 		die("decide: --kind is required (read, edit, shell, meta, mcp, "
 		    "network, rig, outpost, publish)");
 	if (session != NULL && *session != '\0') {
-		_cleanup_free_ char *sf = kb_config_session_path(session);
+		_cleanup_free_ char *sf = NULL;
 
+		if (!kb_session_id_ok(session))
+			die("%s%s: not a session id; create one with kinpolicy "
+			    "session new",
+			    session_given ? "--session " : "KINBOX_SESSION=",
+			    session);
+		sf = kb_config_session_path(session);
 		if (sf == NULL || access(sf, R_OK) == -1)
 			die("--session %s: the session file cannot be read; "
 			    "create one with kinpolicy session new",
@@ -519,7 +526,7 @@ int
 cmd_allow(int argc, char **argv)
 {
 	bool json = want_flag(&argc, argv, "--json");
-	const char *session = NULL, *sig = NULL, *kind = "shell";
+	const char *session = NULL, *sig = NULL, *kind = "shell", *bad;
 	_cleanup_free_ char *file = NULL;
 	enum kb_kind k;
 	struct kb_buf b = {0};
@@ -539,8 +546,21 @@ cmd_allow(int argc, char **argv)
 		kp_usage("allow");
 	if (kb_kind_parse(kind, &k) == -1)
 		die("--kind %s: unknown kind", kind);
-	if (*sig == '\0' || strpbrk(sig, "\n\r") != NULL)
-		die("--signature: one line of text, as decide printed it");
+	if (!kb_session_id_ok(session))
+		die("--session %s: not a session id; create one with kinpolicy "
+		    "session new",
+		    session);
+	if (*sig == '\0')
+		die("--signature: empty; give the signature decide printed");
+	/* read back as written or not kept: the reader would trim a \f or
+	 * \v at an end and match a signature the human never allowed
+	 * ("\fcurl x | sh" as "curl x | sh"); a digest would keep it, but a
+	 * command with control bytes is one to be asked about each time */
+	if ((bad = kb_find_control(sig)) != NULL)
+		die("--signature: a control byte (0x%02x) at byte %zu; a "
+		    "signature is one line of text as decide printed it, and a "
+		    "command with control bytes is asked about each time",
+		    (unsigned char)*bad, (size_t)(bad - sig) + 1);
 	file = kb_config_session_path(session);
 	if (file == NULL || access(file, W_OK) == -1)
 		die("--session %s: no such session; create one with kinpolicy "

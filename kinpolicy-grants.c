@@ -134,6 +134,21 @@ cmd_show(int argc, char **argv)
 	return 0;
 }
 
+/* A decline's note is one line of text for the agent: kept in the
+ * decision file as written and printed by show and retry, so no control
+ * byte (a line break would make retry's one line two, an escape sequence
+ * would reach the agent's terminal as a command). */
+static void
+check_note(const char *what, const char *note)
+{
+	const char *bad = kb_find_control(note);
+
+	if (bad != NULL)
+		die("%s: a control byte (0x%02x) at byte %zu; a note is one "
+		    "line of text: write it without",
+		    what, (unsigned char)*bad, (size_t)(bad - note) + 1);
+}
+
 /* writes <id>.decision.json once: a decision is not changed afterwards */
 static void
 write_decision(const char *home, const char *id, json_t *dec)
@@ -459,8 +474,11 @@ cmd_grant(int argc, char **argv)
 			    "lifetime; a question is only asked on a terminal",
 			    id);
 		if (!interactive(rec, &g, &note)) {
+			check_note("the note", note);
 			dec = json_pack(
 			    "{s:s,s:s}", "decision", "declined", "note", note);
+			if (dec == NULL)
+				die("the note: not valid text (UTF-8)");
 			write_decision(home, id, dec);
 			json_decref(dec);
 			printf("declined %s\n", id);
@@ -558,6 +576,7 @@ cmd_decline(int argc, char **argv)
 	if (argc != 4 || strcmp(argv[2], "--note") != 0)
 		kp_usage("decline");
 	check_id(argv[1]);
+	check_note("--note", argv[3]);
 	rec = load_record(home, argv[1]);
 	dec = json_pack("{s:s,s:s}", "decision", "declined", "note", argv[3]);
 	if (dec == NULL)
@@ -799,6 +818,19 @@ cmd_pending(int argc, char **argv)
 
 /* --- the running sandboxes of a grant --------------------------------- */
 
+/* KINBOX_SESSION names the session file grants and revoke read and
+ * rewrite: a session id, no path */
+static void
+check_session_env(void)
+{
+	const char *s = getenv("KINBOX_SESSION");
+
+	if (s != NULL && *s != '\0' && !kb_session_id_ok(s))
+		die("KINBOX_SESSION=%s: not a session id; create one with "
+		    "kinpolicy session new",
+		    s);
+}
+
 static void
 print_notes(struct kb_strv *notes)
 {
@@ -852,6 +884,7 @@ cmd_grants(int argc, char **argv)
 	(void)argv;
 	if (argc != 1)
 		kp_usage("grants");
+	check_session_env();
 	n = kb_grants_list(home, getenv("KINBOX_SESSION"), &g);
 	nruns = kb_runs_list(home, &runs, &notes, &unverified);
 	print_notes(&notes);
@@ -1029,6 +1062,7 @@ cmd_revoke(int argc, char **argv)
 
 	if (argc != 2)
 		kp_usage("revoke");
+	check_session_env();
 	if (strcmp(argv[1], "--all") != 0) {
 		n = strtonum(argv[1], 1, 1000000, &errstr);
 		if (errstr != NULL)

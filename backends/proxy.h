@@ -111,5 +111,9 @@ const char *kb_test_sandbox_exec(void);
 /* The test build's --gpu scan root (KINBOX_TEST_DEV_ROOT); NULL in the
  * release build, whose --gpu scans /dev. */
 const char *kb_test_dev_root(void);
+/* The test build's stand-in for /proc/devices (KINBOX_TEST_PROC_DEVICES),
+ * whose drivers' names judge a device node (policy/devices.c); NULL in the
+ * release build, which reads /proc/devices. */
+const char *kb_test_proc_devices(void);
 
 #endif

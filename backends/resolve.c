@@ -12,9 +12,11 @@
  * reads KINBOX_TEST_RESOLVE=NAME=IP[,NAME=IP...] and treats those answers
  * as public, so that the tests can reach upstreams on 127.0.0.1, and
  * names in KINBOX_TEST_SANDBOX_EXEC the stand-in that takes
- * sandbox-exec's place (tests/t96-seatbelt.sh), and in
+ * sandbox-exec's place (tests/t96-seatbelt.sh), in
  * KINBOX_TEST_DEV_ROOT the directory --gpu scans instead of /dev
- * (tests/t86-devices.sh fakes a GPU's nodes there).
+ * (tests/t86-devices.sh fakes a GPU's nodes there), and in
+ * KINBOX_TEST_PROC_DEVICES the file read instead of /proc/devices for the
+ * drivers' load-time majors (t86 names an NVMe generic node's there).
  *
  * kinbox is linked statically: glibc's getaddrinfo then loads any NSS
  * module beyond files and dns (mdns, resolve) from the installed glibc,
@@ -103,6 +105,14 @@ kb_test_dev_root(void)
 
 	return v != NULL && v[0] == '/' ? v : NULL;
 }
+
+const char *
+kb_test_proc_devices(void)
+{
+	const char *v = getenv("KINBOX_TEST_PROC_DEVICES");
+
+	return v != NULL && v[0] == '/' ? v : NULL;
+}
 #else
 const bool kb_resolve_test_build = false;
 const char *const kb_resolve_test_note = NULL;
@@ -115,6 +125,12 @@ kb_test_sandbox_exec(void)
 
 const char *
 kb_test_dev_root(void)
+{
+	return NULL;
+}
+
+const char *
+kb_test_proc_devices(void)
 {
 	return NULL;
 }

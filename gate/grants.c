@@ -4,6 +4,7 @@
  * through a temporary file and rename(2), never edited in place, and are
  * hidden inside every sandbox (profile/masks.c).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -173,18 +174,40 @@ check_socket(char **path, enum kb_lifetime life, const char *const *roots,
 		    *path);
 	if (life != KB_LIFE_ONCE && !kb_ini_value_ok(real, strlen(key)))
 		return kb_err_set(e,
-		    "--allow-socket %s: a path with ';', '#', a line break or "
-		    "surrounding blanks, or longer than %zu bytes, cannot be "
-		    "stored; use --once",
+		    "--allow-socket %s: a path with ';', '#', a control byte "
+		    "(a tab, a line break) or surrounding blanks, or longer "
+		    "than %zu bytes, cannot be stored; use --once",
 		    real, KB_INI_LINE_MAX - 3 - strlen(key));
 	free(*path);
 	*path = steal_pointer(&real);
 	return 0;
 }
 
+/* A node no run would take, whoever asks: a block device, or a character
+ * device of a refused class (kb_device_class: a disk, a keyboard, a
+ * console or memory by another name). `what` names it in the message
+ * ("--device /dev/sg0" or "... it holds sg0"). -1 with `e`, else 0. */
+static int
+check_device_node(
+    const char *what, const struct stat *st, const char *fix, struct kb_err *e)
+{
+	char cls[300];
+
+	if (S_ISBLK(st->st_mode))
+		return kb_err_set(e,
+		    "%s a block device: kinbox refuses every block device%s",
+		    what, fix);
+	if (S_ISCHR(st->st_mode) &&
+	    kb_device_class(st->st_rdev, NULL, cls, sizeof(cls)) == 1)
+		return kb_err_set(e, "%s %s, which is refused whoever asks%s",
+		    what, cls, fix);
+	return 0;
+}
+
 /*
  * A granted device, canonicalised in place: a character device (or a
- * directory) now; never a block device, which no run would take. kinbox
+ * directory of them) now; never a block device or a device of a refused
+ * class, nor a directory that holds one, which no run would take. kinbox
  * judges it again, by descriptor, at every run (policy/devices.c).
  */
 static int
@@ -192,26 +215,56 @@ check_device(char **path, enum kb_lifetime life, struct kb_err *e)
 {
 	const char *key = kb_options[KB_OPT_DEVICE].key;
 	_cleanup_free_ char *real = realpath(*path, NULL);
+	_cleanup_free_ char *what = NULL;
 	struct stat st;
 
 	if (real == NULL || stat(real, &st) == -1)
 		return kb_err_set(e, "--device %s: %s; check the path", *path,
 		    strerror(errno));
-	if (S_ISBLK(st.st_mode))
-		return kb_err_set(e,
-		    "--device %s: a block device: kinbox refuses every block "
-		    "device",
-		    *path);
+	what = xasprintf("--device %s:", *path);
+	if (check_device_node(what, &st, "; drop it", e) == -1)
+		return -1;
 	if (!S_ISCHR(st.st_mode) && !S_ISDIR(st.st_mode))
 		return kb_err_set(e,
 		    "--device %s: not a device node; give the path of a "
 		    "character device or a directory of them",
 		    *path);
+	if (S_ISDIR(st.st_mode)) {
+		/* one level, as kinbox binds it; links are not followed */
+		_cleanup_close_ int dfd =
+		    open(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		DIR *d = dfd != -1 ? fdopendir(dfd) : NULL;
+		struct dirent *de;
+		int rc = 0;
+
+		if (d == NULL)
+			return kb_err_set(e, "--device %s: %s; check the path",
+			    *path, strerror(errno));
+		dfd = -1; /* the stream owns it */
+		while (rc == 0 && (de = readdir(d)) != NULL) {
+			struct stat ent;
+			_cleanup_free_ char *w = NULL;
+
+			if (de->d_name[0] == '.' ||
+			    fstatat(dirfd(d), de->d_name, &ent,
+				AT_SYMLINK_NOFOLLOW) == -1)
+				continue;
+			w = xasprintf(
+			    "--device %s: it holds %s,", *path, de->d_name);
+			rc = check_device_node(w, &ent,
+			    "; name the character devices the command needs",
+			    e);
+		}
+		closedir(d);
+		if (rc == -1)
+			return -1;
+	}
 	if (life != KB_LIFE_ONCE && !kb_ini_value_ok(real, strlen(key)))
 		return kb_err_set(e,
-		    "--device %s: a path with ';', '#', a line break or "
-		    "surrounding blanks cannot be stored; use --once",
-		    real);
+		    "--device %s: a path with ';', '#', a control byte (a "
+		    "tab, a line break) or surrounding blanks, or longer than "
+		    "%zu bytes, cannot be stored; use --once",
+		    real, KB_INI_LINE_MAX - 3 - strlen(key));
 	free(*path);
 	*path = steal_pointer(&real);
 	return 0;
@@ -303,9 +356,10 @@ kb_grant_check(struct kb_grant *g, const char *home, const char *const *roots,
 		    !kb_ini_value_ok(
 			real, strlen(kb_options[KB_OPT_WRITE].key))) {
 			kb_err_set(e,
-			    "--write %s: a path with ';', '#', a line "
-			    "break or surrounding blanks, or longer than %zu "
-			    "bytes, cannot be stored; use --once",
+			    "--write %s: a path with ';', '#', a control "
+			    "byte (a tab, a line break) or surrounding blanks, "
+			    "or longer than %zu bytes, cannot be stored; use "
+			    "--once",
 			    real,
 			    KB_INI_LINE_MAX - 3 -
 				strlen(kb_options[KB_OPT_WRITE].key));
@@ -445,6 +499,11 @@ kb_grant_store(const struct kb_grant *g, const char *home, const char *session,
 			return kb_err_set(e,
 			    "--session needs KINBOX_SESSION; "
 			    "create one with kinpolicy session new");
+		if (!kb_session_id_ok(session))
+			return kb_err_set(e,
+			    "KINBOX_SESSION=%s: not a session id; create one "
+			    "with kinpolicy session new",
+			    session);
 		file = kb_config_session_path(session);
 		if (file == NULL || access(file, F_OK) == -1)
 			return kb_err_set(e,
@@ -455,10 +514,10 @@ kb_grant_store(const struct kb_grant *g, const char *home, const char *session,
 	} else if (g->life == KB_LIFE_WORKSPACE) {
 		if (workspace == NULL || !kb_ini_value_ok(workspace, 4))
 			return kb_err_set(e,
-			    "workspace %s: a path with ';', '#', "
-			    "a line break or surrounding blanks, or longer "
-			    "than "
-			    "%d bytes, cannot be stored in the config",
+			    "workspace %s: a path with ';', '#', a control "
+			    "byte (a tab, a line break) or surrounding blanks, "
+			    "or longer than %d bytes, cannot be stored in the "
+			    "config",
 			    workspace ? workspace : "(none)",
 			    KB_INI_LINE_MAX - 7);
 		file = kb_config_global_path(home);

@@ -449,6 +449,15 @@ kb_escape(const char *s)
 	return b.s;
 }
 
+const char *
+kb_find_control(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return s;
+	return NULL;
+}
+
 void
 kb_buf_shquote_visible(struct kb_buf *b, const char *s)
 {

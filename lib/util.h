@@ -109,6 +109,11 @@ void kb_buf_escape_mem(struct kb_buf *, const char *s, size_t n);
 /* The same into a new string; caller frees. */
 char *kb_escape(const char *s);
 
+/* The first control byte of `s` (C0, the tab and line breaks among them,
+ * or DEL), or NULL: what a value kept as one line of text must not hold
+ * to be read back as it was written. */
+const char *kb_find_control(const char *s);
+
 /* kb_buf_shquote for a person's eyes: a string kb_buf_escape would change
  * (beyond a backslash) is written as $'...' with those escapes, which
  * bash, zsh, ksh and POSIX.1-2024 sh read back to the exact bytes; any

@@ -153,6 +153,26 @@ stream_fail(struct stream *s, const char *fmt, ...)
 	s->fail_line = s->line;
 }
 
+/* a byte that is no text: C0 and DEL */
+static bool
+control_byte(int ch)
+{
+	return (ch >= 0 && ch < 0x20) || ch == 0x7f;
+}
+
+/* after a CR: true when the line ends there (LF or the end of the file),
+ * the next byte left unread */
+static bool
+crlf_end(FILE *f)
+{
+	int next = getc(f);
+
+	if (next == EOF)
+		return true;
+	ungetc(next, f);
+	return next == '\n';
+}
+
 /* inih's buffer holds INI_MAX_LINE bytes: a longer line would be split
  * silently and misread, so it is an error. Each "[name]" line is also
  * told to the visitor: inih merges sections of the same name, but a grant
@@ -177,6 +197,21 @@ line_reader(char *str, int num, void *vs)
 		}
 		if (ch == '\n')
 			break;
+		/* inih drops the blanks around a value as isspace() sees
+		 * them, \f, \v and \r too: a value with one at its end
+		 * would come back shorter than it was written ("\fcurl x"
+		 * as "curl x"). Refused, as every control byte but the tab,
+		 * rather than read otherwise than written; the CR of a CRLF
+		 * line end is the one exception, kept for inih to drop. */
+		if (control_byte(ch) && ch != '\t' &&
+		    !(ch == '\r' && crlf_end(s->f))) {
+			s->line++;
+			stream_fail(s,
+			    "a control byte (0x%02x); a config file is text, "
+			    "remove it",
+			    ch);
+			return NULL;
+		}
 		/* leading blanks are dropped here: inih would read an
 		 * indented line as the continuation of the key above, which
 		 * kinbox.conf(5) does not have */
@@ -295,10 +330,13 @@ kb_ini_value_ok(const char *v, size_t keylen)
 {
 	size_t n = strlen(v);
 
-	/* "key = value": what inih reads back exactly */
+	/* "key = value": what inih reads back exactly, and what this
+	 * reader takes: no comment character, no control byte (inih
+	 * trims \f, \v, \r and \t at a value's ends as blanks; the
+	 * reader refuses every one but the tab), no blank at either end */
 	return n > 0 && keylen + 3 + n <= KB_INI_LINE_MAX &&
-	       strpbrk(v, ";#\n\r") == NULL && v[0] != ' ' && v[0] != '\t' &&
-	       v[n - 1] != ' ' && v[n - 1] != '\t';
+	       strpbrk(v, ";#") == NULL && kb_find_control(v) == NULL &&
+	       v[0] != ' ' && v[n - 1] != ' ';
 }
 
 /* --- grant blocks ----------------------------------------------------------
@@ -728,9 +766,8 @@ kb_config_session_path(const char *session)
 	return xasprintf("%s/%s.ini", dir, session);
 }
 
-/* a session id is what kinpolicy session new made: no path tricks */
-static bool
-valid_session(const char *s)
+bool
+kb_session_id_ok(const char *s)
 {
 	size_t n = strlen(s);
 
@@ -760,7 +797,7 @@ kb_config_load_layers(
 	if (session != NULL && *session != '\0') {
 		_cleanup_free_ char *sf = NULL;
 
-		if (!valid_session(session))
+		if (!kb_session_id_ok(session))
 			return kb_err_set(e,
 			    "KINBOX_SESSION=%s: not a session "
 			    "id; create one with kinpolicy session new",

@@ -34,8 +34,11 @@ struct kb_ini_visitor {
 /*
  * Reads `file`, judged on its descriptor before the first byte (regular,
  * O_NONBLOCK, size-bounded; `project`: the command's own file, so no
- * symlink and a 64 KiB bound). Returns 0, 1 when it does not exist, or -1
- * with one line in `e` ("file:line: problem; fix").
+ * symlink and a 64 KiB bound). A control byte other than the tab (and the
+ * CR of a CRLF line end) is an error, never dropped: inih trims \f, \v
+ * and \r around a value, which would read it otherwise than written.
+ * Returns 0, 1 when it does not exist, or -1 with one line in `e`
+ * ("file:line: problem; fix").
  */
 int kb_ini_read(const char *file, bool project, const struct kb_ini_visitor *,
     void *ctx, struct kb_err *e);
@@ -80,9 +83,13 @@ bool kb_grant_section(const char *name);
 void kb_grant_id(const char *file, const char *section, const char *body,
     char out[KB_GRANT_ID_LEN + 1]);
 
+/* true for what kinpolicy session new makes, the only names a session
+ * file may have: 8 to 64 bytes of [a-z0-9_-], no path tricks */
+bool kb_session_id_ok(const char *id);
+
 /* true when "key = value" with a key of `keylen` bytes reads back exactly:
- * within KB_INI_LINE_MAX, no comment character, line break or
- * surrounding blank */
+ * within KB_INI_LINE_MAX, no comment character, no control byte (C0 or
+ * DEL, the tab and the line breaks among them) and no surrounding blank */
 bool kb_ini_value_ok(const char *value, size_t keylen);
 
 #endif

@@ -11,7 +11,13 @@
  * device-mapper volume or a loop device bound read-write is the whole
  * filesystem past every file rule, and kinbox cannot tell for certain one
  * that holds no filesystem (majors are dynamic: nvme and blkext, dm,
- * virtblk). No GPU program needs one.
+ * virtblk). No GPU program needs one. So is every character device that
+ * is a disk, a keyboard, a console or the machine's memory by another
+ * name (devclasses below: SCSI generic, NVMe generic, input, uinput, the
+ * virtual consoles, /dev/mem, ...), judged by its major and minor where
+ * the kernel fixes them and by the driver's name in /proc/devices where
+ * it gives the major out at load time, on the node as found and again on
+ * the descriptor kinbox holds.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,12 +33,191 @@
 #include "../lib/fsat.h"
 #include "policy.h"
 
-/* /dev/mem, /dev/kmem, /dev/port: the machine's memory and I/O ports */
+/*
+ * The character devices refused whoever asks, as block devices are. A
+ * major the kernel fixes (Documentation/admin-guide/devices.txt) is
+ * judged by number, with its minors where only some are the class; a
+ * driver the kernel gives a major at load time by the name it registered
+ * in /proc/devices (`driver`, an fnmatch pattern).
+ */
+struct devclass {
+	unsigned major_lo, major_hi; /* a fixed major (range); 0: none */
+	unsigned minor_lo, minor_hi;
+	const char *driver; /* a name in /proc/devices; NULL: none */
+	const char *noun, *why;
+};
+
+#define ALL_MINORS 0, UINT_MAX
+static const struct devclass devclasses[] = {
+    /* the machine's memory, I/O ports, registers and firmware */
+    {1, 1, 1, 2, NULL, "the machine's raw memory", "/dev/mem, /dev/kmem"},
+    {1, 1, 4, 4, NULL, "the machine's raw I/O ports", "/dev/port"},
+    {202, 202, ALL_MINORS, "cpu/msr", "a CPU's model-specific registers",
+	"raw CPU control"},
+    {10, 10, 144, 144, NULL, "the CMOS NVRAM", "the firmware's settings"},
+    {10, 10, 231, 231, NULL, "the hibernation snapshot",
+	"the machine's memory image"},
+    {0, 0, ALL_MINORS, "dax", "a device-DAX node", "raw persistent memory"},
+    {0, 0, ALL_MINORS, "ndctl", "an NVDIMM bus control node",
+	"commands to persistent memory"},
+    {0, 0, ALL_MINORS, "dimmctl", "an NVDIMM control node",
+	"commands to persistent memory"},
+    /* storage past the block layer: a disk by another name */
+    {21, 21, ALL_MINORS, "sg", "a SCSI generic node", "raw disk access"},
+    {9, 9, ALL_MINORS, "st", "a SCSI tape", "raw tape access"},
+    {86, 86, ALL_MINORS, "ch", "a SCSI media changer", "raw storage access"},
+    {90, 90, ALL_MINORS, "mtd", "an MTD flash device", "raw flash access"},
+    {162, 162, ALL_MINORS, "raw", "a raw block device node", "raw disk access"},
+    {206, 206, ALL_MINORS, "osst", "an OnStream SCSI tape", "raw tape access"},
+    {0, 0, ALL_MINORS, "bsg", "a block SCSI generic node", "raw disk access"},
+    {0, 0, ALL_MINORS, "nvme", "an NVMe controller",
+	"raw disk access and admin commands"},
+    {0, 0, ALL_MINORS, "nvme-generic", "an NVMe generic node",
+	"raw disk access"},
+    {0, 0, ALL_MINORS, "ubi[0-9]*", "a UBI volume", "raw flash access"},
+    /* input: read, a keylogger; written, keystrokes */
+    {13, 13, ALL_MINORS, "input", "an input device",
+	"keyboard and mouse events, read and injected"},
+    {10, 10, 223, 223, NULL, "the uinput device",
+	"a virtual keyboard, keystrokes injected"},
+    {10, 10, 239, 239, NULL, "the uhid device",
+	"a virtual HID keyboard, keystrokes injected"},
+    {10, 10, 1, 1, NULL, "a raw PS/2 port", "keyboard and mouse bytes"},
+    /* consoles and other sessions' terminals (/dev/tty, 5:0, is the
+     * process's own and /dev/ptmx, 5:2, makes a new one: both pass) */
+    {4, 4, 0, 63, NULL, "a virtual console",
+	"the console's keyboard and screen"},
+    {5, 5, 1, 1, NULL, "the system console",
+	"the console's keyboard and screen"},
+    {7, 7, ALL_MINORS, "vcs", "a virtual console's memory",
+	"the console's screen, read and written"},
+    {136, 143, ALL_MINORS, NULL, "a pseudo-terminal",
+	"another session's keyboard and screen"},
+    {2, 3, ALL_MINORS, NULL, "a legacy pseudo-terminal",
+	"another session's keyboard and screen"},
+    /* the machine itself */
+    {10, 10, 130, 130, NULL, "a hardware watchdog",
+	"opening it can reboot the machine"},
+    {0, 0, ALL_MINORS, "watchdog", "a hardware watchdog",
+	"opening it can reboot the machine"},
+};
+
+/* the majors the kernel gives out at load time (fs/char_dev.c:
+ * CHRDEV_MAJOR_DYN_END..254, CHRDEV_MAJOR_DYN_EXT_END..511): a node there
+ * is told by its driver's name only */
 static bool
-raw_memory(dev_t rdev)
+dynamic_major(unsigned m)
 {
-	return major(rdev) == 1 &&
-	       (minor(rdev) == 1 || minor(rdev) == 2 || minor(rdev) == 4);
+	return (m >= 234 && m <= 254) || (m >= 384 && m <= 511);
+}
+
+#define PROC_DEVICES_MAX (64 * 1024)
+
+/*
+ * The names the drivers of character major `maj` registered in
+ * /proc/devices (`file`, the test build's stand-in, else /proc/devices),
+ * read on a descriptor (a regular file, bounded, never a FIFO's wait).
+ * 0, or -1 with errno when it cannot be read.
+ */
+static int
+driver_names(const char *file, unsigned maj, struct kb_strv *names)
+{
+	int fd = open(file != NULL ? file : "/proc/devices",
+	    O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	_cleanup_free_ char *text = kb_read_fd_close(fd, PROC_DEVICES_MAX);
+	bool chr = false;
+
+	if (text == NULL)
+		return -1;
+	for (char *l = text, *nl; *l != '\0'; l = nl) {
+		char *end;
+		unsigned long m;
+
+		nl = l + strcspn(l, "\n");
+		if (*nl == '\n')
+			*nl++ = '\0';
+		/* "Character devices:", then " 21 sg", then "Block devices:" */
+		if (l[0] != ' ' && (l[0] < '0' || l[0] > '9')) {
+			chr = strcmp(l, "Character devices:") == 0;
+			continue;
+		}
+		l += strspn(l, " ");
+		m = strtoul(l, &end, 10);
+		if (!chr || end == l || *end != ' ' || m != maj)
+			continue;
+		kb_strv_push(names, end + 1);
+	}
+	return 0;
+}
+
+int
+kb_device_class(dev_t rdev, const char *proc_devices, char *buf, size_t len)
+{
+	unsigned maj = major(rdev), min = minor(rdev);
+	_cleanup_strv_ struct kb_strv names = {0};
+	bool have_names;
+
+	for (size_t i = 0; i < nitems(devclasses); i++) {
+		const struct devclass *c = &devclasses[i];
+
+		if (c->major_lo == 0 || maj < c->major_lo ||
+		    maj > c->major_hi || min < c->minor_lo || min > c->minor_hi)
+			continue;
+		if (c->minor_lo == 0 && c->minor_hi == UINT_MAX)
+			snprintf(buf, len, "%s (%s, major %u)", c->noun, c->why,
+			    maj);
+		else
+			snprintf(buf, len, "%s (%s, %u:%u)", c->noun, c->why,
+			    maj, min);
+		return 1;
+	}
+	have_names = driver_names(proc_devices, maj, &names) == 0;
+	if (!have_names && dynamic_major(maj)) {
+		snprintf(buf, len,
+		    "a device whose major (%u) its driver took at load time, "
+		    "and %s cannot be read (%s) to tell which driver; mount "
+		    "/proc",
+		    maj, proc_devices != NULL ? proc_devices : "/proc/devices",
+		    strerror(errno));
+		return -1;
+	}
+	/* a load-time major nobody holds now is inert, but the next driver
+	 * that loads (nvme, bsg) may take it while the node is bound */
+	if (names.n == 0 && dynamic_major(maj)) {
+		snprintf(buf, len,
+		    "a device whose major (%u) no driver holds now, and a "
+		    "driver that loads later may take it; load its driver "
+		    "first, or drop it",
+		    maj);
+		return -1;
+	}
+	for (size_t i = 0; i < nitems(devclasses); i++) {
+		const struct devclass *c = &devclasses[i];
+
+		for (size_t k = 0; c->driver != NULL && k < names.n; k++) {
+			if (fnmatch(c->driver, names.v[k], 0) != 0)
+				continue;
+			snprintf(buf, len, "%s (%s, major %u: %s)", c->noun,
+			    c->why, maj, names.v[k]);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* kb_device_class() for the one line of a refusal: "NODE: ... is refused
+ * whoever asks; drop it". 1 (fatal), -1 (cannot tell), 0 */
+static int
+class_refusal(const struct kb_policy *p, dev_t rdev, char *why, size_t len)
+{
+	char cls[300];
+	int rc = kb_device_class(rdev, p->proc_devices, cls, sizeof(cls));
+
+	if (rc == 1)
+		snprintf(why, len, "%s is refused whoever asks; drop it", cls);
+	else if (rc == -1)
+		snprintf(why, len, "%s", cls);
+	return rc;
 }
 
 /* Records the node `name` in the directory `dirfd` (whose canonical path
@@ -46,6 +231,7 @@ add_node(struct kb_policy *p, int dirfd, const char *dir, const char *name,
 	_cleanup_free_ char *dest = xasprintf("%s/%s", destdir, name);
 	struct kb_devnode *d;
 	struct stat st;
+	char why[400];
 	int fd;
 
 	for (size_t i = 0; i < p->ndev; i++)
@@ -58,15 +244,19 @@ add_node(struct kb_policy *p, int dirfd, const char *dir, const char *name,
 		    path, KB_MAX_DEVNODE);
 	fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	/* what is held is judged again: a node put in the place of the one
-	 * judged is neither a block device nor raw memory either */
-	if (fd == -1 || fstat(fd, &st) == -1 || !S_ISCHR(st.st_mode) ||
-	    raw_memory(st.st_rdev)) {
+	 * judged is no block device, and of no refused class either */
+	if (fd == -1 || fstat(fd, &st) == -1 || !S_ISCHR(st.st_mode)) {
 		if (fd != -1)
 			close(fd);
 		return kb_err_set(e,
 		    "%s: changed while kinbox judged it; check it and run "
 		    "again — nothing was run",
 		    path);
+	}
+	if (class_refusal(p, st.st_rdev, why, sizeof(why)) != 0) {
+		close(fd);
+		return kb_err_set(e, "%s%s: %s — nothing was run",
+		    by == KB_OPT_GPU ? "--gpu: " : "--device ", path, why);
 	}
 	d = &p->dev[p->ndev++];
 	d->path = steal_pointer(&path);
@@ -79,24 +269,41 @@ add_node(struct kb_policy *p, int dirfd, const char *dir, const char *name,
 	return 0;
 }
 
-/* why the entry `name` of `dirfd` (lstat'ed into `st`) cannot be bound,
- * or NULL: a character device the caller may read and write */
-static const char *
-node_refusal(int dirfd, const char *name, const struct stat *st)
+/* whether the entry `name` of `dirfd` (lstat'ed into `st`) can be bound:
+ * REFUSE_NONE for a character device of no refused class the caller may
+ * read and write; REFUSE_ALWAYS for a block device or a refused class
+ * (refused whoever asks); REFUSE for the rest. `why` gets the reason. */
+enum refusal {
+	REFUSE_NONE,
+	REFUSE,
+	REFUSE_ALWAYS
+};
+
+static enum refusal
+node_refusal(const struct kb_policy *p, int dirfd, const char *name,
+    const struct stat *st, char *why, size_t len)
 {
-	if (S_ISBLK(st->st_mode))
-		return "a block device: kinbox refuses every block device (one "
-		       "may hold a filesystem, and bound read-write it is the "
-		       "whole disk past every file rule)";
+	int rc;
+
+	if (S_ISBLK(st->st_mode)) {
+		snprintf(why, len,
+		    "a block device: kinbox refuses every block device (one "
+		    "may hold a filesystem, and bound read-write it is the "
+		    "whole disk past every file rule)");
+		return REFUSE_ALWAYS;
+	}
 	if (!S_ISCHR(st->st_mode))
-		return NULL;
-	if (raw_memory(st->st_rdev))
-		return "the machine's raw memory or I/O ports: refused";
+		return REFUSE_NONE;
+	if ((rc = class_refusal(p, st->st_rdev, why, len)) != 0)
+		return rc == 1 ? REFUSE_ALWAYS : REFUSE;
 	if (faccessat(dirfd, name, R_OK | W_OK,
-		AT_EACCESS | AT_SYMLINK_NOFOLLOW) == -1)
-		return "the caller cannot open it for reading and writing "
-		       "outside the sandbox (its mode and group say so)";
-	return NULL;
+		AT_EACCESS | AT_SYMLINK_NOFOLLOW) == -1) {
+		snprintf(why, len,
+		    "the caller cannot open it for reading and writing "
+		    "outside the sandbox (its mode and group say so)");
+		return REFUSE;
+	}
+	return REFUSE_NONE;
 }
 
 static const char *
@@ -132,7 +339,8 @@ add_dir(struct kb_policy *p, int dirfd, const char *dir, const char *destdir,
 		    strerror(errno));
 	while ((de = readdir(d)) != NULL) {
 		struct stat st;
-		const char *r;
+		char r[400];
+		enum refusal ref;
 
 		if (de->d_name[0] == '.' ||
 		    fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
@@ -147,7 +355,20 @@ add_dir(struct kb_policy *p, int dirfd, const char *dir, const char *destdir,
 		}
 		if (!S_ISCHR(st.st_mode))
 			continue;
-		if ((r = node_refusal(dirfd, de->d_name, &st)) != NULL) {
+		ref = node_refusal(p, dirfd, de->d_name, &st, r, sizeof(r));
+		if (ref == REFUSE_ALWAYS) {
+			char cls[300];
+
+			kb_device_class(
+			    st.st_rdev, p->proc_devices, cls, sizeof(cls));
+			rc = kb_err_set(e,
+			    "%s%s: it holds %s, %s, which is refused whoever "
+			    "asks; name the character devices the command "
+			    "needs — nothing was run",
+			    what, dir, de->d_name, cls);
+			break;
+		}
+		if (ref == REFUSE) {
 			kb_strv_pushf(&p->notes, "device: %s/%s not bound: %s",
 			    dir, de->d_name, r);
 			*why = "the caller can open none of its devices";
@@ -175,6 +396,8 @@ judge(
 	_cleanup_close_ int dfd = -1, fd = -1;
 	const char *name, *why = NULL;
 	struct stat st;
+	enum refusal ref;
+	char r[400];
 	char *slash;
 	int n;
 
@@ -223,9 +446,10 @@ judge(
 		    "--device %s: %s, not a device node; give the path of a "
 		    "character device (or a directory of them, /dev/dri)",
 		    g->path, kind_word(st.st_mode));
-	if ((why = node_refusal(dfd, name, &st)) != NULL) {
-		*fatal = S_ISBLK(st.st_mode) || raw_memory(st.st_rdev);
-		return kb_err_set(e, "--device %s: %s", g->path, why);
+	if ((ref = node_refusal(p, dfd, name, &st, r, sizeof(r))) !=
+	    REFUSE_NONE) {
+		*fatal = ref == REFUSE_ALWAYS;
+		return kb_err_set(e, "--device %s: %s", g->path, r);
 	}
 	if (add_node(p, dfd, dir[0] != '\0' ? dir : "", name,
 		dir[0] != '\0' ? dir : "", g->origin, KB_OPT_DEVICE, e) == -1) {
@@ -282,7 +506,9 @@ find_gpu(struct kb_policy *p, struct kb_err *e)
 		    strerror(errno));
 	while (rc != -1 && (de = readdir(d)) != NULL) {
 		struct stat st;
-		const char *r, *why;
+		const char *why;
+		char r[400];
+		enum refusal ref;
 		bool dir = false;
 
 		for (size_t i = 0; i < nitems(gpu_dirs); i++)
@@ -306,7 +532,13 @@ find_gpu(struct kb_policy *p, struct kb_err *e)
 		}
 		if (!S_ISCHR(st.st_mode))
 			continue;
-		if ((r = node_refusal(rfd, de->d_name, &st)) != NULL) {
+		ref = node_refusal(p, rfd, de->d_name, &st, r, sizeof(r));
+		if (ref == REFUSE_ALWAYS) {
+			rc = kb_err_set(e, "--gpu: %s/%s: %s — nothing was run",
+			    root, de->d_name, r);
+			continue;
+		}
+		if (ref == REFUSE) {
 			kb_strv_pushf(&p->notes, "gpu: %s/%s not bound: %s",
 			    root, de->d_name, r);
 			continue;

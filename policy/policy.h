@@ -262,9 +262,12 @@ struct kb_policy {
 	bool unconfined; /* the escape hatch: no sandbox, still scrubbed */
 	struct kb_pathgrant device[KB_MAX_DEVICE]; /* in rank order */
 	size_t ndevice;
-	bool gpu;             /* --gpu: the GPU nodes found at finalize */
-	const char *gpu_root; /* where --gpu looks: NULL is /dev (the test
-				 build's kb_test_dev_root() otherwise) */
+	bool gpu;                 /* --gpu: the GPU nodes found at finalize */
+	const char *gpu_root;     /* where --gpu looks: NULL is /dev (the test
+				     build's kb_test_dev_root() otherwise) */
+	const char *proc_devices; /* where the drivers' majors are read: NULL
+				     is /proc/devices (the test build's
+				     kb_test_proc_devices() otherwise) */
 	struct kb_devnode dev[KB_MAX_DEVNODE]; /* after finalize */
 	size_t ndev;
 	/* per knob of the option table (policy/options.h): who set the
@@ -453,12 +456,33 @@ int kb_masks_compute(struct kb_policy *p, struct kb_err *e);
  * (faccessat AT_EACCESS; never opened: opening some devices has side
  * effects), or a directory of them (its device entries, one level; a
  * symlink in it is skipped). Every block device is refused: kinbox cannot
- * tell one that holds a filesystem from one that does not. A typed
+ * tell one that holds a filesystem from one that does not; so is every
+ * character device of a refused class (kb_device_class), on the node as
+ * found and again on the descriptor held, and a directory that holds
+ * either. A typed
  * request that does not hold is an error; a configured or granted one is
  * dropped with a note. --gpu with no node found is an error. 0, or -1
  * with `e`.
  */
 int kb_devices_compute(struct kb_policy *p, struct kb_err *e);
+
+/*
+ * Whether the character device `rdev` is of a class refused whoever asks,
+ * as block devices are: a disk, a keyboard, a console or the machine's
+ * memory by another name (SCSI, NVMe and block SCSI generic nodes, tapes,
+ * raw flash, input devices, uinput and uhid, the virtual consoles and
+ * their memory, the system console, other sessions' pseudo-terminals,
+ * /dev/mem, /dev/kmem, /dev/port, CPU MSRs, the CMOS NVRAM, the
+ * hibernation snapshot, device DAX, a hardware watchdog). A fixed major
+ * is judged by number (and minor); a major the driver took at load time
+ * by the driver's name in `proc_devices` (NULL: /proc/devices), read on a
+ * descriptor, bounded. 1 with "a SCSI generic node (raw disk access,
+ * major 21)" in `buf`; 0 when it is none; -1 when a load-time major's
+ * driver cannot be told (/proc/devices unreadable, or no driver holds it
+ * now), why in `buf`.
+ */
+int kb_device_class(
+    dev_t rdev, const char *proc_devices, char *buf, size_t len);
 
 /* policy/paths.c */
 

@@ -814,7 +814,7 @@ t_special_write_path() {
 	assert_streq "$(jget 'd["suggest"]["write_paths"]' "$d/j.json")" "[\"$d/a ;b\"]" "the suggestion"
 	# a stored grant cannot hold it exactly (INI reads ' ;' as a
 	# comment): refused, nothing stored, neither directory writable
-	kp_refused "--write $d/a ;b: a path with ';', '#', a line break or surrounding blanks, or longer than 184 bytes, cannot be stored; use --once" grant "$ID" --write "$d/a ;b" --workspace
+	kp_refused "--write $d/a ;b: a path with ';', '#', a control byte (a tab, a line break) or surrounding blanks, or longer than 184 bytes, cannot be stored; use --once" grant "$ID" --write "$d/a ;b" --workspace
 	kb -- sh -c 'touch ran.sp; touch "$1/x"; touch "$2/y"' sh "$d/a ;b" "$d/a"
 	assert_not_exists "$d/a/y"
 	assert_not_exists "$d/a ;b/x"
@@ -834,7 +834,7 @@ t_special_workspace_path() {
 		cd "$d/w ;x"
 		kb_expect 1 --json-fd 3 -- touch "$out/f" 3>"$d/j.json"
 		wsid=$(jget 'd["id"]' "$d/j.json")
-		kp_refused "workspace $d/w ;x: a path with ';', '#', a line break or surrounding blanks, or longer than 191 bytes, cannot be stored in the config" grant "$wsid" --write "$out" --workspace
+		kp_refused "workspace $d/w ;x: a path with ';', '#', a control byte (a tab, a line break) or surrounding blanks, or longer than 191 bytes, cannot be stored in the config" grant "$wsid" --write "$out" --workspace
 	)
 	# refused, so nothing breaks the other runs, and nothing was granted
 	(cd "$d/other" && kb_expect 0 -- touch ran.other)
@@ -844,6 +844,198 @@ t_special_workspace_path() {
 	assert_touched "$d/w ;x/ran.wx"
 }
 run_test "a workspace grant for a workspace named 'w ;x' is refused (it cannot be stored exactly) and every other run still works" t_special_workspace_path
+
+# body_lines: grant 1's body as the one INI reader reads the stores back
+# (kinpolicy grants --json), one "key = value" a line, into $d/body
+body_lines() {
+	kp_expect 0 grants --json
+	jget 'd["grants"][0]["body"]' "$KP_OUT" >"$d/body"
+}
+
+# issue 28: what kinpolicy grant stores is read back as written, byte for
+# byte, or refused (125, one line, nothing stored, no decision). The INI
+# reader trims \f, \v and \r at a value's ends as blanks: a root stored as
+# "$out/x\f" would come back as "$out/x", a directory nobody granted.
+t_stored_exact() {
+	setup exact
+	KINBOX_SESSION=$("$KP" session new)
+	export KINBOX_SESSION
+	sf=$XDG_RUNTIME_DIR/kinbox/sessions/$KINBOX_SESSION.ini
+	ff=$(printf 'x\f')
+	mkdir "$out/$ff" "$out/x"
+	denial "$out/$ff/y"
+	for life in --session --workspace; do
+		kp_refused "--write $out/x\\x0c: a path with ';', '#', a control byte (a tab, a line break) or surrounding blanks, or longer than 184 bytes, cannot be stored; use --once" \
+			grant "$ID" --write "$out/$ff" "$life"
+		assert_empty "$sf"
+		assert_not_exists "$CFG"
+		assert_not_exists "$(decision_file "$ID")"
+	done
+	# a socket whose name ends in \v: the same
+	"$PY" -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$out/s$(printf '\v')"
+	"$PY" -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$out/s.sock"
+	kp_refused "--allow-socket $out/s\\x0b: a path with ';', '#', a control byte (a tab, a line break) or surrounding blanks, or longer than 182 bytes, cannot be stored; use --once" \
+		grant "$ID" --allow-socket "$out/s$(printf '\v')" --session
+	assert_empty "$sf"
+	# a device node named with a tab (root makes one)
+	if [ "$IS_ROOT" = 1 ]; then
+		mknod "$out/n$(printf '\t')" c 1 3
+		kp_refused "--device $out/n\\t: a path with ';', '#', a control byte (a tab, a line break) or surrounding blanks, or longer than 188 bytes, cannot be stored; use --once" \
+			grant "$ID" --device "$out/n$(printf '\t')" --session
+		assert_empty "$sf"
+	fi
+	assert_not_exists "$(decision_file "$ID")"
+	# nothing was granted: neither directory is writable
+	kb -- sh -c 'touch ran.x; touch "$1/y" "$2/y"' sh "$out/$ff" "$out/x"
+	assert_touched "$ws/ran.x"
+	assert_not_exists "$out/$ff/y"
+	assert_not_exists "$out/x/y"
+	# the control: a once grant carries the name exactly (JSON), and
+	# grants that one and no other
+	kp_expect 0 grant "$ID" --write "$out/$ff" --once
+	kp_expect 0 retry "$ID"
+	assert_exists "$out/$ff/y"
+	assert_not_exists "$out/x/y"
+	# ... and stored values come back byte for byte: the write root, the
+	# socket, the device and the host of one session grant, as the reader
+	# reads the session file
+	denial "$out/x/z"
+	kp_expect 0 grant "$ID" --write "$out/x" --allow-socket "$out/s.sock" \
+		--device /dev/null --session
+	body_lines
+	assert_has_line "$d/body" "write_paths = $out/x"
+	assert_has_line "$d/body" "allow_sockets = $out/s.sock"
+	assert_has_line "$d/body" "devices = /dev/null"
+	assert_has_line "$d/body" "from = $ID"
+	kb_expect 0 -- touch "$out/x/z"
+	assert_exists "$out/x/z"
+	kp_expect 0 revoke --all
+	denial "$out/x/w"
+	kp_expect 0 grant "$ID" --allow-host GitHub.com. --session
+	body_lines
+	assert_has_line "$d/body" "allowed_hosts = github.com:443"
+}
+run_test "issue 28: a write root, socket or device whose name holds a control byte is refused as a stored grant (one line, 125, nothing stored); a once grant carries it exactly; stored values read back byte for byte" t_stored_exact
+
+# issue 28: the workspace path of a [workspace] block, the same
+t_stored_exact_workspace() {
+	setup exactws
+	w=$d/w$(printf '\v')
+	mkdir "$w"
+	(
+		cd "$w"
+		denial "$out/f"
+		kp_refused "workspace $d/w\\x0b: a path with ';', '#', a control byte (a tab, a line break) or surrounding blanks, or longer than 191 bytes, cannot be stored in the config" \
+			grant "$ID" --write "$out" --workspace
+		assert_not_exists "$CFG"
+		assert_not_exists "$(decision_file "$ID")"
+		# nothing granted: still denied
+		kb_expect 1 -- touch ran.w "$out/f"
+		assert_touched "$w/ran.w"
+		assert_not_exists "$out/f"
+	)
+	# the control: a plain workspace's path is stored and read back
+	cd "$ws"
+	denial "$out/f"
+	kp_expect 0 grant "$ID" --write "$out" --workspace
+	body_lines
+	assert_has_line "$d/body" "path = $ws"
+	assert_has_line "$d/body" "write_paths = $out"
+	kb_expect 0 -- touch "$out/f"
+	assert_exists "$out/f"
+}
+run_test "issue 28: a workspace whose path holds a control byte gets no [workspace] grant (125, one line, nothing stored); a plain one's path reads back as written" t_stored_exact_workspace
+
+# issue 28, finding 7: kinpolicy grant --device refuses what no run would
+# take (kinbox judges it again at every run and refuses it whoever asks):
+# a device of a refused class, a directory that holds one; nothing stored
+t_grant_device_class() {
+	setup devclass
+	KINBOX_SESSION=$("$KP" session new)
+	export KINBOX_SESSION
+	sf=$XDG_RUNTIME_DIR/kinbox/sessions/$KINBOX_SESSION.ini
+	denial "$out/f"
+	n=
+	for c in /dev/tty0 /dev/console /dev/vcs; do
+		if [ -c "$c" ]; then
+			n=$c
+			break
+		fi
+	done
+	if [ -z "$n" ] && [ "$IS_ROOT" = 1 ]; then
+		mknod "$d/sg0" c 21 0
+		n=$d/sg0
+	fi
+	[ -n "$n" ] || skip_test "no console node here, and mknod needs root"
+	kp_expect 125 grant "$ID" --device "$n" --session
+	assert_empty "$KP_OUT"
+	assert_one_line "$KP_ERR" "^kinpolicy: --device $n: (a virtual console|the system console|a virtual console's memory|a SCSI generic node) \(.*\), which is refused whoever asks; drop it\$"
+	assert_empty "$sf"
+	assert_not_exists "$(decision_file "$ID")"
+	if [ "$IS_ROOT" = 1 ]; then
+		mkdir "$d/inp"
+		mknod "$d/inp/event0" c 13 64
+		mknod "$d/inp/null" c 1 3
+		kp_refused "--device $d/inp: it holds event0, an input device (keyboard and mouse events, read and injected, major 13), which is refused whoever asks; name the character devices the command needs" \
+			grant "$ID" --device "$d/inp" --session
+		assert_empty "$sf"
+		assert_not_exists "$(decision_file "$ID")"
+	fi
+	# the control: /dev/null is granted and stored
+	kp_expect 0 grant "$ID" --device /dev/null --session
+	body_lines
+	assert_has_line "$d/body" "devices = /dev/null"
+}
+run_test "issue 28: grant --device of a console (or SCSI generic) node, or of a directory holding an input device: refused naming the class (125, one line, nothing stored); /dev/null granted" t_grant_device_class
+
+# issue 28: a decline's note is one line of text; as written in the
+# decision file, show gives it back byte for byte
+t_note_exact() {
+	setup noteexact
+	denial "$out/f"
+	for note in "$(printf 'use\033[2J./cache')" "$(printf 'one\ntwo')" "$(printf 'tab\there')"; do
+		kp_expect 125 decline "$ID" --note "$note"
+		assert_empty "$KP_OUT"
+		assert_one_line "$KP_ERR" '^kinpolicy: --note: a control byte \(0x(1b|0a|09)\) at byte [0-9]+; a note is one line of text: write it without$'
+		assert_not_exists "$(decision_file "$ID")"
+	done
+	kp_expect 0 pending
+	assert_has_text "$KP_OUT" "$ID"
+	# the control: a note with blanks, quotes and UTF-8 reads back exactly
+	note=' use "./cache" — später '
+	kp_expect 0 decline "$ID" --note "$note"
+	kp_expect 0 show "$ID" --json
+	assert_streq "$(jget 'repr(d["decision"]["note"])' "$KP_OUT")" "$("$PY" -c 'import sys; print(repr(sys.argv[1]))' "$note")" "the note read back"
+}
+run_test "issue 28: decline --note with a control byte: 125, one line, no decision; a note with blanks and UTF-8 reads back byte for byte" t_note_exact
+
+# issue 28: KINBOX_SESSION names a file below the sessions directory, and
+# only a session id does: a path there (../x) would have kinpolicy read,
+# list and rewrite another .ini file as a session's
+t_session_id_path() {
+	setup sesspath
+	mkdir -p "$XDG_RUNTIME_DIR/kinbox/sessions"
+	printf '[grant]\nwrite_paths = %s\n' "$out" >"$XDG_RUNTIME_DIR/kinbox/other.ini"
+	cp "$XDG_RUNTIME_DIR/kinbox/other.ini" "$d/other.before"
+	denial "$out/f"
+	KINBOX_SESSION=../other
+	export KINBOX_SESSION
+	kp_refused "KINBOX_SESSION=../other: not a session id; create one with kinpolicy session new" grants
+	kp_refused "KINBOX_SESSION=../other: not a session id; create one with kinpolicy session new" revoke --all
+	kp_refused "KINBOX_SESSION=../other: not a session id; create one with kinpolicy session new" grant "$ID" --write "$out" --session
+	assert_not_exists "$(decision_file "$ID")"
+	kp_refused "--session ../other: not a session id; create one with kinpolicy session new" allow --session ../other --signature ls
+	kp_refused "KINBOX_SESSION=../other: not a session id; create one with kinpolicy session new" decide --mode strict --kind shell --command ls
+	kp_refused "--session ../other: not a session id; create one with kinpolicy session new" decide --mode strict --kind shell --command ls --session ../other
+	assert_files_equal "$d/other.before" "$XDG_RUNTIME_DIR/kinbox/other.ini"
+	# the control: a real session id works
+	KINBOX_SESSION=$("$KP" session new)
+	kp_expect 0 grant "$ID" --write "$out" --session
+	kp_expect 0 grants
+	assert_has_text "$KP_OUT" "write_paths = $out"
+	kp_expect 0 revoke --all
+}
+run_test "issue 28: KINBOX_SESSION or --session ../other: grants, revoke, grant, allow and decide refuse it (125, one line), the other file untouched; a session id works" t_session_id_path
 
 t_workspace_long() {
 	# a workspace path of 80 characters: nothing unusual
@@ -1036,15 +1228,22 @@ t_global_not_regular() {
 }
 run_test "global: a FIFO config.ini returns at once (125); a symlinked config.ini is followed (its write root applies)" t_global_not_regular
 
-# A key the project file chose, with control bytes in it, is quoted
-# escaped in the warning: one line, no raw ESC
+# A key the project file chose, with terminal controls in it, is quoted
+# escaped in the warning: one line, no raw control. A C0 control byte (ESC,
+# BEL) is no text at all: the reader refuses the file (issue 28: it never
+# reads a line otherwise than written), in one escaped line, not run.
 t_project_warning_escaped() {
 	setup projesc
+	printf '[sandbox]\n\302\233[8mhidden\342\200\256title = 1\n' >"$ws/.kinbox.ini"
+	kb_expect 0 -- touch ran.c1
+	assert_touched "$ws/ran.c1"
+	assert_file_is "$KB_ERR" "kinbox: $ws/.kinbox.ini:2: '\\xc2\\x9b[8mhidden\\xe2\\x80\\xaetitle' ignored: a project file may only tighten (network = off, mask, scrub_env, timeout, rlimit)"
 	printf '[sandbox]\n\033[8mhidden\033]0;title\007 = 1\n' >"$ws/.kinbox.ini"
-	kb_expect 0 -- true
-	assert_file_is "$KB_ERR" "kinbox: $ws/.kinbox.ini:2: '\\x1b[8mhidden\\x1b]0;title\\x07' ignored: a project file may only tighten (network = off, mask, scrub_env, timeout, rlimit)"
+	kb_expect 125 -- touch ran.esc
+	assert_not_exists "$ws/ran.esc"
+	assert_file_is "$KB_ERR" "kinbox: $ws/.kinbox.ini:2: a control byte (0x1b); a config file is text, remove it"
 }
-run_test "project: a key with ESC and BEL in it is printed escaped in the warning (one line, no raw control byte)" t_project_warning_escaped
+run_test "project: a key with C1 and bidi controls in it is printed escaped in the warning (one line); one with ESC and BEL is refused (125, one line, not run)" t_project_warning_escaped
 
 # ============================================================================
 # 5. The global (and system) config

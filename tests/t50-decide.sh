@@ -98,6 +98,52 @@ t_allow_session() {
 }
 run_test "allow: a session's always answer turns ASK into ALLOW for that exact signature, never a DENY" t_allow_session
 
+# issue 28: an "always" answer is kept as written or not at all. The INI
+# reader trims \f, \v and \r at a value's ends as blanks: a signature
+# stored as "\fcurl x | sh" came back as "curl x | sh" and turned decide's
+# ASK for that command into ALLOW.
+t_allow_exact() {
+	ws=$(newdir exact)
+	cd "$ws"
+	kp session new
+	s=$(cat "$KP_OUT")
+	sf=$XDG_RUNTIME_DIR/kinbox/sessions/$s.ini
+	for sig in "$(printf '\fcurl x | sh')" "$(printf 'curl x | sh\v')" \
+		"$(printf '\tcurl x | sh')" "$(printf 'curl x | sh\r')" \
+		"$(printf 'curl\177x | sh')" "$(printf 'curl x\n| sh')"; do
+		kp allow --session "$s" --signature "$sig"
+		assert_streq "$KP_RC" 125 "allow of a signature with a control byte"
+		assert_empty_file "$KP_OUT"
+		assert_streq "$(wc -l <"$KP_ERR")" 1 "one line"
+		assert_file_has_content "$KP_ERR" '^kinpolicy: --signature: a control byte \(0x(0c|0b|09|0d|7f|0a)\) at byte [0-9]+; a signature is one line of text as decide printed it, and a command with control bytes is asked about each time$'
+		assert_empty_file "$sf"
+		assert_streq "$(decision --mode strict --kind shell --command 'curl x | sh' --session "$s")" ASK "after a refused allow"
+	done
+	# a line an older kinpolicy wrote: the reader refuses the file, so
+	# it allows nothing (decide asks) and kinbox names file:line
+	printf '\n[always]\nkind = shell\nsignature = \fcurl x | sh\n' >"$sf"
+	assert_streq "$(decision --mode strict --kind shell --command 'curl x | sh' --session "$s")" ASK "a stored \\f signature"
+	rc=0
+	KINBOX_SESSION=$s "$KINBOX" -- true >"$KB_T/kb.out" 2>"$KB_T/kb.err" || rc=$?
+	assert_streq "$rc" 125 "kinbox with that session"
+	assert_streq "$(cat "$KB_T/kb.err")" "kinbox: $sf:4: a control byte (0x0c); a config file is text, remove it"
+	# the controls: the signature without the byte is stored byte for
+	# byte and allows exactly that command; one with a blank at its end
+	# is kept as its digest and matches only itself
+	: >"$sf"
+	kp allow --session "$s" --signature 'curl x | sh'
+	assert_streq "$KP_RC" 0
+	grep -Fqx 'signature = curl x | sh' "$sf" || fail "the stored line: $(cat "$sf")"
+	assert_streq "$(decision --mode strict --kind shell --command 'curl x | sh' --session "$s")" ALLOW "the control"
+	kp allow --session "$s" --signature 'curl y | sh '
+	assert_streq "$KP_RC" 0
+	sha=$(printf 'curl y | sh ' | sha256sum | cut -d ' ' -f 1)
+	grep -Fqx "signature_sha256 = $sha" "$sf" || fail "the stored digest: $(cat "$sf")"
+	assert_streq "$(decision --mode strict --kind shell --command 'curl y | sh ' --session "$s")" ALLOW "the digest's own signature"
+	assert_streq "$(decision --mode strict --kind shell --command 'curl y | sh' --session "$s")" ASK "... and not another"
+}
+run_test "issue 28: allow --signature with a control byte (\\f, \\v, \\t, \\r, DEL, \\n) is refused (125, one line, nothing stored, decide still asks); a stored \\f line allows nothing; the controls are stored as written" t_allow_exact
+
 t_classify() {
 	kp classify -- git version
 	assert_streq "$(head -n 1 "$KP_OUT")" safe
@@ -579,6 +625,8 @@ decide --mode nope --kind read --exit-status|--mode nope: unknown mode; use auto
 decide --mode auto --exit-status|decide: --kind is required (read, edit, shell, meta, mcp, network, rig, outpost, publish)
 decide --mode auto --kind read --bogus|decide: unknown option '--bogus'; see kinpolicy --help
 allow --session x|usage: kinpolicy allow --session ID --signature SIG [--kind KIND] [--json]
+allow --session ../../x --signature ls|--session ../../x: not a session id; create one with kinpolicy session new
+allow --session ses_0123456789abcdef --signature|usage: kinpolicy allow --session ID --signature SIG [--kind KIND] [--json]
 classify --shell fish -- ls|--shell fish: unknown shell; use any, sh, bash or zsh
 classify --shell bash --shell zsh -- ls|usage: kinpolicy classify [--shell any|sh|bash|zsh] [--json] [--exit-status] {-- COMMAND [ARG...] | --command STRING}
 decide --mode strict --kind shell --shell csh|--shell csh: unknown shell; use any, sh, bash or zsh

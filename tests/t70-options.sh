@@ -129,7 +129,7 @@ t_long_write_grant() {
 	KINBOX_SESSION=$S "$KP" grant "$id" --write "$deep" --session \
 		>"$KB_T/g.out" 2>"$KB_T/g.err" && fail "a grant no reader could read back was stored"
 	assert_file_has_content "$KB_T/g.err" \
-		"^kinpolicy: --write $deep: a path with ';', '#', a line break or surrounding blanks, or longer than 184 bytes, cannot be stored; use --once$"
+		"^kinpolicy: --write $deep: a path with ';', '#', a control byte \\(a tab, a line break\\) or surrounding blanks, or longer than 184 bytes, cannot be stored; use --once$"
 	KINBOX_SESSION=$S kb_expect 0 -- sh -c 'echo again >ctl'
 	assert_file_has_content "$ws/ctl" '^again$'
 }

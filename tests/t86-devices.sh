@@ -3,16 +3,21 @@
 # character device the caller may open outside is bound read-write at the
 # same path (a --dev-bind of kinbox's O_PATH descriptor of it), usable
 # inside; without the grant it is absent (or, on the host's nodev binds,
-# unusable); every block device, a path that is no device node, a node
-# the caller cannot open and --gpu where no GPU node exists are refused
-# with exit 125 and their reason, and nothing runs.
+# unusable); every block device, every character device that is a disk, a
+# keyboard, a console or the machine's memory by another name (SCSI and
+# NVMe generic, input, uinput, the consoles, /dev/mem, ...: issue 28), a
+# path that is no device node, a node the caller cannot open and --gpu
+# where no GPU node exists are refused with exit 125 and their reason,
+# and nothing runs.
 #
 # No GPU was available where these tests were written: the nodes are ones
 # this script makes (mknod, as root, in scratch directories: c 1 3 behaves
 # as /dev/null, c 1 5 as /dev/zero), or the host's /dev/null class. --gpu's
 # scan is tried on a fake NVIDIA/DRM layout through the test build
 # (kinbox-test: KINBOX_TEST_DEV_ROOT names the directory it scans instead
-# of /dev; the release build holds no word of it).
+# of /dev, and KINBOX_TEST_PROC_DEVICES the file it reads instead of
+# /proc/devices for the drivers' load-time majors; the release build holds
+# no word of either).
 #
 # Effects are judged from OUTSIDE: what the command wrote into the
 # workspace (the bytes it read from the node, that its write succeeded),
@@ -208,7 +213,8 @@ t_cannot_open() {
 	$ROOT && skip_other_pass "root can open every node"
 	new_ws noopen
 	node=
-	for n in /dev/kmsg /dev/tty0 /dev/console /dev/fuse /dev/kvm; do
+	# (not /dev/tty0 or /dev/console: they are refused whoever asks)
+	for n in /dev/kmsg /dev/fuse /dev/kvm /dev/hwrng /dev/cpu_dma_latency; do
 		if [ -c "$n" ] && ! { [ -r "$n" ] && [ -w "$n" ]; }; then
 			node=$n
 			break
@@ -297,6 +303,188 @@ t_gpu_fake() {
 	fi
 }
 
+# issue 28, finding 7: a character device that is a disk, a keyboard, a
+# console or the machine's memory by another name is refused whoever asks,
+# as a block device is, and the one line names its class. The host's own
+# nodes first, in both passes (the class is told before whether the caller
+# may open the node, so the unprivileged pass gets the same line).
+t_class_host_nodes() {
+	new_ws classhost
+	found=0
+	while IFS='|' read -r n re; do
+		[ -c "$n" ] || continue
+		found=$((found + 1))
+		refuse_ok "^kinbox: --device $n: $re is refused whoever asks; drop it — nothing was run\$" \
+			--device "$n"
+		# beside a node that is granted: still refused
+		refuse_ok "^kinbox: --device $n: .* is refused whoever asks" \
+			--device /dev/null --device "$n"
+	done <<'EOF'
+/dev/tty0|a virtual console \(the console's keyboard and screen, 4:0\)
+/dev/tty1|a virtual console \(the console's keyboard and screen, 4:1\)
+/dev/console|the system console \(the console's keyboard and screen, 5:1\)
+/dev/vcs|a virtual console's memory \(the console's screen, read and written, major 7\)
+/dev/vcsa1|a virtual console's memory \(the console's screen, read and written, major 7\)
+/dev/uinput|the uinput device \(a virtual keyboard, keystrokes injected, 10:223\)
+/dev/uhid|the uhid device \(a virtual HID keyboard, keystrokes injected, 10:239\)
+EOF
+	for n in /dev/input/event* /dev/sg* /dev/ng*; do
+		[ -c "$n" ] || continue
+		found=$((found + 1))
+		refuse_ok "^kinbox: --device $n: (an input device|a SCSI generic node|an NVMe generic node) \(.*\) is refused whoever asks" \
+			--device "$n"
+	done
+	[ "$found" -gt 0 ] || skip_test "no console, input, SCSI or NVMe generic node here"
+	# the controls: /dev/null, the caller's own terminal (5:0) and a new
+	# pseudo-terminal's multiplexer (5:2) are of no refused class
+	control_ok /dev/null
+	control_ok /dev/tty
+	control_ok /dev/ptmx
+}
+
+# the class by major (and minor), on nodes root makes; with its controls
+t_class_mknod() {
+	need_root
+	new_ws classmk
+	mkdir "$SCR/cls"
+	while read -r name maj min re; do
+		mknod "$SCR/cls/$name" c "$maj" "$min"
+		chmod 666 "$SCR/cls/$name"
+		refuse_ok "^kinbox: --device $SCR/cls/$name: $re is refused whoever asks; drop it — nothing was run\$" \
+			--device "$SCR/cls/$name"
+	done <<'EOF'
+sg0 21 0 a SCSI generic node \(raw disk access, major 21\)
+event3 13 67 an input device \(keyboard and mouse events, read and injected, major 13\)
+uinput 10 223 the uinput device \(a virtual keyboard, keystrokes injected, 10:223\)
+uhid 10 239 the uhid device \(a virtual HID keyboard, keystrokes injected, 10:239\)
+psaux 10 1 a raw PS/2 port \(keyboard and mouse bytes, 10:1\)
+tty5 4 5 a virtual console \(the console's keyboard and screen, 4:5\)
+tty63 4 63 a virtual console \(the console's keyboard and screen, 4:63\)
+console 5 1 the system console \(the console's keyboard and screen, 5:1\)
+vcsa2 7 130 a virtual console's memory \(the console's screen, read and written, major 7\)
+pts9 136 9 a pseudo-terminal \(another session's keyboard and screen, major 136\)
+ttyp0 3 0 a legacy pseudo-terminal \(another session's keyboard and screen, major 3\)
+st0 9 0 a SCSI tape \(raw tape access, major 9\)
+sch0 86 0 a SCSI media changer \(raw storage access, major 86\)
+mtd0 90 0 an MTD flash device \(raw flash access, major 90\)
+raw1 162 1 a raw block device node \(raw disk access, major 162\)
+mem 1 1 the machine's raw memory \(/dev/mem, /dev/kmem, 1:1\)
+port 1 4 the machine's raw I/O ports \(/dev/port, 1:4\)
+msr 202 0 a CPU's model-specific registers \(raw CPU control, major 202\)
+nvram 10 144 the CMOS NVRAM \(the firmware's settings, 10:144\)
+snapshot 10 231 the hibernation snapshot \(the machine's memory image, 10:231\)
+watchdog 10 130 a hardware watchdog \(opening it can reboot the machine, 10:130\)
+EOF
+	# the controls, made the same way: a serial port (4:64), the other
+	# minors of mem (null, zero, urandom), FUSE (10:229) and a DRM render
+	# node (226:128) are bound
+	while read -r name maj min; do
+		mknod "$SCR/cls/ok-$name" c "$maj" "$min"
+		chmod 666 "$SCR/cls/ok-$name"
+		control_ok "$SCR/cls/ok-$name"
+	done <<'EOF'
+ttyS0 4 64
+null 1 3
+zero 1 5
+urandom 1 9
+fuse 10 229
+renderD128 226 128
+EOF
+	# a directory that holds one is refused whole, as for a block device
+	mkdir "$SCR/input"
+	mknod "$SCR/input/event0" c 13 64
+	mknod "$SCR/input/ok" c 1 3
+	chmod 666 "$SCR/input/event0" "$SCR/input/ok"
+	refuse_ok "^kinbox: --device $SCR/input: it holds event0, an input device \(keyboard and mouse events, read and injected, major 13\), which is refused whoever asks; name the character devices the command needs — nothing was run\$" \
+		--device "$SCR/input"
+	control_ok "$SCR/input/ok"
+	# a grant (the global config) of one refuses the run as well, never
+	# dropped with a note: whoever asks
+	mkdir -p "$XDG_CONFIG_HOME/kinbox"
+	cfg=$XDG_CONFIG_HOME/kinbox/config.ini
+	cleanup_add "rm -f '$cfg'"
+	printf '[sandbox]\ndevices = %s\n' "$SCR/cls/sg0" >"$cfg"
+	refuse_ok "^kinbox: --device $SCR/cls/sg0: a SCSI generic node \(raw disk access, major 21\) is refused whoever asks; drop it \(set by $cfg:2\) — nothing was run\$"
+	printf '[sandbox]\ndevices = %s\n' "$SCR/cls/ok-null" >"$cfg"
+	kb_expect 0 -- sh -c "echo x >$SCR/cls/ok-null && echo ran >$ws/ran"
+	rm -f "$cfg"
+	assert_file_has_content "$ws/ran" '^ran$'
+}
+
+# kinbox-test with KINBOX_TEST_PROC_DEVICES=$1 and --device $2, the
+# marker command; KB_RC, KB_OUT, KB_ERR as kb
+kb_test_dev() {
+	KB_RC=0
+	KINBOX_TEST_PROC_DEVICES=$1 "$KINBOX_TEST" --device "$2" -- \
+		sh -c "echo ran >$ws/ran" >"$KB_OUT" 2>"$KB_ERR" || KB_RC=$?
+}
+
+# a major a driver took at load time is told by the driver's name in
+# /proc/devices: the test build's stand-in for it (KINBOX_TEST_PROC_DEVICES)
+# names drivers this host has not loaded (NVMe), the release build reads
+# the host's (its bsg)
+t_class_dynamic() {
+	need_root
+	[ -x "$KINBOX_TEST" ] || fail "the test build $KINBOX_TEST is missing (make kinbox-test)"
+	new_ws classdyn
+	mkdir "$SCR/dyn"
+	fake=$SCR/dyn/devices
+	printf 'Character devices:\n  1 mem\n  4 tty\n240 nvme-generic\n241 nvme\n242 bsg\n243 dax\n244 ubi0\n245 watchdog\n246 fakegpu\n\nBlock devices:\n246 nvme\n259 blkext\n' >"$fake"
+	while read -r name maj re; do
+		mknod "$SCR/dyn/$name" c "$maj" 0
+		chmod 666 "$SCR/dyn/$name"
+		kb_test_dev "$fake" "$SCR/dyn/$name"
+		assert_streq "$KB_RC" 125 "kinbox-test --device $name"
+		assert_one_kinbox_line "$KB_ERR" "^kinbox: --device $SCR/dyn/$name: $re is refused whoever asks; drop it — nothing was run\$"
+		assert_not_exists "$ws/ran"
+	done <<'EOF'
+ng0n1 240 an NVMe generic node \(raw disk access, major 240: nvme-generic\)
+nvme0 241 an NVMe controller \(raw disk access and admin commands, major 241: nvme\)
+bsg0 242 a block SCSI generic node \(raw disk access, major 242: bsg\)
+dax0.0 243 a device-DAX node \(raw persistent memory, major 243: dax\)
+ubi0_0 244 a UBI volume \(raw flash access, major 244: ubi0\)
+watchdog0 245 a hardware watchdog \(opening it can reboot the machine, major 245: watchdog\)
+EOF
+	# the control: a driver of no refused class (character major 246;
+	# the block section's 246, an nvme, is another device's)
+	mknod "$SCR/dyn/ok246" c 246 0
+	chmod 666 "$SCR/dyn/ok246"
+	kb_test_dev "$fake" "$SCR/dyn/ok246"
+	assert_streq "$KB_RC" 0 "kinbox-test --device ok246: $(cat "$KB_ERR")"
+	assert_file_has_content "$ws/ran" '^ran$'
+	rm -f "$ws/ran"
+	# no /proc/devices to read: a load-time major's driver cannot be
+	# told, so the node is refused
+	kb_test_dev "$SCR/dyn/missing" "$SCR/dyn/ok246"
+	assert_streq "$KB_RC" 125 "kinbox-test without its /proc/devices"
+	assert_one_kinbox_line "$KB_ERR" "^kinbox: --device $SCR/dyn/ok246: a device whose major \(246\) its driver took at load time, and $SCR/dyn/missing cannot be read \(No such file or directory\) to tell which driver; mount /proc — nothing was run\$"
+	assert_not_exists "$ws/ran"
+	# the release build reads the host's /proc/devices whatever the
+	# environment says: the host's bsg (when loaded) is refused, and so is
+	# a load-time major no driver holds now
+	bsg=$(awk '/^Character devices:/ {c = 1; next} /^$/ {c = 0} c && $2 == "bsg" {print $1}' /proc/devices)
+	if [ -n "$bsg" ]; then
+		mknod "$SCR/dyn/hostbsg" c "$bsg" 0
+		chmod 666 "$SCR/dyn/hostbsg"
+		KINBOX_TEST_PROC_DEVICES=$fake refuse_ok "^kinbox: --device $SCR/dyn/hostbsg: a block SCSI generic node \(raw disk access, major $bsg: bsg\) is refused whoever asks; drop it — nothing was run\$" \
+			--device "$SCR/dyn/hostbsg"
+	fi
+	free=
+	for m in 240 241 242 243 244 245 246 247 250 251 252 253 254; do
+		if ! awk -v m="$m" '/^Character devices:/ {c = 1; next} /^$/ {c = 0} c && $1 == m {f = 1} END {exit !f}' /proc/devices; then
+			free=$m
+			break
+		fi
+	done
+	if [ -n "$free" ]; then
+		mknod "$SCR/dyn/free" c "$free" 0
+		chmod 666 "$SCR/dyn/free"
+		KINBOX_TEST_PROC_DEVICES=$fake refuse_ok "^kinbox: --device $SCR/dyn/free: a device whose major \($free\) no driver holds now, and a driver that loads later may take it; load its driver first, or drop it — nothing was run\$" \
+			--device "$SCR/dyn/free"
+	fi
+	control_ok /dev/null
+}
+
 run_test "--device NODE: a granted character device is usable inside (read and write)" t_granted_usable
 run_test "without --device a node is absent inside (private /tmp) or unusable (nodev)" t_absent_without
 run_test "--device /dev/zero: bound read-write from kinbox's descriptor, named in --dry-run" t_dev_zero
@@ -308,4 +496,7 @@ run_test "a node the caller cannot open is refused (exit 125)" t_cannot_open
 run_test "a project .kinbox.ini cannot add a device; the global config can" t_project_cannot_add
 run_test "--gpu with no GPU here: exit 125 with its reason, no CPU fallback" t_gpu_none
 run_test "--gpu (test build, fake layout): the vendor nodes found and bound at /dev" t_gpu_fake
+run_test "issue 28: the host's consoles (and uinput, input, SCSI or NVMe generic nodes) are refused whoever asks, naming their class; /dev/null, /dev/tty and /dev/ptmx are bound" t_class_host_nodes
+run_test "issue 28: SCSI generic, input, uinput, uhid, psaux, consoles, vcs, ptys, tapes, MTD, raw, mem, port, MSR, NVRAM, snapshot and watchdog nodes refused naming their class (a directory holding one, a config grant of one too); serial, null, zero, urandom, FUSE and DRM nodes bound" t_class_mknod
+run_test "issue 28: load-time majors told by the driver's name in /proc/devices (NVMe generic, NVMe, bsg, DAX, UBI, watchdog through the test build's stand-in; the host's bsg); unreadable or unheld: refused; other drivers bound" t_class_dynamic
 done_testing

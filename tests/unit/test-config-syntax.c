@@ -346,6 +346,67 @@ test_syntax(void)
 		kb_policy_free(&p);
 		kb_buf_free(&b);
 	}
+
+	/* inih trims \f, \v and \r around a value as blanks: a value
+	 * written with one would come back shorter ("\fcurl x" as "curl
+	 * x"). Every control byte but the tab, and the CR of a CRLF line
+	 * end, is an error naming file:line, in every file the reader
+	 * takes (issue 28) */
+	{
+		static const struct {
+			const char *text;
+			int line;
+			const char *what;
+		} bad[] = {
+		    { "[sandbox]\nmask = ~/x\f\n", 2, "0x0c" },
+		    { "[sandbox]\nmask = \v~/x\n", 2, "0x0b" },
+		    { "[sandbox]\n\fnetwork = on\n", 2, "0x0c" },
+		    { "[sandbox]\nmask = ~/a\rb\n", 2, "0x0d" },
+		    { "[sandbox]\nmask = ~/x\r\r\n", 2, "0x0d" },
+		    { "[sandbox]\nnetwork = on\nmask = ~/\x1b[2Jx\n", 3, "0x1b" },
+		    { "[sandbox]\nmask = ~/x\x7f\n", 2, "0x7f" },
+		    { "# \x01 in a comment\n", 1, "0x01" },
+		};
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			_cleanup_free_ char *rest = xasprintf("a control byte "
+			    "(%s); a config file is text, remove it",
+			    bad[i].what);
+
+			check_err(glob_file, bad[i].text, bad[i].line, rest,
+			    "a control byte is refused, not trimmed");
+		}
+		check_err(proj_file, "[sandbox]\nmask = ~/x\v\n", 2,
+		    "a control byte (0x0b); a config file is text, remove it",
+		    "... in the project file too");
+		{
+			_cleanup_free_ char *want = at_line(sess_file, 3,
+			    "a control byte (0x0c); a config file is text, "
+			    "remove it");
+			int rc;
+
+			clean();
+			put(sess_file, "[always]\nkind = shell\nsignature = "
+				       "\fcurl x | sh\n");
+			setenv("KINBOX_SESSION", SID, 1);
+			fresh(&p);
+			rc = load(&p, &e);
+			ok(rc == -1 && strcmp(e.msg, want) == 0,
+			    "... and in a session file: an always answer for "
+			    "'\\fcurl x | sh' never reads as one for 'curl x "
+			    "| sh' (%s)", rc == 0 ? "loaded" : e.msg);
+			kb_policy_free(&p);
+			clean();
+		}
+		/* controls: a tab inside a line, a CRLF line end, the last
+		 * line's CR without a newline */
+		ok(only(glob_file, "[sandbox]\nmask\t=\t~/a\tb\r\nnetwork = "
+				   "on\r", &p, &e) == 0 && p.net &&
+		    p.extra_mask.n == 1 &&
+		    strcmp(strrchr(p.extra_mask.v[0], '/'), "/a\tb") == 0,
+		    "control: tabs, CRLF and a last CR still read (%s)", e.msg);
+		kb_policy_free(&p);
+	}
 }
 
 int
