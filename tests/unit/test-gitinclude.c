@@ -4,8 +4,9 @@
  * scan's guards for them): what git's reader makes of include lines
  * (cases checked against git 2.39's `git config --list`), then layouts
  * made by hand in a temp dir, scanned as kinbox does it, and the guards or
- * the refusal each one gets; last, the restore of a directory on an
- * include's way (the landlock backend's).
+ * the refusal each one gets, and what each backend's plan makes of them;
+ * last, the restore of a directory on an include's way (the landlock
+ * backend's).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../backends/backend.h"
 #include "../../gitguard/gitconfig.h"
 #include "../../gitguard/gitguard.h"
 #include "tap.h"
@@ -369,6 +371,77 @@ test_guards(void)
 	kb_policy_free(&p);
 }
 
+/* the plan's argv holds `op` with `dest` as its last argument (`n`
+ * arguments after op) */
+static bool
+has_op(const struct kb_plan *pl, const char *op, size_t n, const char *dest)
+{
+	for (size_t i = 0; i + n < pl->argv.n; i++)
+		if (strcmp(pl->argv.v[i], op) == 0 &&
+		    strcmp(pl->argv.v[i + n], dest) == 0)
+			return true;
+	return false;
+}
+
+static bool
+has_param(const struct kb_plan *pl, const char *prefix, const char *path)
+{
+	for (size_t i = 0; i < pl->params.n; i++) {
+		const char *eq = strchr(pl->params.v[i], '=');
+
+		if (strncmp(pl->params.v[i], prefix, strlen(prefix)) == 0 &&
+		    eq != NULL && strcmp(eq + 1, path) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* the three backends hold the guards as they hold .git/config's */
+static void
+test_plans(void)
+{
+	static char env0[] = "PATH=/usr/bin:/bin";
+	static char *const envp[] = {env0, NULL};
+	static const struct kb_host host = {.landlock_abi = 6};
+	static const struct kb_seatbelt_host sbh = {
+	    .tmp = "/tmp", .run_tag = "kinbox-test"};
+	struct kb_policy p;
+	struct kb_plan pl;
+	struct kb_err e;
+
+	repo("pl", "[include]\n\tpath = ../conf/x.inc\n\tpath = ../y.inc\n"
+		   "\tpath = ../etc/z.inc\n");
+	put("pl/conf/x.inc", "\n");
+	ok(scan("pl", &p) == 0, "plans: scanned");
+	memset(&pl, 0, sizeof(pl));
+	ok(kb_bwrap_plan(&p, &host, "/usr/bin/bwrap",
+	       "/usr/libexec/kinbox/kinbox-exec", -1, envp, &pl, &e) == 0 &&
+		has_op(&pl, "--ro-bind", 2, at("pl/conf/x.inc")) &&
+		has_op(&pl, "--bind", 2, at("pl/conf")) &&
+		has_op(&pl, "--ro-bind-data", 2, at("pl/y.inc")) &&
+		has_op(&pl, "--tmpfs", 1, at("pl/etc")) &&
+		has_op(&pl, "--check", 1, at("pl/conf/x.inc")),
+	    "plans: bwrap binds the include read-only, pins its directory, "
+	    "keeps the missing ones uncreatable, checks them in place");
+	kb_plan_free(&pl);
+	memset(&pl, 0, sizeof(pl));
+	ok(kb_seatbelt_plan(&p, &sbh, KB_SANDBOX_EXEC, envp, &pl, &e) == 0 &&
+		has_param(&pl, "GUARD_", at("pl/conf/x.inc")) &&
+		has_param(&pl, "GUARD_", at("pl/y.inc")) &&
+		has_param(&pl, "GUARD_", at("pl/etc")) &&
+		has_param(&pl, "PIN_", at("pl/conf")),
+	    "plans: seatbelt denies writes to them and pins the directory");
+	kb_plan_free(&pl);
+	{
+		struct kb_gitsnap *s = NULL;
+
+		ok(kb_gitguard_snapshot(&p, &s, &e) == 0 && s != NULL,
+		    "plans: landlock's snapshot holds them");
+		kb_gitsnap_free(s);
+	}
+	kb_policy_free(&p);
+}
+
 static void
 test_refused(void)
 {
@@ -553,6 +626,7 @@ main(void)
 
 	test_reader();
 	test_guards();
+	test_plans();
 	test_refused();
 	test_restore();
 
