@@ -16,10 +16,11 @@
  * first missing directory on the way) kept uncreatable.
  *
  * An include that cannot be held that way makes the whole scan refuse
- * (inc->unsafe): a symlink, a FIFO or a device in a root, a file over
- * 16 MiB or one that changed while it was read, includes nested deeper
- * than git follows them, more files than the bounds, and a path whose
- * meaning kinbox cannot tell (%(prefix)/, a ~user/ not in /etc/passwd).
+ * (inc->unsafe): a symlink, a FIFO or a device in a root, a file with
+ * another hard link, a file over 16 MiB or one that changed while it was read,
+ * includes nested deeper than git follows them, more files than the bounds, and
+ * a path whose meaning kinbox cannot tell (%(prefix)/, a ~user/ not in
+ * /etc/passwd).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -202,6 +203,16 @@ in_root(struct kb_inc *inc, size_t r, const char *abs, bool more, int *fdp,
 		snprintf(why, wl, "it cannot be read (%s)", strerror(errno));
 		if (fd != -1)
 			close(fd);
+		return S_UNSAFE;
+	}
+	/* a read-only mount holds one name: another is the command's to
+	 * write through (a new link across the mount fails, EXDEV) */
+	if (S_ISREG(fst.st_mode) && fst.st_nlink > 1) {
+		close(fd);
+		snprintf(why, wl,
+		    "a file with %lu hard links (the command could write it "
+		    "through another one)",
+		    (unsigned long)fst.st_nlink);
 		return S_UNSAFE;
 	}
 	if (guard(inc, r, abs, KB_INC_FILE, &gst) == -1) {

@@ -463,6 +463,13 @@ test_refused(void)
 	ok(refused("r2", "r2/f.inc, a FIFO in the writable directory"),
 	    "refused: a FIFO (never opened)");
 
+	repo("r9", "[include]\n\tpath = ../conf/x.inc\n");
+	put("r9/conf/x.inc", "\n");
+	if (link(at("r9/conf/x.inc"), at("r9/other")) == -1)
+		printf("# link: %s\n", strerror(errno));
+	ok(refused("r9", "r9/conf/x.inc, a file with 2 hard links"),
+	    "refused: a file with a second hard link in the workspace");
+
 	repo("r3", "[include]\n\tpath = l/x.inc\n");
 	if (symlink("/tmp", at("r3/.git/l")) == -1)
 		printf("# symlink: %s\n", strerror(errno));
