@@ -48,7 +48,7 @@ POLICY_SRCS   = policy/policy.c policy/options.c policy/finalize.c policy/paths.
                 policy/tables.c policy/env.c policy/masks.c policy/config.c \
                 policy/stores.c policy/resolve.c policy/runs.c policy/hosts.c \
                 policy/devices.c
-GITGUARD_SRCS = gitguard/scan.c gitguard/audit.c gitguard/gitconfig.c \
+GITGUARD_SRCS = gitguard/scan.c gitguard/include.c gitguard/audit.c gitguard/gitconfig.c \
                 gitguard/gitindex.c gitguard/snap.c
 BACKEND_SRCS  = backends/plan.c backends/bwrap.c backends/bwrap-probe.c \
                 backends/env.c backends/mounts.c backends/seccomp-blob.c \
@@ -97,7 +97,7 @@ UNIT_TESTS = tests/unit/test-util tests/unit/test-paths tests/unit/test-bwrap te
              tests/unit/test-gitsnap tests/unit/test-unotify tests/unit/test-egress \
              tests/unit/test-hosts tests/unit/test-proxy tests/unit/test-sbpl \
              tests/unit/test-seatbelt tests/unit/test-posix tests/unit/test-hook \
-             tests/unit/test-hostenv tests/unit/test-devices
+             tests/unit/test-hostenv tests/unit/test-devices tests/unit/test-gitinclude
 # the headers the unit tests share (static functions and tables)
 UNIT_HDRS = tests/unit/tap.h tests/unit/ro-check.h tests/unit/readonly-cases.h \
             tests/unit/config-fixture.h tests/unit/golden-harness.h tests/unit/tree.h \
@@ -340,11 +340,13 @@ tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_SRCS) $(HDRS) backends/seccomp-bpf
 
 # The seed corpus of a target (read only; new inputs go to the first dir):
 # the config files for fuzz-config, for fuzz-egress two real ClientHellos,
-# request heads, a host and addresses; the denial texts for the others.
+# request heads, a host and addresses, git configs with includes for
+# fuzz-gitconfig; the denial texts for the others.
 FUZZ_SEEDS = seeds=tests/fixtures/denials; \
   case $$t in */fuzz-config) seeds=tests/fuzz/config.seeds;; \
     */fuzz-egress) seeds=tests/fuzz/egress.seeds;; \
-    */fuzz-hook) seeds="tests/fixtures/denials tests/fuzz/hook.seeds";; esac
+    */fuzz-hook) seeds="tests/fixtures/denials tests/fuzz/hook.seeds";; \
+    */fuzz-gitconfig) seeds=tests/fuzz/gitconfig.seeds;; esac
 
 # make fuzz: a long run; make check runs each target briefly (fuzz-short)
 fuzz: $(FUZZ_TARGETS)

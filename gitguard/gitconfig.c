@@ -1,10 +1,24 @@
 /*
- * profile/gitconfig.c — just enough of git's config syntax for kinbox: find
- * core.hooksPath, and build the neutral config that replaces one the
- * command wrote. Not a full parser: a line it does not understand is
- * skipped, which is safe in both uses (the neutral config keeps only what
- * it understood, and a hooksPath it cannot read is one git could not read
- * either, or is named as not guarded).
+ * gitguard/gitconfig.c — git's config syntax as git itself reads it, for
+ * kinbox: find core.hooksPath and the include paths of a config file, and
+ * build the neutral config that replaces one the command wrote.
+ *
+ * The reader follows git's own (config.c: git_parse_source and the
+ * functions it calls) character for character: a UTF-8 BOM at the start,
+ * CRLF read as LF, '#' and ';' comments, [section], [section.sub] (the old
+ * spelling, lowercased) and [section "sub"] with \-escapes in the
+ * subsection, section and key names case-insensitive (ASCII), values with
+ * quotes, the escapes \t \b \n \\ \" and a backslash-newline continuation,
+ * runs of blanks outside quotes kept as that many spaces, trailing blanks
+ * dropped. A variable's name is what git hands its callbacks: the whole
+ * "section.sub.key" as a C string, so a NUL in a subsection cuts it there,
+ * and it is split again at its first and last dot, as parse_config_key()
+ * does; a value is cut at a NUL the same way.
+ *
+ * Where git stops with "bad config line" this reader skips to the next
+ * line and goes on: what git would never read is then read as well, which
+ * can only add guards (and neutral lines that are safe anyway), never
+ * hide an include git would follow.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -13,123 +27,364 @@
 
 #include "gitconfig.h"
 
+/* --- the reader ---------------------------------------------------------- */
+
+/* what the reading functions return: the line is fine, or git refuses it
+ * (its newline still ahead, or read already) */
+enum {
+	R_OK = 0,
+	R_BAD = -1,
+	R_BAD_EOL = -2,
+};
+
+struct src {
+	const unsigned char *p, *end;
+	bool eof;
+};
+
+/* git's own ctype (sane_ctype): ASCII only, whatever the locale; a space
+ * is ' ', \t, \n or \r (not \v or \f) */
+static bool
+g_space(int c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static bool
+g_alpha(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static bool
+g_keychar(int c)
+{
+	return g_alpha(c) || (c >= '0' && c <= '9') || c == '-';
+}
+
+static int
+g_lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
+}
+
 static void
-lower(char *s)
+addch(struct kb_buf *b, int c)
 {
-	for (; *s; s++)
-		*s = (char)tolower((unsigned char)*s);
+	char ch = (char)c;
+
+	kb_buf_add(b, &ch, 1);
 }
 
-static char *
-trim(char *s)
+static void
+buf_reset(struct kb_buf *b, size_t len)
 {
-	char *end;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	end = s + strlen(s);
-	while (
-	    end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
-		*--end = '\0';
-	return s;
+	if (b->s == NULL)
+		kb_buf_add(b, "", 0);
+	b->len = len;
+	b->s[len] = '\0';
 }
 
-/* A value: quotes removed, \" \\ \n \t decoded, a comment cut. NULL for a
- * continuation line or an escape git would reject. */
-static char *
-value_of(char *v)
+/* get_next_char(): CRLF is LF; past the end, LF again and again, with
+ * eof set */
+static int
+next_char(struct src *s)
 {
-	char *out = v, *in = v;
-	bool quoted = false;
+	int c;
 
-	v = trim(v);
-	in = out = v;
-	for (; *in; in++) {
-		if (*in == '"') {
-			quoted = !quoted;
-			continue;
-		}
-		if (!quoted && (*in == ';' || *in == '#'))
-			break;
-		if (*in == '\\') {
-			in++;
-			if (*in == 'n')
-				*out++ = '\n';
-			else if (*in == 't')
-				*out++ = '\t';
-			else if (*in == '"' || *in == '\\')
-				*out++ = *in;
-			else
-				return NULL; /* continuation or unknown */
-			continue;
-		}
-		*out++ = *in;
+	if (s->p >= s->end) {
+		s->eof = true;
+		return '\n';
 	}
-	if (quoted)
-		return NULL;
-	*out = '\0';
-	return trim(v);
+	c = *s->p++;
+	if (c == '\r' && s->p < s->end && *s->p == '\n') {
+		s->p++;
+		c = '\n';
+	}
+	return c;
+}
+
+/* after a line git refuses: on to the next one */
+static void
+skip_line(struct src *s)
+{
+	while (next_char(s) != '\n')
+		;
+}
+
+/* parse_value(): after the '=', up to the end of the line (or of the
+ * lines a backslash joins) */
+static int
+parse_value(struct src *s, struct kb_buf *v)
+{
+	bool quote = false, comment = false;
+	size_t space = 0;
+
+	buf_reset(v, 0);
+	for (;;) {
+		int c = next_char(s);
+
+		if (c == '\n')
+			return quote ? R_BAD_EOL : R_OK;
+		if (comment)
+			continue;
+		if (g_space(c) && !quote) {
+			if (v->len > 0)
+				space++;
+			continue;
+		}
+		if (!quote && (c == ';' || c == '#')) {
+			comment = true;
+			continue;
+		}
+		for (; space > 0; space--)
+			addch(v, ' ');
+		if (c == '\\') {
+			switch (c = next_char(s)) {
+			case '\n':
+				continue; /* the value goes on, next line */
+			case 't':
+				c = '\t';
+				break;
+			case 'b':
+				c = '\b';
+				break;
+			case 'n':
+				c = '\n';
+				break;
+			case '\\':
+			case '"':
+				break;
+			default:
+				return R_BAD; /* git rejects other escapes */
+			}
+			addch(v, c);
+			continue;
+		}
+		if (c == '"') {
+			quote = !quote;
+			continue;
+		}
+		addch(v, c);
+	}
+}
+
+/* get_value(): the rest of a variable's name (its first letter is in
+ * `name` already), blanks, then the end of the line (a bare key: *bare)
+ * or '=' and a value */
+static int
+get_value(struct src *s, struct kb_buf *name, struct kb_buf *v, bool *bare)
+{
+	int c;
+
+	for (;;) {
+		c = next_char(s);
+		if (s->eof || !g_keychar(c))
+			break;
+		addch(name, g_lower(c));
+	}
+	while (c == ' ' || c == '\t')
+		c = next_char(s);
+	*bare = c == '\n';
+	if (*bare)
+		return R_OK;
+	if (c != '=')
+		return R_BAD;
+	return parse_value(s, v);
+}
+
+/* get_extended_base_var(): [section "sub"], from the blank after the
+ * section's name; the subsection as written, \x read as x */
+static int
+get_extended(struct src *s, struct kb_buf *name, int c)
+{
+	do {
+		if (c == '\n')
+			return R_BAD_EOL;
+		c = next_char(s);
+	} while (g_space(c));
+	if (c != '"')
+		return R_BAD;
+	addch(name, '.');
+	for (;;) {
+		c = next_char(s);
+		if (c == '\n')
+			return R_BAD_EOL;
+		if (c == '"')
+			break;
+		if (c == '\\' && (c = next_char(s)) == '\n')
+			return R_BAD_EOL;
+		addch(name, c);
+	}
+	c = next_char(s);
+	if (c != ']')
+		return c == '\n' ? R_BAD_EOL : R_BAD;
+	return R_OK;
+}
+
+/* get_base_var(): after '[', [section] or [section.sub], lowercased */
+static int
+get_base_var(struct src *s, struct kb_buf *name)
+{
+	for (;;) {
+		int c = next_char(s);
+
+		if (s->eof)
+			return R_BAD_EOL;
+		if (c == ']')
+			return R_OK;
+		if (g_space(c))
+			return get_extended(s, name, c);
+		if (!g_keychar(c) && c != '.')
+			return R_BAD;
+		addch(name, g_lower(c));
+	}
+}
+
+/* The variable as git's callbacks get it: "section.sub.key" as a C string
+ * (a NUL in it ends it), split at its first and last dot
+ * (parse_config_key); nothing when it has no dot. */
+static int
+emit(const struct kb_buf *var, const struct kb_buf *v, bool bare,
+    kb_gitcfg_var_fn fn, void *ctx)
+{
+	_cleanup_free_ char *name = xstrdup(var->s);
+	char *first = strchr(name, '.'), *last = strrchr(name, '.');
+	const char *sub = NULL;
+
+	if (first == NULL)
+		return 0;
+	if (last != first) {
+		sub = first + 1;
+		*last = '\0';
+	}
+	*first = '\0';
+	return fn(name, sub, last + 1, bare ? NULL : v->s, ctx);
+}
+
+int
+kb_gitcfg_parse_mem(
+    const char *text, size_t len, kb_gitcfg_var_fn fn, void *ctx)
+{
+	static const char bom[] = "\xef\xbb\xbf";
+	struct src s = {(const unsigned char *)text,
+	    (const unsigned char *)text + len, false};
+	struct kb_buf var = {0}, v = {0};
+	size_t baselen = 0;
+	bool comment = false;
+	int rc = 0;
+
+	if (len >= 3 && memcmp(text, bom, 3) == 0)
+		s.p += 3;
+	buf_reset(&var, 0);
+	buf_reset(&v, 0);
+	while (rc == 0) {
+		int c = next_char(&s), r;
+		bool bare;
+
+		if (c == '\n') {
+			if (s.eof)
+				break;
+			comment = false;
+			continue;
+		}
+		if (comment || g_space(c))
+			continue;
+		if (c == '#' || c == ';') {
+			comment = true;
+			continue;
+		}
+		if (c == '[') {
+			buf_reset(&var, 0);
+			r = get_base_var(&s, &var);
+			if (r == R_OK && var.len == 0)
+				r = R_BAD; /* "[]" */
+			if (r != R_OK) {
+				/* git stops here; the keys that follow
+				 * belong to no section */
+				buf_reset(&var, 0);
+				baselen = 0;
+				if (r == R_BAD)
+					skip_line(&s);
+				continue;
+			}
+			addch(&var, '.');
+			baselen = var.len;
+			continue;
+		}
+		if (!g_alpha(c)) {
+			skip_line(&s);
+			continue;
+		}
+		buf_reset(&var, baselen);
+		addch(&var, g_lower(c));
+		r = get_value(&s, &var, &v, &bare);
+		if (r == R_BAD)
+			skip_line(&s);
+		if (r == R_OK)
+			rc = emit(&var, &v, bare, fn, ctx);
+	}
+	kb_buf_free(&var);
+	kb_buf_free(&v);
+	return rc;
+}
+
+/* the older callback: "" for no subsection, "true" for a bare key */
+struct compat {
+	kb_gitcfg_fn fn;
+	void *ctx;
+};
+
+static int
+compat_cb(const char *section, const char *sub, const char *key,
+    const char *value, void *vc)
+{
+	struct compat *c = vc;
+
+	return c->fn(section, sub != NULL ? sub : "", key,
+	    value != NULL ? value : "true", c->ctx);
 }
 
 int
 kb_gitcfg_parse(const char *text, kb_gitcfg_fn fn, void *ctx)
 {
-	char *copy = strdup(text), *line, *save = NULL;
-	char section[128] = "", sub[256] = "";
-	int rc = 0;
+	struct compat c = {fn, ctx};
 
-	if (copy == NULL)
-		return -1;
-	for (line = strtok_r(copy, "\n", &save); line != NULL && rc == 0;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *l = trim(line), *eq, *key, *val;
+	return kb_gitcfg_parse_mem(text, strlen(text), compat_cb, &c);
+}
 
-		if (*l == '\0' || *l == ';' || *l == '#')
-			continue;
-		if (*l == '[') {
-			char *close = strchr(l, ']'), *q;
+struct refs {
+	struct kb_strv *includes, *hookspaths;
+};
 
-			section[0] = sub[0] = '\0';
-			if (close == NULL)
-				continue;
-			*close = '\0';
-			l++;
-			if ((q = strchr(l, '"')) != NULL) {
-				char *qe = strrchr(q + 1, '"');
+static int
+refs_cb(const char *section, const char *sub, const char *key,
+    const char *value, void *vr)
+{
+	struct refs *r = vr;
 
-				if (qe == NULL)
-					continue;
-				*qe = '\0';
-				snprintf(sub, sizeof(sub), "%s", q + 1);
-				*q = '\0';
-			} else if ((q = strchr(l, '.')) != NULL) {
-				/* [section.sub], the old spelling */
-				*q = '\0';
-				snprintf(sub, sizeof(sub), "%s", q + 1);
-				lower(sub);
-			}
-			snprintf(section, sizeof(section), "%s", trim(l));
-			lower(section);
-			/* "[core] key = v" on one line */
-			l = trim(close + 1);
-			if (*l == '\0' || *l == ';' || *l == '#')
-				continue;
-		}
-		key = l;
-		if ((eq = strchr(l, '=')) != NULL) {
-			*eq = '\0';
-			val = value_of(eq + 1);
-		} else {
-			val = (char *)"true";
-		}
-		key = trim(key);
-		lower(key);
-		if (val == NULL || *key == '\0' || section[0] == '\0')
-			continue;
-		rc = fn(section, sub, key, val, ctx);
-	}
-	free(copy);
-	return rc;
+	/* git_config_include(): "include.path" exactly, and includeif with
+	 * any condition at all (whether it holds is judged by git later,
+	 * when the branch or the remotes may have changed) */
+	if (value == NULL)
+		return 0; /* a bare key: git refuses it */
+	if (strcmp(key, "path") == 0 &&
+	    ((strcmp(section, "include") == 0 && sub == NULL) ||
+		(strcmp(section, "includeif") == 0 && sub != NULL)))
+		kb_strv_push(r->includes, value);
+	else if (strcmp(section, "core") == 0 && sub == NULL &&
+		 strcmp(key, "hookspath") == 0 && r->hookspaths != NULL)
+		kb_strv_push(r->hookspaths, value);
+	return 0;
+}
+
+void
+kb_gitcfg_refs(const char *text, size_t len, struct kb_strv *includes,
+    struct kb_strv *hookspaths)
+{
+	struct refs r = {includes, hookspaths};
+
+	kb_gitcfg_parse_mem(text, len, refs_cb, &r);
 }
 
 /* --- the neutral config --------------------------------------------------- */

@@ -12,7 +12,11 @@
 /* gitguard/scan.c */
 
 /* Adds the guards for the git checkout at `root` (a no-op when it has no
- * .git). Returns -1 with `e` set when the table is full. */
+ * .git), and for what the system and global git configs include there.
+ * Returns -1 with `e` set (the one line to refuse the run with) when its
+ * entries kept changing, or a config file git would read cannot be
+ * guarded (a symlink or a FIFO in a root, includes nested too deep...:
+ * gitguard/include.c). */
 int kb_gitguard_scan(struct kb_policy *, const char *root, struct kb_err *e);
 
 /* The scan of every writable root of a finalized policy: the workspace,

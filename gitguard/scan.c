@@ -25,6 +25,12 @@
  *   of modules/ (their names may hold '/'), worktrees/, a .git file's or
  *   symlink's target, and the core.hooksPath directory when it lies in a
  *   root. Past the bounds the rest is named in --dry-run as not guarded.
+ * - Every config file git reads is guarded like .git/config where it lies
+ *   in a root: what a repository's config and config.worktree, and the
+ *   system and global configs, include (include.c), with the directories
+ *   on the way, and the core.hooksPath any of them sets. One that cannot
+ *   be held so refuses the run (p->gitunsafe): the command could write
+ *   what git would obey.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -39,6 +45,7 @@
 #include "../lib/fsat.h"
 #include "gitconfig.h"
 #include "gitguard.h"
+#include "include.h"
 
 #define NEST_MAX        16   /* gitlinks in gitlinks, modules in modules */
 #define DIR_ENTRIES_MAX 4096 /* entries read from one directory */
@@ -48,7 +55,9 @@ struct scan {
 	const char *root; /* canonical, one of the policy's roots */
 	int rootfd;
 	unsigned repos;
-	const char *global_hooks; /* core.hooksPath of the user's config */
+	/* core.hooksPath values of the system and global configs and what
+	 * they include */
+	const struct kb_strv *global_hooks;
 };
 
 static char *
@@ -98,7 +107,9 @@ is_type(const struct scan *s, const char *rel, mode_t type)
 	return stat_rel(s, rel, &st) == 0 && (st.st_mode & S_IFMT) == type;
 }
 
-static void
+/* The guard of `rel` (one added before at that path, or a new one of
+ * `kind`); NULL when none could be added. */
+static struct kb_guard *
 add_guard(struct scan *s, const char *rel, enum kb_guard_kind kind)
 {
 	struct kb_policy *p = s->p;
@@ -108,20 +119,20 @@ add_guard(struct scan *s, const char *rel, enum kb_guard_kind kind)
 	int fd;
 
 	if (strcmp(rel, ".") == 0)
-		return; /* the root itself: mounted already */
+		return NULL; /* the root itself: mounted already */
 	for (size_t i = 0; i < p->nguard; i++)
 		if (strcmp(p->guard[i].path, path) == 0)
-			return;
+			return &p->guard[i];
 	if (p->nguard == KB_MAX_GUARD) {
 		unguarded(p, path, "more than 1024 guarded git paths");
-		return;
+		return NULL;
 	}
 	fd = kb_openat_beneath(s->rootfd, rel, O_PATH | O_NOFOLLOW);
 	if (fd == -1 && errno != ENOENT) {
 		unguarded(p, path,
 		    errno == ELOOP || errno == EXDEV ? "a symlink on its path"
 						     : strerror(errno));
-		return;
+		return NULL;
 	}
 	if (p->nguard == p->capguard) {
 		p->capguard = p->capguard ? p->capguard * 2 : 32;
@@ -135,7 +146,7 @@ add_guard(struct scan *s, const char *rel, enum kb_guard_kind kind)
 	g->kind = kind;
 	g->fd = -1;
 	if (fd == -1)
-		return;
+		return g;
 	if (fstat(fd, &st) == 0) {
 		g->dev = st.st_dev;
 		g->ino = st.st_ino;
@@ -158,6 +169,7 @@ add_guard(struct scan *s, const char *rel, enum kb_guard_kind kind)
 		g->fd = fd;
 	else
 		close(fd);
+	return g;
 }
 
 /* what scan_in_roots() finds at a path */
@@ -166,10 +178,10 @@ enum target {
 	T_PLAIN
 };
 
-static int scan_in_roots(
-    struct kb_policy *, const char *abs, enum target, const char *global_hooks);
+static int scan_in_roots(struct kb_policy *, const char *abs, enum target,
+    const struct kb_strv *global_hooks);
 static void scan_target(struct kb_policy *, const char *abs, enum target,
-    const char *global_hooks, const char **roots, size_t n);
+    const struct kb_strv *global_hooks, const char **roots, size_t n);
 static void guard_gitdir(struct scan *, const char *rel, bool common,
     const char *worktree, int depth);
 
@@ -345,28 +357,137 @@ guard_hookspath(struct scan *s, const char *value, const char *worktree)
 		scan_in_roots(s->p, abs, T_PLAIN, NULL);
 }
 
+static const struct kb_guard *
+find_guard(const struct scan *s, const char *abs)
+{
+	for (size_t i = 0; i < s->p->nguard; i++)
+		if (strcmp(s->p->guard[i].path, abs) == 0)
+			return &s->p->guard[i];
+	return NULL;
+}
+
+/* include.c's request: a guard flagged as on an include's way */
+static int
+inc_guard(void *vp, const char *root, int rootfd, const char *rel,
+    enum kb_inc_kind kind, struct stat *st)
+{
+	static const enum kb_guard_kind kinds[] = {
+	    [KB_INC_PIN] = KB_GUARD_PIN_DIR,
+	    [KB_INC_FILE] = KB_GUARD_RO,
+	    [KB_INC_ABSENT_FILE] = KB_GUARD_RO_ABSENT_FILE,
+	    [KB_INC_ABSENT_DIR] = KB_GUARD_RO_ABSENT_DIR,
+	};
+	struct scan s = {.p = vp, .root = root, .rootfd = rootfd};
+	size_t before = s.p->nguard;
+	struct kb_guard *g = add_guard(&s, rel, kinds[kind]);
+
+	/* an index is rewritten by git all the time: nothing holds it */
+	if (g == NULL || g->kind == KB_GUARD_WATCH_INDEX)
+		return -1;
+	if (s.p->nguard > before)
+		g->include = true;
+	memset(st, 0, sizeof(*st));
+	st->st_dev = g->dev;
+	st->st_ino = g->ino;
+	st->st_mode = g->type;
+	return 0;
+}
+
+/* what a walk found: its hooksPath values guarded for `worktree`, its
+ * first unsafe include kept to refuse the run with */
+static void
+inc_done(struct scan *s, struct kb_inc *inc, const char *worktree)
+{
+	for (size_t i = 0; i < inc->hookspaths.n; i++)
+		guard_hookspath(s, inc->hookspaths.v[i], worktree);
+	if (inc->unsafe != NULL && s->p->gitunsafe == NULL)
+		s->p->gitunsafe = steal_pointer(&inc->unsafe);
+	kb_inc_free(inc);
+}
+
+/* The config file `file` of the git dir `gitdir` (guarded already): the
+ * files it includes and the hooks directories it names. */
+static void
+guard_config(
+    struct scan *s, const char *gitdir, const char *file, const char *worktree)
+{
+	_cleanup_free_ char *rel = join(gitdir, file);
+	_cleanup_free_ char *abs = abs_of(s, rel);
+	struct kb_inc inc;
+	struct stat st;
+
+	if (stat_rel(s, rel, &st) == -1)
+		return;
+	kb_inc_init(&inc, s->p, inc_guard, s->p);
+	if (S_ISREG(st.st_mode)) {
+		int fd = kb_openat_beneath(s->rootfd, rel, O_RDONLY);
+		size_t len = 0;
+		_cleanup_free_ char *text =
+		    fd != -1 ? kb_read_fd(fd, KB_INC_FILE_MAX, &len) : NULL;
+		const struct kb_guard *g = find_guard(s, abs);
+		struct stat fst;
+
+		if (text != NULL && g != NULL &&
+		    (fstat(fd, &fst) == -1 || fst.st_dev != g->dev ||
+			fst.st_ino != g->ino))
+			inc.unsafe = xasprintf("%s changed while kinbox read "
+					       "it (a concurrent process?); "
+					       "nothing was run, run it again",
+			    abs);
+		else if (text != NULL)
+			kb_inc_follow(&inc, abs, steal_pointer(&text), len);
+		else if (errno == EFBIG)
+			inc.unsafe = xasprintf("%s: larger than 16 MiB: kinbox "
+					       "cannot tell which files it "
+					       "makes git read; nothing was "
+					       "run",
+			    abs);
+		if (fd != -1)
+			close(fd);
+	} else if (S_ISLNK(st.st_mode)) {
+		/* git reads what it points at, and takes relative includes
+		 * from here (guard_link guards the link) */
+		char buf[PATH_MAX];
+		int fd = kb_openat_beneath(s->rootfd, rel, O_PATH | O_NOFOLLOW);
+		ssize_t n =
+		    fd != -1 ? readlinkat(fd, "", buf, sizeof(buf) - 1) : -1;
+
+		if (fd != -1)
+			close(fd);
+		if (n > 0) {
+			_cleanup_free_ char *target = NULL;
+
+			buf[n] = '\0';
+			target =
+			    buf[0] == '/'
+				? xstrdup(buf)
+				: xasprintf("%.*s/%s",
+				      (int)(strrchr(abs, '/') - abs), abs, buf);
+			kb_inc_config(&inc, abs, target);
+		}
+	}
+	inc_done(s, &inc, worktree);
+}
+
 static void
 guard_gitdir(struct scan *s, const char *rel, bool common, const char *worktree,
     int depth)
 {
-	_cleanup_free_ char *config = join(rel, "config");
-	_cleanup_free_ char *text = NULL;
 	struct walk w = {depth};
 
 	guard_entry(s, rel, "commondir", KB_GUARD_WATCH_ABSENT);
 	guard_entry(s, rel, "config.worktree", KB_GUARD_WATCH_ABSENT);
+	/* read when extensions.worktreeConfig is on, which the command
+	 * cannot switch on (config is read-only): followed anyway */
+	guard_config(s, rel, "config.worktree", worktree);
 	if (!common)
 		return;
 	guard_entry(s, rel, "hooks", KB_GUARD_RO_ABSENT_DIR);
 	guard_entry(s, rel, "config", KB_GUARD_RO_ABSENT_FILE);
-	text = kb_read_beneath(s->rootfd, config, 1 << 20);
-	if (text != NULL) {
-		_cleanup_free_ char *hp =
-		    kb_gitcfg_get(text, "core", "hookspath");
-
-		guard_hookspath(s, hp, worktree);
-	}
-	guard_hookspath(s, s->global_hooks, worktree);
+	guard_config(s, rel, "config", worktree);
+	for (size_t i = 0; s->global_hooks != NULL && i < s->global_hooks->n;
+	     i++)
+		guard_hookspath(s, s->global_hooks->v[i], worktree);
 	if (depth >= NEST_MAX) {
 		_cleanup_free_ char *a = abs_of(s, rel);
 
@@ -529,41 +650,50 @@ child_entry(struct scan *s, const char *child, void *ctx)
 		scan_repo(s, child, 1, false);
 }
 
-static char *
-user_hookspath(const char *home)
+/*
+ * The system and global configs, for every repository git is run in
+ * (not only those in the roots): each one that lies in a root is guarded
+ * like a repository's, and so is every file they include, at any depth;
+ * their core.hooksPath values go to `hooks`. All of them are read, also
+ * ~/.gitconfig when GIT_CONFIG_GLOBAL names another file: the user's git
+ * later may not run with kinbox's environment.
+ */
+static void
+global_configs(struct scan *s, struct kb_strv *hooks)
 {
-	const char *xdg = getenv("XDG_CONFIG_HOME");
+	const char *sys = getenv("GIT_CONFIG_SYSTEM");
 	const char *gcg = getenv("GIT_CONFIG_GLOBAL");
-	_cleanup_free_ char *f1 = NULL;
-	_cleanup_free_ char *f2 = NULL;
-	char *v = NULL;
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	const char *home = s->p->home;
+	struct kb_strv files = {0};
+	struct kb_inc inc;
 
-	if (gcg != NULL && *gcg != '\0') {
-		f1 = xstrdup(gcg);
-	} else {
-		if (home != NULL)
-			f1 = xasprintf("%s/.gitconfig", home);
-		f2 = xdg != NULL && xdg[0] == '/'
-			 ? xasprintf("%s/git/config", xdg)
-		     : home != NULL ? xasprintf("%s/.config/git/config", home)
-				    : NULL;
-	}
-	for (int i = 0; i < 2 && v == NULL; i++) {
-		const char *f = i == 0 ? f1 : f2;
-		_cleanup_free_ char *text =
-		    f != NULL ? kb_read_small_file(f, 1 << 20) : NULL;
-
-		if (text != NULL)
-			v = kb_gitcfg_get(text, "core", "hookspath");
-	}
-	return v;
+	kb_strv_push(&files, "/etc/gitconfig");
+	if (sys != NULL && sys[0] == '/')
+		kb_strv_push(&files, sys);
+	if (gcg != NULL && gcg[0] == '/')
+		kb_strv_push(&files, gcg);
+	if (home != NULL)
+		kb_strv_pushf(&files, "%s/.gitconfig", home);
+	if (xdg != NULL && xdg[0] == '/')
+		kb_strv_pushf(&files, "%s/git/config", xdg);
+	else if (home != NULL)
+		kb_strv_pushf(&files, "%s/.config/git/config", home);
+	kb_inc_init(&inc, s->p, inc_guard, s->p);
+	for (size_t i = 0; i < files.n && inc.unsafe == NULL; i++)
+		kb_inc_config(&inc, files.v[i], files.v[i]);
+	for (size_t i = 0; i < inc.hookspaths.n; i++)
+		kb_strv_push(hooks, inc.hookspaths.v[i]);
+	/* absolute and ~/ ones: guarded even with no repository here */
+	inc_done(s, &inc, NULL);
+	kb_strv_free(&files);
 }
 
 /* The git dir at `abs` wherever it is: guarded in the root that holds it,
  * nothing to do outside the roots (read-only like the rest of the host). */
 static int
 scan_in_roots(struct kb_policy *p, const char *abs, enum target what,
-    const char *global_hooks)
+    const struct kb_strv *global_hooks)
 {
 	static int hops; /* pointers to pointers: cycles end here */
 	const char *roots[KB_MAX_ROOTS];
@@ -581,7 +711,7 @@ scan_in_roots(struct kb_policy *p, const char *abs, enum target what,
 
 static void
 scan_target(struct kb_policy *p, const char *abs, enum target what,
-    const char *global_hooks, const char **roots, size_t n)
+    const struct kb_strv *global_hooks, const char **roots, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct scan s = {
@@ -652,6 +782,8 @@ scan_undo(struct kb_policy *p, size_t nguard, size_t nnotes)
 	}
 	while (p->gitnotes.n > nnotes)
 		free(p->gitnotes.v[--p->gitnotes.n]);
+	free(p->gitunsafe);
+	p->gitunsafe = NULL;
 	if (p->gitnotes.v != NULL)
 		p->gitnotes.v[p->gitnotes.n] = NULL;
 }
@@ -670,12 +802,14 @@ same_time(const struct stat *a, const struct stat *b)
 int
 kb_gitguard_scan(struct kb_policy *p, const char *root, struct kb_err *e)
 {
-	_cleanup_free_ char *hooks = user_hookspath(p->home);
 	size_t nguard = p->nguard, nnotes = p->gitnotes.n;
 	struct stat before, after;
 
+	if (p->gitunsafe != NULL)
+		return kb_err_set(e, "%s", p->gitunsafe);
 	for (int tries = 0; tries < SCAN_TRIES; tries++) {
-		struct scan s = {.p = p, .root = root, .global_hooks = hooks};
+		_cleanup_strv_ struct kb_strv hooks = {0};
+		struct scan s = {.p = p, .root = root, .global_hooks = &hooks};
 
 		s.rootfd = kb_open_dir_nofollow(root);
 		if (s.rootfd == -1)
@@ -695,6 +829,7 @@ kb_gitguard_scan(struct kb_policy *p, const char *root, struct kb_err *e)
 			close(s.rootfd);
 			return kb_err_set(e, "%s: %s", root, strerror(errno));
 		}
+		global_configs(&s, &hooks);
 		if (is_gitdir(&s, ".")) {
 			guard_gitdir(&s, ".", true, NULL, 0);
 		} else {
@@ -704,6 +839,8 @@ kb_gitguard_scan(struct kb_policy *p, const char *root, struct kb_err *e)
 		if (fstat(s.rootfd, &after) == -1)
 			memset(&after, 0, sizeof(after));
 		close(s.rootfd);
+		if (p->gitunsafe != NULL)
+			return kb_err_set(e, "%s", p->gitunsafe);
 		if (same_time(&before, &after))
 			return 0;
 		scan_undo(p, nguard, nnotes);

@@ -1269,8 +1269,12 @@ walk_failed(const struct kb_gitsnap *s, const struct kb_guard *g,
 	return 1;
 }
 
+/* A pinned directory: put back where it was. When it cannot be, and it
+ * is not a git dir but a directory on an include's way (`include`), what
+ * took its name is moved aside: git then finds no file there to read. */
 static int
-restore_pin(struct sguard *sg, const struct walk *w, report_fn report)
+restore_pin(
+    struct sguard *sg, const struct walk *w, bool include, report_fn report)
 {
 	struct stat st;
 	bool exists =
@@ -1298,12 +1302,18 @@ restore_pin(struct sguard *sg, const struct walk *w, report_fn report)
 	path = kb_fd_path_at(w->parent, w->base);
 	if (!exists) {
 		reportf(report,
-		    "the git dir %s was removed or moved out of its directory "
+		    "the %s %s was removed or moved out of its directory "
 		    "during the run; nothing was restored below it (find it "
 		    "by its inode, %llu)",
-		    path, (unsigned long long)sg->ino);
+		    include ? "directory" : "git dir", path,
+		    (unsigned long long)sg->ino);
 		return 1;
 	}
+	if (include)
+		return move_new(w->parent, w->base, &st, report,
+		    "it took the place of a directory on the way to a config "
+		    "file git includes, which was moved out of its "
+		    "directory");
 	desc = describe(w->parent, w->base, &st);
 	if (S_ISDIR(st.st_mode)) {
 		sg->verdict = V_NEWREPO;
@@ -1436,7 +1446,7 @@ kb_gitguard_restore(const struct kb_policy *p, struct kb_gitsnap *s,
 		}
 		switch (sg->kind) {
 		case KB_GUARD_PIN_DIR:
-			found += restore_pin(sg, &w, report);
+			found += restore_pin(sg, &w, g->include, report);
 			break;
 		case KB_GUARD_RO:
 			found += restore_ro(sg, &w, report);

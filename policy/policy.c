@@ -79,6 +79,7 @@ kb_policy_free(struct kb_policy *p)
 	}
 	free(p->guard);
 	kb_strv_free(&p->gitnotes);
+	free(p->gitunsafe);
 	for (size_t i = 0; i < p->nmask; i++) {
 		free(p->mask[i].path);
 		free(p->mask[i].src);

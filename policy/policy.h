@@ -194,7 +194,10 @@ struct kb_guard {
 	ino_t ino;
 	mode_t type; /* S_IFMT bits at scan time, 0 when absent */
 	struct timespec mtime, ctime; /* at scan time */
-	char *link; /* a symlink's target, restored after the run */
+	char *link;   /* a symlink's target, restored after the run */
+	bool include; /* on the way to a config file git includes (not a
+			 git dir): what cannot be put back after the run
+			 is moved aside, so that git reads nothing there */
 };
 
 /* What is hidden from the command, and what is shown again inside it. */
@@ -288,6 +291,9 @@ struct kb_policy {
 	size_t nguard, capguard;
 	struct kb_strv gitnotes; /* what the git scan could not guard, and
 				    git dirs left read-only: for --dry-run */
+	char *gitunsafe;         /* a config file git would read that the scan
+				    cannot guard (gitguard/include.c): the run is
+				    refused with this line */
 	struct kb_mask mask[KB_MAX_MASK];
 	size_t nmask;
 	struct kb_grant_used *grants; /* in the order read */

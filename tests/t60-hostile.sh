@@ -13,7 +13,8 @@
 # write makes kinbox exit 125 and run nothing. Each test also checks that
 # the allowed thing happened (the command ran and wrote in the workspace, a
 # commit inside still works), so that a kinbox that runs nothing fails.
-# Findings 1-10 of the issue are named in the test descriptions as [F1]..[F10].
+# Findings 1-10 of the issue are named in the test descriptions as [F1]..[F10];
+# [F11] is issue 28's finding 2 (the config files git includes).
 #
 # Run: sh tests/t60-hostile.sh (TAP), or all suites: sh tests/run-integration.sh
 # KINBOX=/path/to/kinbox picks the binary (default: the repo's ./kinbox).
@@ -1240,5 +1241,210 @@ run_test "[F10] classify/decide strict: git log --patch -1 is not safe as is" t_
 run_test "[F10] classify/decide strict: git show (textconv) is not safe as is" t_classify --no-textconv show
 run_test "[F10] classify/decide strict: git show HEAD~1 is not safe as is" t_classify --no-textconv show HEAD~1
 run_test "[F10] classify/decide strict: git blame f.txt (textconv) is not safe as is" t_classify --no-textconv blame f.txt
+
+# ============================================================================
+# [F11] every config file git reads is guarded like .git/config (issue 28,
+# finding 2): what include.path and includeIf.<condition>.path name, for
+# every condition (the command can switch the branch) and at any depth,
+# in a repository's config (the top one, a submodule's, a gitlinked one's,
+# a linked worktree's config.worktree) or in the global config
+# ============================================================================
+
+# the planted config: core.fsmonitor runs $EVIL at the host's git status
+printf '[core]\n\tfsmonitor = %s\n' "$EVIL" >"$B/evil.cfg"
+
+# plant_at FILE...: the command's script (run in the workspace) that writes
+# evil.cfg into each FILE every way it can try: append, replace, rename
+# the file or its directory (but .git) away and make a new one, make the
+# missing directories; each may fail
+plant_at() {
+	for _t in "$@"; do
+		_dir=$(dirname "$_t")
+		printf '%s\n' "cat '$B/evil.cfg' >>'$_t' 2>/dev/null
+			{ rm -f '$_t' && cat '$B/evil.cfg' >'$_t'; } 2>/dev/null
+			{ mv '$_t' '$_t.old' && cat '$B/evil.cfg' >'$_t'; } 2>/dev/null
+			{ mkdir -p '$_dir' && cat '$B/evil.cfg' >'$_t'; } 2>/dev/null"
+		case $_dir in
+		. | .git) ;;
+		*) printf '%s\n' "{ mv '$_dir' '$_dir.old' && mkdir -p '$_dir' && cat '$B/evil.cfg' >'$_t'; } 2>/dev/null" ;;
+		esac
+	done
+	echo true
+}
+
+# benign FILE: an existing include with a harmless setting
+benign() {
+	mkdir -p "$(dirname "$1")"
+	printf '[user]\n\tname = kinbox-test\n' >"$1"
+}
+
+# inc_setup KIND DIR: DIR made a repository (a plain directory for
+# "global") whose config includes T (and T2), relative to DIR; sets gd,
+# where the host's git runs (relative to DIR), and `before`, a command
+# the command runs first
+inc_setup() {
+	_r=$2
+	gd=. T2='' before=:
+	case $1 in
+	global) mkdir -p "$_r" ;;
+	*) mkrepo "$_r" ;;
+	esac
+	cfg=$_r/.git/config
+	case $1 in
+	rel) # a relative include: a file in a directory of the worktree
+		T=conf/x.inc
+		benign "$_r/$T"
+		printf '[include]\n\tpath = ../conf/x.inc\n' >>"$cfg" ;;
+	absent) # a file that does not exist yet; one two directories down
+		T=.gitconfig.local T2=etc/sub/x.inc
+		printf '[include]\n\tpath = ../.gitconfig.local\n\tpath = ../etc/sub/x.inc\n' >>"$cfg" ;;
+	onbranch) # false at the scan: the command switches to that branch
+		T=conf/branch.inc before="git checkout -q -b evil"
+		benign "$_r/$T"
+		printf '[includeIf "onbranch:evil"]\n\tpath = ../conf/branch.inc\n' >>"$cfg" ;;
+	conds) # gitdir/i: (in capitals, an absolute path) and hasconfig:
+		T=tools/ci.inc T2=h.inc
+		printf '[includeIf "gitdir/i:%s/"]\n\tpath = %s/tools/ci.inc\n' \
+			"$(printf '%s' "$_r" | tr '[:lower:]' '[:upper:]')" "$_r" >>"$cfg"
+		printf '[remote "origin"]\n\turl = https://example.invalid/r.git\n[includeIf "hasconfig:remote.*.url:https://example.invalid/**"]\n\tpath = ../h.inc\n' >>"$cfg" ;;
+	syntax) # [INCLUDE] PATH, a quoted value with an escaped quote and a
+		# comment; a value continued on the next line
+		T='q"x.inc' T2=conf/cont.inc
+		printf '[INCLUDE]\n\tPath = "../q\\"x.inc" ; a comment\n[includeIf "gitdir:/"]\n\tpath = ../conf/\\\ncont.inc\n' >>"$cfg" ;;
+	nested) # .git/config -> conf/a.inc -> lib/b.inc -> lib/c/d.inc
+		T=lib/c/d.inc
+		mkdir -p "$_r/conf" "$_r/lib"
+		printf '[include]\n\tpath = ../lib/b.inc\n' >"$_r/conf/a.inc"
+		printf '[include]\n\tpath = c/d.inc\n' >"$_r/lib/b.inc"
+		printf '[include]\n\tpath = ../conf/a.inc\n' >>"$cfg" ;;
+	ingit) # a relative include is relative to .git, which stays writable
+		T=.git/extra.inc
+		printf '[include]\n\tpath = extra.inc\n' >>"$cfg" ;;
+	home) # ~/../ws/... in the repository's config; ~/.gitconfig (the
+		# global config) with an include relative to ~
+		T=conf/h.inc T2=dot/git.inc
+		benign "$_r/$T"
+		benign "$_r/$T2"
+		printf '[include]\n\tpath = ~/../%s/conf/h.inc\n' "$(basename "$_r")" >>"$cfg"
+		printf '[include]\n\tpath = ../%s/dot/git.inc\n' "$(basename "$_r")" >>"$HOME/.gitconfig" ;;
+	global) # no repository in the workspace: the global config includes
+		# a file in it, which the host's git reads in any repository
+		T=tools/git.inc gd=$_r.other
+		benign "$_r/$T"
+		mkrepo "$_r.other"
+		printf '[include]\n\tpath = %s/tools/git.inc\n' "$_r" >>"$HOME/.gitconfig" ;;
+	submodule) # a submodule's config, an include by .. from its git dir
+		# .git/modules/a/b/c/sm to the worktree's top
+		T=conf/sm.inc gd=a/b/c/sm
+		mkrepo "$_r.src"
+		git -C "$_r" submodule add -q "$_r.src" a/b/c/sm >/dev/null 2>&1
+		git -C "$_r" commit -q -m submodule
+		printf '[include]\n\tpath = ../../../../../../conf/sm.inc\n' >>"$_r/.git/modules/a/b/c/sm/config" ;;
+	gitlink) # a repository gitlinked at a/b/c/repo, a file of its worktree
+		T=a/b/c/repo/inc/n.inc gd=a/b/c/repo
+		mkrepo "$_r/a/b/c/repo"
+		benign "$_r/$T"
+		git -C "$_r" add a/b/c/repo
+		git -C "$_r" commit -q -m gitlink
+		printf '[include]\n\tpath = ../inc/n.inc\n' >>"$_r/a/b/c/repo/.git/config" ;;
+	worktree) # a linked worktree's config.worktree
+		T=conf/w.inc gd=wt
+		git -C "$_r" worktree add -q "$_r/wt" 2>/dev/null
+		git -C "$_r" config extensions.worktreeConfig true
+		printf '[include]\n\tpath = ../../../conf/w.inc\n' >"$_r/.git/worktrees/wt/config.worktree" ;;
+	esac
+}
+
+# t_include KIND: the include's file is written every way a command can;
+# after the run the host's git status, diff, log and commit run nothing
+# planted, the file is as it was, and the command's ordinary writes (in
+# the workspace, in the include's directory) landed. The control: the
+# same script run on the host arms the trigger.
+t_include() {
+	ws_at "inc-$1"
+	HOME=$d/home
+	GIT_CONFIG_GLOBAL=$HOME/.gitconfig
+	mkdir -p "$HOME"
+	: >"$GIT_CONFIG_GLOBAL"
+	export HOME GIT_CONFIG_GLOBAL
+	inc_setup "$1" "$d/control"
+	plant=$(plant_at "$T" ${T2:+"$T2"})
+	(cd "$d/control" && sh -c "$before; $plant") >/dev/null 2>&1 ||
+		fail "the test's own plant failed on the host"
+	case $gd in /*) g=$gd ;; *) g=$d/control/$gd ;; esac
+	rm -f "$RAN"
+	hgit "$g" status
+	[ -e "$RAN" ] || fail "test bug: the host's git status in $g runs nothing the $1 plant writes"
+	: >"$GIT_CONFIG_GLOBAL"
+	inc_setup "$1" "$ws"
+	for f in "$T" $T2; do
+		[ ! -e "$ws/$f" ] || cp "$ws/$f" "$d/orig-$(echo "$f" | tr '/"' '__')"
+	done
+	kbt_ok -- sh -c "$before; echo ordinary >ordinary.txt; touch ran; $plant"
+	assert_exists "$ws/ran"
+	assert_file_has_content "$ws/ordinary.txt" '^ordinary$'
+	case $gd in /*) g=$gd ;; *) g=$ws/$gd ;; esac
+	assert_git_runs_nothing "$g"
+	for f in "$T" $T2; do
+		o=$d/orig-$(echo "$f" | tr '/"' '__')
+		if [ -e "$o" ]; then
+			assert_files_equal "$o" "$ws/$f"
+		elif [ -e "$ws/$f" ] || [ -L "$ws/$f" ]; then
+			fail "$ws/$f, absent before the run, is there after it"
+		fi
+	done
+}
+run_test "[F11] include.path ../conf/x.inc (exists): appended, replaced, its directory renamed away: nothing runs at the host's git" t_include rel
+run_test "[F11] include.path of files that do not exist (../.gitconfig.local, ../etc/sub/x.inc): the command cannot create them" t_include absent
+run_test "[F11] includeIf onbranch:evil (false at the scan): the command writes the file and checks out evil; nothing runs" t_include onbranch
+run_test "[F11] includeIf gitdir/i: (an absolute path) and hasconfig:remote.*.url: files the command cannot create" t_include conds
+run_test "[F11] [INCLUDE] PATH = \"../q\\\"x.inc\" ; comment, and a path continued on the next line: both guarded" t_include syntax
+run_test "[F11] nested includes (.git/config -> conf/a.inc -> lib/b.inc -> lib/c/d.inc): the innermost is guarded" t_include nested
+run_test "[F11] include.path extra.inc, in .git (which stays writable): the command cannot create .git/extra.inc" t_include ingit
+run_test "[F11] include.path ~/../ws/conf/h.inc, and ~/.gitconfig including ../ws/dot/git.inc: both guarded" t_include home
+run_test "[F11] the global config includes a file in a workspace with no repository: git in another repository runs nothing" t_include global
+run_test "[F11] a submodule at a/b/c/sm whose config includes ../../../../../../conf/sm.inc: guarded" t_include submodule
+run_test "[F11] a repository gitlinked at a/b/c/repo whose config includes its inc/n.inc: guarded" t_include gitlink
+run_test "[F11] a linked worktree's config.worktree includes ../../../conf/w.inc: guarded" t_include worktree
+
+# t_include_unsafe KIND: an include kinbox cannot hold: the run is refused
+# (125, one line naming it), nothing runs, within the bound
+t_include_unsafe() {
+	ws_at "incu-$1" repo
+	cfg=$ws/.git/config
+	case $1 in
+	symlink) # a symlink in the workspace, to a file in it
+		benign "$ws/conf/real.inc"
+		ln -s real.inc "$ws/conf/x.inc"
+		printf '[include]\n\tpath = ../conf/x.inc\n' >>"$cfg"
+		want="include path '../conf/x.inc' leads to $ws/conf/x.inc, a symbolic link in the writable directory $ws" ;;
+	fifo) # a FIFO: never opened, never waited for
+		mkdir -p "$ws/conf"
+		mkfifo "$ws/conf/x.inc"
+		printf '[includeIf "gitdir:/"]\n\tpath = ../conf/x.inc\n' >>"$cfg"
+		want="include path '../conf/x.inc' leads to $ws/conf/x.inc, a FIFO in the writable directory $ws" ;;
+	deep) # eleven includes deep: more than git follows
+		i=1
+		while [ "$i" -le 11 ]; do
+			printf '[include]\n\tpath = d%d.inc\n' $((i + 1)) >"$ws/.git/d$i.inc"
+			i=$((i + 1))
+		done
+		printf '[include]\n\tpath = d1.inc\n' >>"$cfg"
+		want="include path 'd11.inc' leads to $ws/.git/d11.inc, nested more than 10 includes deep" ;;
+	prefix) # %(prefix)/: where git is installed
+		printf '[include]\n\tpath = %%(prefix)/etc/kb.inc\n' >>"$cfg"
+		want="include path '%(prefix)/etc/kb.inc': git takes %(prefix) from where git itself is installed" ;;
+	esac
+	kbt -- sh -c "touch '$ws/ran-refused'"
+	assert_not_exists "$ws/ran-refused"
+	[ "$KB_RC" = 125 ] || { _show_file "$KB_ERR"; fail "kinbox exited $KB_RC, expected 125 (refuse, run nothing)"; }
+	assert_one_kinbox_line "$KB_ERR"
+	grep -q -F -e "$want" "$KB_ERR" || { _show_file "$KB_ERR"; fail "the line does not say: $want"; }
+	assert_clean_kinbox_lines "$KB_ERR"
+}
+run_test "[F11] an include that is a symlink in the workspace: refused (125) with one line, nothing run" t_include_unsafe symlink
+run_test "[F11] an includeIf that is a FIFO in the workspace: refused at once (125), nothing run" t_include_unsafe fifo
+run_test "[F11] includes nested eleven deep: refused (125) with one line, nothing run" t_include_unsafe deep
+run_test "[F11] include.path %(prefix)/...: refused (125) with one line, nothing run" t_include_unsafe prefix
 
 done_testing
