@@ -917,7 +917,7 @@ t_project_write_ignored() {
 	assert_not_exists "$out/f"
 	assert_touched "$ws/ran.f"
 	assert_streq "$(sed -n 1p "$KB_ERR")" \
-		"kinbox: $ws/.kinbox.ini:2: 'write_paths' ignored: a project file may only tighten (network = off, mask, scrub_env, timeout, rlimit)"
+		"kinbox: $ws/.kinbox.ini:2: 'write_paths' ignored: a project file may only tighten (network = off, mask, scrub_env, timeout, rlimit, memory)"
 	assert_streq "$(grep -c "ignored" "$KB_ERR")" 1 "warning lines"
 	assert_file_has_content "$KB_ERR" "^kinbox: denied write '$out/f'"
 }
@@ -1031,7 +1031,7 @@ t_project_warning_escaped() {
 	setup projesc
 	printf '[sandbox]\n\033[8mhidden\033]0;title\007 = 1\n' >"$ws/.kinbox.ini"
 	kb_expect 0 -- true
-	assert_file_is "$KB_ERR" "kinbox: $ws/.kinbox.ini:2: '\\x1b[8mhidden\\x1b]0;title\\x07' ignored: a project file may only tighten (network = off, mask, scrub_env, timeout, rlimit)"
+	assert_file_is "$KB_ERR" "kinbox: $ws/.kinbox.ini:2: '\\x1b[8mhidden\\x1b]0;title\\x07' ignored: a project file may only tighten (network = off, mask, scrub_env, timeout, rlimit, memory)"
 }
 run_test "project: a key with ESC and BEL in it is printed escaped in the warning (one line, no raw control byte)" t_project_warning_escaped
 
