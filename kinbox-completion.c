@@ -50,6 +50,7 @@ value_kind(const struct kb_option *o)
 	case KB_OPT_TIMEOUT:
 	case KB_OPT_KILL_AFTER:
 	case KB_OPT_RLIMIT:
+	case KB_OPT_MEMORY:
 	case KB_OPT_SETENV:
 		return V_NONE;
 	case KB_OPT_ALLOW_SOCKET:

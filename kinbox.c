@@ -310,6 +310,7 @@ parse_args(int argc, char **argv, struct kb_opts *o, struct pending *pend,
 		case KB_OPT_TIMEOUT:
 		case KB_OPT_KILL_AFTER:
 		case KB_OPT_RLIMIT:
+		case KB_OPT_MEMORY:
 		case KB_OPT_SETENV:
 		case KB_OPT__N:
 			break;
@@ -1021,6 +1022,15 @@ main(int argc, char **argv)
 				    pol.unconfined ? "--unconfined"
 						   : "KINBOX_SANDBOX=container",
 				    i == KB_RLIM__N ? "stop it" : "limit it");
+	/* nor is there a sandbox's tmpfs to size */
+	if ((pol.unconfined ||
+		(mode != NULL && strcmp(mode, "container") == 0)) &&
+	    pol.origin[KB_OPT_MEMORY] == KB_ORIGIN_FLAG)
+		die("--memory: kinbox execs the command unsandboxed (%s) and "
+		    "makes no tmpfs to bound; run it under systemd-run -p "
+		    "MemoryMax=SIZE instead",
+		    pol.unconfined ? "--unconfined"
+				   : "KINBOX_SANDBOX=container");
 	if (pol.unconfined)
 		exec_unsandboxed(&pol, &o,
 		    pol.origin[KB_OPT_UNCONFINED] == KB_ORIGIN_SESSION
@@ -1073,6 +1083,7 @@ main(int argc, char **argv)
 	host.overlay = kb_overlay_supported();
 	host.no_mediate = kb_sup_unavailable();
 	host.seccomp_outer = kb_sup_under_seccomp();
+	host.mem_total = kb_host_mem_total();
 	/* auto: bubblewrap where it can make its namespaces, else the
 	 * landlock backend; found out by trying (a probe for --dry-run) */
 	if (pol.backend == KB_BACKEND_AUTO && getenv("KINBOX_ACTIVE") != NULL &&

@@ -15,6 +15,35 @@
 #include "proxy.h"
 #include "unotify.h"
 
+/*
+ * A tmpfs the bwrap backend makes, and its limits (backends/memory.c):
+ * bwrap mounts it with --size, and kb_run()'s mounter (backends/mounts.c)
+ * sets size= and nr_inodes= on it before the command starts (bwrap has no
+ * nr_inodes, and no size for its --dev). A write past either fails with
+ * ENOSPC.
+ */
+enum kb_tmpfs_kind {
+	KB_TMPFS_TMP,   /* the private /tmp */
+	KB_TMPFS_SHM,   /* /dev/shm */
+	KB_TMPFS_CACHE, /* an empty cache, or the ephemeral caches' upper
+			   layer (one tmpfs for all their overlays) */
+	KB_TMPFS_DEV,   /* bwrap's /dev (--dev): device nodes and links */
+	KB_TMPFS_MASK,  /* a mask: an empty directory in place of a host one */
+	KB_TMPFS_RO,    /* an absent hooks directory, kept read-only */
+};
+
+struct kb_tmpfs {
+	char *path; /* inside the sandbox; NULL: the upper layer */
+	enum kb_tmpfs_kind kind;
+	unsigned long long size, inodes;
+	/* a later mount at the same path hides it whole: nothing reaches
+	 * it, and the mounter leaves it as bwrap made it (--size still) */
+	bool covered;
+	/* the planner's: the argv index of its --size value (0: none) and
+	 * where the mounts it holds start in argv */
+	size_t size_arg, from;
+};
+
 struct kb_plan {
 	enum kb_backend_kind backend;
 	char *exe;            /* absolute path exec'd (bwrap); owned */
@@ -94,7 +123,24 @@ struct kb_plan {
 	/* --timeout, --kill-after (seconds; timeout 0: none): kb_run()
 	 * stops the sandbox when the timeout expires */
 	long long timeout, kill_after;
+	/* The memory budget (kb_policy_memory) and what set it (borrowed
+	 * from the policy; NULL: the default). The bwrap backend's tmpfs
+	 * mounts, in argv order, whose limits kb_run()'s mounter sets, and
+	 * the ephemeral caches' upper layer (size 0: no overlay). */
+	unsigned long long memory;
+	const char *memory_by;
+	struct kb_tmpfs *tmpfs;
+	size_t ntmpfs;
+	struct kb_tmpfs upper;
 };
+
+/* Does kb_run() fork the mounter (backends/mounts.c): overlays to mount
+ * or tmpfs limits to set? */
+static inline bool
+kb_plan_mounts(const struct kb_plan *pl)
+{
+	return pl->overlay.n > 0 || pl->ntmpfs > 0;
+}
 
 void kb_plan_free(struct kb_plan *);
 
@@ -106,6 +152,41 @@ int kb_plan_free_fd(const struct kb_policy *, int from);
  * (kb_run's), the --rlimit NAME=VALUE arguments of kinbox-exec onto
  * pl->argv (call it among kinbox-exec's options), a note each. */
 void kb_plan_limits(const struct kb_policy *, struct kb_plan *);
+
+/* The posture lines of the memory budget: pl->memory, what set it, a
+ * project file's higher memory = that did not raise it, then `how` (what
+ * bounds what on this backend). */
+void kb_plan_note_memory(
+    const struct kb_policy *, struct kb_plan *, const char *how);
+
+/* backends/memory.c: the budget split over the bwrap backend's tmpfs
+ * mounts. Each mount's share of the budget is its size plus its inodes
+ * counted at KB_INODE_COST each (what the kernel spends on one). */
+#define KB_INODE_COST 1024ULL
+/* MemTotal in bytes (sysinfo), 0 when unknown: kb_host.mem_total */
+unsigned long long kb_host_mem_total(void);
+unsigned long long kb_memory_cost(
+    unsigned long long size, unsigned long long inodes);
+/* The limits of a small mount (KB_TMPFS_DEV, _MASK, _RO): fixed, plus an
+ * inode for each directory or file bwrap makes in it for the `below`
+ * mounts it holds. */
+void kb_memory_small(enum kb_tmpfs_kind, unsigned long long below,
+    unsigned long long *size, unsigned long long *inodes);
+/* The shares of the budget: `reserve` for the small mounts (a 16th, or
+ * what they take when that is more), then of the rest an 8th for
+ * /dev/shm, a quarter for the caches (`cache` is each one's, of
+ * `ncache`; none: nothing) and the rest for /tmp. -1 when less than
+ * 4 MiB would be left for /tmp. */
+struct kb_memsplit {
+	unsigned long long reserve, tmp, shm, cache;
+};
+int kb_memory_split(unsigned long long budget, unsigned long long small,
+    size_t ncache, struct kb_memsplit *out);
+/* The limits of a mount with the share `share`: an inode for each 8 KiB
+ * of it (and at least 64 more than the `below` it holds need), the rest
+ * its size, in whole 4 KiB pages. */
+void kb_memory_limits(unsigned long long share, unsigned long long below,
+    unsigned long long *size, unsigned long long *inodes);
 
 /* The posture line naming the descriptors the command keeps. */
 void kb_plan_note_fds(const struct kb_policy *, struct kb_plan *);
@@ -131,6 +212,9 @@ struct kb_host {
 	 * around it, a container): an outer supervisor may make the
 	 * command's connects outside its Landlock domain */
 	bool seccomp_outer;
+	/* MemTotal in bytes (sysinfo), 0 when unknown: the memory budget's
+	 * default is a quarter of it (kb_memory_default) */
+	unsigned long long mem_total;
 };
 
 /* Does the running kernel mount overlayfs in a user namespace? */
@@ -322,16 +406,17 @@ int kb_seccomp_fd(struct kb_err *e);
  * from its start into `points` (replaced). -1 with errno on failure. */
 int kb_mountinfo_read(int fd, struct kb_strv *points);
 
-/* Forks the process that mounts pl->overlay inside the sandbox once it is
- * set up and then writes kinbox-exec's go on `go_w` (the caller may close
- * its own copy); returns kinbox's end of its socket (the child's pid in
- * *child), -1 on failure. Closing the socket without kb_overlay_go() ends
- * it, and with it the run. */
-int kb_overlay_start(const struct kb_plan *pl, int go_w, pid_t *child);
+/* Forks the mounter, which sets the limits of pl->tmpfs and mounts
+ * pl->overlay inside the sandbox once it is set up (kb_plan_mounts) and
+ * then writes kinbox-exec's go on `go_w` (the caller may close its own
+ * copy); returns kinbox's end of its socket (the child's pid in *child),
+ * -1 on failure. Closing the socket without kb_mounter_go() ends it, and
+ * with it the run. */
+int kb_mounter_start(const struct kb_plan *pl, int go_w, pid_t *child);
 /* Hands it the sandbox's mount namespace and mount points, waits
- * until it has mounted the overlays and let the command go: 0, or -1 with
- * the reason in `why`. */
-int kb_overlay_go(int sock, int mntfd, const struct kb_strv *points, char *why,
+ * until it has done its work and let the command go: 0, or -1 with the
+ * reason in `why`. */
+int kb_mounter_go(int sock, int mntfd, const struct kb_strv *points, char *why,
     size_t whylen);
 
 /* backends/run.c */

@@ -55,6 +55,31 @@ add_empty_file(struct kb_plan *pl, const char *path)
 	add3(pl, "--ro-bind-data", num, path);
 }
 
+/*
+ * A tmpfs at `path` (with --perms `perms` unless NULL), recorded with its
+ * kind: its --size is a placeholder until plan_memory() has split the
+ * budget, which also counts what is mounted below it.
+ */
+static void
+add_tmpfs(struct kb_plan *pl, const char *path, enum kb_tmpfs_kind kind,
+    const char *perms)
+{
+	struct kb_tmpfs *t;
+
+	if (perms != NULL)
+		add2(pl, "--perms", perms);
+	add2(pl, "--size", "0");
+	pl->tmpfs =
+	    xreallocarray(pl->tmpfs, pl->ntmpfs + 1, sizeof(*pl->tmpfs));
+	t = &pl->tmpfs[pl->ntmpfs++];
+	memset(t, 0, sizeof(*t));
+	t->path = xstrdup(path);
+	t->kind = kind;
+	t->size_arg = pl->argv.n - 1;
+	add2(pl, "--tmpfs", path);
+	t->from = pl->argv.n;
+}
+
 static const char *
 guard_word(enum kb_guard_kind k)
 {
@@ -167,7 +192,8 @@ plan_guards(
 				/* an empty read-only directory: neither the
 				 * dir nor a hook inside can be created */
 				if (pass == 1) {
-					add2(pl, "--tmpfs", g->path);
+					add_tmpfs(
+					    pl, g->path, KB_TMPFS_RO, NULL);
 					add2(pl, "--remount-ro", g->path);
 					add_check(pl, checks, g->path, 0, 0);
 				}
@@ -215,6 +241,7 @@ mask_word(const struct kb_mask *m)
 
 static void plan_cache_notes(
     const struct kb_policy *, const struct kb_host *, struct kb_plan *);
+static void plan_memory_notes(const struct kb_policy *, struct kb_plan *);
 
 /* The private /tmp, and the host directories bound inside it (a write
  * root or the workspace below /tmp: /tmp itself is refused) */
@@ -262,6 +289,7 @@ plan_notes(
 		    kb_origin_name(p->write[i].origin));
 	kb_strv_push(&pl->notes, "read: the whole host filesystem, read-only");
 	plan_tmp_notes(p, pl);
+	plan_memory_notes(p, pl);
 	if (p->tmpdir != NULL)
 		kb_strv_pushf(&pl->notes, "TMPDIR: %s (writable)", p->tmpdir);
 	if (p->tmpdir_private != NULL)
@@ -394,16 +422,12 @@ plan_masks(const struct kb_policy *p, struct kb_plan *pl, bool trees)
 
 		switch (m->kind) {
 		case KB_MASK_TREE:
-			if (trees) {
-				add2(pl, "--perms", "0755");
-				add2(pl, "--tmpfs", m->path);
-			}
+			if (trees)
+				add_tmpfs(pl, m->path, KB_TMPFS_MASK, "0755");
 			break;
 		case KB_MASK_DIR:
-			if (!trees) {
-				add2(pl, "--perms", "0555");
-				add2(pl, "--tmpfs", m->path);
-			}
+			if (!trees)
+				add_tmpfs(pl, m->path, KB_TMPFS_MASK, "0555");
 			break;
 		case KB_MASK_FILE:
 			if (!trees)
@@ -463,7 +487,7 @@ plan_caches(
 			    &pl->overlay_name, kb_cache_table[m->cache].name);
 			break;
 		case CP_EMPTY:
-			add2(pl, "--tmpfs", m->path);
+			add_tmpfs(pl, m->path, KB_TMPFS_CACHE, NULL);
 			break;
 		case CP_BIND:
 			add3(pl, "--bind", m->path, m->path);
@@ -675,6 +699,7 @@ plan_own(const struct kb_policy *p, struct kb_plan *pl)
 {
 	kb_strv_push(&pl->own, "/tmp");
 	kb_strv_push(&pl->own, "/dev");
+	kb_strv_push(&pl->own, "/dev/shm");
 	kb_strv_push(&pl->own, p->workspace);
 	for (size_t i = 0; i < p->nwrite; i++)
 		kb_strv_push(&pl->own, p->write[i].path);
@@ -712,6 +737,191 @@ plan_granted(const struct kb_policy *p, struct kb_plan *pl)
 		pl->granted[pl->ngranted].ino = m->ino;
 		pl->ngranted++;
 	}
+}
+
+/* bwrap's --dev: a tmpfs of its own, with no size option; the mounter
+ * sets its limits (it holds device nodes, links and what is mounted below
+ * it, but the command may write there) */
+static void
+plan_dev(struct kb_plan *pl)
+{
+	struct kb_tmpfs *t;
+
+	pl->tmpfs =
+	    xreallocarray(pl->tmpfs, pl->ntmpfs + 1, sizeof(*pl->tmpfs));
+	t = &pl->tmpfs[pl->ntmpfs++];
+	memset(t, 0, sizeof(*t));
+	t->path = xstrdup("/dev");
+	t->kind = KB_TMPFS_DEV;
+	t->from = pl->argv.n;
+}
+
+/* the argument of a bwrap option that names where it mounts or makes
+ * something (its offset after the option), 0 for the other options */
+static int
+dest_offset(const char *op)
+{
+	static const struct {
+		const char *op;
+		int at;
+	} ops[] = {
+	    {"--bind", 2},
+	    {"--ro-bind", 2},
+	    {"--dev-bind", 2},
+	    {"--ro-bind-data", 2},
+	    {"--tmpfs", 1},
+	    {"--dir", 1},
+	    {"--dev", 1},
+	    {"--proc", 1},
+	};
+
+	for (size_t i = 0; i < nitems(ops); i++)
+		if (strcmp(op, ops[i].op) == 0)
+			return ops[i].at;
+	return 0;
+}
+
+/*
+ * What bwrap makes in the tmpfs `t` for the mounts after it: a directory
+ * or file for each component of a mount point below it (an upper bound:
+ * one shared by two mounts is counted twice). A mount at its very path
+ * covers it. bwrap's options end at the first "--" (no argument of
+ * kinbox's starts with "--": paths are absolute).
+ */
+static unsigned long long
+below(const struct kb_plan *pl, struct kb_tmpfs *t)
+{
+	size_t tl = strlen(t->path);
+	unsigned long long n = 0;
+
+	for (size_t i = t->from; i < pl->argv.n; i++) {
+		const char *a = pl->argv.v[i], *d;
+		int at;
+
+		if (strcmp(a, "--") == 0)
+			break;
+		if ((at = dest_offset(a)) == 0 || i + (size_t)at >= pl->argv.n)
+			continue;
+		d = pl->argv.v[i + (size_t)at];
+		if (strcmp(d, t->path) == 0 && strcmp(a, "--dir") != 0)
+			t->covered = true;
+		if (!kb_path_within(d, t->path) || strcmp(d, t->path) == 0)
+			continue;
+		for (d += strcmp(t->path, "/") == 0 ? 0 : tl; *d != '\0'; d++)
+			n += *d == '/' && d[1] != '/' && d[1] != '\0';
+	}
+	return n;
+}
+
+/*
+ * The memory budget over the tmpfs mounts (backends/memory.c): the small
+ * ones' limits first, then the split of the rest, written into each
+ * --size placeholder; the mounter sets the inode limits (and /dev's size)
+ * once bwrap is done.
+ */
+static int
+plan_memory(const struct kb_policy *p, const struct kb_host *h,
+    struct kb_plan *pl, struct kb_err *e)
+{
+	_cleanup_free_ unsigned long long *nbelow =
+	    xcalloc(pl->ntmpfs + 1, sizeof(*nbelow));
+	unsigned long long small = 0;
+	size_t ncache = pl->overlay.n > 0 ? 1 : 0, nsmall = 0;
+	struct kb_memsplit sp;
+	char b[24], c[24];
+
+	pl->memory = kb_policy_memory(p, h->mem_total, &pl->memory_by);
+	for (size_t i = 0; i < pl->ntmpfs; i++) {
+		struct kb_tmpfs *t = &pl->tmpfs[i];
+
+		nbelow[i] = below(pl, t);
+		switch (t->kind) {
+		case KB_TMPFS_CACHE:
+			ncache++;
+			break;
+		case KB_TMPFS_DEV:
+		case KB_TMPFS_MASK:
+		case KB_TMPFS_RO:
+			kb_memory_small(
+			    t->kind, nbelow[i], &t->size, &t->inodes);
+			small += kb_memory_cost(t->size, t->inodes);
+			nsmall++;
+			break;
+		case KB_TMPFS_TMP:
+		case KB_TMPFS_SHM:
+			break;
+		}
+	}
+	if (kb_memory_split(pl->memory, small, ncache, &sp) == -1)
+		return kb_err_set(e,
+		    "the memory budget %s (%s) is too small for this "
+		    "sandbox: its %zu small mounts (/dev, the masks, absent "
+		    "hooks directories) take %s, which leaves less than 4 MiB "
+		    "for /tmp; give a larger --memory",
+		    kb_size_str(pl->memory, b, sizeof(b)),
+		    pl->memory_by != NULL ? pl->memory_by : "the default",
+		    nsmall, kb_size_str(small, c, sizeof(c)));
+	for (size_t i = 0; i < pl->ntmpfs; i++) {
+		struct kb_tmpfs *t = &pl->tmpfs[i];
+
+		if (t->kind == KB_TMPFS_TMP || t->kind == KB_TMPFS_SHM ||
+		    t->kind == KB_TMPFS_CACHE)
+			kb_memory_limits(t->kind == KB_TMPFS_TMP   ? sp.tmp
+					 : t->kind == KB_TMPFS_SHM ? sp.shm
+								   : sp.cache,
+			    nbelow[i], &t->size, &t->inodes);
+		if (t->size_arg != 0) {
+			free(pl->argv.v[t->size_arg]);
+			pl->argv.v[t->size_arg] = xasprintf("%llu", t->size);
+		}
+	}
+	if (pl->overlay.n > 0)
+		kb_memory_limits(
+		    sp.cache, 0, &pl->upper.size, &pl->upper.inodes);
+	return 0;
+}
+
+/* The posture lines of the budget: the big mounts' limits, the rule of
+ * the small ones (their number differs between hosts), what it cannot
+ * bound */
+static void
+plan_memory_notes(const struct kb_policy *p, struct kb_plan *pl)
+{
+	struct kb_buf big = {0};
+	char b[24];
+
+	for (size_t i = 0; i < pl->ntmpfs; i++) {
+		const struct kb_tmpfs *t = &pl->tmpfs[i];
+
+		if (t->kind != KB_TMPFS_TMP && t->kind != KB_TMPFS_SHM &&
+		    t->kind != KB_TMPFS_CACHE)
+			continue;
+		kb_buf_printf(&big, "%s%s %s and %llu inodes",
+		    big.s != NULL ? ", " : "", t->path,
+		    kb_size_str(t->size, b, sizeof(b)), t->inodes);
+	}
+	if (pl->upper.size > 0)
+		kb_buf_printf(&big,
+		    ", the ephemeral caches' overlays %s and %llu inodes "
+		    "together",
+		    kb_size_str(pl->upper.size, b, sizeof(b)),
+		    pl->upper.inodes);
+	kb_plan_note_memory(p, pl, NULL);
+	kb_strv_pushf(&pl->notes,
+	    "memory: every tmpfs of the sandbox is sized within the budget "
+	    "(an inode counted as %llu bytes): %s",
+	    KB_INODE_COST, big.s != NULL ? big.s : "");
+	kb_strv_push(&pl->notes,
+	    "memory: /dev, the masks and absent hooks directories get 64 KiB "
+	    "and 64 inodes each (an absent hooks directory, read-only, 4 KiB "
+	    "and 8), and an inode for each directory or file bwrap makes in "
+	    "one for the mounts below it; a 16th of the budget is kept for "
+	    "them; a write past a mount's size or inodes fails with ENOSPC");
+	kb_strv_push(&pl->notes,
+	    "memory: no cgroup: kinbox puts the run in none of its own; the "
+	    "command's processes (their memory, not the tmpfs pages above) "
+	    "are the OOM killer's to find, and --rlimit as bounds each one");
+	kb_buf_free(&big);
 }
 
 int
@@ -796,10 +1006,13 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 	add2(pl, "--cap-drop", "ALL");
 	add3(pl, "--ro-bind", "/", "/");
 	add2(pl, "--dev", "/dev");
+	plan_dev(pl);
 	add2(pl, "--proc", "/proc");
 	if (h->root)
 		plan_proc_ro(pl);
-	add2(pl, "--tmpfs", "/tmp");
+	add_tmpfs(pl, "/tmp", KB_TMPFS_TMP, NULL);
+	/* its own tmpfs: the one bwrap's --dev makes has no size */
+	add_tmpfs(pl, "/dev/shm", KB_TMPFS_SHM, "1777");
 	plan_masks(p, pl, true);
 	plan_caches(p, h, pl);
 	if (p->tmpdir_private != NULL)
@@ -828,7 +1041,7 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 	add(pl, num[2]);
 	add(pl, "--env");
 	kb_strv_pushf(&pl->argv, "%d", pl->env_fd);
-	if (pl->overlay.n > 0 || pl->watch.n > 0) {
+	if (pl->overlay.n > 0 || pl->watch.n > 0 || pl->ntmpfs > 0) {
 		add(pl, "--wait");
 		kb_strv_pushf(&pl->argv, "%d", pl->go_fd);
 	} else {
@@ -868,6 +1081,12 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 	add(pl, "--");
 	for (char **a = p->argv; *a != NULL; a++)
 		add(pl, *a);
+	if (plan_memory(p, h, pl, e) == -1) {
+		kb_strv_free(&checks);
+		kb_strv_free(&deny);
+		kb_plan_free(pl);
+		return -1;
+	}
 	plan_notes(p, h, pl);
 	if (deny.n > 0)
 		kb_strv_pushf(&pl->notes,

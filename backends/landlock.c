@@ -228,6 +228,22 @@ plan_notes(const struct kb_policy *p, const struct kb_host *h, const char *why,
 		    "TMPDIR: %s is not granted (the per-run directory "
 		    "replaces it)",
 		    p->tmpdir);
+	pl->memory = kb_policy_memory(p, h->mem_total, &pl->memory_by);
+	{
+		_cleanup_free_ char *how = xasprintf(
+		    "not bounded by this backend: it makes no tmpfs, and what "
+		    "the command writes goes to the host's filesystems, %s on "
+		    "the host's /tmp and the host's /dev/shm among them, "
+		    "bounded only by their own size (a tmpfs's default is "
+		    "half of RAM) and, per file, by --rlimit fsize",
+		    rundir);
+
+		kb_plan_note_memory(p, pl, how);
+		kb_strv_push(&pl->notes,
+		    "memory: no cgroup: kinbox puts the run in none of its "
+		    "own; the command's processes are the OOM killer's to "
+		    "find, and --rlimit as bounds each one");
+	}
 	kb_strv_pushf(&pl->notes, "network: %s (%s)", net_words(p, h),
 	    kb_origin_name(p->origin[KB_OPT_NET]));
 	if (p->where[KB_OPT_NET] != NULL)

@@ -1,6 +1,13 @@
 /*
- * backends/mounts.c — kinbox's two looks into a started sandbox's mount
+ * backends/mounts.c — kinbox's looks into a started sandbox's mount
  * namespace from outside, while kinbox-exec waits for its go (--wait):
+ *
+ * - the tmpfs limits. bwrap 0.8 mounts a tmpfs with a size (--size) but
+ *   no inode limit, and its --dev with neither; a tmpfs without one is
+ *   half of RAM that belongs to no process. kinbox's mounter (the child
+ *   below) enters the sandbox's namespaces and reconfigures each tmpfs of
+ *   the plan with its size= and nr_inodes= (backends/memory.c) before
+ *   the command starts.
  *
  * - the ephemeral caches' overlays. bwrap 0.8 has no overlays, and the
  *   command's side of the sandbox may not mount (it runs in a nested user
@@ -34,6 +41,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
@@ -71,6 +79,17 @@
 #endif
 #ifndef MOVE_MOUNT_F_EMPTY_PATH
 #define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#endif
+#ifndef SYS_fspick
+#define SYS_fspick 433
+#endif
+#ifndef FSPICK_CLOEXEC
+#define FSPICK_CLOEXEC          0x00000001
+#define FSPICK_SYMLINK_NOFOLLOW 0x00000002
+#define FSPICK_NO_AUTOMOUNT     0x00000004
+#endif
+#ifndef FSCONFIG_CMD_RECONFIGURE
+#define FSCONFIG_CMD_RECONFIGURE 7
 #endif
 
 bool
@@ -187,10 +206,59 @@ top_submount(const struct kb_strv *points, const char *dir, size_t i)
 	return true;
 }
 
-static void __attribute__((noreturn)) overlay_child(int mntfd,
+/*
+ * Sets the size= and nr_inodes= of the tmpfs mounted at `path` (its root:
+ * fspick refuses a path inside a mount), without touching its mount
+ * flags. Linux < 5.2 has no fspick: a remount then, with the flags the
+ * mount has. The superblock is the sandbox's own: this process holds no
+ * capability over the host's (its user namespace is the sandbox's).
+ */
+static int
+limit_tmpfs(
+    const char *path, unsigned long long size, unsigned long long inodes)
+{
+	char sz[32], in[32];
+	int fd, rc = -1;
+
+	snprintf(sz, sizeof(sz), "%llu", size);
+	snprintf(in, sizeof(in), "%llu", inodes);
+	fd = (int)syscall(SYS_fspick, AT_FDCWD, path,
+	    FSPICK_CLOEXEC | FSPICK_SYMLINK_NOFOLLOW | FSPICK_NO_AUTOMOUNT);
+	if (fd == -1 && errno == ENOSYS) {
+		struct statvfs sv;
+		unsigned long fl = MS_REMOUNT;
+		char opts[80];
+
+		if (statvfs(path, &sv) == -1)
+			return -1;
+		fl |= sv.f_flag & ST_RDONLY ? MS_RDONLY : 0;
+		fl |= sv.f_flag & ST_NOSUID ? MS_NOSUID : 0;
+		fl |= sv.f_flag & ST_NODEV ? MS_NODEV : 0;
+		fl |= sv.f_flag & ST_NOEXEC ? MS_NOEXEC : 0;
+		fl |= sv.f_flag & ST_NOATIME ? MS_NOATIME : 0;
+		fl |= sv.f_flag & ST_NODIRATIME ? MS_NODIRATIME : 0;
+		fl |= sv.f_flag & ST_RELATIME ? MS_RELATIME : 0;
+		snprintf(opts, sizeof(opts), "size=%s,nr_inodes=%s", sz, in);
+		return mount(NULL, path, NULL, fl, opts);
+	}
+	if (fd == -1)
+		return -1;
+	if (syscall(SYS_fsconfig, fd, FSCONFIG_SET_STRING, "size", sz, 0) !=
+		-1 &&
+	    syscall(SYS_fsconfig, fd, FSCONFIG_SET_STRING, "nr_inodes", in,
+		0) != -1 &&
+	    syscall(SYS_fsconfig, fd, FSCONFIG_CMD_RECONFIGURE, NULL, NULL,
+		0) != -1)
+		rc = 0;
+	close(fd);
+	return rc;
+}
+
+static void __attribute__((noreturn)) mounter_child(int mntfd,
     const struct kb_strv *points, const struct kb_plan *pl, int errfd, int go_w)
 {
 	int uns = ioctl(mntfd, NS_GET_USERNS), fsfd, up;
+	char usize[32], uinodes[32];
 
 	if (uns == -1 || setns(uns, CLONE_NEWUSER) == -1)
 		child_fail(errfd,
@@ -200,12 +268,34 @@ static void __attribute__((noreturn)) overlay_child(int mntfd,
 		child_fail(errfd,
 		    "cannot enter the sandbox's mount namespace: %s",
 		    strerror(errno));
+	/* before the overlays: a tmpfs below a cache is cloned with its
+	 * superblock, limits and all */
+	for (size_t i = 0; i < pl->ntmpfs; i++) {
+		const struct kb_tmpfs *t = &pl->tmpfs[i];
+
+		if (t->covered)
+			continue;
+		if (limit_tmpfs(t->path, t->size, t->inodes) == -1)
+			child_fail(errfd,
+			    "cannot limit the tmpfs at %s to %llu bytes and "
+			    "%llu inodes: %s",
+			    t->path, t->size, t->inodes, strerror(errno));
+	}
+	if (pl->overlay.n == 0)
+		goto go;
 	/* The upper layers: a tmpfs that is never attached anywhere (no
-	 * path reaches it, nothing to unmount), named relative to the cwd */
+	 * path reaches it, nothing to unmount), named relative to the cwd;
+	 * the caches' share of the budget bounds it */
+	snprintf(usize, sizeof(usize), "%llu", pl->upper.size);
+	snprintf(uinodes, sizeof(uinodes), "%llu", pl->upper.inodes);
 	fsfd = (int)syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC);
 	if (fsfd == -1 ||
 	    syscall(SYS_fsconfig, fsfd, FSCONFIG_SET_STRING, "mode", "0700",
 		0) == -1 ||
+	    syscall(SYS_fsconfig, fsfd, FSCONFIG_SET_STRING, "size", usize,
+		0) == -1 ||
+	    syscall(SYS_fsconfig, fsfd, FSCONFIG_SET_STRING, "nr_inodes",
+		uinodes, 0) == -1 ||
 	    syscall(SYS_fsconfig, fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) ==
 		-1 ||
 	    (up = (int)syscall(SYS_fsmount, fsfd, FSMOUNT_CLOEXEC,
@@ -274,6 +364,7 @@ static void __attribute__((noreturn)) overlay_child(int mntfd,
 				    "%s: cannot put the mount at %s back: %s",
 				    dir, clone_at[k], strerror(errno));
 	}
+go:
 	/* done: the command may start (one hop fewer than through kinbox),
 	 * and kinbox goes on while this one exits */
 	if (write(go_w, "G", 1) != 1)
@@ -287,7 +378,7 @@ static void __attribute__((noreturn)) overlay_child(int mntfd,
 #define MSG_MAX (256 * 1024)
 
 /* Receives the mount namespace and the mount points (NUL-separated) that
- * kb_overlay_go() sends. */
+ * kb_mounter_go() sends. */
 static int
 recv_go(int sock, int *mntfd, struct kb_strv *points)
 {
@@ -318,9 +409,10 @@ recv_go(int sock, int *mntfd, struct kb_strv *points)
 }
 
 /*
- * The overlays' mounter, forked while bwrap still sets up (its start and
- * its exit are then not on the path the caller waits on). It keeps only
- * its socket and waits for the sandbox's mount namespace and mount table.
+ * The mounter (tmpfs limits, overlays), forked while bwrap still sets up
+ * (its start and its exit are then not on the path the caller waits on).
+ * It keeps only its socket and waits for the sandbox's mount namespace
+ * and mount table.
  */
 /* closes every descriptor from 3 up but `a` and `b` */
 static void
@@ -337,7 +429,7 @@ close_all_but(int a, int b)
 }
 
 int
-kb_overlay_start(const struct kb_plan *pl, int go_w, pid_t *child)
+kb_mounter_start(const struct kb_plan *pl, int go_w, pid_t *child)
 {
 	int sv[2];
 
@@ -358,14 +450,14 @@ kb_overlay_start(const struct kb_plan *pl, int go_w, pid_t *child)
 		close_all_but(sv[1], go_w);
 		if (recv_go(sv[1], &mntfd, &points) == -1)
 			_exit(3); /* kinbox went away, or stopped the run */
-		overlay_child(mntfd, &points, pl, sv[1], go_w);
+		mounter_child(mntfd, &points, pl, sv[1], go_w);
 	}
 	close(sv[1]);
 	return sv[0];
 }
 
 int
-kb_overlay_go(
+kb_mounter_go(
     int sock, int mntfd, const struct kb_strv *points, char *why, size_t whylen)
 {
 	struct kb_buf b = {0};
@@ -395,7 +487,7 @@ kb_overlay_go(
 	n = sendmsg(sock, &msg, MSG_NOSIGNAL);
 	kb_buf_free(&b);
 	if (n < 1) {
-		snprintf(why, whylen, "cannot reach the overlays' mounter: %s",
+		snprintf(why, whylen, "cannot reach kinbox's mounter: %s",
 		    strerror(errno));
 		return -1;
 	}
@@ -409,7 +501,7 @@ kb_overlay_go(
 			;
 		if (rc == 0) {
 			snprintf(why, whylen,
-			    "the overlays' mounter did not answer in 20 s");
+			    "kinbox's mounter did not answer in 20 s");
 			return -1;
 		}
 	}
@@ -421,6 +513,6 @@ kb_overlay_go(
 		return 0;
 	}
 	if (n <= 0)
-		snprintf(why, whylen, "the overlays' mounter died");
+		snprintf(why, whylen, "kinbox's mounter died");
 	return -1;
 }

@@ -73,6 +73,29 @@ kb_plan_limits(const struct kb_policy *p, struct kb_plan *pl)
 }
 
 void
+kb_plan_note_memory(
+    const struct kb_policy *p, struct kb_plan *pl, const char *how)
+{
+	char b[24], c[24];
+
+	kb_strv_pushf(&pl->notes, "memory: budget %s (%s%s)",
+	    kb_size_str(pl->memory, b, sizeof(b)),
+	    pl->memory_by != NULL ? "set by "
+				  : "the default: a quarter of "
+				    "RAM, at most 4 GiB",
+	    pl->memory_by != NULL ? pl->memory_by : "");
+	if (p->memory_cap != 0 && p->memory_cap > pl->memory)
+		kb_strv_pushf(&pl->notes,
+		    "memory: %s asks for %s, more than the budget: not "
+		    "raised (a project file may only lower it)",
+		    p->memory_cap_where != NULL ? p->memory_cap_where
+						: "the project file",
+		    kb_size_str(p->memory_cap, c, sizeof(c)));
+	if (how != NULL)
+		kb_strv_pushf(&pl->notes, "memory: %s", how);
+}
+
+void
 kb_plan_note_devices(const struct kb_policy *p, struct kb_plan *pl)
 {
 	for (size_t i = 0; i < p->ndev; i++) {
@@ -120,6 +143,9 @@ kb_plan_free(struct kb_plan *pl)
 	free(pl->profile);
 	free(pl->granted);
 	free(pl->pass_src);
+	for (size_t i = 0; i < pl->ntmpfs; i++)
+		free(pl->tmpfs[i].path);
+	free(pl->tmpfs);
 	memset(pl, 0, sizeof(*pl));
 }
 

@@ -523,8 +523,9 @@ watch_hit(struct watch *w, const struct kb_plan *pl, struct kb_run *r)
 }
 
 /*
- * bwrap is done and kinbox-exec waits (--wait): mount the overlays, arm
- * the watch, then let it go. The watch is opened after the overlays (their
+ * bwrap is done and kinbox-exec waits (--wait): limit the tmpfs mounts
+ * and mount the overlays (the mounter), arm the watch, then let it go.
+ * The watch is opened after the overlays (their
  * mounts are no event) and checked once right away: a mount the host
  * detached between bwrap's setup and now is caught here. Returns false
  * when the command must not start (r->setup_fail says why, or r->broken).
@@ -546,13 +547,13 @@ go_inside(const struct kb_plan *pl, pid_t bwrap, struct watch *w, int ov_sock,
 	}
 	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)pid);
 	w->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (pl->overlay.n > 0) {
+	if (kb_plan_mounts(pl)) {
 		snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
 		mntfd = open(path, O_RDONLY | O_CLOEXEC);
 	}
 	/* both opened on the process pinned by the pidfd, not a recycled
 	 * pid: it is still there after the opens */
-	if (w->fd == -1 || (pl->overlay.n > 0 && mntfd == -1) ||
+	if (w->fd == -1 || (kb_plan_mounts(pl) && mntfd == -1) ||
 	    syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == -1 ||
 	    kb_mountinfo_read(w->fd, &w->points) == -1) {
 		snprintf(r->setup_fail, sizeof(r->setup_fail),
@@ -566,8 +567,8 @@ go_inside(const struct kb_plan *pl, pid_t bwrap, struct watch *w, int ov_sock,
 		snprintf(r->broken, sizeof(r->broken), "%s", hit);
 		goto out;
 	}
-	if (pl->overlay.n > 0 &&
-	    kb_overlay_go(ov_sock, mntfd, &w->points, r->setup_fail,
+	if (kb_plan_mounts(pl) &&
+	    kb_mounter_go(ov_sock, mntfd, &w->points, r->setup_fail,
 		sizeof(r->setup_fail)) == -1)
 		goto out;
 	ok = true;
@@ -861,10 +862,10 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 		px[1] = -1;
 	}
 	/* forked now, while bwrap sets up; it gives the go */
-	if (pl->overlay.n > 0) {
-		if ((ov_sock = kb_overlay_start(pl, go_p[1], &ov_pid)) == -1)
+	if (kb_plan_mounts(pl)) {
+		if ((ov_sock = kb_mounter_start(pl, go_p[1], &ov_pid)) == -1)
 			snprintf(r->setup_fail, sizeof(r->setup_fail),
-			    "cannot start the overlays' mounter: %s",
+			    "cannot start kinbox's mounter: %s",
 			    strerror(errno));
 		close(go_p[1]);
 		go_p[1] = -1;
@@ -902,7 +903,7 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 		if (r->started && !was_started) {
 			was_started = true;
 			/* kinbox-exec waits for its go (from here, or from
-			 * the overlays' mounter); an EOF instead stops it
+			 * kinbox's mounter); an EOF instead stops it
 			 * before the command */
 			if (pl->go_fd != -1) {
 				if (r->setup_fail[0] == '\0' &&

@@ -694,6 +694,10 @@ plan_notes(const struct kb_policy *p, const struct kb_seatbelt_host *h,
 	kb_strv_push(&pl->notes,
 	    "signals: only to the command's own processes (same-sandbox)");
 	kb_strv_push(&pl->notes,
+	    "memory: no budget (--memory, memory = are not applied): "
+	    "Seatbelt makes no tmpfs to size and kinbox no cgroup on macOS; "
+	    "what the command writes goes to the host's disk");
+	kb_strv_push(&pl->notes,
 	    "not provided (seatbelt): a private /tmp; a pid namespace (host "
 	    "processes are visible; what the command leaves running goes "
 	    "on); a private loopback (with --net a server binds the host's "

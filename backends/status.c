@@ -1092,6 +1092,31 @@ bwrap_short(const struct kb_status *st)
 	return xasprintf("bwrap fails its probe (%s)", cause_text(c));
 }
 
+/* MemTotal (/proc/meminfo, kB) and the budget's default it makes */
+static void
+collect_memory(const struct kb_status_roots *r, struct kb_status *st)
+{
+	_cleanup_free_ char *mi = read_at(r->proc, "/meminfo", 16384);
+	const char *at = mi != NULL ? strstr(mi, "MemTotal:") : NULL;
+	unsigned long long kb = 0;
+
+	if (at != NULL && sscanf(at, "MemTotal: %llu kB", &kb) == 1 &&
+	    kb < (1ULL << 50))
+		st->memory.total = kb * 1024;
+	st->memory.budget = kb_memory_default(st->memory.total);
+	st->memory.bwrap =
+	    "every tmpfs of the sandbox (/tmp, /dev/shm, /dev, the masks, "
+	    "the caches) sized and inode-limited within it: a write past "
+	    "fails with ENOSPC";
+	st->memory.landlock =
+	    "not bounded: the backend makes no tmpfs, writes go to the "
+	    "host's /tmp (this run's directory there) and /dev/shm; "
+	    "--rlimit fsize bounds each file";
+	st->memory.cgroup =
+	    "none: kinbox puts a run in no cgroup of its own; the "
+	    "command's processes are the OOM killer's to find";
+}
+
 void
 kb_status_collect(const struct kb_status_roots *r,
     const struct kb_status_probes *p, struct kb_status *st)
@@ -1109,6 +1134,7 @@ kb_status_collect(const struct kb_status_roots *r,
 	collect_bwrap(p, st);
 	collect_landlock(r, p, st);
 	collect_yama(r, st);
+	collect_memory(r, st);
 	/* the fixes, now that every backend's state is known */
 	judge_userns(r, st);
 	judge_bwrap(r, st);
@@ -1389,6 +1415,22 @@ kb_status_text(const struct kb_status *st)
 		    st->yama.says);
 	else
 		fact(&b, "yama ptrace", "%s", st->yama.says);
+	{
+		char t[24], m[24];
+
+		fact(&b, "memory budget",
+		    "%s by default (a quarter of %s%s, at most 4 GiB; "
+		    "--memory or memory = in [sandbox] sets a run's, kinbox "
+		    "--dry-run shows it)",
+		    kb_size_str(st->memory.budget, m, sizeof(m)),
+		    st->memory.total > 0
+			? kb_size_str(st->memory.total, t, sizeof(t))
+			: "RAM, not known here:",
+		    st->memory.total > 0 ? " RAM" : "");
+		fact(&b, "memory bwrap", "%s", st->memory.bwrap);
+		fact(&b, "memory landlock", "%s", st->memory.landlock);
+		fact(&b, "memory cgroup", "%s", st->memory.cgroup);
+	}
 	if (st->sandbox_env == NULL)
 		fact(&b, "KINBOX_SANDBOX", "%s", st->sandbox_effect);
 	else
@@ -1466,7 +1508,7 @@ kb_status_json(const struct kb_status *st)
 	json_t *o = json_object(), *bw = json_object(), *feat = json_object();
 	json_t *un = json_object(), *ct = json_object(), *ll = json_object();
 	json_t *sc = json_object(), *ya = json_object(), *lack = json_array();
-	json_t *never = json_array();
+	json_t *never = json_array(), *mem = json_object();
 	static const char *const keys[KB_USERNS__N] = {"max_user_namespaces",
 	    "unprivileged_userns_clone",
 	    "apparmor_restrict_unprivileged_userns"};
@@ -1569,6 +1611,15 @@ kb_status_json(const struct kb_status *st)
 	set(ya, "ptrace_scope", jlong(st->yama.ptrace_scope));
 	set(ya, "says", jstr(st->yama.says));
 	set(o, "yama", ya);
+
+	set(mem, "mem_total",
+	    st->memory.total > 0 ? json_integer((json_int_t)st->memory.total)
+				 : json_null());
+	set(mem, "default_budget", json_integer((json_int_t)st->memory.budget));
+	set(mem, "bwrap", jstr(st->memory.bwrap));
+	set(mem, "landlock", jstr(st->memory.landlock));
+	set(mem, "cgroup", jstr(st->memory.cgroup));
+	set(o, "memory", mem);
 
 	text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);

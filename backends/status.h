@@ -167,6 +167,13 @@ struct kb_status {
 		long ptrace_scope; /* -1 when Yama is not loaded */
 		const char *says;
 	} yama;
+	/* the memory budget's default here (kb_memory_default of MemTotal,
+	 * /proc/meminfo) and what bounds what on each backend */
+	struct {
+		unsigned long long total; /* bytes, 0 when unknown */
+		unsigned long long budget;
+		const char *bwrap, *landlock, *cgroup;
+	} memory;
 	const char *pick; /* what auto picks: "bwrap", "landlock", NULL */
 	char *pick_why;
 };

@@ -561,6 +561,7 @@ policy_value(const struct kb_policy *p, const struct kb_option *r, bool typed)
 	case KB_OPT_TIMEOUT:
 	case KB_OPT_KILL_AFTER:
 	case KB_OPT_RLIMIT:
+	case KB_OPT_MEMORY:
 	case KB_OPT_SETENV:
 	case KB_OPT_JSON_FD:
 	case KB_OPT_DRY_RUN:

@@ -642,3 +642,68 @@ kb_duration_parse(const char *s, long long *secs)
 	errno = EINVAL;
 	return -1;
 }
+
+int
+kb_size_parse(const char *s, unsigned long long *bytes)
+{
+	static const unsigned long long cap = 1ULL << 50;
+	size_t n = strspn(s, "0123456789");
+	unsigned long long v = 0, mult = 1;
+
+	if (n == 0 || (s[n] != '\0' && s[n + 1] != '\0')) {
+		errno = EINVAL;
+		return -1;
+	}
+	switch (s[n]) {
+	case '\0':
+		break;
+	case 'k':
+	case 'K':
+		mult = 1ULL << 10;
+		break;
+	case 'm':
+	case 'M':
+		mult = 1ULL << 20;
+		break;
+	case 'g':
+	case 'G':
+		mult = 1ULL << 30;
+		break;
+	case 't':
+	case 'T':
+		mult = 1ULL << 40;
+		break;
+	default:
+		errno = EINVAL;
+		return -1;
+	}
+	for (size_t k = 0; k < n; k++) {
+		v = v * 10 + (unsigned)(s[k] - '0');
+		if (v > cap / mult) {
+			errno = ERANGE;
+			return -1;
+		}
+	}
+	*bytes = v * mult;
+	return 0;
+}
+
+const char *
+kb_size_str(unsigned long long bytes, char *buf, size_t n)
+{
+	static const char *const unit[] = {
+	    "B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+	unsigned long long scale = 1, tenth;
+	size_t u = 0;
+
+	while (u + 1 < nitems(unit) && bytes / scale >= 1024) {
+		scale <<= 10;
+		u++;
+	}
+	tenth = (bytes % scale) * 10 / scale; /* < 10: the remainder < scale */
+	if (u == 0 || tenth == 0)
+		snprintf(buf, n, "%llu %s", bytes / scale, unit[u]);
+	else
+		snprintf(buf, n, "%llu.%llu %s", bytes / scale, tenth, unit[u]);
+	return buf;
+}

@@ -142,6 +142,16 @@ char *kb_read_fd_close(int fd, size_t max);
  * EINVAL (not that form) or ERANGE (too long). */
 int kb_duration_parse(const char *s, long long *secs);
 
+/* A size as --memory takes it: digits and an optional unit, K, M, G or T
+ * (1024-based, either case; none: bytes), at most 1 PiB (2^50). 0 with
+ * *bytes, or -1 with errno EINVAL (not that form) or ERANGE (larger). */
+int kb_size_parse(const char *s, unsigned long long *bytes);
+
+/* `bytes` for people into buf (24 bytes hold any): "4 GiB", "64 MiB",
+ * "37.5 MiB" (the largest unit it reaches, one decimal when not whole,
+ * rounded down), "512 B". Returns buf. */
+const char *kb_size_str(unsigned long long bytes, char *buf, size_t n);
+
 /* mkdir -p with `mode` for what it creates; the created directories are
  * appended to `created` (when not NULL), outermost first. 0, or -1 with
  * errno set. */

@@ -545,7 +545,7 @@ project_entry(struct cfg *c, const char *section, const char *key,
 {
 	static const char only[] =
 	    "a project file may only tighten "
-	    "(network = off, mask, scrub_env, timeout, rlimit)";
+	    "(network = off, mask, scrub_env, timeout, rlimit, memory)";
 	const struct kb_option *o = kb_option_by_key(key);
 	bool on;
 

@@ -568,6 +568,32 @@ set_duration(struct kb_policy *p, const struct kb_option *o, const char *v,
 	return 0;
 }
 
+/* --memory, memory =: the form was checked (a size, at least 16M) */
+static int
+set_memory(struct kb_policy *p, const struct kb_option *o, const char *v,
+    const struct kb_src *s, struct kb_err *e)
+{
+	unsigned long long b = 0;
+
+	(void)o;
+	(void)e;
+	kb_size_parse(v, &b);
+	/* the project file only tightens: a bound the budget is lowered
+	 * to, never raised by; judged when the budget is known (its default
+	 * is the host's: kb_policy_memory) */
+	if (s->origin == KB_ORIGIN_PROJECT) {
+		if (p->memory_cap == 0 || b < p->memory_cap) {
+			p->memory_cap = b;
+			free(p->memory_cap_where);
+			p->memory_cap_where =
+			    xstrdup(s->where != NULL ? s->where : "");
+		}
+		return 0;
+	}
+	p->memory = b;
+	return 0;
+}
+
 /* a variable name, and not one of kinbox's own (KINBOX_ACTIVE tells a
  * nested kinbox the truth; the others steer kinbox itself) */
 static const char *
@@ -718,6 +744,20 @@ check_form(const struct kb_option *o, const char *v, const struct kb_src *s,
 		struct rlim_ctx c = {NULL, o, s, e};
 
 		return each_rlim(v, one_rlim, &c);
+	}
+	case KB_OPT_MEMORY: {
+		unsigned long long bytes = 0;
+		int rc = kb_size_parse(v, &bytes);
+
+		if (rc == -1 || bytes < KB_MEMORY_MIN)
+			return kb_err_set(e,
+			    "%s %s: %s; write a size with K, M or G "
+			    "(1024-based), at least 16M: 512M, 2G",
+			    what(o, s, b, sizeof(b)), v,
+			    rc == 0           ? "less than 16M"
+			    : errno == ERANGE ? "too large"
+					      : "not a size");
+		return 0;
 	}
 	case KB_OPT_SETENV: {
 		const char *why = setenv_problem(v);
@@ -950,6 +990,20 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		    "(per user, not per sandbox)",
 		.neghelp = NULL,
 	},
+	[KB_OPT_MEMORY] = {
+		.id = KB_OPT_MEMORY, .flag = "memory", .shortopt = 0,
+		.negflag = NULL, .metavar = "SIZE",
+		.sections = KB_IN_SANDBOX, .key = "memory", .json = NULL,
+		/* a project file may set it: a budget only tightens (the
+		 * lower one is kept, never a higher: kb_policy_memory) */
+		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_ADD, .type = KB_T_VALUE,
+		.set = set_memory,
+		.help = "bound the sandbox's memory to SIZE (K, M, G):\n"
+		    "its tmpfs mounts (/tmp, /dev/shm, ...) together,\n"
+		    "and a cgroup where one can be had (default: a\n"
+		    "quarter of RAM, at most 4G)",
+		.neghelp = NULL,
+	},
 	[KB_OPT_SETENV] = {
 		.id = KB_OPT_SETENV, .flag = "setenv", .shortopt = 0,
 		.negflag = NULL, .metavar = "NAME=VALUE",
@@ -1103,7 +1157,10 @@ kb_option_set(struct kb_policy *p, enum kb_opt id, const char *value,
 			return kb_err_set(e, "%s: %s", s->where, inner.msg);
 		return kb_err_set(e, "%s", inner.msg);
 	}
-	if (o->type == KB_T_SWITCH || o->type == KB_T_VALUE) {
+	/* a project's memory = is a bound the setter keeps apart
+	 * (p->memory_cap): the value's origin stays what set the value */
+	if ((o->type == KB_T_SWITCH || o->type == KB_T_VALUE) &&
+	    !(id == KB_OPT_MEMORY && s->origin == KB_ORIGIN_PROJECT)) {
 		p->origin[id] = s->origin;
 		free(p->where[id]);
 		p->where[id] = xstrdup(s->where != NULL ? s->where : "");

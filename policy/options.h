@@ -45,6 +45,7 @@ enum kb_opt {
 	KB_OPT_TIMEOUT,
 	KB_OPT_KILL_AFTER,
 	KB_OPT_RLIMIT,
+	KB_OPT_MEMORY,
 	KB_OPT_SETENV,
 	/* kinbox's own switches: flags only, not policy */
 	KB_OPT_JSON_FD,

@@ -48,6 +48,7 @@ kb_policy_free(struct kb_policy *p)
 		if (p->write[i].fd != -1)
 			close(p->write[i].fd);
 	}
+	free(p->memory_cap_where);
 	for (size_t i = 0; i < p->nallow_host; i++) {
 		free(p->allow_host[i].name);
 		free(p->allow_host[i].where);
@@ -339,4 +340,34 @@ kb_policy_within_writable(const struct kb_policy *p, const char *canonical)
 		    kb_path_within(canonical, p->mask[i].path))
 			return true;
 	return false;
+}
+
+unsigned long long
+kb_memory_default(unsigned long long mem_total)
+{
+	unsigned long long q = (mem_total / 4) & ~((1ULL << 20) - 1);
+
+	if (mem_total == 0 || q > KB_MEMORY_DEFAULT_MAX)
+		return KB_MEMORY_DEFAULT_MAX;
+	return q < KB_MEMORY_MIN ? KB_MEMORY_MIN : q;
+}
+
+unsigned long long
+kb_policy_memory(
+    const struct kb_policy *p, unsigned long long mem_total, const char **by)
+{
+	unsigned long long b = p->memory;
+	const char *who = p->where[KB_OPT_MEMORY];
+
+	if (b == 0) {
+		b = kb_memory_default(mem_total);
+		who = NULL;
+	}
+	if (p->memory_cap != 0 && p->memory_cap < b) {
+		b = p->memory_cap;
+		who = p->memory_cap_where;
+	}
+	if (by != NULL)
+		*by = who;
+	return b;
 }

@@ -305,11 +305,35 @@ struct kb_policy {
 	 * count, as enum kb_rlim says) */
 	bool rlim_set[KB_RLIM__N];
 	unsigned long long rlim[KB_RLIM__N];
+	/* --memory, memory =: the sandbox's memory budget in bytes from the
+	 * flag or a config layer (0: the default, kb_memory_default), and
+	 * the lowest a project file asked for (0: none) with where it did:
+	 * the budget is lowered to it, never raised (kb_policy_memory) */
+	unsigned long long memory, memory_cap;
+	char *memory_cap_where;
 	struct kb_strv setenv;   /* --setenv NAME=VALUE, in the order given */
 	char **argv;             /* the command; borrowed from main's argv */
 	struct timespec started; /* CLOCK_REALTIME_COARSE at finalize: files
 				    changed since are the command's doing */
 };
+
+/*
+ * The memory budget: every tmpfs the bwrap backend makes is sized so that
+ * together they stay within it (backends/memory.c), and a cgroup, where
+ * one can be had, gets it as memory.max. The default is a quarter of
+ * MemTotal, at most 4 GiB and at least 16 MiB (the least --memory takes),
+ * in whole MiB; 4 GiB when MemTotal is unknown (0).
+ */
+#define KB_MEMORY_MIN         (16ULL << 20)
+#define KB_MEMORY_DEFAULT_MAX (4ULL << 30)
+unsigned long long kb_memory_default(unsigned long long mem_total);
+
+/* The run's budget: --memory or memory = (else the default for
+ * `mem_total`), lowered to a project file's memory = when that is lower.
+ * *by (may be NULL) gets what set it: "--memory", "FILE:LINE", or NULL for
+ * the default. */
+unsigned long long kb_policy_memory(
+    const struct kb_policy *, unsigned long long mem_total, const char **by);
 
 /* Initialises `p`; `home` may be NULL (then $HOME/passwd are looked up). */
 void kb_policy_init(struct kb_policy *p);

@@ -12,7 +12,8 @@
  * and aborts when it does not hold:
  *   - a project file alone never loosens the policy, not even partly
  *     before an error: no network, allowed egress host, write root, kept
- *     variable, cache, backend, SSH agent or unconfined run;
+ *     variable, cache, backend, SSH agent or unconfined run, no memory
+ *     budget above the default;
  *   - only a session grants an unconfined run;
  *   - an error comes with a message.
  * The workspace is open on descriptor 200, so a seed can name it, and
@@ -174,7 +175,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < sizeof(p.cache) / sizeof(p.cache[0]); i++)
 			if (p.cache[i] != KB_CACHE_EPHEMERAL)
 				abort();
+		/* its memory = only lowers the budget, never past the default */
+		if (p.memory != 0 || kb_policy_memory(&p, 16ULL << 30, NULL) >
+					 kb_memory_default(16ULL << 30))
+			abort();
 	}
+	/* whatever the layers say, the budget is a size kinbox takes */
+	if (rc == 0 && kb_policy_memory(&p, 0, NULL) < KB_MEMORY_MIN)
+		abort();
 	if (p.unconfined && p.origin[KB_OPT_UNCONFINED] != KB_ORIGIN_SESSION)
 		abort();
 	if (p.net && p.origin[KB_OPT_NET] == KB_ORIGIN_PROJECT)

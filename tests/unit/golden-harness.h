@@ -176,7 +176,8 @@ subst(const char *s)
 static bool
 stable_path(const char *path)
 {
-	static const char *const fixed[] = { "/", "/dev", "/proc", "/tmp" };
+	static const char *const fixed[] = { "/", "/dev", "/dev/shm", "/proc",
+		"/tmp" };
 
 	if (kb_path_within(path, base))
 		return true;
@@ -195,7 +196,8 @@ arity(const char *opt, bool helper)
 	} bw[] = {
 		{ "--cap-drop", 1 }, { "--ro-bind", 2 }, { "--bind", 2 },
 		{ "--dev", 1 }, { "--proc", 1 }, { "--tmpfs", 1 },
-		{ "--perms", 1 }, { "--ro-bind-data", 2 }, { "--dir", 1 },
+		{ "--perms", 1 }, { "--size", 1 }, { "--ro-bind-data", 2 },
+		{ "--dir", 1 },
 		{ "--remount-ro", 1 }, { "--chdir", 1 }, { "--seccomp", 1 },
 	}, kx[] = {
 		{ "--close-fds", 2 }, { "--check", 2 }, { "--deny-read", 1 },
@@ -220,7 +222,8 @@ arity(const char *opt, bool helper)
 	return 0;
 }
 
-/* one option with its arguments (and a --perms before it), as lines */
+/* one option with its arguments (and a --perms or --size before it), as
+ * lines */
 struct group {
 	struct kb_strv lines;
 	const char *op;     /* the option (borrowed from the plan) */
@@ -407,7 +410,7 @@ render_argv(const struct kb_plan *pl, struct kb_buf *out)
 			    strncmp(pl->argv.v[i + 1], "/proc/self/fd/", 14) != 0;
 		}
 		i += 1 + (size_t)n;
-		if (strcmp(a, "--perms") == 0) {
+		if (strcmp(a, "--perms") == 0 || strcmp(a, "--size") == 0) {
 			/* a modifier of the next mount: kept with it */
 			for (size_t k = 0; k < cur->lines.n; k++)
 				kb_strv_push(&perms, cur->lines.v[k]);

@@ -3,6 +3,7 @@
  * guard scan and audit (profile/gitguard.c) on repositories laid out by
  * hand in a temp dir. Pure planning: nothing is executed.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 #include "../../backends/backend.h"
 #include "../../gitguard/gitguard.h"
+#include "../../policy/tables.h"
 #include "tap.h"
 
 static char base[PATH_MAX];
@@ -801,6 +803,236 @@ test_quote(void)
 	kb_buf_free(&b);
 }
 
+/* the tmpfs mounts' share of the budget, the upper layer's included */
+static unsigned long long
+tmpfs_cost(const struct kb_plan *pl)
+{
+	unsigned long long sum = kb_memory_cost(pl->upper.size,
+	    pl->upper.inodes);
+
+	for (size_t i = 0; i < pl->ntmpfs; i++)
+		sum += kb_memory_cost(pl->tmpfs[i].size, pl->tmpfs[i].inodes);
+	return sum;
+}
+
+static const struct kb_tmpfs *
+tmpfs_at(const struct kb_plan *pl, const char *path)
+{
+	for (size_t i = 0; i < pl->ntmpfs; i++)
+		if (strcmp(pl->tmpfs[i].path, path) == 0)
+			return &pl->tmpfs[i];
+	return NULL;
+}
+
+/* every --tmpfs of bwrap's options has a --size right before it, the one
+ * the plan records for that path */
+static bool
+every_tmpfs_sized(const struct kb_plan *pl)
+{
+	bool all = true;
+
+	for (size_t i = 0; i < pl->argv.n && strcmp(pl->argv.v[i], "--"); i++) {
+		const struct kb_tmpfs *t;
+		char want[32];
+
+		if (strcmp(pl->argv.v[i], "--tmpfs") != 0)
+			continue;
+		t = i + 1 < pl->argv.n ? tmpfs_at(pl, pl->argv.v[i + 1]) : NULL;
+		if (t != NULL)
+			snprintf(want, sizeof(want), "%llu", t->size);
+		if (t == NULL || i < 2 || strcmp(pl->argv.v[i - 2], "--size") ||
+		    strcmp(pl->argv.v[i - 1], want) != 0 || t->size == 0 ||
+		    t->inodes == 0) {
+			printf("# --tmpfs %s: not sized as planned\n",
+			    i + 1 < pl->argv.n ? pl->argv.v[i + 1] : "?");
+			all = false;
+		}
+	}
+	return all;
+}
+
+static void
+test_memory(void)
+{
+	static char *cmd[] = { cmd_true, NULL };
+	static const struct kb_host host16 = { .landlock_abi = 6,
+		.overlay = true, .mem_total = 16ULL << 30 };
+	struct kb_memsplit sp;
+	struct kb_policy p;
+	struct kb_plan pl;
+	struct kb_err e;
+	const struct kb_tmpfs *t;
+	unsigned long long size, inodes;
+	char *render, *gc, *rm;
+	/* caches below /tmp are not mounted (policy/masks.c): a home of
+	 * their own elsewhere */
+	char vhome[] = "/var/tmp/kb-test-bwrap-home.XXXXXX";
+	int g = -1;
+
+	for (size_t i = 0; i < kb_cache_count; i++)
+		if (strcmp(kb_cache_table[i].name, "gradle") == 0)
+			g = (int)i;
+	free(mkd("mem"));
+	if (mkdtemp(vhome) == NULL) {
+		ok(0, "mkdtemp %s: %s", vhome, strerror(errno));
+		return;
+	}
+	gc = xasprintf("%s/.npm", vhome);
+	mkdir(gc, 0755);
+	free(gc);
+	gc = xasprintf("%s/.gradle", vhome);
+	mkdir(gc, 0755);
+	free(gc);
+	gc = xasprintf("%s/.gradle/caches", vhome);
+	mkdir(gc, 0755);
+
+	/* the default: a quarter of 16 GiB */
+	kb_policy_init(&p);
+	p.home = xstrdup(vhome);
+	p.argv = cmd;
+	if (chdir(base) == 0 && chdir("mem") == 0 &&
+	    kb_policy_finalize(&p, &e) == 0 &&
+	    kb_gitguard_scan_roots(&p, &e) == 0 &&
+	    kb_bwrap_plan(&p, &host16, "/usr/bin/bwrap", "/h", -1, test_env,
+		&pl, &e) == 0) {
+		assert_cmpint((int)(pl.memory >> 20), 4096,
+		    "the default budget of 16 GiB of RAM is 4 GiB");
+		ok(pl.memory_by == NULL, "... set by nobody");
+		ok(every_tmpfs_sized(&pl), "every --tmpfs has its --size");
+		ok(tmpfs_cost(&pl) <= pl.memory,
+		    "together within the budget (%llu <= %llu)",
+		    tmpfs_cost(&pl), pl.memory);
+		ok(pl.ntmpfs > 0 && strcmp(pl.tmpfs[0].path, "/dev") == 0 &&
+		    pl.tmpfs[0].kind == KB_TMPFS_DEV &&
+		    pl.tmpfs[0].size == 64 << 10 &&
+		    pl.tmpfs[0].inodes == 32 + 64 + 1 &&
+		    pl.tmpfs[0].size_arg == 0,
+		    "bwrap's /dev: 64 KiB, 96 inodes and one for /dev/shm, "
+		    "set from outside (no --size)");
+		t = tmpfs_at(&pl, "/dev/shm");
+		ok(t != NULL && t->kind == KB_TMPFS_SHM &&
+		    find3(&pl, "--perms", "1777", "--size") > 0,
+		    "/dev/shm: a tmpfs of its own, 1777");
+		ok(find3(&pl, "--own", "/dev/shm", NULL) > 0,
+		    "its sockets are the command's own");
+		ok(find3(&pl, "--wait", NULL, NULL) > 0,
+		    "kinbox-exec waits for the mounter's go");
+		ok(kb_plan_mounts(&pl), "the mounter runs");
+		t = tmpfs_at(&pl, "/tmp");
+		ok(t != NULL && t->size > (2ULL << 30) &&
+		    t->inodes == (t->size + t->inodes * KB_INODE_COST) / 8192,
+		    "/tmp gets most of it, an inode per 8 KiB of its share");
+		ok(pl.upper.size > 0 && pl.upper.inodes > 0,
+		    "the ephemeral caches' upper layer is sized too");
+		render = kb_plan_render(&pl);
+		ok(strstr(render, "# memory: budget 4 GiB (the default: a "
+		    "quarter of RAM, at most 4 GiB)\n") != NULL,
+		    "--dry-run says the budget and that it is the default");
+		ok(strstr(render, "# memory: no cgroup: ") != NULL,
+		    "... and that no cgroup bounds the run");
+		free(render);
+		kb_plan_free(&pl);
+	} else {
+		ok(0, "plan with the default budget: %s", e.msg);
+	}
+	kb_policy_free(&p);
+
+	/* --memory 64M, an overlay (npm) and an empty cache (gradle) */
+	kb_policy_init(&p);
+	p.home = xstrdup(vhome);
+	p.argv = cmd;
+	p.memory = 64ULL << 20;
+	free(p.where[KB_OPT_MEMORY]);
+	p.where[KB_OPT_MEMORY] = xstrdup("--memory");
+	if (g >= 0)
+		p.cache[g] = KB_CACHE_EMPTY;
+	if (chdir(base) == 0 && chdir("mem") == 0 &&
+	    kb_policy_finalize(&p, &e) == 0 &&
+	    kb_gitguard_scan_roots(&p, &e) == 0 &&
+	    kb_bwrap_plan(&p, &host16, "/usr/bin/bwrap", "/h", -1, test_env,
+		&pl, &e) == 0) {
+		ok(pl.memory == 64ULL << 20 && pl.memory_by != NULL &&
+		    strcmp(pl.memory_by, "--memory") == 0,
+		    "--memory 64M is the budget");
+		ok(every_tmpfs_sized(&pl), "every --tmpfs has its --size");
+		ok(tmpfs_cost(&pl) <= pl.memory,
+		    "together within 64 MiB (%llu)", tmpfs_cost(&pl));
+		t = tmpfs_at(&pl, gc);
+		ok(t != NULL && t->kind == KB_TMPFS_CACHE &&
+		    kb_memory_cost(t->size, t->inodes) <= (64ULL << 20) / 8 &&
+		    pl.upper.size > 0 &&
+		    kb_memory_cost(pl.upper.size, pl.upper.inodes) ==
+		    kb_memory_cost(t->size, t->inodes),
+		    "the empty cache and the overlays' upper layer share a "
+		    "quarter of the rest evenly");
+		t = tmpfs_at(&pl, "/tmp");
+		ok(t != NULL && t->size >= 30ULL << 20 && t->size < 40ULL << 20,
+		    "/tmp holds 30 to 40 MiB of 64 (%llu)", t ? t->size : 0);
+		render = kb_plan_render(&pl);
+		ok(strstr(render, "# memory: budget 64 MiB (set by "
+		    "--memory)\n") != NULL, "--dry-run names what set it");
+		free(render);
+		kb_plan_free(&pl);
+	} else {
+		ok(0, "plan with --memory 64M: %s", e.msg);
+	}
+	kb_policy_free(&p);
+
+	/* the landlock backend bounds nothing with it, and says so */
+	kb_policy_init(&p);
+	p.home = xstrdup(vhome);
+	p.argv = cmd;
+	if (chdir(base) == 0 && chdir("mem") == 0 &&
+	    kb_policy_finalize(&p, &e) == 0 &&
+	    kb_landlock_plan(&p, &host16, "/h", -1,
+		KB_LANDLOCK_RUNDIR_TEMPLATE, -1, "as asked", test_env, &pl,
+		&e) == 0) {
+		render = kb_plan_render(&pl);
+		ok(pl.ntmpfs == 0 && !kb_plan_mounts(&pl) &&
+		    strstr(render, "# memory: not bounded by this backend: it "
+		    "makes no tmpfs") != NULL,
+		    "landlock: no tmpfs, the budget bounds nothing, said so");
+		free(render);
+		kb_plan_free(&pl);
+	} else {
+		ok(0, "landlock plan: %s", e.msg);
+	}
+	kb_policy_free(&p);
+
+	/* the split itself */
+	ok(kb_memory_split(64ULL << 20, 1ULL << 20, 2, &sp) == 0 &&
+	    sp.reserve == 4ULL << 20 && sp.shm == (60ULL << 20) / 8 &&
+	    sp.cache == (60ULL << 20) / 4 / 2 &&
+	    sp.reserve + sp.tmp + sp.shm + 2 * sp.cache == 64ULL << 20,
+	    "64M: a 16th kept, an 8th of the rest for /dev/shm, a quarter "
+	    "for the 2 caches, the rest for /tmp");
+	ok(kb_memory_split(64ULL << 20, 10ULL << 20, 0, &sp) == 0 &&
+	    sp.reserve == 10ULL << 20 && sp.cache == 0 &&
+	    sp.reserve + sp.tmp + sp.shm == 64ULL << 20,
+	    "small mounts past a 16th keep what they take; no cache: /tmp "
+	    "has that quarter too");
+	ok(kb_memory_split(16ULL << 20, 13ULL << 20, 0, &sp) == -1,
+	    "refused when less than 4 MiB is left for /tmp");
+	ok(kb_memory_split(16ULL << 20, 1ULL << 20, 0, &sp) == 0,
+	    "16M with few small mounts holds");
+	kb_memory_limits(33ULL << 20, 5, &size, &inodes);
+	ok(kb_memory_cost(size, inodes) <= 33ULL << 20 && size % 4096 == 0 &&
+	    inodes == (33ULL << 20) / 8192,
+	    "a share's limits: an inode per 8 KiB, the rest its size in "
+	    "pages");
+	kb_memory_limits(64ULL << 10, 100, &size, &inodes);
+	ok(inodes == 164 && size == 0,
+	    "at least 64 inodes more than the mounts below need");
+	kb_memory_small(KB_TMPFS_MASK, 3, &size, &inodes);
+	ok(size == 64 << 10 && inodes == 67, "a mask: 64 KiB, 64 inodes + 3");
+	kb_memory_small(KB_TMPFS_RO, 0, &size, &inodes);
+	ok(size == 4096 && inodes == 8, "an absent hooks dir: 4 KiB, 8");
+	free(gc);
+	rm = xasprintf("rm -rf '%s'", vhome);
+	if (system(rm) != 0)
+		printf("# %s failed\n", rm);
+	free(rm);
+}
 
 int
 main(void)
@@ -819,6 +1051,7 @@ main(void)
 	test_keep_fds();
 	test_allow_socket();
 	test_quote();
+	test_memory();
 	{
 		char *cmd = xasprintf("rm -rf '%s'", base);
 		if (chdir("/") != 0 || system(cmd) != 0)

@@ -307,7 +307,7 @@ test_allow_sockets(void)
 	    p.extra_mask.n == 1, "a project's allow_sockets is ignored, its "
 	    "mask applies");
 	want = at_line(proj_file, 3, "'allow_sockets' ignored: a project file "
-	    "may only tighten (network = off, mask, scrub_env, timeout, rlimit)");
+	    "may only tighten (network = off, mask, scrub_env, timeout, rlimit, memory)");
 	ok(warns.n == 1 && strcmp(warns.v[0], want) == 0 &&
 	    has(&p.notes, want), "... with one warning naming file, line and "
 	    "key, in the notes too");
@@ -478,7 +478,7 @@ test_allowed_hosts(void)
 	    &e) == 0 && p.nallow_host == 0 && p.extra_mask.n == 1,
 	    "a project's allowed_hosts is ignored, its mask applies");
 	want = at_line(proj_file, 2, "'allowed_hosts' ignored: a project file "
-	    "may only tighten (network = off, mask, scrub_env, timeout, rlimit)");
+	    "may only tighten (network = off, mask, scrub_env, timeout, rlimit, memory)");
 	ok(warns.n == 2 && strcmp(warns.v[0], want) == 0 && has(&p.notes, want),
 	    "... with one warning per line naming file, line and key");
 	kb_policy_free(&p);
@@ -1030,7 +1030,7 @@ test_project(void)
 	_cleanup_free_ char *x = at("home/x");
 	char *t = NULL;
 	static const char tighten[] = "a project file may only tighten "
-				      "(network = off, mask, scrub_env, timeout, rlimit)";
+				      "(network = off, mask, scrub_env, timeout, rlimit, memory)";
 
 	clean();
 	put(proj_file, "[sandbox]\nnetwork = off\nmask = ~/x\n"
@@ -1105,6 +1105,136 @@ test_project(void)
 	    "kinbox.conf(5)", "a broken project line is an error");
 }
 
+/* memory = in [sandbox], --memory, a project's memory = that only
+ * lowers the budget; the default from MemTotal */
+static void
+test_memory(void)
+{
+	static const struct {
+		unsigned long long total, budget;
+	} dflt[] = {
+		{ 0, 4ULL << 30 },	       /* unknown: the cap */
+		{ 64ULL << 20, 16ULL << 20 }, /* tiny: the least */
+		{ 100ULL << 20, 25ULL << 20 },
+		{ (100ULL << 20) + 3, 25ULL << 20 },
+		{ 1000ULL << 20, 250ULL << 20 },
+		{ (1000ULL << 20) + (3ULL << 20), 250ULL << 20 }, /* MiB down */
+		{ 8ULL << 30, 2ULL << 30 },
+		{ 16ULL << 30, 4ULL << 30 },
+		{ 24ULL << 30, 4ULL << 30 },
+		{ 1ULL << 42, 4ULL << 30 },
+	};
+	struct kb_policy p;
+	struct kb_err e;
+	const char *by = "x";
+	_cleanup_free_ char *gl2 = at_line(glob_file, 2, "");
+	_cleanup_free_ char *pr2 = at_line(proj_file, 2, "");
+	_cleanup_free_ char *pr3 = at_line(proj_file, 3, "");
+
+	/* at_line's "file:line: ": the `where` is without ": " */
+	gl2[strlen(gl2) - 2] = '\0';
+	pr2[strlen(pr2) - 2] = '\0';
+	pr3[strlen(pr3) - 2] = '\0';
+	for (size_t i = 0; i < nitems(dflt); i++)
+		ok(kb_memory_default(dflt[i].total) == dflt[i].budget,
+		    "the default budget of %llu bytes of RAM is %llu (got %llu)",
+		    dflt[i].total, dflt[i].budget,
+		    kb_memory_default(dflt[i].total));
+
+	clean();
+	fresh(&p);
+	ok(load(&p, &e) == 0 && p.memory == 0 && p.memory_cap == 0 &&
+	    kb_policy_memory(&p, 8ULL << 30, &by) == 2ULL << 30 && by == NULL,
+	    "no memory = anywhere: the default, set by nobody");
+	kb_policy_free(&p);
+
+	ok(only(glob_file, "[sandbox]\nmemory = 2G\n", &p, &e) == 0 &&
+	    p.memory == 2ULL << 30 && p.origin[KB_OPT_MEMORY] ==
+	    KB_ORIGIN_GLOBAL && kb_policy_memory(&p, 1ULL << 40, &by) ==
+	    2ULL << 30 && by != NULL && strcmp(by, gl2) == 0,
+	    "memory = 2G in [sandbox]: the budget, set by its file:line (%s)",
+	    e.msg);
+	kb_policy_free(&p);
+	ok(only(sys_file, "[sandbox]\nmemory = 8G\n", &p, &e) == 0 &&
+	    kb_policy_memory(&p, 8ULL << 30, NULL) == 8ULL << 30,
+	    "a configured budget may be more than the default");
+	kb_policy_free(&p);
+
+	/* bad values: one line naming the file, the line, the fix */
+	check_err(glob_file, "[sandbox]\nmemory = 2X\n", 2,
+	    "memory = 2X: not a size; write a size with K, M or G "
+	    "(1024-based), at least 16M: 512M, 2G",
+	    "memory = 2X is refused");
+	check_err(glob_file, "[sandbox]\nmemory = 8M\n", 2,
+	    "memory = 8M: less than 16M; write a size with K, M or G "
+	    "(1024-based), at least 16M: 512M, 2G",
+	    "memory = 8M is refused: less than the least");
+	check_err(sys_file, "[sandbox]\nmemory = 2048P\n", 2,
+	    "memory = 2048P: not a size; write a size with K, M or G "
+	    "(1024-based), at least 16M: 512M, 2G",
+	    "memory = 2048P is refused");
+	check_err(proj_file, "[sandbox]\nmemory = 99999999T\n", 2,
+	    "memory = 99999999T: too large; write a size with K, M or G "
+	    "(1024-based), at least 16M: 512M, 2G",
+	    "a project's memory = too large is refused too");
+	check_err(glob_file, "[sandbox]\nmemory =\n", 2,
+	    "memory = : not a size; write a size with K, M or G "
+	    "(1024-based), at least 16M: 512M, 2G",
+	    "an empty memory = is refused");
+
+	/* the flag wins over the layers */
+	clean();
+	put(glob_file, "[sandbox]\nmemory = 2G\n");
+	fresh(&p);
+	ok(load_flag(&p, KB_OPT_MEMORY, "1G", "--memory", &e) == 0 &&
+	    p.memory == 1ULL << 30 && p.origin[KB_OPT_MEMORY] ==
+	    KB_ORIGIN_FLAG && kb_policy_memory(&p, 0, &by) == 1ULL << 30 &&
+	    strcmp(by, "--memory") == 0, "--memory 1G over memory = 2G");
+	kb_policy_free(&p);
+	clean();
+	fresh(&p);
+	ok(load_flag(&p, KB_OPT_MEMORY, "1x", "--memory", &e) == -1 &&
+	    strcmp(e.msg, "--memory 1x: not a size; write a size with K, M "
+	    "or G (1024-based), at least 16M: 512M, 2G") == 0,
+	    "--memory 1x: one line naming the flag (%s)", e.msg);
+	kb_policy_free(&p);
+
+	/* the project file: lower, never higher */
+	clean();
+	put(proj_file, "[sandbox]\nmemory = 512M\n");
+	fresh(&p);
+	ok(load_flag(&p, KB_OPT_MEMORY, "1G", "--memory", &e) == 0 &&
+	    warns.n == 0 && p.memory == 1ULL << 30 &&
+	    p.memory_cap == 512ULL << 20 &&
+	    kb_policy_memory(&p, 0, &by) == 512ULL << 20 &&
+	    strcmp(by, pr2) == 0 && p.origin[KB_OPT_MEMORY] ==
+	    KB_ORIGIN_FLAG && strcmp(p.where[KB_OPT_MEMORY], "--memory") == 0,
+	    "a project's memory = 512M lowers --memory 1G, and says so; the "
+	    "flag's origin stays (%s)", e.msg);
+	kb_policy_free(&p);
+	clean();
+	put(proj_file, "[sandbox]\nmemory = 8G\n");
+	fresh(&p);
+	ok(load_flag(&p, KB_OPT_MEMORY, "1G", "--memory", &e) == 0 &&
+	    kb_policy_memory(&p, 0, &by) == 1ULL << 30 &&
+	    strcmp(by, "--memory") == 0 && p.memory_cap == 8ULL << 30,
+	    "a project's memory = 8G does not raise --memory 1G");
+	kb_policy_free(&p);
+	ok(only(proj_file, "[sandbox]\nmemory = 8G\n", &p, &e) == 0 &&
+	    warns.n == 0 && kb_policy_memory(&p, 8ULL << 30, &by) ==
+	    2ULL << 30 && by == NULL,
+	    "nor the default (2G of 8G RAM)");
+	kb_policy_free(&p);
+	ok(only(proj_file, "[sandbox]\nmemory = 1G\nmemory = 256M\n", &p,
+	    &e) == 0 && kb_policy_memory(&p, 8ULL << 30, &by) == 256ULL << 20 &&
+	    strcmp(by, pr3) == 0, "the lowest of a project's lines wins");
+	kb_policy_free(&p);
+	ok(only(proj_file, "[sandbox]\nmemory = 256M\nmemory = 1G\n", &p,
+	    &e) == 0 && kb_policy_memory(&p, 8ULL << 30, &by) == 256ULL << 20 &&
+	    strcmp(by, pr2) == 0, "... whichever comes first");
+	kb_policy_free(&p);
+}
+
 int
 main(void)
 {
@@ -1122,6 +1252,7 @@ main(void)
 	test_workspace();
 	test_session();
 	test_project();
+	test_memory();
 	if (fixture_teardown() == -1)
 		return 1;
 	return tap_done();

@@ -941,6 +941,66 @@ test_yama(void)
 	m_done(&m);
 }
 
+/* the memory budget's default from /proc/meminfo's MemTotal */
+static void
+test_memory(void)
+{
+	static const struct {
+		const char *meminfo;
+		unsigned long long total, budget;
+		const char *line;
+	} cases[] = {
+	    {"MemTotal:       24683772 kB\nMemFree: 1 kB\n",
+		24683772ULL * 1024, 4ULL << 30,
+		"\nmemory budget     4 GiB by default (a quarter of 23.5 GiB "
+		"RAM, at most 4 GiB; "},
+	    {"MemFree: 1 kB\nMemTotal:        8388608 kB\n",
+		8ULL << 30, 2ULL << 30,
+		"\nmemory budget     2 GiB by default (a quarter of 8 GiB "
+		"RAM, at most 4 GiB; "},
+	    {"MemTotal: 1000 kB\n", 1000ULL * 1024, 16ULL << 20,
+		"\nmemory budget     16 MiB by default (a quarter of 1000 KiB "
+		"RAM, at most 4 GiB; "},
+	    {"MemTotal: lots\n", 0, 4ULL << 30,
+		"\nmemory budget     4 GiB by default (a quarter of RAM, not "
+		"known here:, at most 4 GiB; "},
+	    {NULL, 0, 4ULL << 30,
+		"\nmemory budget     4 GiB by default (a quarter of RAM, not "
+		"known here:, at most 4 GiB; "},
+	};
+	struct machine m;
+	struct kb_status *st;
+
+	for (size_t i = 0; i < nitems(cases); i++) {
+		_cleanup_free_ char *js = NULL, *want = NULL;
+
+		m_new(&m);
+		if (cases[i].meminfo != NULL)
+			puts_at(&m, "proc/meminfo", cases[i].meminfo);
+		st = m_run(&m);
+		ok(st->memory.total == cases[i].total &&
+		    st->memory.budget == cases[i].budget,
+		    "meminfo %zu: MemTotal %llu, the default budget %llu (got "
+		    "%llu, %llu)",
+		    i, cases[i].total, cases[i].budget, st->memory.total,
+		    st->memory.budget);
+		ok(text_has(st, cases[i].line), "meminfo %zu: the line", i);
+		ok(text_has(st, "\nmemory landlock   not bounded: "),
+		    "meminfo %zu: the landlock backend bounds nothing", i);
+		js = kb_status_json(st);
+		want = cases[i].total > 0
+			   ? xasprintf("\"memory\":{\"mem_total\":%llu,"
+				       "\"default_budget\":%llu,",
+				 cases[i].total, cases[i].budget)
+			   : xasprintf("\"memory\":{\"mem_total\":null,"
+				       "\"default_budget\":%llu,",
+				 cases[i].budget);
+		ok(strstr(js, want) != NULL, "meminfo %zu: the JSON (%s)", i,
+		    want);
+		m_done(&m);
+	}
+}
+
 static void
 test_bwrap_missing(void)
 {
@@ -1231,7 +1291,7 @@ test_json(void)
 	static const char *const top[] = {"schema", "available", "auto",
 	    "auto_reason", "sandbox_env", "sandbox_env_effect", "root",
 	    "kernel", "bwrap", "userns", "agent_sandbox", "container",
-	    "landlock", "seccomp", "yama"};
+	    "landlock", "seccomp", "yama", "memory"};
 	static const char *const bwrap[] = {"path", "version", "setuid",
 	    "probe", "error", "options", "options_from", "usable", "cause",
 	    "why", "fix"};
@@ -1509,6 +1569,7 @@ main(void)
 	test_lsm();
 	test_seccomp();
 	test_yama();
+	test_memory();
 	test_bwrap_missing();
 	test_bwrap_options();
 	test_probe_messages();

@@ -380,6 +380,59 @@ test_duration(void)
 	}
 }
 
+/* --memory: digits and one optional unit, 1024-based, at most 2^50 */
+static void
+test_size(void)
+{
+	static const struct {
+		const char *in;
+		long long bytes; /* -1: EINVAL, -2: ERANGE */
+	} cases[] = {
+		{ "0", 0 }, { "4096", 4096 }, { "1k", 1024 }, { "1K", 1024 },
+		{ "64M", 64LL << 20 }, { "64m", 64LL << 20 },
+		{ "2G", 2LL << 30 }, { "2g", 2LL << 30 }, { "1T", 1LL << 40 },
+		{ "1024T", 1LL << 50 }, { "1025T", -2 },
+		{ "1125899906842624", 1LL << 50 }, { "1125899906842625", -2 },
+		{ "99999999999999999999G", -2 }, { "", -1 }, { "G", -1 },
+		{ "1.5G", -1 }, { "2GB", -1 }, { "2GiB", -1 }, { "2 G", -1 },
+		{ " 2G", -1 }, { "-2G", -1 }, { "+2G", -1 }, { "2P", -1 },
+		{ "2x", -1 }, { "0x10", -1 },
+	};
+	static const struct {
+		unsigned long long in;
+		const char *out;
+	} shown[] = {
+		{ 0, "0 B" }, { 512, "512 B" }, { 1024, "1 KiB" },
+		{ 1536, "1.5 KiB" }, { 64ULL << 20, "64 MiB" },
+		{ (1ULL << 30) + (1ULL << 29), "1.5 GiB" },
+		{ (4ULL << 30) - 1, "3.9 GiB" }, { 4ULL << 30, "4 GiB" },
+		{ 1ULL << 50, "1 PiB" },
+	};
+	char buf[24];
+
+	for (size_t i = 0; i < nitems(cases); i++) {
+		unsigned long long v = 7;
+		int rc;
+
+		errno = 0;
+		rc = kb_size_parse(cases[i].in, &v);
+		if (cases[i].bytes >= 0)
+			ok(rc == 0 && v == (unsigned long long)cases[i].bytes,
+			    "size '%s' is %lld bytes (got %d, %llu)",
+			    cases[i].in, cases[i].bytes, rc, v);
+		else
+			ok(rc == -1 && v == 7 &&
+				errno == (cases[i].bytes == -1 ? EINVAL
+							       : ERANGE),
+			    "size '%s' is refused (%s)", cases[i].in,
+			    cases[i].bytes == -1 ? "EINVAL" : "ERANGE");
+	}
+	for (size_t i = 0; i < nitems(shown); i++)
+		assert_cmpstr(kb_size_str(shown[i].in, buf, sizeof(buf)),
+		    shown[i].out, "%llu bytes are shown as %s", shown[i].in,
+		    shown[i].out);
+}
+
 int
 main(void)
 {
@@ -397,6 +450,7 @@ main(void)
 	test_read_small_file(dir);
 	test_report_line();
 	test_duration();
+	test_size();
 	err = xasprintf("%s/err", dir);
 	unlink(err);
 	free(err);
