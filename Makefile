@@ -62,7 +62,8 @@ DENIAL_SRCS   = denial/denial.c denial/patterns.c denial/oracle.c \
 GATE_SRCS     = gate/shlex.c gate/readonly.c gate/readonly-rules.c \
                 gate/readonly-rules-git.c gate/readonly-sed.c gate/readonly-getopt.c \
                 gate/readonly-tools.c gate/decide.c \
-                gate/checkwrite.c gate/protected.c gate/grants.c gate/hook.c
+                gate/checkwrite.c gate/protected.c gate/grants.c gate/hook.c \
+                gate/hookinstall.c gate/udiff.c
 STAGES = lib policy gitguard backends denial gate
 lib_SRCS = $(LIB_SRCS)
 policy_SRCS = $(POLICY_SRCS)
@@ -96,11 +97,12 @@ UNIT_TESTS = tests/unit/test-util tests/unit/test-paths tests/unit/test-bwrap te
              tests/unit/test-gitsnap tests/unit/test-unotify tests/unit/test-egress \
              tests/unit/test-hosts tests/unit/test-proxy tests/unit/test-sbpl \
              tests/unit/test-seatbelt tests/unit/test-posix tests/unit/test-hook \
-             tests/unit/test-hostenv
+             tests/unit/test-hostenv tests/unit/test-hookinstall
 # the headers the unit tests share (static functions and tables)
 UNIT_HDRS = tests/unit/tap.h tests/unit/ro-check.h tests/unit/readonly-cases.h \
             tests/unit/config-fixture.h tests/unit/golden-harness.h tests/unit/tree.h \
-            tests/unit/egress-hellos.h tests/unit/sbpl-check.h tests/unit/seatbelt-cases.h
+            tests/unit/egress-hellos.h tests/unit/sbpl-check.h tests/unit/seatbelt-cases.h \
+            tests/unit/udiff-apply.h
 
 .PHONY: all check check-layers format format-check unit unit-san unit-valgrind \
         integration stub-check man-check bench deps demo install uninstall clean \
