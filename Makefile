@@ -329,7 +329,7 @@ portable-check-selftest:
 # --- fuzzing (libFuzzer, clang) ----------------------------------------------
 FUZZ_TARGETS = tests/fuzz/fuzz-classify tests/fuzz/fuzz-gitindex tests/fuzz/fuzz-shlex \
                tests/fuzz/fuzz-gitconfig tests/fuzz/fuzz-config tests/fuzz/fuzz-egress \
-               tests/fuzz/fuzz-hook
+               tests/fuzz/fuzz-hook tests/fuzz/fuzz-hookinstall
 FUZZ_SRCS = $(filter-out backends/run.c backends/bwrap.c,$(CORE_SRCS))
 FUZZ_SECONDS ?= 300
 FUZZ_CHECK_SECONDS ?= 15
@@ -341,10 +341,13 @@ tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_SRCS) $(HDRS) backends/seccomp-bpf
 
 # The seed corpus of a target (read only; new inputs go to the first dir):
 # the config files for fuzz-config, for fuzz-egress two real ClientHellos,
-# request heads, a host and addresses; the denial texts for the others.
+# request heads, a host and addresses, for fuzz-hookinstall agents'
+# settings files (the first byte picks the agent); the denial texts for
+# the others.
 FUZZ_SEEDS = seeds=tests/fixtures/denials; \
   case $$t in */fuzz-config) seeds=tests/fuzz/config.seeds;; \
-    */fuzz-egress) seeds=tests/fuzz/egress.seeds;; esac
+    */fuzz-egress) seeds=tests/fuzz/egress.seeds;; \
+    */fuzz-hookinstall) seeds=tests/fuzz/hookinstall.seeds;; esac
 
 # make fuzz: a long run; make check runs each target briefly (fuzz-short)
 fuzz: $(FUZZ_TARGETS)
