@@ -148,7 +148,7 @@ kinbox.zsh-completion: kinbox
 	./kinbox completion zsh >$@.tmp && mv $@.tmp $@
 
 KINPOLICY_OBJS = kinpolicy.o kinpolicy-grants.o kinpolicy-gate.o kinpolicy-journal.o \
-                 kinpolicy-gc.o kinpolicy-hook.o
+                 kinpolicy-gc.o kinpolicy-hook.o kinpolicy-install.o
 $(KINPOLICY_OBJS): kinpolicy.h kinpolicy-journal.h
 kinpolicy: $(KINPOLICY_OBJS) $(KINPOLICY_LIBS)
 	$(CC) $(ALLCFLAGS) $(STATICLDFLAGS) -o $@ $(KINPOLICY_OBJS) $(KINPOLICY_LIBS) $(LIBS_KINBOX) $(LIBS_STATIC_EXTRA)
