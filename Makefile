@@ -63,7 +63,7 @@ GATE_SRCS     = gate/shlex.c gate/readonly.c gate/readonly-rules.c \
                 gate/readonly-rules-git.c gate/readonly-sed.c gate/readonly-getopt.c \
                 gate/readonly-tools.c gate/decide.c \
                 gate/checkwrite.c gate/protected.c gate/grants.c gate/hook.c \
-                gate/agentrules.c
+                gate/agentrules.c gate/hookinstall.c gate/udiff.c
 STAGES = lib policy gitguard backends denial gate
 lib_SRCS = $(LIB_SRCS)
 policy_SRCS = $(POLICY_SRCS)
@@ -97,11 +97,13 @@ UNIT_TESTS = tests/unit/test-util tests/unit/test-paths tests/unit/test-bwrap te
              tests/unit/test-gitsnap tests/unit/test-unotify tests/unit/test-egress \
              tests/unit/test-hosts tests/unit/test-proxy tests/unit/test-sbpl \
              tests/unit/test-seatbelt tests/unit/test-posix tests/unit/test-hook \
-             tests/unit/test-hostenv tests/unit/test-devices tests/unit/test-gitinclude
+             tests/unit/test-hostenv tests/unit/test-devices tests/unit/test-gitinclude \
+             tests/unit/test-hookinstall
 # the headers the unit tests share (static functions and tables)
 UNIT_HDRS = tests/unit/tap.h tests/unit/ro-check.h tests/unit/readonly-cases.h \
             tests/unit/config-fixture.h tests/unit/golden-harness.h tests/unit/tree.h \
-            tests/unit/egress-hellos.h tests/unit/sbpl-check.h tests/unit/seatbelt-cases.h
+            tests/unit/egress-hellos.h tests/unit/sbpl-check.h tests/unit/seatbelt-cases.h \
+            tests/unit/udiff-apply.h
 
 .PHONY: all check check-layers format format-check unit unit-san unit-valgrind \
         integration stub-check man-check bench deps demo install uninstall clean \
@@ -147,7 +149,7 @@ kinbox.zsh-completion: kinbox
 	./kinbox completion zsh >$@.tmp && mv $@.tmp $@
 
 KINPOLICY_OBJS = kinpolicy.o kinpolicy-grants.o kinpolicy-gate.o kinpolicy-journal.o \
-                 kinpolicy-gc.o kinpolicy-hook.o
+                 kinpolicy-gc.o kinpolicy-hook.o kinpolicy-install.o
 $(KINPOLICY_OBJS): kinpolicy.h kinpolicy-journal.h
 kinpolicy: $(KINPOLICY_OBJS) $(KINPOLICY_LIBS)
 	$(CC) $(ALLCFLAGS) $(STATICLDFLAGS) -o $@ $(KINPOLICY_OBJS) $(KINPOLICY_LIBS) $(LIBS_KINBOX) $(LIBS_STATIC_EXTRA)
@@ -328,7 +330,7 @@ portable-check-selftest:
 # --- fuzzing (libFuzzer, clang) ----------------------------------------------
 FUZZ_TARGETS = tests/fuzz/fuzz-classify tests/fuzz/fuzz-gitindex tests/fuzz/fuzz-shlex \
                tests/fuzz/fuzz-gitconfig tests/fuzz/fuzz-config tests/fuzz/fuzz-egress \
-               tests/fuzz/fuzz-hook
+               tests/fuzz/fuzz-hook tests/fuzz/fuzz-hookinstall
 FUZZ_SRCS = $(filter-out backends/run.c backends/bwrap.c,$(CORE_SRCS))
 FUZZ_SECONDS ?= 300
 FUZZ_CHECK_SECONDS ?= 15
@@ -341,12 +343,14 @@ tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_SRCS) $(HDRS) backends/seccomp-bpf
 # The seed corpus of a target (read only; new inputs go to the first dir):
 # the config files for fuzz-config, for fuzz-egress two real ClientHellos,
 # request heads, a host and addresses, git configs with includes for
-# fuzz-gitconfig; the denial texts for the others.
+# fuzz-gitconfig, agents' settings files for fuzz-hookinstall (the first
+# byte picks the agent); the denial texts for the others.
 FUZZ_SEEDS = seeds=tests/fixtures/denials; \
   case $$t in */fuzz-config) seeds=tests/fuzz/config.seeds;; \
     */fuzz-egress) seeds=tests/fuzz/egress.seeds;; \
     */fuzz-hook) seeds="tests/fixtures/denials tests/fuzz/hook.seeds";; \
-    */fuzz-gitconfig) seeds=tests/fuzz/gitconfig.seeds;; esac
+    */fuzz-gitconfig) seeds=tests/fuzz/gitconfig.seeds;; \
+    */fuzz-hookinstall) seeds=tests/fuzz/hookinstall.seeds;; esac
 
 # make fuzz: a long run; make check runs each target briefly (fuzz-short)
 fuzz: $(FUZZ_TARGETS)

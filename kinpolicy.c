@@ -19,12 +19,15 @@
  *   classify     is this shell command provably read-only?
  *   check-write  may an in-process edit tool write this path?
  *   allow        a human's session "always" answer for a signature
+ *   hook AGENT   the adapter an agent runs as its hook; hook install
+ *                and hook uninstall write it into the agent's settings
  *
  * Verbs are a table of {name, handler, usage}; each parses its own flags
  * and says its usage from the table (kp_usage), which kinpolicy --help
  * prints and the man page's SYNOPSIS repeats. This file: main, the table
  * and fingerprint; the verbs live in kinpolicy-grants.c, kinpolicy-gate.c
- * and kinpolicy-gc.c, the journal helpers they share in
+ * and kinpolicy-gc.c, hook in kinpolicy-hook.c (hook install and
+ * uninstall in kinpolicy-install.c), the journal helpers they share in
  * kinpolicy-journal.c.
  */
 #include <errno.h>
@@ -293,9 +296,15 @@ static const struct verb verbs[] = {
 	"[--device PATH]... [--gpu] [--unconfined] [--suggested] "
 	"--once|--session|--workspace [--json]"},
     {"grants", cmd_grants, "grants [--json]"},
-    {"hook", cmd_hook,
+    {"hook", cmd_hook_verbs,
 	"hook claude-code|codex|gemini|cursor [--mode auto|strict|plan] "
 	"[--kinbox PATH] < EVENT"},
+    {"hook install", cmd_hook_install,
+	"hook install claude-code|codex|gemini|cursor [--project] "
+	"[--dry-run]"},
+    {"hook uninstall", cmd_hook_uninstall,
+	"hook uninstall claude-code|codex|gemini|cursor [--project] "
+	"[--dry-run]"},
     {"pending", cmd_pending, "pending [--json]"},
     {"retry", cmd_retry, "retry ID"},
     {"revoke", cmd_revoke, "revoke N|--all [--json]"},

@@ -1,8 +1,9 @@
 /*
  * kinpolicy.h — the verb handlers kinpolicy.c's table runs, one file per
  * concern: kinpolicy-grants.c (sessions, decisions, retry, the grant
- * stores), kinpolicy-gate.c (decide, classify, check-write, allow) and
- * kinpolicy-gc.c (forget, gc: the journal's upkeep).
+ * stores), kinpolicy-gate.c (decide, classify, check-write, allow),
+ * kinpolicy-gc.c (forget, gc: the journal's upkeep), kinpolicy-hook.c
+ * (hook) and kinpolicy-install.c (hook install, hook uninstall).
  * What they share is in kinpolicy-journal.h. CLI layer: these print and
  * may die().
  */
@@ -33,6 +34,12 @@ int cmd_check_write(int argc, char **argv);
 int cmd_allow(int argc, char **argv);
 
 int cmd_hook(int argc, char **argv);
+/* kinpolicy-install.c: hook install, hook uninstall, and "hook", which
+ * runs one of them for "hook install|uninstall ..." and cmd_hook for the
+ * rest */
+int cmd_hook_install(int argc, char **argv);
+int cmd_hook_uninstall(int argc, char **argv);
+int cmd_hook_verbs(int argc, char **argv);
 
 int cmd_forget(int argc, char **argv);
 int cmd_gc(int argc, char **argv);

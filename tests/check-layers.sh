@@ -33,7 +33,7 @@ cd "$top" || exit 1
 
 STAGES="lib policy gitguard backends denial gate"
 KINBOX_OBJS=${KINBOX_OBJS:-kinbox.o kinbox-completion.o}
-KINPOLICY_OBJS=${KINPOLICY_OBJS:-kinpolicy.o kinpolicy-grants.o kinpolicy-gate.o kinpolicy-journal.o kinpolicy-gc.o kinpolicy-hook.o}
+KINPOLICY_OBJS=${KINPOLICY_OBJS:-kinpolicy.o kinpolicy-grants.o kinpolicy-gate.o kinpolicy-journal.o kinpolicy-gc.o kinpolicy-hook.o kinpolicy-install.o}
 KINBOX_LIBS=${KINBOX_LIBS:-denial/libkb-denial.a backends/libkb-backends.a gitguard/libkb-gitguard.a policy/libkb-policy.a lib/libkb-lib.a}
 KINPOLICY_LIBS=${KINPOLICY_LIBS:-gate/libkb-gate.a $KINBOX_LIBS}
 
