@@ -8,7 +8,10 @@ says.
            [--prompt TEXT] [--mode MODE] [--timeout S] [--env NAME=VALUE]...
            [--config readme|none] [--settings JSON] [-- AGENT-ARGUMENT...]
 
-AGENT is claude-code, codex or gemini. OUT (made if missing) receives:
+AGENT is claude-code, codex or gemini (`drive.py selftest OUT` checks the
+namespace alone: loopback only, the model server reached over it, kinbox
+running a command in it; OUT/selftest says what it saw). OUT (made if
+missing) receives:
 
   requests.jsonl  every request the model server received, and its answer
                   (fakemodel.py)
@@ -284,7 +287,41 @@ enabled = false
         [a.prompt]
 
 
+def selftest(out):
+    """drive.py selftest OUT: the namespace without an agent. Loopback
+    alone (enter_netns refuses anything else), the model server answers
+    over it, and kinbox runs a command in it; OUT/selftest says so."""
+    kb = os.environ.get("KINBOX")
+    if not kb or not os.access(kb, os.X_OK):
+        die("KINBOX: no kinbox to run (%r)" % kb)
+    enter_netns()
+    import urllib.request
+    os.makedirs(out, exist_ok=True)
+    lines = ["interfaces: %s" % " ".join(n for _, n in socket.if_nameindex())]
+    srv = fakemodel.serve({"main": [{"text": "selftest"}]},
+                          os.path.join(out, "requests.jsonl"))
+    req = urllib.request.Request(
+        "http://127.0.0.1:%d/v1/messages" % srv.server_port,
+        data=json.dumps({"messages": [{"role": "user", "content": "hi"}],
+                         "tools": [{"name": "Bash"}]}).encode(),
+        headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        ans = json.load(r)
+    lines.append("model: %s" % ans["content"][0]["text"])
+    p = subprocess.run([kb, "--", "sh", "-c", 'echo "active=$KINBOX_ACTIVE"'],
+                       cwd=out, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=60)
+    lines.append("kinbox: exit %d: %s" % (p.returncode,
+                                          p.stdout.decode().strip()))
+    srv.shutdown()
+    with open(os.path.join(out, "selftest"), "w") as f:
+        f.write("".join(x + "\n" for x in lines))
+    return 0
+
+
 def main():
+    if sys.argv[1:2] == ["selftest"] and len(sys.argv) == 3:
+        return selftest(os.path.abspath(sys.argv[2]))
     p = argparse.ArgumentParser()
     p.add_argument("agent", choices=sorted(AGENTS))
     p.add_argument("out")
