@@ -29,7 +29,8 @@
 #                     skip_on_landlock REASON
 #
 # Summary: `1..N` (TAP plan, at the end), then the plain line
-# "N passed, N failed, N skipped"; the script exits 1 when any failed.
+# "N passed, N failed, N skipped" (a failed run_test_todo is among the
+# skipped); the script exits 1 when any failed.
 
 set -eu
 
@@ -309,6 +310,29 @@ skip_on_landlock() {
 	skip_test "landlock backend: $*"
 }
 
+# skip_unavailable REASON: a program the test drives is not installed here
+# and could not be (tests/t93-agents.sh: an agent from the npm registry).
+# Like skip_other_pass, not turned into a failure by KINBOX_MUST_WORK
+# (which is about sandboxes that cannot be set up), still never counted as
+# a pass; REASON should say how to install it.
+skip_unavailable() {
+	: >"$KB_T/.lib/limitation"
+	skip_test "$@"
+}
+
+# run_test_todo WHY DESC FUNCTION [ARG...]: run_test for what is known not
+# to hold yet, WHY the diagnosis. When the body fails: TAP's
+# "not ok N - DESC # TODO WHY", its output shown, counted with the skipped
+# (never a pass, and not a failure: a known bug is not a regression). When
+# it holds: "ok N - DESC # TODO WHY" and a note that the mark can go.
+run_test_todo() {
+	KB_TODO_WHY=$1
+	shift
+	run_test "$@"
+	KB_TODO_WHY=
+}
+KB_TODO_WHY=
+
 # run_test DESC FUNCTION [ARG...]
 run_test() {
 	_desc=$1
@@ -334,7 +358,17 @@ run_test() {
 		fi
 		return 0
 	fi
-	if [ "$_rc" -eq 0 ]; then
+	if [ -n "$KB_TODO_WHY" ]; then
+		KB_N=$((KB_N + 1))
+		if [ "$_rc" -eq 0 ]; then
+			KB_PASS=$((KB_PASS + 1))
+			printf 'ok %d - %s # TODO %s\n' "$KB_N" "$_desc" "$KB_TODO_WHY"
+			diag "TODO test passes now: drop its TODO mark"
+		else
+			KB_SKIP=$((KB_SKIP + 1))
+			printf 'not ok %d - %s # TODO %s\n' "$KB_N" "$_desc" "$KB_TODO_WHY"
+		fi
+	elif [ "$_rc" -eq 0 ]; then
 		tap_ok "$_desc"
 	else
 		tap_not_ok "$_desc"

@@ -11,6 +11,10 @@
 # stay as they are; make integration gives the first pass one,
 # tests/isolated.sh).
 #
+# The agents tests/t93-agents.sh drives are not copied: the second pass
+# reads them where make agents installed them (KB_AGENTS_MODULES, default
+# tests/agents/node_modules), which must be readable by that user.
+#
 # Environment: KINBOX (binary for the first pass; default ./kinbox),
 # KINPOLICY (default: beside KINBOX), KINBOX_TEST (the test build
 # t99-egress.sh runs; default: beside KINBOX),
@@ -194,6 +198,15 @@ if [ "$(id -u)" -eq 0 ] && [ "${KB_NO_UNPRIVILEGED:-}" != 1 ]; then
 		cp -R "$here/fixtures/hooks" "$stage/tests/fixtures/"
 		cp -R "$here/golden/hooks" "$stage/tests/golden/"
 		cp "$here/unit/readonly-cases.h" "$stage/tests/unit/"
+		# the agents' driver, model server and pins (t93-agents.sh),
+		# and README.md, whose hook blocks it configures them with;
+		# the agents themselves are read where make agents put them
+		mkdir -p "$stage/tests/agents"
+		for f in "$here"/agents/*.py "$here"/agents/prefix-log \
+			"$here"/agents/package.json "$here"/agents/package-lock.json; do
+			[ -f "$f" ] && cp "$f" "$stage/tests/agents/"
+		done
+		cp "$top/README.md" "$stage/"
 		chmod -R a+rX "$stage"
 		chmod a+rx "$work"
 		cd "$stage" || exit 1
@@ -204,7 +217,8 @@ if [ "$(id -u)" -eq 0 ] && [ "${KB_NO_UNPRIVILEGED:-}" != 1 ]; then
 			PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
 			KINBOX="$stage/kinbox" KINPOLICY="$stage/kinpolicy" \
 			KINBOX_MUST_WORK="${KINBOX_MUST_WORK:-}" \
-			KB_VERBOSE="${KB_VERBOSE:-}"
+			KB_VERBOSE="${KB_VERBOSE:-}" \
+			KB_AGENTS_MODULES="${KB_AGENTS_MODULES:-$here/agents/node_modules}"
 		run_suites "$user" "$stage/tests" "$@" KB_BACKEND=
 		landlock_suites "landlock/$user" "$stage/tests" "$@" KB_BACKEND=landlock
 	fi
