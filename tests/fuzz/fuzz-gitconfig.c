@@ -195,8 +195,8 @@ confined(const char *v)
 			     : xasprintf("%s/.git/%s", pol.workspace, v);
 	in =
 	    strncmp(full, tree, strlen(tree)) == 0 && full[strlen(tree)] == '/';
-	for (c = strtok_r(full + strlen(tree), "/", &save); in && c != NULL;
-	     c = strtok_r(NULL, "/", &save)) {
+	for (c = in ? strtok_r(full + strlen(tree), "/", &save) : NULL;
+	     c != NULL; c = strtok_r(NULL, "/", &save)) {
 		depth += strcmp(c, "..") == 0 ? -1 : strcmp(c, ".") != 0;
 		if (depth < min)
 			min = depth;
