@@ -161,6 +161,13 @@ ran() {
 	[ -f "$RUNS/$2/agent.rc" ] || fail "the run $2 did not happen (its test above failed)"
 }
 
+# root_pass: skip in the unprivileged pass a check of the agent's own
+# behaviour, which is the same for every user (the root pass makes it)
+root_pass() {
+	[ "$(id -u)" -eq 0 ] ||
+		skip_other_pass "the agent's own behaviour, the same for every user"
+}
+
 # exited0 NAME: the agent's own exit was clean
 exited0() {
 	_rc=$(cat "$RUNS/$1/agent.rc")
@@ -416,6 +423,53 @@ run_test_todo "Codex judges its execpolicy rules on the rewritten command: the f
 run_test_todo "Gemini CLI's policy engine judges the rewritten command: commandPrefix \"git push\" no longer matches '…/kinbox --workspace ROOT -- bash -c …', and the push runs" \
 	"gemini: the user's policy deny rule on git push still blocks the call" t_deny gemini ""
 
+# why the deny rules no longer match (the agents' own rule matching; the
+# same for every user: the root pass)
+t_rule_allow_only() {
+	root_pass
+	_p=$(proj claude-code)
+	rm -f "$_p/pushed-marker"
+	cat >"$KB_T/allow-hook" <<'EOF'
+#!/bin/sh
+cat >/dev/null
+echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"kinbox test: allow, no rewrite"}}'
+EOF
+	chmod +x "$KB_T/allow-hook"
+	drive claude-rule-allow claude-code "$PUSH_SCENARIO" --config none \
+		--settings "{\"permissions\": {\"deny\": [\"Bash(git push:*)\"]}, \"hooks\": {\"PreToolUse\": [{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"$KB_T/allow-hook\"}]}]}}"
+	exited0 claude-rule-allow
+	said claude-rule-allow 1 "Permission to use Bash with command git push"
+	assert_not_exists "$_p/pushed-marker"
+}
+t_rule_rewrite() {
+	root_pass
+	_p=$(proj claude-code)
+	rm -f "$_p/pushed-marker"
+	_k=$RUNS/claude-rule-kinbox/libexec/kinbox
+	drive claude-rule-kinbox claude-code "$PUSH_SCENARIO" \
+		--settings "{\"permissions\": {\"deny\": [\"Bash($_k:*)\"]}}"
+	exited0 claude-rule-kinbox
+	said claude-rule-kinbox 1 "Permission to use Bash with command $_k --workspace "
+	assert_not_exists "$_p/pushed-marker"
+}
+t_codex_untrusted() {
+	root_pass
+	_p=$(proj codex)
+	rm -f "$_p/untrusted.txt"
+	drive codex-untrusted codex '{"scenarios": {"main": [{"shell": "echo \"active=$KINBOX_ACTIVE\" >untrusted.txt"}, {"text": "all done"}]}}' \
+		--untrusted
+	exited0 codex-untrusted
+	assert_file_has_content "$_p/untrusted.txt" '^active=$'
+	[ -z "$(ls "$RUNS/codex-untrusted/hooks")" ] || fail "a hook ran"
+	if grep -i hook "$RUNS/codex-untrusted/agent.err"; then
+		fail "Codex said something about hooks (above)"
+	fi
+}
+PUSH_SCENARIO='{"scenarios": {"main": [{"shell": "git push origin HEAD:refs/heads/kinbox-test; touch pushed-marker"}, {"text": "all done"}]}}'
+run_test "claude-code rules: a hook that answers allow without updatedInput leaves the deny rule Bash(git push:*) in force" t_rule_allow_only
+run_test "claude-code rules: a deny rule naming the rewrite's kinbox (Bash(…/kinbox:*)) blocks the rewritten call: the rules are matched on updatedInput" t_rule_rewrite
+run_test "codex: README's hooks without trust (no --dangerously-bypass-hook-trust, /hooks never run) are skipped with no word, and the call runs outside any sandbox" t_codex_untrusted
+
 # --- 4. Claude Code: a resumed session keeps its grants -----------------------
 t_resume() {
 	_p=$(proj claude-code)
@@ -478,11 +532,7 @@ run_test "codex: under Codex's own workspace-write sandbox the rewritten call st
 # --- 7. Claude Code: CLAUDE_CODE_SHELL_PREFIX (for a prefix integration) -----
 # tests/agents/README, "CLAUDE_CODE_SHELL_PREFIX", says what these show.
 # How Claude Code calls its prefix does not depend on the user: the root
-# pass checks it, the other one saves the time.
-root_pass() {
-	[ "$(id -u)" -eq 0 ] ||
-		skip_other_pass "how Claude Code calls its prefix is the same for every user"
-}
+# pass checks it (root_pass), the other one saves the time.
 t_prefix_argv() {
 	root_pass
 	rm -f "$KB_T/prefix.jsonl"
