@@ -486,6 +486,8 @@ EOF
 		"$RUNS/claude-resume1/agent.out")
 	_id=$("$PY" "$AG/runlog.py" denial "$RUNS/claude-resume1" 1) || fail "no denial"
 	_ses=$(cat "$_p/sess1.txt")
+	echo "$_sid" >"$RUNS/resume.sid"
+	echo "$_ses" >"$RUNS/resume.ses"
 	echo "Claude session $_sid, kinbox session '$_ses', denial $_id"
 	case $_ses in ses_*) ;; *) fail "the first run had no kinbox session" ;; esac
 	# the human grants it for the session, as the hook's context says
@@ -499,8 +501,26 @@ EOF
 	"$PY" "$AG/runlog.py" hook-input "$RUNS/claude-resume2" SessionStart source
 	assert_exists "$OUTSIDE/claude-resume"
 }
-run_test_todo "on --resume Claude Code fires SessionStart again (source \"resume\", the same session_id) and kinpolicy-hook.c's session_start() makes a new kinbox session every time and appends its export to CLAUDE_ENV_FILE: the resumed calls run in the new, empty session and the grant is gone (session_start() does not look at source, so compact and clear would do the same; not driven here)" \
+run_test_todo "on --resume Claude Code fires SessionStart again (source \"resume\", the same session_id) and kinpolicy-hook.c's session_start() makes a new kinbox session every time and appends its export to CLAUDE_ENV_FILE: the resumed calls run in the new, empty session and the grant is gone (session_start() does not look at source: the compact test below shows the same)" \
 	"claude-code: a session grant still holds after the session is resumed (--resume)" t_resume
+
+# /compact fires SessionStart too (source "compact"): the calls after it
+# must stay in the session of the calls before it
+t_compact() {
+	[ -s "$RUNS/resume.sid" ] || fail "no session from the resume test above"
+	drive claude-compact claude-code "$RUNS/resume.json" \
+		--home "$RUNS/resume.home" --prompt "/compact" \
+		-- --resume "$(cat "$RUNS/resume.sid")"
+	exited0 claude-compact
+	"$PY" "$AG/runlog.py" hook-input "$RUNS/claude-compact" SessionStart source
+	_f=$(ls "$RUNS"/resume.home/.claude/session-env/*/sessionstart-hook-*.sh)
+	echo "the session's env file, $_f:"
+	cat "$_f"
+	assert_streq "$(sed -n 's/^export KINBOX_SESSION=//p' "$_f" | tail -n 1)" \
+		"$(cat "$RUNS/resume.ses")" "the session the next call gets"
+}
+run_test_todo "Claude Code fires SessionStart with source \"compact\" after /compact, and session_start() makes a new kinbox session and appends its export to CLAUDE_ENV_FILE, whose last line wins: the calls after a compaction lose the session's grants" \
+	"claude-code: a compaction keeps the kinbox session (its grants)" t_compact
 
 # --- 5. Claude Code's default mode: strict ------------------------------------
 t_default() {
