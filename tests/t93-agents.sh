@@ -161,6 +161,13 @@ ran() {
 	[ -f "$RUNS/$2/agent.rc" ] || fail "the run $2 did not happen (its test above failed)"
 }
 
+# root_pass: skip in the unprivileged pass a check of the agent's own
+# behaviour, which is the same for every user (the root pass makes it)
+root_pass() {
+	[ "$(id -u)" -eq 0 ] ||
+		skip_other_pass "the agent's own behaviour, the same for every user"
+}
+
 # exited0 NAME: the agent's own exit was clean
 exited0() {
 	_rc=$(cat "$RUNS/$1/agent.rc")
@@ -416,6 +423,53 @@ run_test_todo "Codex judges its execpolicy rules on the rewritten command: the f
 run_test_todo "Gemini CLI's policy engine judges the rewritten command: commandPrefix \"git push\" no longer matches '…/kinbox --workspace ROOT -- bash -c …', and the push runs" \
 	"gemini: the user's policy deny rule on git push still blocks the call" t_deny gemini ""
 
+# why the deny rules no longer match (the agents' own rule matching; the
+# same for every user: the root pass)
+t_rule_allow_only() {
+	root_pass
+	_p=$(proj claude-code)
+	rm -f "$_p/pushed-marker"
+	cat >"$KB_T/allow-hook" <<'EOF'
+#!/bin/sh
+cat >/dev/null
+echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"kinbox test: allow, no rewrite"}}'
+EOF
+	chmod +x "$KB_T/allow-hook"
+	drive claude-rule-allow claude-code "$PUSH_SCENARIO" --config none \
+		--settings "{\"permissions\": {\"deny\": [\"Bash(git push:*)\"]}, \"hooks\": {\"PreToolUse\": [{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"$KB_T/allow-hook\"}]}]}}"
+	exited0 claude-rule-allow
+	said claude-rule-allow 1 "Permission to use Bash with command git push"
+	assert_not_exists "$_p/pushed-marker"
+}
+t_rule_rewrite() {
+	root_pass
+	_p=$(proj claude-code)
+	rm -f "$_p/pushed-marker"
+	_k=$RUNS/claude-rule-kinbox/libexec/kinbox
+	drive claude-rule-kinbox claude-code "$PUSH_SCENARIO" \
+		--settings "{\"permissions\": {\"deny\": [\"Bash($_k:*)\"]}}"
+	exited0 claude-rule-kinbox
+	said claude-rule-kinbox 1 "Permission to use Bash with command $_k --workspace "
+	assert_not_exists "$_p/pushed-marker"
+}
+t_codex_untrusted() {
+	root_pass
+	_p=$(proj codex)
+	rm -f "$_p/untrusted.txt"
+	drive codex-untrusted codex '{"scenarios": {"main": [{"shell": "echo \"active=$KINBOX_ACTIVE\" >untrusted.txt"}, {"text": "all done"}]}}' \
+		--untrusted
+	exited0 codex-untrusted
+	assert_file_has_content "$_p/untrusted.txt" '^active=$'
+	[ -z "$(ls "$RUNS/codex-untrusted/hooks")" ] || fail "a hook ran"
+	if grep -i hook "$RUNS/codex-untrusted/agent.err"; then
+		fail "Codex said something about hooks (above)"
+	fi
+}
+PUSH_SCENARIO='{"scenarios": {"main": [{"shell": "git push origin HEAD:refs/heads/kinbox-test; touch pushed-marker"}, {"text": "all done"}]}}'
+run_test "claude-code rules: a hook that answers allow without updatedInput leaves the deny rule Bash(git push:*) in force" t_rule_allow_only
+run_test "claude-code rules: a deny rule naming the rewrite's kinbox (Bash(…/kinbox:*)) blocks the rewritten call: the rules are matched on updatedInput" t_rule_rewrite
+run_test "codex: README's hooks without trust (no --dangerously-bypass-hook-trust, /hooks never run) are skipped with no word, and the call runs outside any sandbox" t_codex_untrusted
+
 # --- 4. Claude Code: a resumed session keeps its grants -----------------------
 t_resume() {
 	_p=$(proj claude-code)
@@ -432,6 +486,8 @@ EOF
 		"$RUNS/claude-resume1/agent.out")
 	_id=$("$PY" "$AG/runlog.py" denial "$RUNS/claude-resume1" 1) || fail "no denial"
 	_ses=$(cat "$_p/sess1.txt")
+	echo "$_sid" >"$RUNS/resume.sid"
+	echo "$_ses" >"$RUNS/resume.ses"
 	echo "Claude session $_sid, kinbox session '$_ses', denial $_id"
 	case $_ses in ses_*) ;; *) fail "the first run had no kinbox session" ;; esac
 	# the human grants it for the session, as the hook's context says
@@ -445,8 +501,26 @@ EOF
 	"$PY" "$AG/runlog.py" hook-input "$RUNS/claude-resume2" SessionStart source
 	assert_exists "$OUTSIDE/claude-resume"
 }
-run_test_todo "on --resume Claude Code fires SessionStart again (source \"resume\", the same session_id) and kinpolicy-hook.c's session_start() makes a new kinbox session every time and appends its export to CLAUDE_ENV_FILE: the resumed calls run in the new, empty session and the grant is gone (session_start() does not look at source, so compact and clear would do the same; not driven here)" \
+run_test_todo "on --resume Claude Code fires SessionStart again (source \"resume\", the same session_id) and kinpolicy-hook.c's session_start() makes a new kinbox session every time and appends its export to CLAUDE_ENV_FILE: the resumed calls run in the new, empty session and the grant is gone (session_start() does not look at source: the compact test below shows the same)" \
 	"claude-code: a session grant still holds after the session is resumed (--resume)" t_resume
+
+# /compact fires SessionStart too (source "compact"): the calls after it
+# must stay in the session of the calls before it
+t_compact() {
+	[ -s "$RUNS/resume.sid" ] || fail "no session from the resume test above"
+	drive claude-compact claude-code "$RUNS/resume.json" \
+		--home "$RUNS/resume.home" --prompt "/compact" \
+		-- --resume "$(cat "$RUNS/resume.sid")"
+	exited0 claude-compact
+	"$PY" "$AG/runlog.py" hook-input "$RUNS/claude-compact" SessionStart source
+	_f=$(ls "$RUNS"/resume.home/.claude/session-env/*/sessionstart-hook-*.sh)
+	echo "the session's env file, $_f:"
+	cat "$_f"
+	assert_streq "$(sed -n 's/^export KINBOX_SESSION=//p' "$_f" | tail -n 1)" \
+		"$(cat "$RUNS/resume.ses")" "the session the next call gets"
+}
+run_test_todo "Claude Code fires SessionStart with source \"compact\" after /compact, and session_start() makes a new kinbox session and appends its export to CLAUDE_ENV_FILE, whose last line wins: the calls after a compaction lose the session's grants" \
+	"claude-code: a compaction keeps the kinbox session (its grants)" t_compact
 
 # --- 5. Claude Code's default mode: strict ------------------------------------
 t_default() {
@@ -478,11 +552,7 @@ run_test "codex: under Codex's own workspace-write sandbox the rewritten call st
 # --- 7. Claude Code: CLAUDE_CODE_SHELL_PREFIX (for a prefix integration) -----
 # tests/agents/README, "CLAUDE_CODE_SHELL_PREFIX", says what these show.
 # How Claude Code calls its prefix does not depend on the user: the root
-# pass checks it, the other one saves the time.
-root_pass() {
-	[ "$(id -u)" -eq 0 ] ||
-		skip_other_pass "how Claude Code calls its prefix is the same for every user"
-}
+# pass checks it (root_pass), the other one saves the time.
 t_prefix_argv() {
 	root_pass
 	rm -f "$KB_T/prefix.jsonl"

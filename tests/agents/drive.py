@@ -6,7 +6,8 @@ says.
 
   drive.py AGENT OUT --project DIR --home DIR --scenario FILE [--cwd DIR]
            [--prompt TEXT] [--mode MODE] [--timeout S] [--env NAME=VALUE]...
-           [--config readme|none] [--settings JSON] [-- AGENT-ARGUMENT...]
+           [--config readme|none] [--settings JSON] [--untrusted]
+           [-- AGENT-ARGUMENT...]
 
 AGENT is claude-code, codex or gemini (`drive.py selftest OUT` checks the
 namespace alone: loopback only, the model server reached over it, kinbox
@@ -25,7 +26,8 @@ The agent runs in --cwd (default: --project) with the prompt --prompt
 (default "Run the commands. [scenario main]"); --mode is Claude Code's
 --permission-mode (default bypassPermissions) or Gemini CLI's
 --approval-mode (default yolo); Codex runs `codex exec` with its own
-sandbox off (-s danger-full-access) unless the AGENT-ARGUMENTs name one.
+sandbox off (-s danger-full-access) unless the AGENT-ARGUMENTs name one,
+and with --dangerously-bypass-hook-trust unless --untrusted.
 --home is the agent's HOME (kept between runs: a resumed session finds its
 files there); --config readme (the default) writes README.md's block for
 the agent into it, merged with --settings (a JSON object: Claude Code's
@@ -261,9 +263,11 @@ enabled = false
         env.update({"KINBOX_FAKE_API_KEY": "sk-kinbox-test-fake",
                     "CODEX_HOME": cdir})
         # never Codex's own sandbox by default: kinbox is the sandbox
-        # under test (a test may ask for Codex's with -s)
-        argv = [prog, "exec", "--dangerously-bypass-hook-trust",
-                "--color", "never", "--skip-git-repo-check"]
+        # under test (a test may ask for Codex's with -s); the hooks run
+        # untrusted (Codex skips them silently) only with --untrusted
+        argv = [prog, "exec", "--color", "never", "--skip-git-repo-check"]
+        if not a.untrusted:
+            argv.insert(2, "--dangerously-bypass-hook-trust")
         if not any(x in ("-s", "--sandbox") or x.startswith("--sandbox=")
                    for x in a.rest):
             argv += ["-s", "danger-full-access"]
@@ -335,6 +339,7 @@ def main():
     p.add_argument("--env", action="append", default=[])
     p.add_argument("--config", choices=["readme", "none"], default="readme")
     p.add_argument("--settings")
+    p.add_argument("--untrusted", action="store_true")
     argv = sys.argv[1:]
     rest = []
     if "--" in argv:
