@@ -182,6 +182,29 @@ cwd_file_at(const char *s)
 	return (long)(i + sizeof("pwd -P >| ") - 1);
 }
 
+/* Claude Code pastes the session's env file (kinpolicy hook's "export
+ * KINBOX_SESSION=ses_…") into the script, before the model's command, and
+ * not into the prefix's environment: kinbox takes the session from there.
+ * Only before the first "eval '" (the model's command is inside it, and
+ * could name another session). */
+static void
+session_from_script(const char *s)
+{
+	static const char key[] = "export KINBOX_SESSION=";
+	const char *end = strstr(s, "eval '"), *p, *last = NULL;
+	char id[21];
+
+	for (p = s; (p = strstr(p, key)) != NULL && (end == NULL || p < end);
+	     p += sizeof(key) - 1)
+		last = p + sizeof(key) - 1;
+	if (last == NULL || end == NULL || strncmp(last, "ses_", 4) != 0 ||
+	    strspn(last + 4, "0123456789abcdef") != 16)
+		return;
+	memcpy(id, last, 20);
+	id[20] = '\0';
+	setenv("KINBOX_SESSION", id, 1);
+}
+
 static pid_t child = -1;
 
 static void
@@ -215,6 +238,7 @@ claude_prefix(int argc, char **argv, char *kinbox)
 	}
 	if (sh == NULL || sh[0] != '/' || access(sh, X_OK) == -1)
 		sh = "/bin/bash";
+	session_from_script(script);
 	push(&w, "kinbox");
 	push_flags(&w, getenv("KINBOX_SH_FLAGS"));
 	if (proj != NULL && proj[0] == '/') {

@@ -377,6 +377,16 @@ t_claude_prefix() {
 	assert_not_exists "$out/hook-ran"
 	ksh --claude-code "eval '$KB_T/kpbin/kinpolicy hook claude-code'"
 	assert_not_exists "$out/hook-ran"
+	# the session Claude Code pasted from the env file, before the
+	# command, is kinbox's (an unknown one: 125 naming it); one the
+	# command itself exports inside the eval is not
+	ksh --claude-code "export KINBOX_SESSION=ses_00000000000000aa && eval 'touch s1' < /dev/null && pwd -P >| $_cf"
+	want_rc 125 "an unknown session pasted before the command"
+	assert_file_has_content "$KB_ERR" 'ses_00000000000000aa'
+	assert_not_exists "$ws/s1"
+	ksh --claude-code "eval 'export KINBOX_SESSION=ses_00000000000000aa; touch s2' < /dev/null && pwd -P >| $_cf"
+	want_rc 0 "a session exported by the command itself"
+	assert_exists "$ws/s2"
 	# one argument only
 	ksh --claude-code a b
 	want_rc 125 "two arguments"
