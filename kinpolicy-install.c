@@ -593,6 +593,46 @@ print_notes(const struct target *t, bool dry)
 	}
 }
 
+static void
+warn_prefix(const char *other)
+{
+	_cleanup_free_ char *o = E(other);
+
+	printf("note: env.CLAUDE_CODE_SHELL_PREFIX is another program's (%s): "
+	       "kept; the hook rewrites each shell call instead, where Claude "
+	       "Code's own rules see kinbox's command (kinpolicy keeps your "
+	       "deny rules in force itself)\n",
+	    o);
+}
+
+/* Claude Code's shell prefix: kinbox-sh beside kinpolicy, quoted for the
+ * shell Claude Code parses the prefix with; NULL when there is none (the
+ * hook then rewrites each command, as for the other agents) */
+static const char *
+claude_prefix(const char *self)
+{
+	static char *prefix;
+	_cleanup_free_ char *dir = NULL;
+	_cleanup_free_ char *sh = NULL;
+	struct kb_buf b = {0};
+	char *sl;
+
+	if (self == NULL || prefix != NULL)
+		return prefix;
+	dir = xstrdup(self);
+	if ((sl = strrchr(dir, '/')) == NULL)
+		return NULL;
+	*sl = '\0';
+	sh = xasprintf("%s/kinbox-sh", dir);
+	if (access(sh, X_OK) == -1)
+		return NULL;
+	kb_buf_add(&b, "", 0);
+	kb_buf_shquote(&b, sh);
+	kb_buf_puts(&b, " --claude-code");
+	prefix = b.s;
+	return prefix;
+}
+
 static int
 run(enum kb_agent agent, bool install, bool project, bool dry)
 {
@@ -608,6 +648,7 @@ run(enum kb_agent agent, bool install, bool project, bool dry)
 	_cleanup_free_ char *cmdw = NULL;
 	_cleanup_close_ int dfd = -1;
 	const char *verb = install ? "install" : "uninstall";
+	const char *other_prefix = NULL;
 	const char *name = kb_agent_name(agent);
 	json_t *doc = NULL, *next = NULL, *back;
 	struct kb_err e;
@@ -639,7 +680,11 @@ run(enum kb_agent agent, bool install, bool project, bool dry)
 	if (next == NULL)
 		die("out of memory");
 	if ((install ? kb_hookinstall_install(next, agent, command, &r, &e)
-		     : kb_hookinstall_uninstall(next, agent, &r, &e)) == -1)
+		     : kb_hookinstall_uninstall(next, agent, &r, &e)) == -1 ||
+	    (agent == KB_AGENT_CLAUDE &&
+		kb_hookinstall_claude_prefix(next,
+		    install ? claude_prefix(self) : NULL, &r, &other_prefix,
+		    &e) == -1))
 		die("%s: %s: not the shape %s's settings have; fix it by hand "
 		    "(README.md, Use with your agent), or move it away; "
 		    "nothing "
@@ -657,6 +702,8 @@ run(enum kb_agent agent, bool install, bool project, bool dry)
 			    name, shown, dry ? "would change" : "changed");
 		if (install)
 			warn_disabled(&t, next);
+		if (install && other_prefix != NULL)
+			warn_prefix(other_prefix);
 		goto done;
 	}
 	oldtext = cur.exists ? kb_hookinstall_dump(doc) : xstrdup("");
@@ -729,6 +776,8 @@ run(enum kb_agent agent, bool install, bool project, bool dry)
 		print_notes(&t, dry);
 	if (install)
 		warn_disabled(&t, next);
+	if (install && other_prefix != NULL)
+		warn_prefix(other_prefix);
 	if (dry) {
 		_cleanup_free_ char *diff = kb_udiff(
 		    cur.exists ? shown : "/dev/null", oldtext, shown, newtext);

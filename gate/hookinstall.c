@@ -778,3 +778,68 @@ kb_hookinstall_codex_off(const char *toml)
 	}
 	return 0;
 }
+
+#define PREFIX_KEY "CLAUDE_CODE_SHELL_PREFIX"
+
+bool
+kb_hookinstall_prefix_is_ours(const char *prefix)
+{
+	struct kb_buf w = {0};
+	const char *rest = prefix != NULL ? literal_word(prefix, &w) : NULL;
+	const char *b;
+	bool ours = false;
+
+	if (rest != NULL && w.s != NULL) {
+		b = strrchr(w.s, '/');
+		b = b != NULL ? b + 1 : w.s;
+		while (blank(*rest))
+			rest++;
+		ours = strcmp(b, "kinbox-sh") == 0 &&
+		       strncmp(rest, "--claude-code", 13) == 0 &&
+		       (rest[13] == '\0' || blank(rest[13]));
+	}
+	kb_buf_free(&w);
+	return ours;
+}
+
+int
+kb_hookinstall_claude_prefix(json_t *doc, const char *prefix,
+    struct kb_hookinstall_report *r, const char **other, struct kb_err *e)
+{
+	json_t *env = json_object_get(doc, "env"), *cur;
+	const char *was;
+
+	if (other != NULL)
+		*other = NULL;
+	if (env != NULL && !json_is_object(env))
+		return kb_err_set(e, "\"env\" is %s, not an object", kind(env));
+	cur = env != NULL ? json_object_get(env, PREFIX_KEY) : NULL;
+	was = json_is_string(cur) ? json_string_value(cur) : NULL;
+	if (prefix == NULL) {
+		if (was == NULL || !kb_hookinstall_prefix_is_ours(was))
+			return 0;
+		report_add(r, "env." PREFIX_KEY, KB_HI_REMOVED, was, 1);
+		json_object_del(env, PREFIX_KEY);
+		if (json_object_size(env) == 0)
+			json_object_del(doc, "env");
+		return 0;
+	}
+	if (cur != NULL &&
+	    (was == NULL || !kb_hookinstall_prefix_is_ours(was))) {
+		if (other != NULL)
+			*other = was != NULL ? was : "(not a string)";
+		return 0;
+	}
+	if (was != NULL && strcmp(was, prefix) == 0) {
+		report_add(r, "env." PREFIX_KEY, KB_HI_SAME, NULL, 0);
+		return 0;
+	}
+	if (env == NULL) {
+		env = json_object();
+		set(doc, "env", env);
+	}
+	report_add(r, "env." PREFIX_KEY,
+	    was != NULL ? KB_HI_UPDATED : KB_HI_ADDED, was, 1);
+	set(env, PREFIX_KEY, json_string(prefix));
+	return 0;
+}

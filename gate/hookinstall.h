@@ -118,6 +118,23 @@ int kb_hookinstall_install(json_t *doc, enum kb_agent, const char *command,
 int kb_hookinstall_uninstall(json_t *doc, enum kb_agent,
     struct kb_hookinstall_report *r, struct kb_err *e);
 
+/*
+ * Claude Code's shell prefix (kinbox-sh(1), --claude-code): with `prefix`
+ * (the command, e.g. "/usr/local/bin/kinbox-sh --claude-code"), sets
+ * env.CLAUDE_CODE_SHELL_PREFIX to it when it is absent or kinbox-sh's
+ * (any path ending in kinbox-sh, then --claude-code), so that Claude Code
+ * runs every Bash call under kinbox and the hook need not rewrite; a prefix
+ * of another program is kept, and *other (when not NULL) names it. With
+ * `prefix` NULL (uninstall), removes kinbox-sh's, and "env" when that
+ * leaves it empty. Reported as the change of "env.CLAUDE_CODE_SHELL_PREFIX".
+ * 0, or -1 with `e` when "env" is not an object.
+ */
+int kb_hookinstall_claude_prefix(json_t *doc, const char *prefix,
+    struct kb_hookinstall_report *r, const char **other, struct kb_err *e);
+
+/* Is `prefix` kinbox-sh's --claude-code prefix? */
+bool kb_hookinstall_prefix_is_ours(const char *prefix);
+
 /* The text written: 2-space indent, keys in the file's order, UTF-8 as it
  * is, every real with the fewest digits that read back to the same
  * number, and a final newline. A new string. */

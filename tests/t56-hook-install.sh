@@ -70,7 +70,20 @@ BLOCKS = {
                ("AfterTool", "run_shell_command", None)],
 }
 
+def prefix(cmd):
+    # Claude Code's shell prefix: kinbox-sh beside kinpolicy, when there
+    import os
+    kp = cmd.split(" hook ")[0]
+    sh = os.path.join(os.path.dirname(kp), "kinbox-sh")
+    return sh + " --claude-code" if os.access(sh, os.X_OK) else None
+
 def block(agent, cmd):
+    if agent == "claude-code" and prefix(cmd) is not None:
+        b = block("claude-code-hooks", cmd)
+        b["env"] = {"CLAUDE_CODE_SHELL_PREFIX": prefix(cmd)}
+        return b
+    if agent == "claude-code-hooks":
+        agent = "claude-code"
     if agent == "cursor":
         return {"version": 1,
                 "hooks": {"beforeShellExecution": [{"command": cmd}]}}
@@ -126,9 +139,17 @@ def main():
     elif v == "kept":
         orig, new, agent, cmd = load(sys.argv[2]), load(sys.argv[3]), sys.argv[4], sys.argv[5]
         for k in orig:
+            if k == "env" and agent == "claude-code":
+                # kept, with the shell prefix added at its end
+                e = dict(new.get(k, {}))
+                e.pop("CLAUDE_CODE_SHELL_PREFIX", None)
+                if e != orig[k]:
+                    sys.exit("key env changed")
+                continue
             if k != "hooks" and orig[k] != new.get(k):
                 sys.exit("key %s changed" % k)
-        if [k for k in new if k != "hooks"] != [k for k in orig if k != "hooks"]:
+        added = [k for k in block(agent, cmd) if k != "hooks" and k not in orig]
+        if [k for k in new if k != "hooks"] != [k for k in orig if k != "hooks"] + added:
             sys.exit("the keys' order changed")
         want = block(agent, cmd)["hooks"]
         oh, nh = orig.get("hooks", {}), new["hooks"]
