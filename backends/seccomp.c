@@ -351,8 +351,8 @@ landlock_rules(scmp_filter_ctx ctx, enum kb_seccomp_variant v)
 			if ((rc = rule1(ctx, eperm, self_only[i], nz0)) < 0)
 				return rc;
 		for (size_t i = 0; i < nitems(never); i++)
-			if ((rc = rule(ctx, eperm, resolve(never[i]), 0, NULL)) <
-			    0)
+			if ((rc = rule(
+				 ctx, eperm, resolve(never[i]), 0, NULL)) < 0)
 				return rc;
 		if ((rc = rule1(ctx, eperm, "setpriority", nz0)) < 0 ||
 		    (rc = rule1(ctx, eperm, "setpriority", nz1)) < 0 ||
