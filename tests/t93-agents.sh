@@ -390,11 +390,9 @@ run_test "codex: yield_time_ms keeps its meaning through the rewrite, and the co
 run_test "codex control: workdir is where the command runs (no kinbox)" t_dir codex -nohook
 run_test "codex: workdir is where the command runs through the rewrite (Codex's hook input is the command alone, its other arguments stay)" t_dir codex ""
 run_test "gemini control: is_background moves the command to the background (no kinbox)" t_bg gemini -nohook
-run_test_todo "Gemini CLI 0.61.0 replaces the tool's arguments with the hook's hookSpecificOutput.tool_input, which kinpolicy-hook.c writes as {command} alone (its comment says 'merged over the arguments'): is_background is dropped, and the call runs in the foreground until it ends (a server would hold the turn until the timeout)" \
-	"gemini: is_background keeps its meaning through the rewrite" t_bg gemini ""
+run_test "gemini: is_background keeps its meaning through the rewrite" t_bg gemini ""
 run_test "gemini control: dir_path is where the command runs (no kinbox)" t_dir gemini -nohook
-run_test_todo "Gemini CLI 0.61.0 replaces the tool's arguments with the hook's tool_input {command}: dir_path is dropped and the command runs in the project root (the AfterTool event's tool_input shows the command alone)" \
-	"gemini: dir_path is where the command runs through the rewrite" t_dir gemini ""
+run_test "gemini: dir_path is where the command runs through the rewrite" t_dir gemini ""
 
 # --- 3. the user's own deny rule on git push still blocks ---------------------
 # the agent's own refusal reaches the model, and the command (which would
@@ -406,8 +404,11 @@ t_deny() {
 		"$PY" "$AG/runlog.py" told "$RUNS/$1$2" $((T_PUSH + 1))
 		fail "the push was not blocked"
 	fi
-	case $1 in
-	claude-code) said "$1$2" $((T_PUSH + 1)) "Permission to use Bash with command git push" ;;
+	case $1$2 in
+	claude-code-nohook) said "$1$2" $((T_PUSH + 1)) "Permission to use Bash with command git push" ;;
+	# with the hook, its deny names the user's rule (the rewrite would
+	# have dodged it): kinpolicy judges the model's command first
+	claude-code) said "$1$2" $((T_PUSH + 1)) "your permission rule Bash(git push:*)" ;;
 	codex) said "$1$2" $((T_PUSH + 1)) "rejected: kinbox test: no pushing" ;;
 	gemini) said "$1$2" $((T_PUSH + 1)) "denied by policy" ;;
 	esac
@@ -416,8 +417,8 @@ t_deny() {
 for a in claude-code codex gemini; do
 	run_test "$a control: the user's deny rule on git push blocks the call (no hook)" t_deny "$a" -nohook
 done
-run_test_todo "Claude Code matches its deny rules against the hook's updatedInput: the rewrite '…/kinbox --workspace ROOT -- bash -c …' no longer starts with git push, so Bash(git push:*) never matches and the push runs (an allow without updatedInput leaves the rule in force; a rule Bash(…/kinbox:*) does match the rewrite)" \
-	"claude-code: the user's deny rule on git push still blocks the call" t_deny claude-code ""
+run_test "claude-code: the user's deny rule on git push still blocks the call (kinpolicy judges Claude Code's rules on the model's command before the rewrite)" \
+	t_deny claude-code ""
 run_test_todo "Codex judges its execpolicy rules on the rewritten command: the forbidden prefix_rule [git, push] no longer matches '…/kinbox --workspace ROOT -- bash -c …', and the push runs" \
 	"codex: the user's forbidden rule on git push still blocks the call" t_deny codex ""
 run_test_todo "Gemini CLI's policy engine judges the rewritten command: commandPrefix \"git push\" no longer matches '…/kinbox --workspace ROOT -- bash -c …', and the push runs" \
@@ -501,8 +502,7 @@ EOF
 	"$PY" "$AG/runlog.py" hook-input "$RUNS/claude-resume2" SessionStart source
 	assert_exists "$OUTSIDE/claude-resume"
 }
-run_test_todo "on --resume Claude Code fires SessionStart again (source \"resume\", the same session_id) and kinpolicy-hook.c's session_start() makes a new kinbox session every time and appends its export to CLAUDE_ENV_FILE: the resumed calls run in the new, empty session and the grant is gone (session_start() does not look at source: the compact test below shows the same)" \
-	"claude-code: a session grant still holds after the session is resumed (--resume)" t_resume
+run_test "claude-code: a session grant still holds after the session is resumed (--resume)" t_resume
 
 # /compact fires SessionStart too (source "compact"): the calls after it
 # must stay in the session of the calls before it
@@ -519,8 +519,7 @@ t_compact() {
 	assert_streq "$(sed -n 's/^export KINBOX_SESSION=//p' "$_f" | tail -n 1)" \
 		"$(cat "$RUNS/resume.ses")" "the session the next call gets"
 }
-run_test_todo "Claude Code fires SessionStart with source \"compact\" after /compact, and session_start() makes a new kinbox session and appends its export to CLAUDE_ENV_FILE, whose last line wins: the calls after a compaction lose the session's grants" \
-	"claude-code: a compaction keeps the kinbox session (its grants)" t_compact
+run_test "claude-code: a compaction keeps the kinbox session (its grants)" t_compact
 
 # --- 5. Claude Code's default mode: strict ------------------------------------
 t_default() {
@@ -631,5 +630,34 @@ t_prefix_kinbox_tmpdir() {
 }
 run_test "claude-code prefix: under 'kinbox -- \$SHELL -c SCRIPT' the calls run in kinbox, and a cd is lost: the cwd file goes to kinbox's private /tmp" t_prefix_kinbox_tmp
 run_test "claude-code prefix: with TMPDIR outside /tmp (kinbox keeps \$TMPDIR writable) the cwd file reaches Claude Code and a cd holds" t_prefix_kinbox_tmpdir
+
+# kinbox-sh --claude-code, the prefix kinpolicy hook install sets, with the
+# README's hooks: every call runs under kinbox through the prefix, the hook
+# answers without a rewrite (no updatedInput), a cd holds (the cwd file
+# reaches Claude Code through kinbox-sh), and the user's deny rule blocks
+# git push
+t_prefix_kinbox_sh() {
+	root_pass
+	_ksh=$(dirname "$KINBOX")/kinbox-sh
+	[ -x "$_ksh" ] || _ksh=$KB_TESTS_DIR/../kinbox-sh
+	_p=$(proj claude-code)
+	rm -f "$_p/where.txt" "$_p/sub/where.txt" "$_p/pushed-marker"
+	drive claude-ksh claude-code '{"scenarios": {"main": [{"shell": "cd sub"}, {"shell": "pwd >where.txt; echo \"said=$KINBOX_ACTIVE\""}, {"shell": "git push origin HEAD:refs/heads/kinbox-test; touch pushed-marker"}, {"text": "all done"}]}}' \
+		--env "CLAUDE_CODE_SHELL_PREFIX=$_ksh --claude-code" \
+		--settings '{"permissions": {"deny": ["Bash(git push:*)"]}}'
+	exited0 claude-ksh
+	said claude-ksh 2 "re:said=(bwrap|landlock)"
+	assert_file_has_content "$_p/sub/where.txt" "/sub\$"
+	assert_not_exists "$_p/where.txt"
+	# the user's rule blocks it: kinpolicy's hook names it first (it
+	# judges Claude Code's rules too), else Claude Code would
+	said claude-ksh 3 're:(your permission rule Bash\(git push:\*\)|Permission to use Bash with command git push)'
+	assert_not_exists "$_p/pushed-marker"
+	# the hook answered without a rewrite
+	if grep -l updatedInput "$RUNS/claude-ksh/hooks/"*.out 2>/dev/null | grep -q .; then
+		fail "the hook rewrote a command although the prefix runs it under kinbox"
+	fi
+}
+run_test "claude-code with kinbox-sh --claude-code as its prefix (what hook install sets): calls run under kinbox, no rewrite, a cd holds, the user's deny rule blocks git push" t_prefix_kinbox_sh
 
 done_testing

@@ -143,7 +143,12 @@ def readme_blocks(path):
             continue
         if block is not None:
             if line.startswith("```"):
-                out[para] = json.loads("".join(block))
+                text = "".join(block).strip()
+                # a fragment of the settings ("hooks": {...}) is the
+                # members of the file's object
+                if not text.startswith("{"):
+                    text = "{" + text + "}"
+                out[para] = json.loads(text)
                 block = None
             else:
                 block.append(line)
@@ -157,14 +162,18 @@ def readme_blocks(path):
 
 
 def readme_block(agent):
+    """The block whose hook commands name this agent, with KP (what
+    README writes for kinpolicy's absolute path) as kinpolicy, which PATH
+    finds: the recording wrapper."""
     top = os.path.dirname(os.path.dirname(HERE))
     path = os.environ.get("KB_README", os.path.join(top, "README.md"))
-    want = AGENTS[agent][1]
     for para, obj in readme_blocks(path).items():
-        if para.startswith(want):
-            return obj
-    die("%s: no ```json block after a paragraph starting %r in 'Use with "
-        "your agent'" % (path, want))
+        text = json.dumps(obj)
+        if ("KP hook %s\"" % agent) in text or \
+           ("kinpolicy hook %s\"" % agent) in text:
+            return json.loads(text.replace("KP hook ", "kinpolicy hook "))
+    die("%s: no ```json block of %s's hook commands in 'Use with your "
+        "agent'" % (path, agent))
 
 
 def merge(a, b):
