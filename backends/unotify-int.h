@@ -44,6 +44,8 @@ struct kb_sup {
 	pthread_t thread;
 	bool unique;
 	bool check_abstract; /* --net: abstract names are the host's */
+	int diag;            /* NETLINK_SOCK_DIAG, with check_abstract */
+	uint32_t diag_seq;
 	size_t nown, ngranted;
 	uint64_t own[KB_SUP_MAX_OWN];
 	struct kb_sockid *granted;
@@ -75,10 +77,27 @@ void sup_note_denial(struct kb_sup *, const char *named, int opath, int err);
 int sup_decide_path(struct kb_sup *, const struct seccomp_notif *req, int pidfd,
     const char *named, int *opath);
 
-/* With --net: does a socket of the caller's sandbox listen on the
- * abstract name `name` (n bytes)? */
-bool sup_abstract_own(uint32_t pid, const char *name, size_t n);
-/* The name as /proc/net/unix and the report show it ("@...") */
+/*
+ * The abstract names, compared as the kernel does: `name` is the n bytes
+ * of sun_path the connect gave (its leading NUL included), `type` the
+ * connecting socket's (SOCK_STREAM, SOCK_SEQPACKET).
+ *
+ * sup_diag_open() makes the NETLINK_SOCK_DIAG socket (in kinbox's network
+ * namespace: with --net the sandbox's), -1 with errno. sup_abstract_find()
+ * looks for the socket listening on exactly that name (bytes and length)
+ * with that type, among all (ino 0) or only the socket `ino`: 1 with its
+ * inode in *found, 0 when there is none, -1 with errno when the kernel
+ * could not say.
+ */
+int sup_diag_open(void);
+int sup_abstract_find(int diag, uint32_t *seq, const char *name, size_t n,
+    int type, uint32_t ino, uint32_t *found);
+/* With --net: does a socket of the caller's sandbox listen on the name?
+ * (*ino: the listener's inode when one listens) */
+bool sup_abstract_own(struct kb_sup *, uint32_t pid, const char *name, size_t n,
+    int type, uint32_t *ino);
+/* The name for a person ("@" then the bytes after the leading NUL,
+ * escaped: a NUL as \x00), never longer than outlen - 1 */
 void sup_abstract_text(const char *name, size_t n, char *out, size_t outlen);
 
 #endif

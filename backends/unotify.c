@@ -103,6 +103,8 @@ unref(struct kb_sup *s)
 	if (left > 0)
 		return;
 	close(s->listener);
+	if (s->diag != -1)
+		close(s->diag);
 	pthread_cond_destroy(&s->cv);
 	pthread_mutex_destroy(&s->mu);
 	free(s->granted);
@@ -387,19 +389,32 @@ serve(struct kb_sup *s, const struct seccomp_notif *req)
 		return;
 	}
 	count(s, &s->rep.connects);
-	if (s->check_abstract &&
-	    len > (int)offsetof(struct sockaddr_un, sun_path) + 1 &&
-	    j.addr.ss_family == AF_UNIX &&
+	/* an abstract name: sun_path's first byte NUL, the name the rest of
+	 * addrlen (the empty one too) */
+	if (s->check_abstract && j.addr.ss_family == AF_UNIX &&
+	    len > (int)offsetof(struct sockaddr_un, sun_path) &&
 	    ((struct sockaddr_un *)&j.addr)->sun_path[0] == '\0') {
 		struct sockaddr_un *un = (struct sockaddr_un *)&j.addr;
 		size_t n = (size_t)len - offsetof(struct sockaddr_un, sun_path);
-		char text[112];
+		socklen_t tl = sizeof(int);
+		uint32_t ino;
+		int type = -1;
+		char text[512];
 
-		if (n > sizeof(un->sun_path))
-			n = sizeof(un->sun_path);
-		if (!sup_abstract_own(req->pid, un->sun_path + 1, n - 1)) {
-			sup_abstract_text(
-			    un->sun_path + 1, n - 1, text, sizeof(text));
+		/* the kernel's answer to a longer address */
+		if (n > sizeof(un->sun_path)) {
+			close(pidfd);
+			close(j.sock);
+			respond(s, req->id, EINVAL);
+			return;
+		}
+		/* the kernel looks a name up among sockets of the
+		 * connecting one's type */
+		if (getsockopt(j.sock, SOL_SOCKET, SO_TYPE, &type, &tl) == -1)
+			type = -1;
+		if (!sup_abstract_own(
+			s, req->pid, un->sun_path, n, type, &ino)) {
+			sup_abstract_text(un->sun_path, n, text, sizeof(text));
 			sup_note_denial(s, text, -1, EPERM);
 			close(pidfd);
 			close(j.sock);
@@ -558,6 +573,8 @@ kb_sup_start(int listener, const struct kb_sup_hello *hello,
 	s->listener = listener;
 	s->unique = hello->unique != 0;
 	s->check_abstract = check_abstract;
+	/* none: every abstract name is refused (fail closed) */
+	s->diag = check_abstract ? sup_diag_open() : -1;
 	s->nown = hello->nown;
 	memcpy(s->own, hello->own, sizeof(s->own[0]) * s->nown);
 	if (ngranted > 0) {
@@ -594,6 +611,8 @@ kb_sup_start(int listener, const struct kb_sup_hello *hello,
 fail:
 	rc = errno;
 	close(listener);
+	if (s->diag != -1)
+		close(s->diag);
 	free(s->granted);
 	free(s);
 	errno = rc;

@@ -1075,6 +1075,162 @@ t_abstract_host() {
 }
 run_test "abstract: a host abstract socket is refused without --net (network namespace) and with --net (kinbox connects only names the sandbox listens on: EPERM); nothing accepted; the own one answers" t_abstract_host
 
+# Abstract names are bytes: the kernel tells two names apart by every byte
+# and by their length (addrlen), and looks one up among the sockets of the
+# connecting socket's type. /proc/net/unix prints a NUL as '@' and the rest
+# as it is, so a check read from it let the command's own "kbx\0svc" stand
+# for the host's "kbx@svc" (and a name holding a space or a newline forge
+# a shorter one). Each case: the sandbox listens on OWN (type OTYPE) and
+# connects to it (the control: its own server answers), then connects a
+# SOCK_STREAM socket to the host's name HOST, which a listener of this
+# script holds: EPERM, and the host's listener logs nothing.
+#   CASE OWN-HEX OTYPE HOST-HEX
+abs_cases() {
+	_r=$(printf %s "$RUN_ID" | od -An -tx1 | tr -d ' \n')
+	# NUL for '@' and back; a space and a newline ending the text form;
+	# a prefix; a trailing NUL (addrlen one longer) both ways; bytes that
+	# are not UTF-8; the same name of another socket type
+	cat <<EOF
+nul-at 6b6278${_r}00737663 stream 6b6278${_r}40737663
+at-nul 6b6278${_r}40726576 stream 6b6278${_r}00726576
+space 6b6278${_r}2073706163652d737663 stream 6b6278${_r}
+newline 6b6278${_r}2d6e6c0a737663 stream 6b6278${_r}2d6e6c
+prefix 6b6278${_r}2d707265666978 stream 6b6278${_r}2d707265
+trailing-nul 6b6278${_r}2d7472616900 stream 6b6278${_r}2d7472616940
+trailing-extra 6b6278${_r}2d657874 stream 6b6278${_r}2d65787400
+not-utf8 6b6278${_r}2dff80fe stream 6b6278${_r}2dff80
+type 6b6278${_r}2d74797065 seqpacket 6b6278${_r}2d74797065
+EOF
+}
+
+# abshost.py LOG READY HEX...: host listeners on the abstract names (hex),
+# SOCK_STREAM; logs "CONN HEX LINE" for each connection (its first line)
+cat >"$B/abshost.py" <<'EOF'
+import os, select, socket, sys
+log, ready = sys.argv[1], sys.argv[2]
+socks = {}
+for h in sys.argv[3:]:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(b"\0" + bytes.fromhex(h))
+    s.listen(16)
+    socks[s] = h
+open(log, "ab").close()
+open(ready + ".tmp", "w").close()
+os.rename(ready + ".tmp", ready)
+while True:
+    r, _, _ = select.select(list(socks), [], [])
+    for s in r:
+        c, _ = s.accept()
+        c.settimeout(1)
+        data = b""
+        try:
+            while b"\n" not in data and len(data) < 200:
+                chunk = c.recv(200)
+                if not chunk:
+                    break
+                data += chunk
+        except OSError:
+            pass
+        with open(log, "ab") as f:
+            f.write(b"CONN " + socks[s].encode() + b" " +
+                    data.split(b"\n")[0] + b"\n")
+        c.close()
+EOF
+
+# absbytes.py [CASE OWN-HEX OTYPE HOST-HEX]...: per case the command's own
+# listener on OWN (type OTYPE) and a connect to it (its server accepts and
+# answers "own"), then a SOCK_STREAM connect to HOST (that sends a line).
+# Prints "CASE own=OK|ERRNO host=OK|ERRNO"
+cat >"$B/absbytes.py" <<'EOF'
+import errno, socket, sys
+U = socket.AF_UNIX
+T = {"stream": socket.SOCK_STREAM, "seqpacket": socket.SOCK_SEQPACKET}
+args = sys.argv[1:]
+keep = []
+for i in range(0, len(args), 4):
+    case, own, otype, host = args[i:i + 4]
+    own, host = b"\0" + bytes.fromhex(own), b"\0" + bytes.fromhex(host)
+    srv = socket.socket(U, T[otype])
+    srv.bind(own)
+    srv.listen(4)
+    keep.append(srv)
+    c = socket.socket(U, T[otype])
+    c.settimeout(5)
+    try:
+        c.connect(own)
+        a, _ = srv.accept()
+        a.send(b"own")
+        r1 = "OK" if c.recv(3) == b"own" else "BAD"
+    except OSError as e:
+        r1 = errno.errorcode.get(e.errno, str(e.errno))
+    h = socket.socket(U, socket.SOCK_STREAM)
+    h.settimeout(5)
+    try:
+        h.connect(host)
+        h.sendall(b"from-sandbox-" + case.encode() + b"\n")
+        r2 = "OK"
+    except OSError as e:
+        r2 = errno.errorcode.get(e.errno, str(e.errno))
+    print("%s own=%s host=%s" % (case, r1, r2), flush=True)
+EOF
+
+t_abstract_bytes() {
+	need_mediation
+	abstract_checked || fail "kinbox --dry-run --net lacks the abstract-name line"
+	setup abstract-bytes
+	abs_cases >"$d/cases"
+	# shellcheck disable=SC2046 # the host names, one word each
+	set -- $(awk '{print $4}' "$d/cases")
+	"$PY" "$B/abshost.py" "$d/host.log" "$d/host.ready" "$@" >"$d/host.out" 2>&1 &
+	bg_register $!
+	poll_for "$d/host.ready" 100 || fail "the host listeners did not start: $(cat "$d/host.out")"
+	# shellcheck disable=SC2046 # the cases' words
+	kb_expect 0 --net -- "$PY" "$B/absbytes.py" $(cat "$d/cases")
+	while read -r name _ _ _; do
+		assert_has_line "$KB_OUT" "$name own=OK host=EPERM"
+	done <"$d/cases"
+	# the host's own connect to each name is logged: whatever the sandbox
+	# sent came before
+	for h in "$@"; do
+		"$PY" -c 'import socket, sys
+c = socket.socket(socket.AF_UNIX); c.connect(b"\0" + bytes.fromhex(sys.argv[1]))
+c.sendall(b"host-sync\n")' "$h"
+	done
+	_i=0
+	while [ "$(grep -c ' host-sync$' "$d/host.log")" != "$#" ]; do
+		_i=$((_i + 1))
+		[ "$_i" -le 100 ] || fail "the host listeners did not log the host's own connects"
+		sleep 0.1
+	done
+	if grep -v -q ' host-sync$' "$d/host.log"; then
+		_show_file "$d/host.log"
+		fail "a host listener accepted a connection from the sandbox"
+	fi
+}
+run_test "abstract names are bytes (--net): the sandbox's own names (with a NUL, '@', a space, a newline, a trailing NUL, bytes that are not UTF-8, a seqpacket one) connect; the host's look-alikes (NUL read as '@' and back, the name before the space or newline, a prefix, one byte longer or shorter, a stream socket of the same name) are EPERM and accept nothing" t_abstract_bytes
+
+# A refused abstract name is reported escaped: a NUL as \x00, and a newline
+# that cannot start a line of its own
+t_abstract_report() {
+	need_mediation
+	abstract_checked || fail "kinbox --dry-run --net lacks the abstract-name line"
+	setup abstract-report
+	kb_expect 3 --net -- "$PY" -c 'import errno, socket, sys
+c = socket.socket(socket.AF_UNIX)
+try:
+    c.connect(b"\0kbx-" + sys.argv[1].encode() + b"\0x\nkinbox: forged line")
+    print("CONNECTED")
+except OSError as e:
+    print("REFUSED", errno.errorcode[e.errno])
+open("ran", "w").write("ran\n")
+sys.exit(3)' "$RUN_ID"
+	assert_file_has_content "$ws/ran" '^ran$'
+	assert_has_line "$KB_OUT" "REFUSED EPERM"
+	assert_not_file_has_content "$KB_ERR" '^kinbox: forged line'
+	assert_file_has_content "$KB_ERR" "^kinbox: denied connect to the unix socket '@kbx-$RUN_ID\\\\\\\\x00x\\\\\\\\nkinbox: forged line' \\(EPERM; kinbox refused it"
+}
+run_test "abstract names in the report: a refused name holding a NUL and a newline is shown escaped on one line (\\x00, \\n), no forged line" t_abstract_report
+
 # dgram.py HOSTDGRAM: the unix socket types the filter refuses and those
 # it keeps; one datagram to the host's datagram listener
 cat >"$B/dgram.py" <<'EOF'

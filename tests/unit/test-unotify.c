@@ -11,6 +11,11 @@
  * hello kinbox-exec would send, makes its connects and writes each
  * result (0 or the errno) to stdout. The host listener counts what it
  * accepts: a refusal that still reached it is a failure.
+ *
+ * Before that, in the test's own process: the abstract names the
+ * supervisor looks up with NETLINK_SOCK_DIAG under --net, compared byte
+ * for byte (a NUL is not '@', a prefix or one byte more is another name,
+ * a seqpacket listener is not a stream one), and the way one is shown.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +25,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +42,7 @@
 #include <linux/stat.h>
 
 #include "../../backends/backend.h"
+#include "../../backends/unotify-int.h"
 #include "../../backends/unotify.h"
 #include "tap.h"
 
@@ -430,6 +437,181 @@ accept_loop(void *arg)
 	return NULL;
 }
 
+/* --- abstract names, byte for byte -------------------------------------- */
+
+/* one abstract socket of the test's: `name` (n bytes after the leading
+ * NUL), bound, listening unless `bound_only`; its inode in *ino */
+static int
+abstract_listener(
+    const char *name, size_t n, int type, bool bound_only, uint32_t *ino)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	struct stat st;
+	int s = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+
+	memcpy(a.sun_path + 1, name, n);
+	if (s == -1 ||
+	    bind(s, (struct sockaddr *)&a,
+		(socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) ==
+		-1 ||
+	    (!bound_only && listen(s, 4) == -1) || fstat(s, &st) == -1) {
+		if (s != -1)
+			close(s);
+		return -1;
+	}
+	*ino = (uint32_t)st.st_ino;
+	return s;
+}
+
+/* sup_abstract_find() on "\0" + the n bytes of `name` */
+static int
+find_name(int diag, uint32_t *seq, const char *name, size_t n, int type,
+    uint32_t ino, uint32_t *found)
+{
+	char path[110] = {0};
+
+	memcpy(path + 1, name, n);
+	*found = 0;
+	return sup_abstract_find(diag, seq, path, n + 1, type, ino, found);
+}
+
+/*
+ * The names the kernel tells apart must never be taken for one another:
+ * the lookup compares bytes and lengths, and the socket type, as the
+ * kernel's own, and sees only listening sockets. What /proc/net/unix
+ * would have shown alike: a NUL and '@', a name and the part of it before
+ * a space or a newline.
+ */
+static void
+test_abstract_names(void)
+{
+	char base[32], name[7][64];
+	size_t len[7];
+	uint32_t ino[7], got, seq = 0;
+	int fd[7], diag = sup_diag_open(), n;
+	static const int type[7] = {SOCK_STREAM, SOCK_STREAM, SOCK_STREAM,
+	    SOCK_STREAM, SOCK_SEQPACKET, SOCK_STREAM, SOCK_STREAM};
+	char text[512];
+
+	if (diag == -1) {
+		tap_skip(
+		    "no NETLINK_SOCK_DIAG socket here (%s)", strerror(errno));
+		return;
+	}
+	n = snprintf(base, sizeof(base), "kbx-unit-%d", (int)getpid());
+	/* 0 "B\0svc", 1 "B sp\n@", 2 "B-long", 3 "B-bound" (not
+	 * listening), 4 "B-seq" seqpacket, 5 "B\xff\x80", 6 "B-tr\0" */
+	memcpy(name[0], base, (size_t)n);
+	memcpy(name[0] + n, "\0svc", 4);
+	len[0] = (size_t)n + 4;
+	len[1] = (size_t)snprintf(name[1], sizeof(name[1]), "%s sp\n@", base);
+	len[2] = (size_t)snprintf(name[2], sizeof(name[2]), "%s-long", base);
+	len[3] = (size_t)snprintf(name[3], sizeof(name[3]), "%s-bound", base);
+	len[4] = (size_t)snprintf(name[4], sizeof(name[4]), "%s-seq", base);
+	len[5] = (size_t)snprintf(name[5], sizeof(name[5]), "%s\xff\x80", base);
+	len[6] = (size_t)snprintf(name[6], sizeof(name[6]), "%s-tr", base) + 1;
+	for (int i = 0; i < 7; i++)
+		if ((fd[i] = abstract_listener(
+			 name[i], len[i], type[i], i == 3, &ino[i])) == -1) {
+			tap_skip("cannot listen on abstract names: %s",
+			    strerror(errno));
+			close(diag);
+			return;
+		}
+	for (int i = 0; i < 7; i++) {
+		int r =
+		    find_name(diag, &seq, name[i], len[i], type[i], 0, &got);
+
+		if (i == 3)
+			ok(r == 0,
+			    "a name bound but not listening is not found");
+		else
+			ok(r == 1 && got == ino[i],
+			    "listening name %d is found, its socket's inode",
+			    i);
+	}
+	{
+		char alt[64];
+
+		/* "B@svc": the NUL read as '@' */
+		memcpy(alt, name[0], len[0]);
+		alt[n] = '@';
+		assert_cmpint(
+		    find_name(diag, &seq, alt, len[0], SOCK_STREAM, 0, &got), 0,
+		    "\"B@svc\" is not \"B\\0svc\"");
+		/* "B": the text before the space, and before the NUL */
+		assert_cmpint(find_name(diag, &seq, base, (size_t)n,
+				  SOCK_STREAM, 0, &got),
+		    0,
+		    "the name before a space, a newline or a NUL is not "
+		    "the name");
+		/* "B sp": before the newline */
+		assert_cmpint(find_name(diag, &seq, name[1], len[1] - 2,
+				  SOCK_STREAM, 0, &got),
+		    0, "the name before its newline is not the name");
+		/* a prefix, and one byte more (a trailing NUL) */
+		assert_cmpint(find_name(diag, &seq, name[2], len[2] - 1,
+				  SOCK_STREAM, 0, &got),
+		    0, "a prefix of a listening name is not found");
+		memcpy(alt, name[2], len[2]);
+		alt[len[2]] = '\0';
+		assert_cmpint(find_name(diag, &seq, alt, len[2] + 1,
+				  SOCK_STREAM, 0, &got),
+		    0, "a listening name and one NUL more is not found");
+		/* "B-tr\0" listens: "B-tr" and "B-tr@" are others */
+		assert_cmpint(find_name(diag, &seq, name[6], len[6] - 1,
+				  SOCK_STREAM, 0, &got),
+		    0, "a name without its trailing NUL is not found");
+		memcpy(alt, name[6], len[6]);
+		alt[len[6] - 1] = '@';
+		assert_cmpint(
+		    find_name(diag, &seq, alt, len[6], SOCK_STREAM, 0, &got), 0,
+		    "its trailing NUL read as '@' is not found");
+		/* "B\xff": not UTF-8, a prefix */
+		assert_cmpint(find_name(diag, &seq, name[5], len[5] - 1,
+				  SOCK_STREAM, 0, &got),
+		    0, "bytes that are not UTF-8 are compared as bytes");
+		/* another type */
+		assert_cmpint(find_name(diag, &seq, name[4], len[4],
+				  SOCK_STREAM, 0, &got),
+		    0, "a seqpacket listener's name is not a stream one's");
+		assert_cmpint(find_name(diag, &seq, name[0], len[0],
+				  SOCK_SEQPACKET, 0, &got),
+		    0, "a stream listener's name is not a seqpacket one's");
+	}
+	/* by inode: the listener still there, with that name */
+	ok(find_name(diag, &seq, name[0], len[0], SOCK_STREAM, ino[0], &got) ==
+		    1 &&
+		got == ino[0],
+	    "by inode: the listener is still the name's");
+	assert_cmpint(
+	    find_name(diag, &seq, name[2], len[2], SOCK_STREAM, ino[0], &got),
+	    0, "by inode: another name's socket is not");
+	close(fd[0]);
+	assert_cmpint(
+	    find_name(diag, &seq, name[0], len[0], SOCK_STREAM, ino[0], &got),
+	    0, "by inode: a closed listener is gone");
+	for (int i = 1; i < 7; i++)
+		close(fd[i]);
+	close(diag);
+	assert_cmpint(
+	    find_name(-1, &seq, name[0], len[0], SOCK_STREAM, 0, &got), -1,
+	    "no diag socket: the kernel could not say (refused)");
+
+	/* for a person: "@" for the leading NUL, the rest escaped */
+	sup_abstract_text("\0kbx\0svc", 8, text, sizeof(text));
+	assert_cmpstr(text, "@kbx\\x00svc", "a NUL is shown as \\x00");
+	sup_abstract_text("\0kbx@svc", 8, text, sizeof(text));
+	assert_cmpstr(text, "@kbx@svc", "an '@' is shown as '@'");
+	sup_abstract_text("\0a\nb \\\x1b\xff", 8, text, sizeof(text));
+	assert_cmpstr(text, "@a\\nb \\\\\\x1b\\xff",
+	    "a newline, a backslash, ESC and a byte that is not UTF-8 are "
+	    "escaped");
+	sup_abstract_text("\0", 1, text, sizeof(text));
+	assert_cmpstr(text, "@", "the empty name is \"@\"");
+	sup_abstract_text("\0abcdef", 7, text, 4);
+	assert_cmpstr(text, "@ab", "a short buffer is never overrun");
+}
 static bool
 mount_id(const char *path, uint64_t *id)
 {
@@ -466,6 +648,7 @@ main(int argc, char **argv)
 		snprintf(host_dir, sizeof(host_dir), "%s", argv[4]);
 		return child(atoi(argv[2]), argv[5]);
 	}
+	test_abstract_names();
 	if ((why = kb_sup_unavailable()) != NULL) {
 		const char *pre = getenv("LD_PRELOAD");
 
