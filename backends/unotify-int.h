@@ -1,7 +1,8 @@
 /*
  * backends/unotify-int.h — what the supervisor's two halves share:
- * unotify.c serves the notifications (threads, the pool, signals, setup),
- * unotify-decide.c decides what a connect may reach.
+ * unotify.c serves the notifications (the serving thread, the connects
+ * that wait, signals, setup), unotify-decide.c decides what a connect may
+ * reach.
  */
 #ifndef KB_UNOTIFY_INT_H
 #define KB_UNOTIFY_INT_H
@@ -38,6 +39,9 @@
 
 struct job;
 
+#define MAX_WAITING  KB_SUP_MAX_WAITING
+#define MAX_PER_PEER KB_SUP_MAX_PER_PEER
+
 struct kb_sup {
 	int listener;
 	int stop[2]; /* a pipe: kb_sup_stop() closes the write end */
@@ -50,14 +54,11 @@ struct kb_sup {
 	uint64_t own[KB_SUP_MAX_OWN];
 	struct kb_sockid *granted;
 	struct seccomp_notif_sizes sizes;
-	pthread_mutex_t mu; /* the report, refs, the pool */
-	unsigned refs;      /* the dispatcher, each worker, the caller */
-	/* the pool for blocking connects: workers wait on `cv` for a job */
-	pthread_cond_t cv;
-	struct job *head, *tail;
-	struct job *active; /* handed to the pool, not finished */
-	unsigned workers, idle;
-	bool stopping;
+	pthread_mutex_t mu; /* the report */
+	/* the connects that wait (the serving thread's alone) */
+	struct job **wait;
+	size_t nwait, max_wait, max_per_peer, turn;
+	uint64_t rng; /* the retries' spread */
 	struct kb_sup_report rep;
 };
 

@@ -988,7 +988,7 @@ except OSError as e:
 }
 run_test "killed mid-connect: a blocking TCP connect (--net) to a loopback listener with a full queue, the command SIGKILLed: kinbox exits 137 at once; the next run works" t_killed tcp 1
 run_test "killed mid-connect: a blocking connect to the command's own unix listener with a full queue, SIGKILLed: kinbox exits 137 at once; the next run works" t_killed unix 1
-run_test "killed mid-connect: 70 threads in blocking TCP connects (--net, more than kinbox's 64 connect threads) to a full loopback listener, SIGKILLed: kinbox exits 137 at once" t_killed tcp 70
+run_test "killed mid-connect: 70 threads in blocking TCP connects (--net; each waits for its handshake in kinbox's table, no thread of its own) to a full loopback listener, SIGKILLed: kinbox exits 137 at once" t_killed tcp 70
 
 # t_signalled SIG: the command (Python: it handles SIGINT, and here a
 # SIGALRM too) blocks in a TCP connect to a full queue; SIG from outside
@@ -1030,6 +1030,168 @@ t_signalled() {
 }
 run_test "signalled mid-connect: SIGINT to a Python command in a blocking TCP connect to a full queue (--net) ends it at once, after its own SIGALRM handler ran" t_signalled INT
 run_test "signalled mid-connect: SIGTERM behind a handled SIGALRM ends a command in a blocking TCP connect at once" t_signalled TERM
+
+# storm.py N WS: the command's own unix listener /tmp/full.sock with a full
+# backlog (listen(0), one connection queued, not accepted), N threads each
+# in a blocking connect to it; right behind them a connect to its own
+# listener /tmp/ok.sock (which logs "CONN <line>" to WS/ok.log and answers
+# "ok"), timed; 0.5 s later (the storm all in) one to a third listener
+# /tmp/slow.sock, also full, that accepts 0.3 s after, timed (given up
+# after 5 s). Then it writes WS/storm and waits (at most 10 s) for WS/go
+# before the full listener accepts, and prints what the storm's connects
+# got; exits 3.
+cat >"$B/storm.py" <<'EOF'
+import errno, os, socket, sys, threading, time
+n, ws = int(sys.argv[1]), sys.argv[2]
+U = socket.AF_UNIX
+def ms():
+    return int(time.monotonic() * 1000)
+def name(e):
+    return errno.errorcode.get(e.errno, str(e.errno))
+def full_listener(path):
+    s = socket.socket(U)
+    s.bind(path)
+    s.listen(0)
+    filler = socket.socket(U)
+    filler.connect(path)
+    return s, filler
+full, f1 = full_listener("/tmp/full.sock")
+slow, f2 = full_listener("/tmp/slow.sock")
+okl = socket.socket(U)
+okl.bind("/tmp/ok.sock")
+okl.listen(64)
+def serve_ok():
+    while True:
+        c, _ = okl.accept()
+        line = c.recv(100)
+        with open(ws + "/ok.log", "ab") as f:
+            f.write(b"CONN " + line)
+        c.sendall(b"ok\n")
+        c.close()
+threading.Thread(target=serve_ok, daemon=True).start()
+results = {}
+lock = threading.Lock()
+def storm():
+    c = socket.socket(U)
+    try:
+        c.connect("/tmp/full.sock")
+        k = "connected"
+    except OSError as e:
+        k = name(e)
+    with lock:
+        results[k] = results.get(k, 0) + 1
+    c.close()
+ts = [threading.Thread(target=storm, daemon=True) for _ in range(n)]
+for t in ts:
+    t.start()
+t0 = ms()
+c = socket.socket(U)
+try:
+    c.connect("/tmp/ok.sock")
+    c.sendall(b"unrelated\n")
+    r = c.recv(10).decode().strip()
+except OSError as e:
+    r = "error " + name(e)
+print("unrelated %s %d ms" % (r, ms() - t0), flush=True)
+time.sleep(0.5)
+waited = {}
+def wait_one():
+    t1 = ms()
+    c2 = socket.socket(U)
+    try:
+        c2.connect("/tmp/slow.sock")
+        waited["r"] = "connected %d ms" % (ms() - t1)
+    except OSError as e:
+        waited["r"] = "error " + name(e)
+w = threading.Thread(target=wait_one, daemon=True)
+w.start()
+time.sleep(0.3)
+slow.settimeout(5)
+try:
+    slow.accept()
+    slow.accept()
+except OSError:
+    pass
+w.join(5)
+print("waited %s" % waited.get("r", "nothing after 5 s"), flush=True)
+open(ws + "/storm", "w").close()
+for _ in range(1000):
+    if os.path.exists(ws + "/go"):
+        break
+    time.sleep(0.01)
+full.setblocking(False)
+deadline = time.monotonic() + 20
+while time.monotonic() < deadline and any(t.is_alive() for t in ts):
+    try:
+        full.accept()[0].close()
+    except BlockingIOError:
+        time.sleep(0.001)
+print("storm " + " ".join("%s=%d" % kv for kv in sorted(results.items())), flush=True)
+sys.exit(3)
+EOF
+
+# The supervisor serves a hostile command fairly: STORM threads in blocking
+# connects to the command's own full listener hold up nothing else. Of
+# them KB_SUP_MAX_PER_PEER (128, kinbox(1)) wait for it, the rest fail
+# EAGAIN at once; a connect to another of its listeners right behind them
+# is answered at once, and one to a third full listener still gets a place
+# to wait and connects when that listener accepts. Judged from outside:
+# kinbox's own descriptors during the storm (/proc/PID/fd: two for each
+# connect that waits, however many threads wait), the own listener's log.
+t_fair() {
+	need_mediation
+	setup fair
+	storm=400
+	KB_RC=0
+	"$KINBOX" -- "$PY" "$B/storm.py" "$storm" "$ws" >"$KB_OUT" 2>"$KB_ERR" </dev/null &
+	kbpid=$!
+	bg_register "$kbpid"
+	if poll_while_running "$kbpid" "$ws/storm" 300; then
+		nfd=$(ls "/proc/$kbpid/fd" | wc -l)
+	else
+		nfd=
+	fi
+	: >"$ws/go"
+	# a kinbox that never answers is stopped (after 30 s)
+	_i=0
+	while kb_running "$kbpid"; do
+		_i=$((_i + 1))
+		if [ "$_i" -gt 300 ]; then
+			kill -KILL "$kbpid"
+			break
+		fi
+		sleep 0.1
+	done
+	wait "$kbpid" || KB_RC=$?
+	[ -n "$nfd" ] || fail "the command never wrote its storm marker"
+	assert_streq "$KB_RC" 3 "kinbox's status (the command's)"
+	diag "kinbox held $nfd descriptors during the storm of $storm; $(tr '\n' ';' <"$KB_OUT")"
+	# 128 wait, fewer under a hard RLIMIT_NOFILE too low for kinbox's
+	# table (kinbox(1))
+	c=$(sed -n 's/^storm EAGAIN=[0-9]* connected=\([0-9]*\)$/\1/p' "$KB_OUT")
+	[ -n "$c" ] || fail "the storm's connects got other answers"
+	assert_has_line "$KB_OUT" "storm EAGAIN=$((storm - c)) connected=$c"
+	hard=$(ulimit -Hn)
+	if [ "$hard" = unlimited ] || [ "$hard" -ge 4096 ]; then
+		assert_streq "$c" 128 "the storm's connects that waited"
+	else
+		diag "RLIMIT_NOFILE's hard limit is $hard: kinbox's table is smaller"
+		[ "$c" -ge 1 ] && [ "$c" -le 128 ] ||
+			fail "$c of the storm's connects waited"
+	fi
+	[ "$nfd" -le $((2 * c + 64)) ] ||
+		fail "kinbox held $nfd descriptors during the storm (at most $((2 * c + 64)): two for each of the $c waiting connects, and its own)"
+	# the run failed: kinbox says why those connects failed
+	assert_file_has_content "$KB_ERR" "^kinbox: $((storm - c)) blocking unix-socket or TCP connects failed with EAGAIN: kinbox lets at most [0-9]+ connects of a run wait at once, $c of them for one address"
+	assert_file_has_content "$KB_OUT" '^unrelated ok [0-9]+ ms$'
+	ms1=$(sed -n 's/^unrelated ok \([0-9]*\) ms$/\1/p' "$KB_OUT")
+	[ "$ms1" -lt 2000 ] || fail "the unrelated connect took $ms1 ms"
+	assert_has_line "$ws/ok.log" "CONN unrelated"
+	assert_file_has_content "$KB_OUT" '^waited connected [0-9]+ ms$'
+	ms2=$(sed -n 's/^waited connected \([0-9]*\) ms$/\1/p' "$KB_OUT")
+	[ "$ms2" -lt 2000 ] || fail "the connect that waited 0.3 s for its listener took $ms2 ms"
+}
+run_test "fairness: 400 threads in blocking connects to the command's own full listener: 128 wait, 272 fail EAGAIN at once (and kinbox says so), kinbox holds at most 320 descriptors; a connect to another listener right behind them is answered at once, one to a third full listener connects when it accepts (0.3 s)" t_fair
 
 # ============================================================================
 # Abstract, datagram, TCP
