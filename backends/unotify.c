@@ -363,9 +363,12 @@ try_again(struct kb_sup *s, struct job *j, bool woken, int64_t now)
 				break;
 			}
 	if (!j->unix_full && (err == EALREADY || err == EINPROGRESS)) {
-		/* not done yet, whatever poll said: a little later */
+		/* not done yet, whatever poll said: POLLOUT awaited again a
+		 * little later, a little later each time */
+		j->backoff = j->backoff >= RETRY_MAX_MS / 2 ? RETRY_MAX_MS
+							    : j->backoff * 2;
 		j->polling = false;
-		j->next = now + TICK_MS;
+		j->next = now + j->backoff;
 		return false;
 	}
 	/* connected meanwhile (another thread of the command waited on the
