@@ -1316,6 +1316,14 @@ main(int argc, char **argv)
 		    "a program that is executable but not readable?); make "
 		    "it readable, or run as root",
 		    run.sock.failed, run.sock.failed == 1 ? " was" : "s were");
+	if (run.exec_errno == 0 && run.exit_code != 0 && run.sock.busy > 0 &&
+	    o.verbosity >= 0)
+		warnx("%llu blocking unix-socket or TCP connect%s failed "
+		      "with EAGAIN: kinbox lets at most %zu connects of a "
+		      "run wait at once, %zu of them for one address (a "
+		      "listener that does not accept, a slow handshake)",
+		    run.sock.busy, run.sock.busy == 1 ? "" : "s",
+		    run.sock.max_wait, run.sock.max_per_peer);
 	/* what the egress proxy refused is reported whatever the exit
 	 * status: kinbox saw it (a command may take the 403 and succeed,
 	 * without what it asked for) */

@@ -17,11 +17,17 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <linux/netlink.h>
 #include <linux/openat2.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
 #include <linux/stat.h>
+#include <linux/unix_diag.h>
 
+#include "../lib/util.h"
 #include "unotify-int.h"
 
 bool
@@ -240,19 +246,162 @@ sup_decide_path(struct kb_sup *s, const struct seccomp_notif *req, int pidfd,
  * nested in (a Landlock domain of kinbox's would refuse every rename
  * across directories inside, or bubblewrap's mounts). So an abstract
  * connect is made only when a socket of the sandbox listens on that name:
- * a listening socket with the name in the caller's /proc/PID/net/unix
+ * the listening socket bound to exactly that name (its bytes and its
+ * length, as the kernel looks it up) and of the connecting socket's type,
  * whose inode a process of the caller's pid namespace holds. A name the
  * host's processes listen on is refused with EPERM, as the scope would.
+ *
+ * The names come from the kernel as bytes (NETLINK_SOCK_DIAG, UNIX_DIAG_
+ * NAME), never from /proc/net/unix: that file prints a NUL as '@' and
+ * every other byte as it is, so "\0kbx\0svc" and "\0kbx@svc" read alike,
+ * and a name holding a space or a newline forges the rest of its line.
+ * The diag socket is kinbox's own, made in kinbox's network namespace:
+ * with --net that is the one the sandbox shares, and the only one whose
+ * names are the host's (a socket the command made in a namespace of its
+ * own reaches nothing of the host's, whatever is decided here).
  */
+#define KB_TCP_LISTEN 10 /* include/net/tcp_states.h */
+
+/* The name for a person: "@" for the leading NUL, then the bytes as
+ * kb_buf_escape_mem() writes them (a NUL as \x00, a newline as \n, ...),
+ * so that two names never read alike and none ends a line. */
 void
 sup_abstract_text(const char *name, size_t n, char *out, size_t outlen)
 {
-	size_t k = 0;
+	struct kb_buf b = {0};
 
-	out[k++] = '@';
-	for (size_t i = 0; i < n && k + 1 < outlen; i++)
-		out[k++] = name[i] == '\0' ? '@' : name[i];
-	out[k] = '\0';
+	kb_buf_add(&b, "@", 1);
+	if (n > 1)
+		kb_buf_escape_mem(&b, name + 1, n - 1);
+	snprintf(out, outlen, "%s", b.s);
+	kb_buf_free(&b);
+}
+
+int
+sup_diag_open(void)
+{
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	/* the kernel answers a dump within sendmsg and recvmsg; a bound
+	 * wait all the same */
+	struct timeval tv = {1, 0};
+
+	if (fd != -1)
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+/* The answer to request `seq`, read into buf (size bytes): as
+ * sup_abstract_find() */
+static int
+diag_read(int diag, uint32_t seq, struct nlmsghdr *buf, size_t size,
+    const char *name, size_t n, int type, uint32_t ino, uint32_t *found)
+{
+	int hit = 0;
+
+	for (;;) {
+		struct iovec iov = {buf, size};
+		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+		ssize_t r = recvmsg(diag, &m, 0);
+		size_t left;
+
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r <= 0 || (m.msg_flags & MSG_TRUNC)) {
+			if (r >= 0)
+				errno = EMSGSIZE;
+			return -1;
+		}
+		left = (size_t)r;
+		for (struct nlmsghdr *h = buf; NLMSG_OK(h, left);
+		     h = NLMSG_NEXT(h, left)) {
+			const struct unix_diag_msg *d = NLMSG_DATA(h);
+			const struct rtattr *a;
+			size_t alen;
+
+			/* what an earlier request left unread */
+			if (h->nlmsg_seq != seq)
+				continue;
+			if (h->nlmsg_type == NLMSG_DONE)
+				return hit;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				const struct nlmsgerr *e = NLMSG_DATA(h);
+
+				if (h->nlmsg_len <
+				    NLMSG_LENGTH(sizeof(struct nlmsgerr))) {
+					errno = EPROTO;
+					return -1;
+				}
+				/* by inode: no such socket any more */
+				if (ino != 0 && e->error == -ENOENT)
+					return 0;
+				errno = e->error < 0 ? -e->error : EPROTO;
+				return -1;
+			}
+			if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY ||
+			    h->nlmsg_len < NLMSG_LENGTH(sizeof(*d)))
+				continue;
+			alen = h->nlmsg_len - NLMSG_LENGTH(sizeof(*d));
+			/* the name's bytes and its length, exactly, of a
+			 * listening socket of the type: names are unique per
+			 * type in a namespace, so one at most */
+			for (a = (const struct rtattr *)(d + 1);
+			     RTA_OK(a, alen); a = RTA_NEXT(a, alen))
+				if (a->rta_type == UNIX_DIAG_NAME &&
+				    d->udiag_state == KB_TCP_LISTEN &&
+				    d->udiag_type == type &&
+				    RTA_PAYLOAD(a) == n &&
+				    memcmp(RTA_DATA(a), name, n) == 0 &&
+				    (ino == 0 || d->udiag_ino == ino)) {
+					*found = d->udiag_ino;
+					hit = 1;
+				}
+			/* by inode: one message, no NLMSG_DONE */
+			if (ino != 0)
+				return hit;
+		}
+	}
+}
+
+int
+sup_abstract_find(int diag, uint32_t *seq, const char *name, size_t n, int type,
+    uint32_t ino, uint32_t *found)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct unix_diag_req req;
+	} q = {
+	    .nlh = {.nlmsg_len = sizeof(q),
+		.nlmsg_type = SOCK_DIAG_BY_FAMILY,
+		.nlmsg_flags = NLM_F_REQUEST | (ino == 0 ? NLM_F_DUMP : 0),
+		.nlmsg_seq = ++*seq},
+	    .req = {.sdiag_family = AF_UNIX,
+		.udiag_states = 1U << KB_TCP_LISTEN,
+		.udiag_ino = ino,
+		.udiag_show = UDIAG_SHOW_NAME,
+		/* by inode, any cookie (INET_DIAG_NOCOOKIE) */
+		.udiag_cookie = {~0U, ~0U}},
+	};
+	struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
+	/* a dump comes in buffers of at most 32 KiB (netlink_recvmsg) */
+	const size_t size = 32768;
+	struct nlmsghdr *buf;
+	int rc, err;
+
+	if (diag == -1) {
+		errno = EAFNOSUPPORT;
+		return -1;
+	}
+	if ((buf = malloc(size)) == NULL)
+		return -1;
+	rc = -1;
+	if (sendto(diag, &q, sizeof(q), 0, (struct sockaddr *)&kernel,
+		sizeof(kernel)) == (ssize_t)sizeof(q))
+		rc =
+		    diag_read(diag, *seq, buf, size, name, n, type, ino, found);
+	err = errno;
+	free(buf);
+	errno = err;
+	return rc;
 }
 
 /* Does a process of pid namespace `ns` hold socket inode `ino`? */
@@ -301,34 +450,18 @@ held_in(dev_t nsdev, ino_t ns, unsigned long ino)
 }
 
 bool
-sup_abstract_own(uint32_t pid, const char *name, size_t n)
+sup_abstract_own(struct kb_sup *s, uint32_t pid, const char *name, size_t n,
+    int type, uint32_t *ino)
 {
-	char path[64], text[112], line[512];
+	char path[64];
 	struct stat ns;
-	bool own = false;
-	FILE *f;
 
-	sup_abstract_text(name, n, text, sizeof(text));
 	snprintf(path, sizeof(path), "/proc/%u/ns/pid", pid);
 	if (stat(path, &ns) == -1)
 		return false;
-	snprintf(path, sizeof(path), "/proc/%u/net/unix", pid);
-	if ((f = fopen(path, "re")) == NULL)
+	/* the kernel could not say (no unix_diag): refused, fail closed */
+	if (sup_abstract_find(s->diag, &s->diag_seq, name, n, type, 0, ino) !=
+	    1)
 		return false;
-	/* Num RefCount Protocol Flags Type St Inode Path */
-	while (!own && fgets(line, sizeof(line), f) != NULL) {
-		unsigned long flags, ino;
-		char sockpath[256];
-
-		line[strcspn(line, "\n")] = '\0';
-		if (sscanf(line, "%*s %*s %*s %lx %*s %*s %lu %255s", &flags,
-			&ino, sockpath) != 3)
-			continue;
-		/* __SO_ACCEPTCON: a listening socket */
-		if ((flags & 0x10000UL) && strcmp(sockpath, text) == 0 &&
-		    held_in(ns.st_dev, ns.st_ino, ino))
-			own = true;
-	}
-	fclose(f);
-	return own;
+	return held_in(ns.st_dev, ns.st_ino, *ino);
 }

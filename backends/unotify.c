@@ -30,9 +30,30 @@
  *      the inode checked is the inode connected, and the result (0,
  *      EINPROGRESS, ECONNREFUSED, ...) is the command's.
  * Other families (abstract, unnamed, inet) are connected the same way on
- * the copied address: the socket keeps the sandbox's network namespace.
- * A blocking connect can take long (a TCP handshake, a full backlog), so
- * it runs on a thread of its own and the others go on being answered.
+ * the copied address: the socket keeps the sandbox's network namespace
+ * (with --net an abstract name only when the sandbox listens on it:
+ * unotify-decide.c).
+ *
+ * The command is hostile and may make thousands of connects at once, so
+ * one thread serves them all and never waits in a connect. A blocking
+ * connect is made non-blocking (O_NONBLOCK set on the command's open file
+ * for that call only); most are done at once. One that has to wait — a
+ * unix listener whose backlog is full (EAGAIN: nothing done; tried again
+ * every few to RETRY_MAX_MS milliseconds, and at once when another
+ * connect to it got through, as the kernel's own wait tries again when
+ * woken), a TCP handshake (EINPROGRESS: its POLLOUT, then a second
+ * connect() for the result) — waits in a table of at most MAX_WAITING
+ * connects, at most a quarter of them (MAX_PER_PEER) to one address, each
+ * with the two descriptors it holds (the command's socket, the socket
+ * file's O_PATH). Past those, a blocking connect that would have to wait
+ * fails with EAGAIN at once, nothing done (an inet one before it starts a
+ * handshake). The command's SO_SNDTIMEO still bounds its wait (then
+ * EAGAIN, or EINPROGRESS for a handshake, as the kernel says). So no
+ * connect is held up by the others of its run beyond the microseconds
+ * each takes to serve, and kinbox's descriptors stay bounded whatever the
+ * command does: kinbox raises its own RLIMIT_NOFILE soft limit (up to the
+ * hard one) for the table, whose size it cuts to a quarter of what is
+ * left when the hard limit is lower.
  *
  * The command may not make a listener of its own (seccomp() with
  * SECCOMP_FILTER_FLAG_NEW_LISTENER is refused by the connect() filter):
@@ -61,6 +82,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -68,7 +90,10 @@
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <netinet/in.h>
 
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
@@ -76,37 +101,37 @@
 
 #include "unotify-int.h"
 
-#define MAX_WORKERS 64 /* blocking connects in progress at once */
+#define TICK_MS      10  /* waiting callers looked at (gone, signalled) */
+#define CHECK_MS     100 /* each of them, at least */
+#define RETRY_MAX_MS 100 /* a full unix backlog tried again at least */
 
-/* one connect to make: the command's socket, the address to use */
+/* one connect that waits: the command's socket, the address to use */
 struct job {
-	struct job *next;          /* the queue */
-	struct job *anext, *aprev; /* the active list: queued or running */
-	struct kb_sup *s;
 	uint64_t id;
-	uint32_t pid;  /* the caller's thread */
-	bool answered; /* already told (EINTR: a signal waits for it) */
-	int sock;      /* ours, from pidfd_getfd */
-	int opath;     /* the resolved socket file, or -1 */
+	uint32_t pid;     /* the caller's thread */
+	int sock;         /* ours, from pidfd_getfd */
+	int opath;        /* the resolved socket file, or -1 */
+	bool unix_full;   /* a unix backlog full: tried again by time */
+	bool polling;     /* a handshake under way: its POLLOUT awaited */
+	size_t slot;      /* its pollfd this round, or 0 */
+	uint64_t peer;    /* the address, for MAX_PER_PEER */
+	int64_t next;     /* ms: the next try (!polling) */
+	int64_t deadline; /* ms: the command's SO_SNDTIMEO, or 0 */
+	unsigned backoff; /* ms */
+	/* with --net, an abstract name: the listener judged the sandbox's */
+	uint32_t abs_ino;
+	int type;
 	socklen_t len;
 	struct sockaddr_storage addr;
 };
 
-static void
-unref(struct kb_sup *s)
+static int64_t
+now_ms(void)
 {
-	unsigned left;
+	struct timespec t;
 
-	pthread_mutex_lock(&s->mu);
-	left = --s->refs;
-	pthread_mutex_unlock(&s->mu);
-	if (left > 0)
-		return;
-	close(s->listener);
-	pthread_cond_destroy(&s->cv);
-	pthread_mutex_destroy(&s->mu);
-	free(s->granted);
-	free(s);
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
 /* the DAC overrides out of this thread's effective set (root only) */
@@ -158,165 +183,309 @@ count(struct kb_sup *s, unsigned long long *what)
 	pthread_mutex_unlock(&s->mu);
 }
 
+/*
+ * The connect, not waiting: O_NONBLOCK on the command's open file for
+ * this call only (its own, when it has it, as it is). 0 or the errno:
+ * EAGAIN for a unix listener whose backlog is full (nothing done),
+ * EINPROGRESS or EALREADY while a handshake is under way.
+ */
 static int
-do_connect(struct job *j)
+connect_now(struct job *j)
 {
-	int r;
+	int fl = fcntl(j->sock, F_GETFL), r, err;
 
+	if (fl == -1)
+		return errno;
+	if (!(fl & O_NONBLOCK) &&
+	    fcntl(j->sock, F_SETFL, fl | O_NONBLOCK) == -1)
+		return errno;
 	while (
 	    (r = connect(j->sock, (struct sockaddr *)&j->addr, j->len)) == -1 &&
 	    errno == EINTR)
 		;
-	return r == 0 ? 0 : errno;
+	err = r == 0 ? 0 : errno;
+	if (!(fl & O_NONBLOCK))
+		fcntl(j->sock, F_SETFL, fl);
+	return err;
 }
 
 static void
-job_done(struct job *j, int err)
+job_close(struct job *j)
 {
-	respond(j->s, j->id, err);
 	close(j->sock);
 	if (j->opath != -1)
 		close(j->opath);
 }
 
-/* A pool thread: the next queued connect, until kb_sup_stop() and the
- * queue is empty. */
-static void *
-worker(void *arg)
+/* FNV-1a over n bytes, from h */
+static uint64_t
+fnv(uint64_t h, const void *p, size_t n)
 {
-	struct kb_sup *s = arg;
-	bool told;
-	int err;
+	const unsigned char *b = p;
 
-	pthread_mutex_lock(&s->mu);
-	for (;;) {
-		struct job *j;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	return h;
+}
 
-		while (s->head == NULL && !s->stopping) {
-			s->idle++;
-			pthread_cond_wait(&s->cv, &s->mu);
-			s->idle--;
-		}
-		if ((j = s->head) == NULL)
-			break;
-		if ((s->head = j->next) == NULL)
-			s->tail = NULL;
-		pthread_mutex_unlock(&s->mu);
-		err = do_connect(j);
-		pthread_mutex_lock(&s->mu);
-		told = j->answered;
-		j->answered = true;
-		pthread_mutex_unlock(&s->mu);
-		/* interrupted meanwhile: the connect went on, as the kernel's
-		 * does after EINTR; the caller was told already */
-		if (!told)
-			respond(s, j->id, err);
-		close(j->sock);
-		if (j->opath != -1)
-			close(j->opath);
-		pthread_mutex_lock(&s->mu);
-		if (j->aprev != NULL)
-			j->aprev->anext = j->anext;
-		else
-			s->active = j->anext;
-		if (j->anext != NULL)
-			j->anext->aprev = j->aprev;
-		free(j);
+/* Which peer the connect is to, for MAX_PER_PEER: the socket file's
+ * inode, else the address (an inet one without its padding). */
+static uint64_t
+peer_of(const struct job *j)
+{
+	uint64_t h = fnv(0xcbf29ce484222325ULL, &j->addr.ss_family,
+	    sizeof(j->addr.ss_family));
+	struct stat st;
+
+	if (j->opath != -1 && fstat(j->opath, &st) == 0) {
+		h = fnv(h, &st.st_dev, sizeof(st.st_dev));
+		return fnv(h, &st.st_ino, sizeof(st.st_ino));
 	}
-	s->workers--;
-	pthread_mutex_unlock(&s->mu);
-	unref(s);
-	return NULL;
+	if (j->addr.ss_family == AF_INET &&
+	    j->len >= (socklen_t)sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *in = (const void *)&j->addr;
+
+		h = fnv(h, &in->sin_port, sizeof(in->sin_port));
+		return fnv(h, &in->sin_addr, sizeof(in->sin_addr));
+	}
+	if (j->addr.ss_family == AF_INET6 &&
+	    j->len >= (socklen_t)sizeof(struct sockaddr_in6)) {
+		const struct sockaddr_in6 *in6 = (const void *)&j->addr;
+
+		h = fnv(h, &in6->sin6_port, sizeof(in6->sin6_port));
+		return fnv(h, &in6->sin6_addr, sizeof(in6->sin6_addr));
+	}
+	return fnv(h, &j->addr, j->len);
+}
+
+/* Is there room for one more waiting connect to `peer`? */
+static bool
+room_for(const struct kb_sup *s, uint64_t peer)
+{
+	size_t same = 0;
+
+	if (s->nwait >= s->max_wait)
+		return false;
+	for (size_t i = 0; i < s->nwait; i++)
+		if (s->wait[i]->peer == peer)
+			same++;
+	return same < s->max_per_peer;
+}
+
+/* A connect refused for want of room: EAGAIN, nothing done. */
+static void
+refuse_busy(struct kb_sup *s, struct job *j)
+{
+	count(s, &s->rep.busy);
+	respond(s, j->id, EAGAIN);
+	job_close(j);
+}
+
+/* After the command's SO_SNDTIMEO: what the kernel says then */
+static int
+timed_out(const struct job *j)
+{
+	return j->unix_full ? EAGAIN : EINPROGRESS;
 }
 
 /*
- * Most blocking connects finish at once (a unix listener with room in its
- * backlog, a loopback handshake): tried here first with the socket's
- * send timeout, which bounds connect(2)'s wait, cut to a millisecond and
- * then put back. True when that answered; false when the connect is
- * still to wait (EAGAIN: a unix backlog full, nothing done; EINPROGRESS:
- * a TCP handshake under way, which the pool's second connect() waits
- * for).
+ * With --net, before a waiting abstract connect is tried again (the
+ * kernel looks the name up again on each try): is the name still the
+ * sandbox's listener's? Else it is judged again, as a new connect.
  */
 static bool
-brief_first(struct job *j)
+abstract_still_own(struct kb_sup *s, struct job *j)
 {
-	struct timeval old, brief = {0, 1000};
-	socklen_t ol = sizeof(old);
-	int fam = j->addr.ss_family, err;
-	bool theirs;
+	const struct sockaddr_un *un = (const void *)&j->addr;
+	size_t n = j->len - offsetof(struct sockaddr_un, sun_path);
+	uint32_t ino;
 
-	if ((fam != AF_UNIX && fam != AF_INET && fam != AF_INET6) ||
-	    getsockopt(j->sock, SOL_SOCKET, SO_SNDTIMEO, &old, &ol) == -1 ||
-	    ol != sizeof(old))
+	if (j->abs_ino == 0)
+		return true;
+	if (sup_abstract_find(s->diag, &s->diag_seq, un->sun_path, n, j->type,
+		j->abs_ino, &ino) == 1)
+		return true;
+	if (!sup_abstract_own(s, j->pid, un->sun_path, n, j->type, &ino))
 		return false;
-	/* a timeout of the command's own that is shorter: the answer */
-	theirs =
-	    (old.tv_sec != 0 || old.tv_usec != 0) && timercmp(&old, &brief, <=);
-	if (!theirs && setsockopt(j->sock, SOL_SOCKET, SO_SNDTIMEO, &brief,
-			   sizeof(brief)) == -1)
-		return false;
-	err = do_connect(j);
-	if (!theirs)
-		setsockopt(j->sock, SOL_SOCKET, SO_SNDTIMEO, &old, sizeof(old));
-	if (!theirs && (err == EAGAIN || err == EINPROGRESS))
-		return false;
-	job_done(j, err);
+	j->abs_ino = ino;
 	return true;
 }
 
-/* A blocking connect goes to the pool (a thread more when none is idle),
- * so that a slow one (a TCP handshake, a full backlog) holds up no other
- * answer; a non-blocking one is made here. */
-static void
-run_job(struct job *j)
+/*
+ * The next try of a waiting connect: true when the caller was answered
+ * (the job is done), false while it still waits.
+ */
+static bool
+try_again(struct kb_sup *s, struct job *j, bool woken, int64_t now)
 {
-	struct kb_sup *s = j->s;
-	int fl = fcntl(j->sock, F_GETFL);
-	struct job *h;
+	int err;
 
-	if (fl != -1 && !(fl & O_NONBLOCK) && brief_first(j))
-		return;
-	if (fl != -1 && !(fl & O_NONBLOCK) &&
-	    (h = malloc(sizeof(*h))) != NULL) {
-		bool queued = false;
-
-		*h = *j;
-		h->next = h->aprev = NULL;
-		h->answered = false;
-		pthread_mutex_lock(&s->mu);
-		if (s->idle == 0 && s->workers < MAX_WORKERS) {
-			pthread_attr_t at;
-			pthread_t t;
-
-			pthread_attr_init(&at);
-			pthread_attr_setdetachstate(
-			    &at, PTHREAD_CREATE_DETACHED);
-			pthread_attr_setstacksize(&at, 64 * 1024);
-			if (pthread_create(&t, &at, worker, s) == 0) {
-				s->workers++;
-				s->refs++;
-			}
-			pthread_attr_destroy(&at);
-		}
-		if (s->workers > 0) {
-			if (s->tail != NULL)
-				s->tail->next = h;
-			else
-				s->head = h;
-			s->tail = h;
-			if ((h->anext = s->active) != NULL)
-				s->active->aprev = h;
-			s->active = h;
-			pthread_cond_signal(&s->cv);
-			queued = true;
-		}
-		pthread_mutex_unlock(&s->mu);
-		if (queued)
-			return;
-		free(h);
+	/* a handshake: the second connect's answer once POLLOUT came */
+	if (j->polling && !woken)
+		return false;
+	if (!j->polling && !j->unix_full && !woken) {
+		/* the pause after a POLLOUT that came early is over: the
+		 * next one is awaited */
+		j->polling = true;
+		return false;
 	}
-	job_done(j, do_connect(j));
+	if (j->unix_full && !abstract_still_own(s, j)) {
+		const struct sockaddr_un *un = (const void *)&j->addr;
+		char text[512];
+
+		sup_abstract_text(un->sun_path,
+		    j->len - offsetof(struct sockaddr_un, sun_path), text,
+		    sizeof(text));
+		sup_note_denial(s, text, -1, EPERM);
+		respond(s, j->id, EPERM);
+		return true;
+	}
+	err = connect_now(j);
+	if (j->unix_full && err == EAGAIN) {
+		j->backoff = j->backoff >= RETRY_MAX_MS / 2 ? RETRY_MAX_MS
+							    : j->backoff * 2;
+		/* spread: connects that started together do not all try
+		 * again together for the one place an accept makes */
+		s->rng ^= s->rng << 13;
+		s->rng ^= s->rng >> 7;
+		s->rng ^= s->rng << 17;
+		j->next = now + j->backoff / 2 + (int64_t)(s->rng % j->backoff);
+		return false;
+	}
+	/* the listener accepts again: the next connect waiting for it
+	 * tries at once */
+	if (j->unix_full)
+		for (size_t i = 0; i < s->nwait; i++)
+			if (s->wait[i] != j && s->wait[i]->unix_full &&
+			    s->wait[i]->peer == j->peer) {
+				s->wait[i]->next = now;
+				s->wait[i]->backoff = 1;
+				break;
+			}
+	if (!j->unix_full && (err == EALREADY || err == EINPROGRESS)) {
+		/* not done yet, whatever poll said: POLLOUT awaited again a
+		 * little later, a little later each time */
+		j->backoff = j->backoff >= RETRY_MAX_MS / 2 ? RETRY_MAX_MS
+							    : j->backoff * 2;
+		j->polling = false;
+		j->next = now + j->backoff;
+		return false;
+	}
+	/* connected meanwhile (another thread of the command waited on the
+	 * same socket): as the kernel's, 0 for both */
+	if (!j->unix_full && err == EISCONN)
+		err = 0;
+	respond(s, j->id, err);
+	return true;
+}
+
+/* Drops waiting connect i (swapped with the last). */
+static void
+drop_job(struct kb_sup *s, size_t i)
+{
+	job_close(s->wait[i]);
+	free(s->wait[i]);
+	s->wait[i] = s->wait[--s->nwait];
+}
+
+/* Does thread `pid` have a signal pending that it does not block? */
+static bool
+signal_waits(uint32_t pid)
+{
+	unsigned long long pnd = 0, shd = 0, blk = 0;
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return false;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (strncmp(line, "SigPnd:", 7) == 0)
+			pnd = strtoull(line + 7, NULL, 16);
+		else if (strncmp(line, "ShdPnd:", 7) == 0)
+			shd = strtoull(line + 7, NULL, 16);
+		else if (strncmp(line, "SigBlk:", 7) == 0)
+			blk = strtoull(line + 7, NULL, 16);
+	}
+	fclose(f);
+	return ((pnd | shd) & ~blk) != 0;
+}
+
+/*
+ * Every tick, waiting connects in turn, each every CHECK_MS at least (a
+ * /proc read each): one whose caller is gone (killed) is dropped; one
+ * whose caller has a signal waiting is told EINTR, and its handshake goes
+ * on, as the kernel's own connect does after EINTR (the notification was
+ * received, so the caller waits killably: a signal it handles, and a
+ * fatal one behind it, would wait for the connect).
+ */
+static void
+look_at_callers(struct kb_sup *s)
+{
+	size_t n = (s->nwait * TICK_MS + CHECK_MS - 1) / CHECK_MS;
+
+	for (size_t k = 0; k < n && k < s->nwait; k++) {
+		size_t i = s->turn++ % s->nwait;
+
+		if (!sup_notif_valid(s, s->wait[i]->id)) {
+			drop_job(s, i);
+		} else if (signal_waits(s->wait[i]->pid)) {
+			respond(s, s->wait[i]->id, EINTR);
+			drop_job(s, i);
+		}
+	}
+}
+
+/*
+ * The first try of a connect decided (j: the command's socket, the
+ * address to connect, the socket file). A non-blocking socket's answer is
+ * the command's; a blocking one's too when it is done at once, else it
+ * waits in the table (a copy of j) or, without room, gets EAGAIN.
+ */
+static void
+first_try(struct kb_sup *s, struct job *j)
+{
+	int fl = fcntl(j->sock, F_GETFL), fam = -1, err;
+	socklen_t sl = sizeof(fam);
+	struct timeval tv = {0, 0};
+	struct job *w;
+
+	if (fl != -1 && (fl & O_NONBLOCK)) {
+		respond(s, j->id, connect_now(j));
+		job_close(j);
+		return;
+	}
+	if (getsockopt(j->sock, SOL_SOCKET, SO_DOMAIN, &fam, &sl) == -1)
+		fam = -1;
+	j->peer = peer_of(j);
+	/* an inet connect that waited would have started its handshake:
+	 * refused before, nothing done */
+	if (fam != AF_UNIX && !room_for(s, j->peer)) {
+		refuse_busy(s, j);
+		return;
+	}
+	err = connect_now(j);
+	j->unix_full = fam == AF_UNIX && err == EAGAIN;
+	if (!j->unix_full && err != EINPROGRESS && err != EALREADY) {
+		respond(s, j->id, err);
+		job_close(j);
+		return;
+	}
+	if (!room_for(s, j->peer) || (w = malloc(sizeof(*w))) == NULL) {
+		refuse_busy(s, j);
+		return;
+	}
+	*w = *j;
+	w->polling = !w->unix_full;
+	w->backoff = 1;
+	w->next = now_ms() + w->backoff;
+	sl = sizeof(tv);
+	w->deadline = 0;
+	if (getsockopt(w->sock, SOL_SOCKET, SO_SNDTIMEO, &tv, &sl) == 0 &&
+	    (tv.tv_sec > 0 || tv.tv_usec > 0))
+		w->deadline = now_ms() + (int64_t)tv.tv_sec * 1000 +
+			      (tv.tv_usec + 999) / 1000;
+	s->wait[s->nwait++] = w;
 }
 
 /* A descriptor of the caller's thread (its own table if it has one). */
@@ -334,7 +503,7 @@ static void
 serve(struct kb_sup *s, const struct seccomp_notif *req)
 {
 	struct job j = {
-	    .s = s, .id = req->id, .pid = req->pid, .sock = -1, .opath = -1};
+	    .id = req->id, .pid = req->pid, .sock = -1, .opath = -1};
 	int len = (int)req->data.args[2], pidfd, err;
 	struct iovec local, remote;
 
@@ -387,25 +556,38 @@ serve(struct kb_sup *s, const struct seccomp_notif *req)
 		return;
 	}
 	count(s, &s->rep.connects);
-	if (s->check_abstract &&
-	    len > (int)offsetof(struct sockaddr_un, sun_path) + 1 &&
-	    j.addr.ss_family == AF_UNIX &&
+	/* an abstract name: sun_path's first byte NUL, the name the rest of
+	 * addrlen (the empty one too) */
+	if (s->check_abstract && j.addr.ss_family == AF_UNIX &&
+	    len > (int)offsetof(struct sockaddr_un, sun_path) &&
 	    ((struct sockaddr_un *)&j.addr)->sun_path[0] == '\0') {
 		struct sockaddr_un *un = (struct sockaddr_un *)&j.addr;
 		size_t n = (size_t)len - offsetof(struct sockaddr_un, sun_path);
-		char text[112];
+		socklen_t tl = sizeof(int);
+		int type = -1;
+		char text[512];
 
-		if (n > sizeof(un->sun_path))
-			n = sizeof(un->sun_path);
-		if (!sup_abstract_own(req->pid, un->sun_path + 1, n - 1)) {
-			sup_abstract_text(
-			    un->sun_path + 1, n - 1, text, sizeof(text));
+		/* the kernel's answer to a longer address */
+		if (n > sizeof(un->sun_path)) {
+			close(pidfd);
+			close(j.sock);
+			respond(s, req->id, EINVAL);
+			return;
+		}
+		/* the kernel looks a name up among sockets of the
+		 * connecting one's type */
+		if (getsockopt(j.sock, SOL_SOCKET, SO_TYPE, &type, &tl) == -1)
+			type = -1;
+		if (!sup_abstract_own(
+			s, req->pid, un->sun_path, n, type, &j.abs_ino)) {
+			sup_abstract_text(un->sun_path, n, text, sizeof(text));
 			sup_note_denial(s, text, -1, EPERM);
 			close(pidfd);
 			close(j.sock);
 			respond(s, req->id, EPERM);
 			return;
 		}
+		j.type = type;
 	}
 	if (!(len > (int)offsetof(struct sockaddr_un, sun_path) &&
 		j.addr.ss_family == AF_UNIX &&
@@ -437,54 +619,83 @@ serve(struct kb_sup *s, const struct seccomp_notif *req)
 		j.len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
 				    strlen(un->sun_path) + 1);
 	}
-	run_job(&j);
-}
-
-/* Does thread `pid` have a signal pending that it does not block? */
-static bool
-signal_waits(uint32_t pid)
-{
-	unsigned long long pnd = 0, shd = 0, blk = 0;
-	char path[64], line[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%u/status", pid);
-	if ((f = fopen(path, "re")) == NULL)
-		return false;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		if (strncmp(line, "SigPnd:", 7) == 0)
-			pnd = strtoull(line + 7, NULL, 16);
-		else if (strncmp(line, "ShdPnd:", 7) == 0)
-			shd = strtoull(line + 7, NULL, 16);
-		else if (strncmp(line, "SigBlk:", 7) == 0)
-			blk = strtoull(line + 7, NULL, 16);
-	}
-	fclose(f);
-	return ((pnd | shd) & ~blk) != 0;
+	first_try(s, &j);
 }
 
 /*
- * A connect that takes long waits killably (the notification is received),
- * so a signal the command handles (Python's SIGINT) would wait for it, and
- * a fatal one behind it as well: such a caller is told EINTR now, while
- * its connect goes on, as the kernel's own connect does after EINTR.
+ * One round: the waiting connects whose time or POLLOUT came, the
+ * callers every tick, then one new notification. Returns false when the
+ * supervisor is to stop.
  */
-static void
-interrupt_waiting(struct kb_sup *s)
+static bool
+round_once(struct kb_sup *s, struct seccomp_notif *req, struct pollfd *p,
+    int64_t *tick)
 {
-	uint64_t ids[MAX_WORKERS];
-	size_t n = 0;
+	size_t np = 2;
+	int64_t now = now_ms(), wake = -1;
+	int n;
 
-	pthread_mutex_lock(&s->mu);
-	for (struct job *j = s->active; j != NULL && n < MAX_WORKERS;
-	     j = j->anext)
-		if (!j->answered && signal_waits(j->pid)) {
-			j->answered = true;
-			ids[n++] = j->id;
+	p[0] = (struct pollfd){.fd = s->listener, .events = POLLIN};
+	p[1] = (struct pollfd){.fd = s->stop[0], .events = POLLIN};
+	for (size_t i = 0; i < s->nwait; i++) {
+		struct job *j = s->wait[i];
+		int64_t at = j->polling ? -1 : j->next;
+
+		j->slot = 0;
+		if (j->polling) {
+			j->slot = np;
+			p[np++] =
+			    (struct pollfd){.fd = j->sock, .events = POLLOUT};
 		}
-	pthread_mutex_unlock(&s->mu);
-	for (size_t i = 0; i < n; i++)
-		respond(s, ids[i], EINTR);
+		if (j->deadline != 0 && (at == -1 || j->deadline < at))
+			at = j->deadline;
+		if (at != -1 && (wake == -1 || at < wake))
+			wake = at;
+	}
+	if (s->nwait > 0 && (wake == -1 || *tick < wake))
+		wake = *tick;
+	n = poll(p, (nfds_t)np,
+	    wake == -1 ? -1 : (int)(wake > now ? wake - now : 0));
+	if (n == -1)
+		return errno == EINTR;
+	if (p[1].revents)
+		return false;
+	/* every process of the filter is gone: a listener in POLLHUP
+	 * would spin */
+	if (p[0].revents & (POLLHUP | POLLERR | POLLNVAL) &&
+	    !(p[0].revents & POLLIN))
+		return false;
+	now = now_ms();
+	for (size_t i = 0; i < s->nwait;) {
+		struct job *j = s->wait[i];
+		bool woken = j->slot != 0 && p[j->slot].revents != 0,
+		     done = false;
+
+		if (woken || (!j->polling && j->next <= now))
+			done = try_again(s, j, woken, now);
+		if (!done && j->deadline != 0 && j->deadline <= now) {
+			respond(s, j->id, timed_out(j));
+			done = true;
+		}
+		if (done)
+			drop_job(s, i);
+		else
+			i++;
+	}
+	if (s->nwait > 0 && now >= *tick) {
+		look_at_callers(s);
+		*tick = now + TICK_MS;
+	} else if (s->nwait == 0) {
+		*tick = now + TICK_MS;
+	}
+	if (!(p[0].revents & POLLIN))
+		return true;
+	memset(req, 0, s->sizes.seccomp_notif);
+	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, req) == -1)
+		/* ENOENT: the caller was interrupted before we got it */
+		return errno == EINTR || errno == ENOENT;
+	serve(s, req);
+	return true;
 }
 
 static void *
@@ -492,53 +703,51 @@ dispatch(void *arg)
 {
 	struct kb_sup *s = arg;
 	struct seccomp_notif *req = calloc(1, s->sizes.seccomp_notif);
+	struct pollfd *p = calloc(2 + s->max_wait, sizeof(*p));
+	int64_t tick = now_ms() + TICK_MS;
 
 	if (geteuid() == 0)
 		drop_dac();
-	for (; req != NULL;) {
-		struct pollfd p[2] = {
-		    {.fd = s->listener, .events = POLLIN},
-		    {.fd = s->stop[0], .events = POLLIN},
-		};
-		bool waiting;
-		int n;
-
-		pthread_mutex_lock(&s->mu);
-		waiting = s->active != NULL;
-		pthread_mutex_unlock(&s->mu);
-		/* while connects are in progress, look at their callers'
-		 * signals every 10 ms */
-		if ((n = poll(p, 2, waiting ? 10 : -1)) == -1) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (waiting)
-			interrupt_waiting(s);
-		if (n == 0)
-			continue;
-		if (p[1].revents)
-			break;
-		/* every process of the filter is gone: stop polling, a
-		 * listener in POLLHUP would spin */
-		if (p[0].revents & (POLLHUP | POLLERR | POLLNVAL) &&
-		    !(p[0].revents & POLLIN))
-			break;
-		if (!(p[0].revents & POLLIN))
-			continue;
-		memset(req, 0, s->sizes.seccomp_notif);
-		if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, req) == -1) {
-			/* ENOENT: the caller was interrupted before we got
-			 * it */
-			if (errno == EINTR || errno == ENOENT)
-				continue;
-			break;
-		}
-		serve(s, req);
-	}
+	while (req != NULL && p != NULL && round_once(s, req, p, &tick))
+		;
+	/* the sandbox is gone: nobody waits for these any more */
+	while (s->nwait > 0)
+		drop_job(s, 0);
+	free(p);
 	free(req);
-	unref(s);
 	return NULL;
+}
+
+/*
+ * The table's size: MAX_WAITING connects of two descriptors each, with
+ * RLIMIT_NOFILE's soft limit raised (up to the hard one) to leave as many
+ * again to the rest of kinbox; a quarter of what is left under a lower
+ * hard limit.
+ */
+static size_t
+table_size(void)
+{
+	struct rlimit rl;
+	size_t open_now = 0, left;
+	DIR *d = opendir("/proc/self/fd");
+
+	if (d != NULL) {
+		while (readdir(d) != NULL)
+			open_now++;
+		closedir(d);
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		return 0;
+	if (rl.rlim_cur < open_now + 4 * MAX_WAITING &&
+	    rl.rlim_cur < rl.rlim_max) {
+		rlim_t want = open_now + 4 * MAX_WAITING;
+
+		rl.rlim_cur = want < rl.rlim_max ? want : rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	left = rl.rlim_cur > open_now ? (size_t)(rl.rlim_cur - open_now) : 0;
+	return left / 4 < MAX_WAITING ? left / 4 : MAX_WAITING;
 }
 
 struct kb_sup *
@@ -556,10 +765,22 @@ kb_sup_start(int listener, const struct kb_sup_hello *hello,
 		return NULL;
 	}
 	s->listener = listener;
+	s->stop[0] = s->stop[1] = -1;
 	s->unique = hello->unique != 0;
 	s->check_abstract = check_abstract;
+	/* none: every abstract name is refused (fail closed) */
+	s->diag = check_abstract ? sup_diag_open() : -1;
 	s->nown = hello->nown;
 	memcpy(s->own, hello->own, sizeof(s->own[0]) * s->nown);
+	s->max_wait = table_size();
+	s->rng = 0x9e3779b97f4a7c15ULL ^ (uint64_t)now_ms();
+	/* a quarter of the table to one address: the others still wait */
+	s->max_per_peer = s->max_wait / 4 > 0 ? s->max_wait / 4 : 1;
+	if (s->max_per_peer > MAX_PER_PEER)
+		s->max_per_peer = MAX_PER_PEER;
+	if (s->max_wait > 0 &&
+	    (s->wait = calloc(s->max_wait, sizeof(*s->wait))) == NULL)
+		goto fail;
 	if (ngranted > 0) {
 		s->granted = calloc(ngranted, sizeof(*granted));
 		if (s->granted == NULL)
@@ -575,17 +796,12 @@ kb_sup_start(int listener, const struct kb_sup_hello *hello,
 	if (pipe2(s->stop, O_CLOEXEC) == -1)
 		goto fail;
 	pthread_mutex_init(&s->mu, NULL);
-	pthread_cond_init(&s->cv, NULL);
-	s->refs = 2;
-	/* every signal blocked on the threads: they are kinbox's to read */
+	/* every signal blocked on the thread: they are kinbox's to read */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	rc = pthread_create(&s->thread, NULL, dispatch, s);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {
-		close(s->stop[0]);
-		close(s->stop[1]);
-		pthread_cond_destroy(&s->cv);
 		pthread_mutex_destroy(&s->mu);
 		errno = rc;
 		goto fail;
@@ -594,6 +810,13 @@ kb_sup_start(int listener, const struct kb_sup_hello *hello,
 fail:
 	rc = errno;
 	close(listener);
+	if (s->stop[0] != -1) {
+		close(s->stop[0]);
+		close(s->stop[1]);
+	}
+	if (s->diag != -1)
+		close(s->diag);
+	free(s->wait);
 	free(s->granted);
 	free(s);
 	errno = rc;
@@ -608,13 +831,17 @@ kb_sup_stop(struct kb_sup *s, struct kb_sup_report *out)
 	close(s->stop[1]);
 	pthread_join(s->thread, NULL);
 	close(s->stop[0]);
-	pthread_mutex_lock(&s->mu);
-	s->stopping = true;
-	pthread_cond_broadcast(&s->cv);
+	s->rep.max_wait = s->max_wait;
+	s->rep.max_per_peer = s->max_per_peer;
 	if (out != NULL)
 		*out = s->rep;
-	pthread_mutex_unlock(&s->mu);
-	unref(s);
+	close(s->listener);
+	if (s->diag != -1)
+		close(s->diag);
+	pthread_mutex_destroy(&s->mu);
+	free(s->wait);
+	free(s->granted);
+	free(s);
 }
 
 int

@@ -41,16 +41,30 @@ struct kb_sup_denial {
 };
 
 struct kb_sup_report {
-	unsigned long long connects; /* answered on the command's behalf */
-	unsigned long long refused;  /* pathname unix connects refused */
-	unsigned long long failed;   /* could not be mediated (the command's
-					memory or descriptor out of reach):
-					refused, fail closed */
+	unsigned long long connects;   /* answered on the command's behalf */
+	unsigned long long refused;    /* pathname unix connects refused */
+	unsigned long long failed;     /* could not be mediated (the command's
+					  memory or descriptor out of reach):
+					  refused, fail closed */
+	unsigned long long busy;       /* blocking connects that would have
+					  waited, refused EAGAIN: as many
+					  waited already (to that address) */
+	size_t max_wait, max_per_peer; /* how many: the table's size */
 	size_t ndenial;
 	struct kb_sup_denial denial[KB_SUP_MAX_DENIAL];
 };
 
 struct kb_sup;
+
+/*
+ * At most this many blocking connects of a run wait at once (a unix
+ * listener's backlog full, a TCP handshake), at most KB_SUP_MAX_PER_PEER
+ * (a quarter) to one address; past those, one that would wait fails with
+ * EAGAIN. Fewer under a hard RLIMIT_NOFILE too low for two descriptors
+ * each (the report says how many).
+ */
+#define KB_SUP_MAX_WAITING  512
+#define KB_SUP_MAX_PER_PEER 128
 
 /*
  * Starts serving `listener` (taken over) on a thread of its own: own mount
@@ -63,8 +77,7 @@ struct kb_sup;
 struct kb_sup *kb_sup_start(int listener, const struct kb_sup_hello *hello,
     const struct kb_sockid *granted, size_t ngranted, bool check_abstract);
 
-/* Stops serving (the sandbox is gone) and copies what was refused. A
- * connect still in progress on a helper thread ends with the process. */
+/* Stops serving (the sandbox is gone) and copies what was refused. */
 void kb_sup_stop(struct kb_sup *, struct kb_sup_report *out);
 
 /*

@@ -988,7 +988,7 @@ except OSError as e:
 }
 run_test "killed mid-connect: a blocking TCP connect (--net) to a loopback listener with a full queue, the command SIGKILLed: kinbox exits 137 at once; the next run works" t_killed tcp 1
 run_test "killed mid-connect: a blocking connect to the command's own unix listener with a full queue, SIGKILLed: kinbox exits 137 at once; the next run works" t_killed unix 1
-run_test "killed mid-connect: 70 threads in blocking TCP connects (--net, more than kinbox's 64 connect threads) to a full loopback listener, SIGKILLed: kinbox exits 137 at once" t_killed tcp 70
+run_test "killed mid-connect: 70 threads in blocking TCP connects (--net; each waits for its handshake in kinbox's table, no thread of its own) to a full loopback listener, SIGKILLed: kinbox exits 137 at once" t_killed tcp 70
 
 # t_signalled SIG: the command (Python: it handles SIGINT, and here a
 # SIGALRM too) blocks in a TCP connect to a full queue; SIG from outside
@@ -1030,6 +1030,168 @@ t_signalled() {
 }
 run_test "signalled mid-connect: SIGINT to a Python command in a blocking TCP connect to a full queue (--net) ends it at once, after its own SIGALRM handler ran" t_signalled INT
 run_test "signalled mid-connect: SIGTERM behind a handled SIGALRM ends a command in a blocking TCP connect at once" t_signalled TERM
+
+# storm.py N WS: the command's own unix listener /tmp/full.sock with a full
+# backlog (listen(0), one connection queued, not accepted), N threads each
+# in a blocking connect to it; right behind them a connect to its own
+# listener /tmp/ok.sock (which logs "CONN <line>" to WS/ok.log and answers
+# "ok"), timed; 0.5 s later (the storm all in) one to a third listener
+# /tmp/slow.sock, also full, that accepts 0.3 s after, timed (given up
+# after 5 s). Then it writes WS/storm and waits (at most 10 s) for WS/go
+# before the full listener accepts, and prints what the storm's connects
+# got; exits 3.
+cat >"$B/storm.py" <<'EOF'
+import errno, os, socket, sys, threading, time
+n, ws = int(sys.argv[1]), sys.argv[2]
+U = socket.AF_UNIX
+def ms():
+    return int(time.monotonic() * 1000)
+def name(e):
+    return errno.errorcode.get(e.errno, str(e.errno))
+def full_listener(path):
+    s = socket.socket(U)
+    s.bind(path)
+    s.listen(0)
+    filler = socket.socket(U)
+    filler.connect(path)
+    return s, filler
+full, f1 = full_listener("/tmp/full.sock")
+slow, f2 = full_listener("/tmp/slow.sock")
+okl = socket.socket(U)
+okl.bind("/tmp/ok.sock")
+okl.listen(64)
+def serve_ok():
+    while True:
+        c, _ = okl.accept()
+        line = c.recv(100)
+        with open(ws + "/ok.log", "ab") as f:
+            f.write(b"CONN " + line)
+        c.sendall(b"ok\n")
+        c.close()
+threading.Thread(target=serve_ok, daemon=True).start()
+results = {}
+lock = threading.Lock()
+def storm():
+    c = socket.socket(U)
+    try:
+        c.connect("/tmp/full.sock")
+        k = "connected"
+    except OSError as e:
+        k = name(e)
+    with lock:
+        results[k] = results.get(k, 0) + 1
+    c.close()
+ts = [threading.Thread(target=storm, daemon=True) for _ in range(n)]
+for t in ts:
+    t.start()
+t0 = ms()
+c = socket.socket(U)
+try:
+    c.connect("/tmp/ok.sock")
+    c.sendall(b"unrelated\n")
+    r = c.recv(10).decode().strip()
+except OSError as e:
+    r = "error " + name(e)
+print("unrelated %s %d ms" % (r, ms() - t0), flush=True)
+time.sleep(0.5)
+waited = {}
+def wait_one():
+    t1 = ms()
+    c2 = socket.socket(U)
+    try:
+        c2.connect("/tmp/slow.sock")
+        waited["r"] = "connected %d ms" % (ms() - t1)
+    except OSError as e:
+        waited["r"] = "error " + name(e)
+w = threading.Thread(target=wait_one, daemon=True)
+w.start()
+time.sleep(0.3)
+slow.settimeout(5)
+try:
+    slow.accept()
+    slow.accept()
+except OSError:
+    pass
+w.join(5)
+print("waited %s" % waited.get("r", "nothing after 5 s"), flush=True)
+open(ws + "/storm", "w").close()
+for _ in range(1000):
+    if os.path.exists(ws + "/go"):
+        break
+    time.sleep(0.01)
+full.setblocking(False)
+deadline = time.monotonic() + 20
+while time.monotonic() < deadline and any(t.is_alive() for t in ts):
+    try:
+        full.accept()[0].close()
+    except BlockingIOError:
+        time.sleep(0.001)
+print("storm " + " ".join("%s=%d" % kv for kv in sorted(results.items())), flush=True)
+sys.exit(3)
+EOF
+
+# The supervisor serves a hostile command fairly: STORM threads in blocking
+# connects to the command's own full listener hold up nothing else. Of
+# them KB_SUP_MAX_PER_PEER (128, kinbox(1)) wait for it, the rest fail
+# EAGAIN at once; a connect to another of its listeners right behind them
+# is answered at once, and one to a third full listener still gets a place
+# to wait and connects when that listener accepts. Judged from outside:
+# kinbox's own descriptors during the storm (/proc/PID/fd: two for each
+# connect that waits, however many threads wait), the own listener's log.
+t_fair() {
+	need_mediation
+	setup fair
+	storm=400
+	KB_RC=0
+	"$KINBOX" -- "$PY" "$B/storm.py" "$storm" "$ws" >"$KB_OUT" 2>"$KB_ERR" </dev/null &
+	kbpid=$!
+	bg_register "$kbpid"
+	if poll_while_running "$kbpid" "$ws/storm" 300; then
+		nfd=$(ls "/proc/$kbpid/fd" | wc -l)
+	else
+		nfd=
+	fi
+	: >"$ws/go"
+	# a kinbox that never answers is stopped (after 30 s)
+	_i=0
+	while kb_running "$kbpid"; do
+		_i=$((_i + 1))
+		if [ "$_i" -gt 300 ]; then
+			kill -KILL "$kbpid"
+			break
+		fi
+		sleep 0.1
+	done
+	wait "$kbpid" || KB_RC=$?
+	[ -n "$nfd" ] || fail "the command never wrote its storm marker"
+	assert_streq "$KB_RC" 3 "kinbox's status (the command's)"
+	diag "kinbox held $nfd descriptors during the storm of $storm; $(tr '\n' ';' <"$KB_OUT")"
+	# 128 wait, fewer under a hard RLIMIT_NOFILE too low for kinbox's
+	# table (kinbox(1))
+	c=$(sed -n 's/^storm EAGAIN=[0-9]* connected=\([0-9]*\)$/\1/p' "$KB_OUT")
+	[ -n "$c" ] || fail "the storm's connects got other answers"
+	assert_has_line "$KB_OUT" "storm EAGAIN=$((storm - c)) connected=$c"
+	hard=$(ulimit -Hn)
+	if [ "$hard" = unlimited ] || [ "$hard" -ge 4096 ]; then
+		assert_streq "$c" 128 "the storm's connects that waited"
+	else
+		diag "RLIMIT_NOFILE's hard limit is $hard: kinbox's table is smaller"
+		[ "$c" -ge 1 ] && [ "$c" -le 128 ] ||
+			fail "$c of the storm's connects waited"
+	fi
+	[ "$nfd" -le $((2 * c + 64)) ] ||
+		fail "kinbox held $nfd descriptors during the storm (at most $((2 * c + 64)): two for each of the $c waiting connects, and its own)"
+	# the run failed: kinbox says why those connects failed
+	assert_file_has_content "$KB_ERR" "^kinbox: $((storm - c)) blocking unix-socket or TCP connects failed with EAGAIN: kinbox lets at most [0-9]+ connects of a run wait at once, $c of them for one address"
+	assert_file_has_content "$KB_OUT" '^unrelated ok [0-9]+ ms$'
+	ms1=$(sed -n 's/^unrelated ok \([0-9]*\) ms$/\1/p' "$KB_OUT")
+	[ "$ms1" -lt 2000 ] || fail "the unrelated connect took $ms1 ms"
+	assert_has_line "$ws/ok.log" "CONN unrelated"
+	assert_file_has_content "$KB_OUT" '^waited connected [0-9]+ ms$'
+	ms2=$(sed -n 's/^waited connected \([0-9]*\) ms$/\1/p' "$KB_OUT")
+	[ "$ms2" -lt 2000 ] || fail "the connect that waited 0.3 s for its listener took $ms2 ms"
+}
+run_test "fairness: 400 threads in blocking connects to the command's own full listener: 128 wait, 272 fail EAGAIN at once (and kinbox says so), kinbox holds at most 320 descriptors; a connect to another listener right behind them is answered at once, one to a third full listener connects when it accepts (0.3 s)" t_fair
 
 # ============================================================================
 # Abstract, datagram, TCP
@@ -1074,6 +1236,162 @@ t_abstract_host() {
 		fail "kinbox --dry-run --net lacks the abstract-name line: with --net the host's abstract sockets would not be checked"
 }
 run_test "abstract: a host abstract socket is refused without --net (network namespace) and with --net (kinbox connects only names the sandbox listens on: EPERM); nothing accepted; the own one answers" t_abstract_host
+
+# Abstract names are bytes: the kernel tells two names apart by every byte
+# and by their length (addrlen), and looks one up among the sockets of the
+# connecting socket's type. /proc/net/unix prints a NUL as '@' and the rest
+# as it is, so a check read from it let the command's own "kbx\0svc" stand
+# for the host's "kbx@svc" (and a name holding a space or a newline forge
+# a shorter one). Each case: the sandbox listens on OWN (type OTYPE) and
+# connects to it (the control: its own server answers), then connects a
+# SOCK_STREAM socket to the host's name HOST, which a listener of this
+# script holds: EPERM, and the host's listener logs nothing.
+#   CASE OWN-HEX OTYPE HOST-HEX
+abs_cases() {
+	_r=$(printf %s "$RUN_ID" | od -An -tx1 | tr -d ' \n')
+	# NUL for '@' and back; a space and a newline ending the text form;
+	# a prefix; a trailing NUL (addrlen one longer) both ways; bytes that
+	# are not UTF-8; the same name of another socket type
+	cat <<EOF
+nul-at 6b6278${_r}00737663 stream 6b6278${_r}40737663
+at-nul 6b6278${_r}40726576 stream 6b6278${_r}00726576
+space 6b6278${_r}2073706163652d737663 stream 6b6278${_r}
+newline 6b6278${_r}2d6e6c0a737663 stream 6b6278${_r}2d6e6c
+prefix 6b6278${_r}2d707265666978 stream 6b6278${_r}2d707265
+trailing-nul 6b6278${_r}2d7472616900 stream 6b6278${_r}2d7472616940
+trailing-extra 6b6278${_r}2d657874 stream 6b6278${_r}2d65787400
+not-utf8 6b6278${_r}2dff80fe stream 6b6278${_r}2dff80
+type 6b6278${_r}2d74797065 seqpacket 6b6278${_r}2d74797065
+EOF
+}
+
+# abshost.py LOG READY HEX...: host listeners on the abstract names (hex),
+# SOCK_STREAM; logs "CONN HEX LINE" for each connection (its first line)
+cat >"$B/abshost.py" <<'EOF'
+import os, select, socket, sys
+log, ready = sys.argv[1], sys.argv[2]
+socks = {}
+for h in sys.argv[3:]:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(b"\0" + bytes.fromhex(h))
+    s.listen(16)
+    socks[s] = h
+open(log, "ab").close()
+open(ready + ".tmp", "w").close()
+os.rename(ready + ".tmp", ready)
+while True:
+    r, _, _ = select.select(list(socks), [], [])
+    for s in r:
+        c, _ = s.accept()
+        c.settimeout(1)
+        data = b""
+        try:
+            while b"\n" not in data and len(data) < 200:
+                chunk = c.recv(200)
+                if not chunk:
+                    break
+                data += chunk
+        except OSError:
+            pass
+        with open(log, "ab") as f:
+            f.write(b"CONN " + socks[s].encode() + b" " +
+                    data.split(b"\n")[0] + b"\n")
+        c.close()
+EOF
+
+# absbytes.py [CASE OWN-HEX OTYPE HOST-HEX]...: per case the command's own
+# listener on OWN (type OTYPE) and a connect to it (its server accepts and
+# answers "own"), then a SOCK_STREAM connect to HOST (that sends a line).
+# Prints "CASE own=OK|ERRNO host=OK|ERRNO"
+cat >"$B/absbytes.py" <<'EOF'
+import errno, socket, sys
+U = socket.AF_UNIX
+T = {"stream": socket.SOCK_STREAM, "seqpacket": socket.SOCK_SEQPACKET}
+args = sys.argv[1:]
+keep = []
+for i in range(0, len(args), 4):
+    case, own, otype, host = args[i:i + 4]
+    own, host = b"\0" + bytes.fromhex(own), b"\0" + bytes.fromhex(host)
+    srv = socket.socket(U, T[otype])
+    srv.bind(own)
+    srv.listen(4)
+    keep.append(srv)
+    c = socket.socket(U, T[otype])
+    c.settimeout(5)
+    try:
+        c.connect(own)
+        a, _ = srv.accept()
+        a.send(b"own")
+        r1 = "OK" if c.recv(3) == b"own" else "BAD"
+    except OSError as e:
+        r1 = errno.errorcode.get(e.errno, str(e.errno))
+    h = socket.socket(U, socket.SOCK_STREAM)
+    h.settimeout(5)
+    try:
+        h.connect(host)
+        h.sendall(b"from-sandbox-" + case.encode() + b"\n")
+        r2 = "OK"
+    except OSError as e:
+        r2 = errno.errorcode.get(e.errno, str(e.errno))
+    print("%s own=%s host=%s" % (case, r1, r2), flush=True)
+EOF
+
+t_abstract_bytes() {
+	need_mediation
+	abstract_checked || fail "kinbox --dry-run --net lacks the abstract-name line"
+	setup abstract-bytes
+	abs_cases >"$d/cases"
+	# shellcheck disable=SC2046 # the host names, one word each
+	set -- $(awk '{print $4}' "$d/cases")
+	"$PY" "$B/abshost.py" "$d/host.log" "$d/host.ready" "$@" >"$d/host.out" 2>&1 &
+	bg_register $!
+	poll_for "$d/host.ready" 100 || fail "the host listeners did not start: $(cat "$d/host.out")"
+	# shellcheck disable=SC2046 # the cases' words
+	kb_expect 0 --net -- "$PY" "$B/absbytes.py" $(cat "$d/cases")
+	while read -r name _ _ _; do
+		assert_has_line "$KB_OUT" "$name own=OK host=EPERM"
+	done <"$d/cases"
+	# the host's own connect to each name is logged: whatever the sandbox
+	# sent came before
+	for h in "$@"; do
+		"$PY" -c 'import socket, sys
+c = socket.socket(socket.AF_UNIX); c.connect(b"\0" + bytes.fromhex(sys.argv[1]))
+c.sendall(b"host-sync\n")' "$h"
+	done
+	_i=0
+	while [ "$(grep -c ' host-sync$' "$d/host.log")" != "$#" ]; do
+		_i=$((_i + 1))
+		[ "$_i" -le 100 ] || fail "the host listeners did not log the host's own connects"
+		sleep 0.1
+	done
+	if grep -v -q ' host-sync$' "$d/host.log"; then
+		_show_file "$d/host.log"
+		fail "a host listener accepted a connection from the sandbox"
+	fi
+}
+run_test "abstract names are bytes (--net): the sandbox's own names (with a NUL, '@', a space, a newline, a trailing NUL, bytes that are not UTF-8, a seqpacket one) connect; the host's look-alikes (NUL read as '@' and back, the name before the space or newline, a prefix, one byte longer or shorter, a stream socket of the same name) are EPERM and accept nothing" t_abstract_bytes
+
+# A refused abstract name is reported escaped: a NUL as \x00, and a newline
+# that cannot start a line of its own
+t_abstract_report() {
+	need_mediation
+	abstract_checked || fail "kinbox --dry-run --net lacks the abstract-name line"
+	setup abstract-report
+	kb_expect 3 --net -- "$PY" -c 'import errno, socket, sys
+c = socket.socket(socket.AF_UNIX)
+try:
+    c.connect(b"\0kbx-" + sys.argv[1].encode() + b"\0x\nkinbox: forged line")
+    print("CONNECTED")
+except OSError as e:
+    print("REFUSED", errno.errorcode[e.errno])
+open("ran", "w").write("ran\n")
+sys.exit(3)' "$RUN_ID"
+	assert_file_has_content "$ws/ran" '^ran$'
+	assert_has_line "$KB_OUT" "REFUSED EPERM"
+	assert_not_file_has_content "$KB_ERR" '^kinbox: forged line'
+	assert_file_has_content "$KB_ERR" "^kinbox: denied connect to the unix socket '@kbx-$RUN_ID\\\\\\\\x00x\\\\\\\\nkinbox: forged line' \\(EPERM; kinbox refused it"
+}
+run_test "abstract names in the report: a refused name holding a NUL and a newline is shown escaped on one line (\\x00, \\n), no forged line" t_abstract_report
 
 # dgram.py HOSTDGRAM: the unix socket types the filter refuses and those
 # it keeps; one datagram to the host's datagram listener

@@ -11,7 +11,19 @@
  * hello kinbox-exec would send, makes its connects and writes each
  * result (0 or the errno) to stdout. The host listener counts what it
  * accepts: a refusal that still reached it is a failure.
+ *
+ * Near its end the child makes a storm: STORM_N threads in blocking connects
+ * to one full listener of its own, beside which a connect to another
+ * listener must be answered at once and one to a third full listener
+ * must get a place to wait, while the supervisor's descriptors (counted
+ * here) stay bounded.
+ *
+ * Before that, in the test's own process: the abstract names the
+ * supervisor looks up with NETLINK_SOCK_DIAG under --net, compared byte
+ * for byte (a NUL is not '@', a prefix or one byte more is another name,
+ * a seqpacket listener is not a stream one), and the way one is shown.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -20,6 +32,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +42,7 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/filter.h>
@@ -36,6 +50,7 @@
 #include <linux/stat.h>
 
 #include "../../backends/backend.h"
+#include "../../backends/unotify-int.h"
 #include "../../backends/unotify.h"
 #include "tap.h"
 
@@ -67,6 +82,15 @@ enum {
 	C_SELF_CWD,   /* /proc/self/cwd/own.sock */
 	C_FD_DIR_HOST, /* /proc/self/fd/DIRFD/host.sock: refused */
 	C_LOOP,       /* a loop of symlinks: ELOOP, as the kernel says */
+	C_SNDTIMEO,   /* a full backlog, SO_SNDTIMEO 200 ms: EAGAIN */
+	C_SNDTIMEO_MS, /* ... after about that long */
+	C_STORM_WAIT, /* STORM_N threads on a full backlog: those that wait */
+	C_STORM_BUSY, /* ... those refused EAGAIN (past MAX_PER_PEER) */
+	C_STORM_OTHER, /* ... any other answer */
+	C_UNRELATED,  /* meanwhile a connect to another listener: answered */
+	C_UNRELATED_MS, /* ... at once */
+	C_WAITED,     /* one to a third, full, accepting 0.3 s later */
+	C_WAITED_MS,  /* ... answered then */
 	C__N
 };
 
@@ -94,6 +118,15 @@ static const char *const case_name[C__N] = {
     "its own socket by /proc/self/cwd/NAME connects",
     "the refused socket by /proc/self/fd/DIRFD/NAME is refused",
     "a loop of symlinks is ELOOP, as the kernel says",
+    "a connect to a full backlog with SO_SNDTIMEO 200 ms fails EAGAIN",
+    "... after about 200 ms",
+    "a storm of blocking connects to a full backlog: MAX_PER_PEER wait",
+    "... the rest fail EAGAIN at once",
+    "... nothing else",
+    "meanwhile a connect to another listener is answered",
+    "... at once (under a second)",
+    "then one to a third full listener gets a place to wait, connected",
+    "... when that listener accepts (under 1.5 s, 0.3 s of it waiting)",
 };
 
 static const int want[C__N] = {
@@ -120,9 +153,19 @@ static const int want[C__N] = {
     [C_SELF_CWD] = 0,
     [C_FD_DIR_HOST] = EACCES,
     [C_LOOP] = ELOOP,
+    [C_SNDTIMEO] = EAGAIN,
+    [C_SNDTIMEO_MS] = -2, /* in [150, 1500) */
+    [C_STORM_WAIT] = -6, /* the supervisor's per-address cap */
+    [C_STORM_BUSY] = -3, /* STORM_N - that */
+    [C_STORM_OTHER] = -7, /* 0 */
+    [C_UNRELATED] = 0,
+    [C_UNRELATED_MS] = -4, /* < 1000 */
+    [C_WAITED] = 0,
+    [C_WAITED_MS] = -5, /* < 1500 */
 };
 
-#define RACE_N 3000
+#define RACE_N  3000
+#define STORM_N 200
 
 static char own_dir[PATH_MAX], host_dir[PATH_MAX];
 
@@ -161,6 +204,167 @@ listen_unix(const char *path)
 }
 
 /* --- the child ---------------------------------------------------------- */
+
+static long
+ms_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* a listener at `path` whose backlog is full: listen(0) and one
+ * connection queued, never accepted (until the test says) */
+static int
+listen_full(const char *path)
+{
+	struct sockaddr_un a;
+	int len = un_addr(&a, path), s = socket(AF_UNIX, SOCK_STREAM, 0),
+	    c = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	unlink(path);
+	if (s == -1 || c == -1 ||
+	    bind(s, (struct sockaddr *)&a, (socklen_t)len) == -1 ||
+	    listen(s, 0) == -1 ||
+	    connect(c, (struct sockaddr *)&a, (socklen_t)len) == -1)
+		return -1;
+	/* the filler stays open: its connection fills the backlog */
+	return s;
+}
+
+struct stormer {
+	const char *path;
+	int got;
+	atomic_int *done;
+};
+
+static void *
+storm_one(void *arg)
+{
+	struct stormer *t = arg;
+
+	t->got = try_connect(t->path);
+	atomic_fetch_add(t->done, 1);
+	return NULL;
+}
+
+/* accepts two connections on fd after 0.3 s (the filler's and one) */
+static void *
+accept_later(void *arg)
+{
+	int fd = *(int *)arg;
+
+	usleep(300000);
+	for (int i = 0; i < 2; i++) {
+		int c = accept(fd, NULL, NULL);
+
+		if (c != -1)
+			close(c);
+	}
+	return NULL;
+}
+
+struct waiter {
+	const char *path;
+	int got;
+	long ms;
+};
+
+static void *
+connect_timed(void *arg)
+{
+	struct waiter *w = arg;
+	long t0 = ms_now();
+
+	w->got = try_connect(w->path);
+	w->ms = ms_now() - t0;
+	return NULL;
+}
+
+/*
+ * The supervisor serves a hostile command fairly: STORM_N threads block
+ * on one full listener of the command's own; MAX_PER_PEER of them wait,
+ * the rest fail EAGAIN at once; a connect to another listener meanwhile
+ * is answered at once, and one to a third full listener still gets a
+ * place to wait and is connected when that one accepts. Then the full
+ * listener accepts the waiting ones.
+ */
+static void
+storm(int *res)
+{
+	static struct stormer st[STORM_N];
+	static pthread_t id[STORM_N];
+	char full[PATH_MAX + 32], slow[PATH_MAX + 32], own[PATH_MAX + 32];
+	struct waiter w = {.got = -1, .ms = -1};
+	atomic_int done = 0;
+	pthread_attr_t at;
+	pthread_t acc, wt;
+	struct timespec until;
+	int lf, ls, started = 0;
+	long t0;
+
+	snprintf(full, sizeof(full), "%s/full.sock", own_dir);
+	snprintf(slow, sizeof(slow), "%s/slow.sock", own_dir);
+	snprintf(own, sizeof(own), "%s/own.sock", own_dir);
+	res[C_STORM_WAIT] = res[C_STORM_BUSY] = res[C_STORM_OTHER] = 0;
+	res[C_UNRELATED] = res[C_UNRELATED_MS] = -1;
+	res[C_WAITED] = res[C_WAITED_MS] = -1;
+	if ((lf = listen_full(full)) == -1 || (ls = listen_full(slow)) == -1)
+		return;
+	pthread_attr_init(&at);
+	pthread_attr_setstacksize(&at, 256 * 1024);
+	for (int i = 0; i < STORM_N; i++) {
+		st[i] = (struct stormer){full, -1, &done};
+		if (pthread_create(&id[i], &at, storm_one, &st[i]) == 0)
+			started++;
+	}
+	/* right behind the storm */
+	t0 = ms_now();
+	res[C_UNRELATED] = try_connect(own);
+	res[C_UNRELATED_MS] = (int)(ms_now() - t0);
+	/* the storm's connects all made by now */
+	usleep(300000);
+	w.path = slow;
+	pthread_create(&acc, NULL, accept_later, &ls);
+	pthread_create(&wt, NULL, connect_timed, &w);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 3;
+	if (pthread_timedjoin_np(wt, NULL, &until) == 0) {
+		res[C_WAITED] = w.got;
+		res[C_WAITED_MS] = (int)w.ms;
+	}
+	/* the full listener accepts, one at a time */
+	fcntl(lf, F_SETFL, O_NONBLOCK);
+	for (t0 = ms_now();
+	     atomic_load(&done) < started && ms_now() - t0 < 20000;) {
+		int c = accept(lf, NULL, NULL);
+
+		if (c != -1)
+			close(c);
+		else
+			usleep(1000);
+	}
+	for (int i = 0; i < started; i++)
+		pthread_join(id[i], NULL);
+	for (int i = 0; i < STORM_N; i++) {
+		if (st[i].got == 0)
+			res[C_STORM_WAIT]++;
+		else if (st[i].got == EAGAIN)
+			res[C_STORM_BUSY]++;
+		else
+			res[C_STORM_OTHER]++;
+	}
+	pthread_join(acc, NULL);
+	if (res[C_WAITED] == -1) {
+		pthread_join(wt, NULL);
+	}
+	pthread_attr_destroy(&at);
+	close(lf);
+	close(ls);
+	unlink(full);
+	unlink(slow);
+}
 
 static struct sockaddr_un race_addr;
 static atomic_bool race_stop;
@@ -391,6 +595,30 @@ child(int sock, const char *filter_path)
 		snprintf(path, sizeof(path), "%s/loop-a", own_dir);
 		res[C_LOOP] = try_connect(path);
 	}
+	{
+		struct sockaddr_un a;
+		struct timeval tv = {0, 200000};
+		int lt, k, alen;
+		long t0;
+
+		snprintf(path, sizeof(path), "%s/timeo.sock", own_dir);
+		alen = un_addr(&a, path);
+		res[C_SNDTIMEO] = res[C_SNDTIMEO_MS] = -1;
+		if ((lt = listen_full(path)) != -1) {
+			k = socket(AF_UNIX, SOCK_STREAM, 0);
+			setsockopt(k, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+			t0 = ms_now();
+			res[C_SNDTIMEO] = connect(k, (struct sockaddr *)&a,
+					      (socklen_t)alen) == 0
+					      ? 0
+					      : errno;
+			res[C_SNDTIMEO_MS] = (int)(ms_now() - t0);
+			close(k);
+			close(lt);
+			unlink(path);
+		}
+	}
+	storm(res);
 	/* its own filter with a listener: answered first, a CONTINUE from
 	 * it would skip kinbox */
 	res[C_LISTENER] = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
@@ -430,6 +658,216 @@ accept_loop(void *arg)
 	return NULL;
 }
 
+/* --- abstract names, byte for byte -------------------------------------- */
+
+/* one abstract socket of the test's: `name` (n bytes after the leading
+ * NUL), bound, listening unless `bound_only`; its inode in *ino */
+static int
+abstract_listener(
+    const char *name, size_t n, int type, bool bound_only, uint32_t *ino)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	struct stat st;
+	int s = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+
+	memcpy(a.sun_path + 1, name, n);
+	if (s == -1 ||
+	    bind(s, (struct sockaddr *)&a,
+		(socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) ==
+		-1 ||
+	    (!bound_only && listen(s, 4) == -1) || fstat(s, &st) == -1) {
+		if (s != -1)
+			close(s);
+		return -1;
+	}
+	*ino = (uint32_t)st.st_ino;
+	return s;
+}
+
+/* sup_abstract_find() on "\0" + the n bytes of `name` */
+static int
+find_name(int diag, uint32_t *seq, const char *name, size_t n, int type,
+    uint32_t ino, uint32_t *found)
+{
+	char path[110] = {0};
+
+	memcpy(path + 1, name, n);
+	*found = 0;
+	return sup_abstract_find(diag, seq, path, n + 1, type, ino, found);
+}
+
+/*
+ * The names the kernel tells apart must never be taken for one another:
+ * the lookup compares bytes and lengths, and the socket type, as the
+ * kernel's own, and sees only listening sockets. What /proc/net/unix
+ * would have shown alike: a NUL and '@', a name and the part of it before
+ * a space or a newline.
+ */
+static void
+test_abstract_names(void)
+{
+	char base[32], name[7][64];
+	size_t len[7];
+	uint32_t ino[7], got, seq = 0;
+	int fd[7], diag = sup_diag_open(), n;
+	static const int type[7] = {SOCK_STREAM, SOCK_STREAM, SOCK_STREAM,
+	    SOCK_STREAM, SOCK_SEQPACKET, SOCK_STREAM, SOCK_STREAM};
+	char text[512];
+
+	if (diag == -1) {
+		tap_skip(
+		    "no NETLINK_SOCK_DIAG socket here (%s)", strerror(errno));
+		return;
+	}
+	n = snprintf(base, sizeof(base), "kbx-unit-%d", (int)getpid());
+	/* 0 "B\0svc", 1 "B sp\n@", 2 "B-long", 3 "B-bound" (not
+	 * listening), 4 "B-seq" seqpacket, 5 "B\xff\x80", 6 "B-tr\0" */
+	memcpy(name[0], base, (size_t)n);
+	memcpy(name[0] + n, "\0svc", 4);
+	len[0] = (size_t)n + 4;
+	len[1] = (size_t)snprintf(name[1], sizeof(name[1]), "%s sp\n@", base);
+	len[2] = (size_t)snprintf(name[2], sizeof(name[2]), "%s-long", base);
+	len[3] = (size_t)snprintf(name[3], sizeof(name[3]), "%s-bound", base);
+	len[4] = (size_t)snprintf(name[4], sizeof(name[4]), "%s-seq", base);
+	len[5] = (size_t)snprintf(name[5], sizeof(name[5]), "%s\xff\x80", base);
+	len[6] = (size_t)snprintf(name[6], sizeof(name[6]), "%s-tr", base) + 1;
+	for (int i = 0; i < 7; i++)
+		if ((fd[i] = abstract_listener(
+			 name[i], len[i], type[i], i == 3, &ino[i])) == -1) {
+			tap_skip("cannot listen on abstract names: %s",
+			    strerror(errno));
+			close(diag);
+			return;
+		}
+	for (int i = 0; i < 7; i++) {
+		int r =
+		    find_name(diag, &seq, name[i], len[i], type[i], 0, &got);
+
+		if (i == 3)
+			ok(r == 0,
+			    "a name bound but not listening is not found");
+		else
+			ok(r == 1 && got == ino[i],
+			    "listening name %d is found, its socket's inode",
+			    i);
+	}
+	{
+		char alt[64];
+
+		/* "B@svc": the NUL read as '@' */
+		memcpy(alt, name[0], len[0]);
+		alt[n] = '@';
+		assert_cmpint(
+		    find_name(diag, &seq, alt, len[0], SOCK_STREAM, 0, &got), 0,
+		    "\"B@svc\" is not \"B\\0svc\"");
+		/* "B": the text before the space, and before the NUL */
+		assert_cmpint(find_name(diag, &seq, base, (size_t)n,
+				  SOCK_STREAM, 0, &got),
+		    0,
+		    "the name before a space, a newline or a NUL is not "
+		    "the name");
+		/* "B sp": before the newline */
+		assert_cmpint(find_name(diag, &seq, name[1], len[1] - 2,
+				  SOCK_STREAM, 0, &got),
+		    0, "the name before its newline is not the name");
+		/* a prefix, and one byte more (a trailing NUL) */
+		assert_cmpint(find_name(diag, &seq, name[2], len[2] - 1,
+				  SOCK_STREAM, 0, &got),
+		    0, "a prefix of a listening name is not found");
+		memcpy(alt, name[2], len[2]);
+		alt[len[2]] = '\0';
+		assert_cmpint(find_name(diag, &seq, alt, len[2] + 1,
+				  SOCK_STREAM, 0, &got),
+		    0, "a listening name and one NUL more is not found");
+		/* "B-tr\0" listens: "B-tr" and "B-tr@" are others */
+		assert_cmpint(find_name(diag, &seq, name[6], len[6] - 1,
+				  SOCK_STREAM, 0, &got),
+		    0, "a name without its trailing NUL is not found");
+		memcpy(alt, name[6], len[6]);
+		alt[len[6] - 1] = '@';
+		assert_cmpint(
+		    find_name(diag, &seq, alt, len[6], SOCK_STREAM, 0, &got), 0,
+		    "its trailing NUL read as '@' is not found");
+		/* "B\xff": not UTF-8, a prefix */
+		assert_cmpint(find_name(diag, &seq, name[5], len[5] - 1,
+				  SOCK_STREAM, 0, &got),
+		    0, "bytes that are not UTF-8 are compared as bytes");
+		/* another type */
+		assert_cmpint(find_name(diag, &seq, name[4], len[4],
+				  SOCK_STREAM, 0, &got),
+		    0, "a seqpacket listener's name is not a stream one's");
+		assert_cmpint(find_name(diag, &seq, name[0], len[0],
+				  SOCK_SEQPACKET, 0, &got),
+		    0, "a stream listener's name is not a seqpacket one's");
+	}
+	/* by inode: the listener still there, with that name */
+	ok(find_name(diag, &seq, name[0], len[0], SOCK_STREAM, ino[0], &got) ==
+		    1 &&
+		got == ino[0],
+	    "by inode: the listener is still the name's");
+	assert_cmpint(
+	    find_name(diag, &seq, name[2], len[2], SOCK_STREAM, ino[0], &got),
+	    0, "by inode: another name's socket is not");
+	close(fd[0]);
+	assert_cmpint(
+	    find_name(diag, &seq, name[0], len[0], SOCK_STREAM, ino[0], &got),
+	    0, "by inode: a closed listener is gone");
+	for (int i = 1; i < 7; i++)
+		close(fd[i]);
+	close(diag);
+	assert_cmpint(
+	    find_name(-1, &seq, name[0], len[0], SOCK_STREAM, 0, &got), -1,
+	    "no diag socket: the kernel could not say (refused)");
+
+	/* for a person: "@" for the leading NUL, the rest escaped */
+	sup_abstract_text("\0kbx\0svc", 8, text, sizeof(text));
+	assert_cmpstr(text, "@kbx\\x00svc", "a NUL is shown as \\x00");
+	sup_abstract_text("\0kbx@svc", 8, text, sizeof(text));
+	assert_cmpstr(text, "@kbx@svc", "an '@' is shown as '@'");
+	sup_abstract_text("\0a\nb \\\x1b\xff", 8, text, sizeof(text));
+	assert_cmpstr(text, "@a\\nb \\\\\\x1b\\xff",
+	    "a newline, a backslash, ESC and a byte that is not UTF-8 are "
+	    "escaped");
+	sup_abstract_text("\0", 1, text, sizeof(text));
+	assert_cmpstr(text, "@", "the empty name is \"@\"");
+	sup_abstract_text("\0abcdef", 7, text, 4);
+	assert_cmpstr(text, "@ab", "a short buffer is never overrun");
+}
+/* the supervisor's process's descriptors, counted while the child runs */
+struct fdcount {
+	atomic_bool stop;
+	int max;
+};
+
+static int
+count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while (readdir(d) != NULL)
+		n++;
+	closedir(d);
+	return n;
+}
+
+static void *
+fd_sampler(void *arg)
+{
+	struct fdcount *f = arg;
+
+	while (!atomic_load(&f->stop)) {
+		int n = count_fds();
+
+		if (n > f->max)
+			f->max = n;
+		usleep(2000);
+	}
+	return NULL;
+}
+
 static bool
 mount_id(const char *path, uint64_t *id)
 {
@@ -446,7 +884,10 @@ main(int argc, char **argv)
 {
 	struct acceptor own = {.fd = -1}, host = {.fd = -1},
 			granted = {.fd = -1};
-	pthread_t ta, th, tg;
+	struct fdcount fdc = {.max = 0};
+	pthread_t ta, th, tg, tf;
+	size_t per_peer;
+	int fdbase;
 	char path[PATH_MAX + 32], filter[PATH_MAX + 32];
 	struct kb_sup_report rep;
 	struct kb_sup_hello hello;
@@ -466,6 +907,7 @@ main(int argc, char **argv)
 		snprintf(host_dir, sizeof(host_dir), "%s", argv[4]);
 		return child(atoi(argv[2]), argv[5]);
 	}
+	test_abstract_names();
 	if ((why = kb_sup_unavailable()) != NULL) {
 		const char *pre = getenv("LD_PRELOAD");
 
@@ -548,12 +990,28 @@ main(int argc, char **argv)
 	close(out[1]);
 	fd = kb_sup_recv(sp[0], &hello);
 	ok(fd >= 0 && hello.nown == 1, "the listener and the hello arrive");
+	fdbase = count_fds();
 	sup = fd >= 0 ? kb_sup_start(fd, &hello, &gid, 1, false) : NULL;
 	ok(sup != NULL, "the supervisor starts");
+	/* KB_SUP_MAX_PER_PEER, less under a low RLIMIT_NOFILE hard limit */
+	per_peer = sup != NULL ? sup->max_per_peer : 0;
+	ok(per_peer > 0 && per_peer <= KB_SUP_MAX_PER_PEER &&
+		sup->max_wait >= 4 * per_peer,
+	    "at most %zu connects wait for one address, %zu in all",
+	    per_peer, sup != NULL ? sup->max_wait : 0);
+	pthread_create(&tf, NULL, fd_sampler, &fdc);
 	while (got < sizeof(res) &&
 	       (n = read(out[0], (char *)res + got, sizeof(res) - got)) > 0)
 		got += (size_t)n;
 	waitpid(pid, &status, 0);
+	atomic_store(&fdc.stop, true);
+	pthread_join(tf, NULL);
+	/* the storm's waiting connects hold two each (the socket, the
+	 * socket file); the threads refused hold none */
+	ok(fdbase > 0 && fdc.max - fdbase <= 2 * (int)per_peer + 16,
+	    "the supervisor's descriptors stay bounded during the storm (%d "
+	    "more at most, %d allowed)",
+	    fdc.max - fdbase, 2 * (int)per_peer + 16);
 	kb_sup_stop(sup, &rep);
 	atomic_store(&own.stop, true);
 	atomic_store(&host.stop, true);
@@ -571,6 +1029,37 @@ main(int argc, char **argv)
 			if (want[i] == -1) {
 				ok(res[i] > 0, "%s (%d of %d)", case_name[i],
 				    res[i], RACE_N);
+				continue;
+			}
+			if (want[i] <= -2) {
+				bool in = false, count = true;
+
+				switch (want[i]) {
+				case -2: /* a time about 200 ms */
+					in = res[i] >= 150 && res[i] < 1500;
+					count = false;
+					break;
+				case -3:
+					in = res[i] ==
+					     STORM_N - (int)per_peer;
+					break;
+				case -4: /* a time under a second */
+					in = res[i] >= 0 && res[i] < 1000;
+					count = false;
+					break;
+				case -5: /* a time under 1.5 s */
+					in = res[i] >= 0 && res[i] < 1500;
+					count = false;
+					break;
+				case -6:
+					in = res[i] == (int)per_peer;
+					break;
+				default: /* -7: none */
+					in = res[i] == 0;
+					break;
+				}
+				ok(in, "%s (%d%s)", case_name[i], res[i],
+				    count ? "" : " ms");
 				continue;
 			}
 			ok(res[i] == want[i], "%s", case_name[i]);
