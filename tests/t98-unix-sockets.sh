@@ -1393,6 +1393,88 @@ sys.exit(3)' "$RUN_ID"
 }
 run_test "abstract names in the report: a refused name holding a NUL and a newline is shown escaped on one line (\\x00, \\n), no forged line" t_abstract_report
 
+# A connect that waits (the sandbox's own abstract listener, its backlog
+# full) is judged again on each try, as the kernel looks the name up again:
+# the sandbox closes that listener and the host takes the name meanwhile;
+# the waiting connect is refused (EPERM, or the kernel's ECONNREFUSED), and
+# the host's listener, which starts only then, accepts nothing. The control:
+# the same connect, before the listener closes, is still waiting.
+cat >"$B/absswap.py" <<'EOF'
+import errno, os, socket, sys, threading, time
+name, ws = b"\0" + sys.argv[1].encode(), sys.argv[2]
+s = socket.socket(socket.AF_UNIX)
+s.bind(name)
+s.listen(0)
+f = socket.socket(socket.AF_UNIX)
+f.connect(name)
+res = {}
+def one():
+    c = socket.socket(socket.AF_UNIX)
+    try:
+        c.connect(name)
+        c.sendall(b"from-sandbox\n")
+        res["r"] = "connected"
+    except OSError as e:
+        res["r"] = errno.errorcode[e.errno]
+t = threading.Thread(target=one, daemon=True)
+t.start()
+time.sleep(0.3)
+print("before close: %s" % res.get("r", "waiting"), flush=True)
+s.close()
+f.close()
+open(ws + "/closed", "w").close()
+for _ in range(200):
+    if os.path.exists(ws + "/hostup"):
+        break
+    time.sleep(0.05)
+t.join(5)
+print("after: %s" % res.get("r", "still waiting"), flush=True)
+EOF
+
+t_abstract_swap() {
+	need_mediation
+	abstract_checked || fail "kinbox --dry-run --net lacks the abstract-name line"
+	setup abstract-swap
+	name=kbx-swap-$RUN_ID
+	# the host's listener, once the sandbox's is closed
+	"$PY" -c 'import os, socket, sys, time
+name, ws, log = b"\0" + sys.argv[1].encode(), sys.argv[2], sys.argv[3]
+open(log, "w").close()
+while not os.path.exists(ws + "/closed"):
+    time.sleep(0.01)
+h = socket.socket(socket.AF_UNIX); h.bind(name); h.listen(8)
+open(ws + "/hostup", "w").close()
+while True:
+    c, _ = h.accept()
+    with open(log, "a") as f:
+        f.write("CONN %s\n" % c.recv(100).decode().strip())
+    c.close()' "$name" "$ws" "$d/host.log" >"$d/host.out" 2>&1 &
+	bg_register $!
+	kb_expect 0 --net -- "$PY" "$B/absswap.py" "$name" "$ws"
+	assert_has_line "$KB_OUT" "before close: waiting"
+	assert_file_has_content "$KB_OUT" '^after: (EPERM|ECONNREFUSED)$'
+	assert_exists "$ws/hostup"
+	# the host's own connect is logged: the sandbox's would be before it
+	"$PY" -c 'import socket, sys
+c = socket.socket(socket.AF_UNIX); c.connect(b"\0" + sys.argv[1].encode())
+c.sendall(b"host-sync\n")' "$name"
+	poll_for_line() {
+		_i=0
+		while ! grep -q -x "$2" "$1"; do
+			_i=$((_i + 1))
+			[ "$_i" -le 100 ] || return 1
+			sleep 0.1
+		done
+	}
+	poll_for_line "$d/host.log" "CONN host-sync" ||
+		fail "the host's listener did not log the host's own connect"
+	if grep -v -q -x 'CONN host-sync' "$d/host.log"; then
+		_show_file "$d/host.log"
+		fail "the host's listener accepted a connection from the sandbox"
+	fi
+}
+run_test "abstract names (--net): a connect waiting for the sandbox's own full listener is judged again on each try: the listener closed and its name taken by the host meanwhile, it is refused and the host's listener accepts nothing" t_abstract_swap
+
 # dgram.py HOSTDGRAM: the unix socket types the filter refuses and those
 # it keeps; one datagram to the host's datagram listener
 cat >"$B/dgram.py" <<'EOF'
