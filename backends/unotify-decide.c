@@ -291,7 +291,11 @@ sup_diag_open(void)
 }
 
 /* The answer to request `seq`, read into buf (size bytes): as
- * sup_abstract_find() */
+ * sup_abstract_find(). NLMSG_NEXT and RTA_NEXT step through char *:
+ * the kernel aligns every message and attribute (NLMSG_ALIGN,
+ * RTA_ALIGN), which clang's -Wcast-align cannot know. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wcast-align"
 static int
 diag_read(int diag, uint32_t seq, struct nlmsghdr *buf, size_t size,
     const char *name, size_t n, int type, uint32_t ino, uint32_t *found)
@@ -361,6 +365,7 @@ diag_read(int diag, uint32_t seq, struct nlmsghdr *buf, size_t size,
 		}
 	}
 }
+#pragma GCC diagnostic pop
 
 int
 sup_abstract_find(int diag, uint32_t *seq, const char *name, size_t n, int type,
