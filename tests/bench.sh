@@ -811,6 +811,15 @@ def main(tmp):
             f.write("G")
         helper_fds.append((go_fd, "read", go_file))
         go = ["%d (the go for kinbox-exec --wait: a file holding G)" % go_fd]
+    # kinbox-exec --env FD: the command's environment (NUL-separated),
+    # which kinbox passes in a sealed memfd; here a file holding PATH
+    if "--env" in argv[end:]:
+        env_fd = int(argv[argv.index("--env", end) + 1])
+        env_file = os.path.join(tmp, "env")
+        with open(env_file, "wb") as f:
+            f.write(b"PATH=/usr/bin:/bin\0")
+        helper_fds.append((env_fd, "read", env_file))
+        go.append("%d (the command's environment for --env: a file)" % env_fd)
     supplied = ", ".join(["%d (status pipe: /dev/null)" % status_fd,
                           "%d (stderr: a copy of fd 2)" % stderr_fd] +
                          ["%d (data for empty files: /dev/null)" % fd

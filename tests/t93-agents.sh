@@ -220,7 +220,10 @@ T_BG=2
 T_PUSH=4
 
 scenario() { # scenario AGENT SUFFIX
-	_poll='i=0; while [ $i -lt 40 ] && [ ! -s bg.txt ]; do sleep 0.25; i=$((i + 1)); done; cat bg.txt'
+	# up to 30 s: on 2 busy cores (make check) Gemini CLI's background
+	# job took longer than 10 s to write, and its late write then landed
+	# in the next run's project
+	_poll='i=0; while [ $i -lt 120 ] && [ ! -s bg.txt ]; do sleep 0.25; i=$((i + 1)); done; cat bg.txt'
 	case $1 in
 	claude-code)
 		_bg='"input": {"run_in_background": true}'
