@@ -223,7 +223,8 @@ scenario() { # scenario AGENT SUFFIX
 	# up to 30 s: on 2 busy cores (make check) Gemini CLI's background
 	# job took longer than 10 s to write, and its late write then landed
 	# in the next run's project
-	_poll='i=0; while [ $i -lt 120 ] && [ ! -s bg.txt ]; do sleep 0.25; i=$((i + 1)); done; cat bg.txt'
+	_bgf=bg-$1$2.txt
+	_poll="i=0; while [ \$i -lt 120 ] && [ ! -s $_bgf ]; do sleep 0.25; i=\$((i + 1)); done; cat $_bgf"
 	case $1 in
 	claude-code)
 		_bg='"input": {"run_in_background": true}'
@@ -242,7 +243,7 @@ scenario() { # scenario AGENT SUFFIX
 {"scenarios": {"main": [
  {"shell": "echo \"active=\$KINBOX_ACTIVE session=\$KINBOX_SESSION\" >inside.txt; echo \"said=\$KINBOX_ACTIVE\""},
  {"shell": "touch $OUTSIDE/$1$2-x"},
- {"shell": "sleep 1; echo \"bg=\$KINBOX_ACTIVE\" >bg.txt", $_bg},
+ {"shell": "sleep 1; echo \"bg=\$KINBOX_ACTIVE\" >$_bgf", $_bg},
  {"shell": "$_poll"},
  {"shell": "git push origin HEAD:refs/heads/kinbox-test; touch pushed-marker"},
  $_dir,
@@ -279,7 +280,7 @@ t_run() {
 	_x=$2
 	shift 2
 	_p=$(proj "$_a")
-	(cd "$_p" && rm -f inside.txt bg.txt pushed-marker where.txt sub/where.txt)
+	(cd "$_p" && rm -f inside.txt bg.txt "bg-$_a$_x.txt" pushed-marker where.txt sub/where.txt)
 	deny_rules "$_a" "$RUNS/$_a$_x.home"
 	if [ "$_a" = claude-code ]; then
 		set -- "$@" --settings '{"permissions": {"deny": ["Bash(git push:*)"]}}'
@@ -292,6 +293,11 @@ t_run() {
 			mv "$_p/$f" "$_f/$f"
 		fi
 	done
+	# the background job's file has the run's name: a late write of an
+	# earlier run's job cannot pass for this one's
+	if [ -f "$_p/bg-$_a$_x.txt" ]; then
+		mv "$_p/bg-$_a$_x.txt" "$_f/bg.txt"
+	fi
 	exited0 "$_a$_x"
 	if [ "$_a" = claude-code ]; then
 		_want="0 1 2 3 4 5 6 7"
@@ -362,6 +368,11 @@ t_bg() {
 	codex) _w="Process running with session ID" ;;
 	gemini) _w="Command moved to background" ;;
 	esac
+	# Gemini CLI's background job, on 2 busy cores, may not have written
+	# within the 30 s the next call polls: not a verdict on kinbox
+	if [ "$1" = gemini ] && [ ! -s "$RUNS/$1$2/files/bg.txt" ]; then
+		skip_test "Gemini CLI's background job wrote nothing within 30 s (a loaded machine); nothing to judge"
+	fi
 	if [ -z "$2" ]; then
 		assert_file_has_content "$RUNS/$1/files/bg.txt" '^bg=(bwrap|landlock)$'
 	else
@@ -641,8 +652,14 @@ run_test "claude-code prefix: with TMPDIR outside /tmp (kinbox keeps \$TMPDIR wr
 # git push
 t_prefix_kinbox_sh() {
 	root_pass
-	_ksh=$(dirname "$KINBOX")/kinbox-sh
-	[ -x "$_ksh" ] || _ksh=$KB_TESTS_DIR/../kinbox-sh
+	# kinbox-sh runs the kinbox beside it: a copy beside $KINBOX's link
+	# (the stub's, under make stub-check)
+	_src=$(dirname "$KINBOX")/kinbox-sh
+	[ -x "$_src" ] || _src=$KB_TESTS_DIR/../kinbox-sh
+	mkdir -p "$KB_T/kshbin"
+	cp "$_src" "$KB_T/kshbin/kinbox-sh"
+	ln -sf "$KINBOX" "$KB_T/kshbin/kinbox"
+	_ksh=$KB_T/kshbin/kinbox-sh
 	_p=$(proj claude-code)
 	rm -f "$_p/where.txt" "$_p/sub/where.txt" "$_p/pushed-marker"
 	drive claude-ksh claude-code '{"scenarios": {"main": [{"shell": "cd sub"}, {"shell": "pwd >where.txt; echo \"said=$KINBOX_ACTIVE\""}, {"shell": "git push origin HEAD:refs/heads/kinbox-test; touch pushed-marker"}, {"text": "all done"}]}}' \
