@@ -220,11 +220,11 @@ T_BG=2
 T_PUSH=4
 
 scenario() { # scenario AGENT SUFFIX
-	# up to 30 s: on 2 busy cores (make check) Gemini CLI's background
-	# job took longer than 10 s to write, and its late write then landed
-	# in the next run's project
+	# the poll waits up to 30 s, and has no $(...) or $((...)): Gemini CLI
+	# refuses a command with either ("Command injection detected"), and a
+	# refused poll let the agent end before its background job wrote
 	_bgf=bg-$1$2.txt
-	_poll="i=0; while [ \$i -lt 120 ] && [ ! -s $_bgf ]; do sleep 0.25; i=\$((i + 1)); done; cat $_bgf"
+	_poll="timeout 30 sh -c 'while [ ! -s $_bgf ]; do sleep 0.25; done'; cat $_bgf"
 	case $1 in
 	claude-code)
 		_bg='"input": {"run_in_background": true}'
@@ -368,17 +368,18 @@ t_bg() {
 	codex) _w="Process running with session ID" ;;
 	gemini) _w="Command moved to background" ;;
 	esac
-	# Gemini CLI's background job, on 2 busy cores, may not have written
-	# within the 30 s the next call polls: not a verdict on kinbox
-	if [ "$1" = gemini ] && [ ! -s "$RUNS/$1$2/files/bg.txt" ]; then
-		skip_test "Gemini CLI's background job wrote nothing within 30 s (a loaded machine); nothing to judge"
-	fi
 	if [ -z "$2" ]; then
 		assert_file_has_content "$RUNS/$1/files/bg.txt" '^bg=(bwrap|landlock)$'
 	else
 		assert_file_has_content "$RUNS/$1$2/files/bg.txt" '^bg=$'
 	fi
 	said "$1$2" $((T_BG + 1)) "$_w"
+	# and the next call, which waited for the job, was told what it wrote
+	if [ -z "$2" ]; then
+		said "$1$2" $((T_BG + 2)) "re:bg=(bwrap|landlock)"
+	else
+		said "$1$2" $((T_BG + 2)) "re:bg=(?!\\w)"
+	fi
 }
 
 # the directory the call named (Codex workdir, Gemini dir_path) or the one
