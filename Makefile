@@ -63,7 +63,7 @@ GATE_SRCS     = gate/shlex.c gate/readonly.c gate/readonly-rules.c \
                 gate/readonly-rules-git.c gate/readonly-sed.c gate/readonly-getopt.c \
                 gate/readonly-tools.c gate/decide.c \
                 gate/checkwrite.c gate/protected.c gate/grants.c gate/hook.c \
-                gate/agentrules.c gate/hookinstall.c gate/udiff.c
+                gate/agentrules.c gate/agentpolicy.c gate/hookinstall.c gate/udiff.c
 STAGES = lib policy gitguard backends denial gate
 lib_SRCS = $(LIB_SRCS)
 policy_SRCS = $(POLICY_SRCS)

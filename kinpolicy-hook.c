@@ -21,6 +21,7 @@
  * anyway). Only fields of the agents' published schemas are written
  * (Codex treats an unknown field as a failed hook, and runs the tool).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -294,7 +295,7 @@ project_root(struct hook *h, const char *cwd)
 struct agent_rules {
 	struct kb_strv deny, ask, allow;
 	struct kb_strv from; /* for each rule of the three, in order: file */
-	char *unreadable;    /* a settings file that is not JSON */
+	char *unreadable;    /* a rules file kinpolicy cannot read, and why */
 };
 
 static void
@@ -313,33 +314,61 @@ rules_add(json_t *perm, const char *key, struct kb_strv *to,
 	}
 }
 
-static void
-rules_file(struct agent_rules *ar, const char *file)
+/* a settings or rules file, read once on its descriptor (a project's
+ * lies in the workspace: no FIFO, no huge file); NULL when absent */
+static char *
+read_small(const char *file, size_t *len, bool *bad)
 {
-	json_error_t err;
-	json_t *j = NULL, *perm;
 	struct stat st;
 	char *buf = NULL;
 	ssize_t n = -1;
-	/* a project's file lies in the workspace: no FIFO, no huge file
-	 * (opened once, judged on the descriptor) */
 	int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
-	if (fd == -1)
-		return;
+	*bad = false;
+	if (fd == -1) {
+		*bad = errno != ENOENT && errno != ENOTDIR;
+		return NULL;
+	}
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
 	    st.st_size <= HOOK_MAX_INPUT) {
 		buf = xmalloc((size_t)st.st_size + 1);
 		n = read(fd, buf, (size_t)st.st_size + 1);
 	}
 	close(fd);
-	if (n >= 0 && n <= st.st_size)
-		j = json_loadb(buf, (size_t)n, 0, &err);
+	if (n < 0 || n > st.st_size) {
+		free(buf);
+		*bad = true;
+		return NULL;
+	}
+	buf[n] = '\0';
+	*len = (size_t)n;
+	return buf;
+}
+
+static void
+rules_unreadable(struct agent_rules *ar, const char *file, const char *why)
+{
+	if (ar->unreadable == NULL)
+		ar->unreadable = xasprintf("%s (%s)", file, why);
+}
+
+static void
+rules_file(struct agent_rules *ar, const char *file)
+{
+	json_error_t err;
+	json_t *j = NULL, *perm;
+	size_t n = 0;
+	bool bad;
+	char *buf = read_small(file, &n, &bad);
+
+	if (buf != NULL)
+		j = json_loadb(buf, n, 0, &err);
 	free(buf);
+	if (buf == NULL && !bad)
+		return;
 	if (!json_is_object(j)) {
 		json_decref(j);
-		if (ar->unreadable == NULL)
-			ar->unreadable = xstrdup(file);
+		rules_unreadable(ar, file, "not a JSON object");
 		return;
 	}
 	perm = json_object_get(j, "permissions");
@@ -347,6 +376,100 @@ rules_file(struct agent_rules *ar, const char *file)
 	rules_add(perm, "ask", &ar->ask, &ar->from, file);
 	rules_add(perm, "allow", &ar->allow, &ar->from, file);
 	json_decref(j);
+}
+
+static void
+rules_take(struct kb_strv *from, struct kb_strv *to, struct kb_strv *origin,
+    const char *file)
+{
+	for (size_t i = 0; i < from->n; i++) {
+		kb_strv_push(to, from->v[i]);
+		kb_strv_pushf(origin, "%s\t%s", from->v[i], file);
+	}
+}
+
+/* every FILE ending in `suffix` in `dir`: Codex's execpolicy (.rules) or
+ * Gemini CLI's policy (.toml); a project's (`project`) adds no allow
+ * rule: its files are the workspace's, which the command may write */
+static void
+rules_dir(struct agent_rules *ar, const char *dir, const char *suffix,
+    bool gemini, bool project)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t sl = strlen(suffix);
+
+	if (d == NULL) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			rules_unreadable(ar, dir, strerror(errno));
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		size_t nl = strlen(de->d_name);
+		_cleanup_free_ char *file = NULL;
+		char *buf, why[256];
+		size_t n = 0;
+		bool bad;
+		struct kb_agent_rules r = {0};
+
+		if (nl <= sl || strcmp(de->d_name + nl - sl, suffix) != 0 ||
+		    de->d_name[0] == '.')
+			continue;
+		file = xasprintf("%s/%s", dir, de->d_name);
+		if ((buf = read_small(file, &n, &bad)) == NULL) {
+			if (bad)
+				rules_unreadable(
+				    ar, file, "not a regular file");
+			continue;
+		}
+		if ((gemini ? kb_gemini_policy_parse : kb_codex_rules_parse)(
+			buf, n, &r, why, sizeof(why)) == -1) {
+			rules_unreadable(ar, file, why);
+		} else {
+			rules_take(&r.deny, &ar->deny, &ar->from, file);
+			rules_take(&r.ask, &ar->ask, &ar->from, file);
+			if (!project)
+				rules_take(
+				    &r.allow, &ar->allow, &ar->from, file);
+		}
+		kb_agent_rules_free(&r);
+		free(buf);
+	}
+	closedir(d);
+}
+
+/* Codex's execpolicy layers (/etc/codex/rules, $CODEX_HOME/rules, the
+ * project's .codex/rules) and Gemini CLI's policy tiers (admin
+ * /etc/gemini-cli/policies, user ~/.gemini/policies; its workspace tier
+ * is disabled in Gemini CLI itself) */
+static void
+other_agent_rules(struct hook *h, const char *root, struct agent_rules *ar)
+{
+	_cleanup_free_ char *home = kb_paths_home();
+	_cleanup_free_ char *user = NULL;
+	_cleanup_free_ char *proj = NULL;
+	const char *ch = getenv("CODEX_HOME");
+	const char *gh = getenv("GEMINI_CLI_HOME");
+
+	if (h->agent == KB_AGENT_CODEX) {
+		rules_dir(ar, "/etc/codex/rules", ".rules", false, false);
+		if (ch != NULL && ch[0] == '/')
+			user = xasprintf("%s/rules", ch);
+		else if (home != NULL)
+			user = xasprintf("%s/.codex/rules", home);
+		if (user != NULL)
+			rules_dir(ar, user, ".rules", false, false);
+		proj = xasprintf("%s/.codex/rules", root);
+		rules_dir(ar, proj, ".rules", false, true);
+	} else if (h->agent == KB_AGENT_GEMINI) {
+		rules_dir(ar, "/etc/gemini-cli/policies", ".toml", true, false);
+		if (gh != NULL && gh[0] == '/')
+			user = xasprintf("%s/.gemini/policies", gh);
+		else if (home != NULL)
+			user = xasprintf("%s/.gemini/policies", home);
+		if (user != NULL)
+			rules_dir(ar, user, ".toml", true, false);
+	}
 }
 
 static void
@@ -360,8 +483,10 @@ agent_rules(struct hook *h, const char *root, struct agent_rules *ar)
 	_cleanup_free_ char *p2 = NULL;
 
 	memset(ar, 0, sizeof(*ar));
-	if (h->agent != KB_AGENT_CLAUDE)
+	if (h->agent != KB_AGENT_CLAUDE) {
+		other_agent_rules(h, root, ar);
 		return;
+	}
 	if (proj == NULL || proj[0] != '/')
 		proj = root;
 	rules_file(ar, "/etc/claude-code/managed-settings.json");
@@ -430,7 +555,7 @@ shell_call(struct hook *h, const char *command, const char *cwd_in)
 	_cleanup_free_ char *reason = NULL;
 	const char *session =
 	    h->session != NULL ? h->session : getenv("KINBOX_SESSION");
-	const char *judged, *verdict, *rule = NULL;
+	const char *rw_session, *judged, *verdict, *rule = NULL;
 	struct agent_rules ar;
 	enum kb_rule_hit hit;
 
@@ -456,14 +581,25 @@ shell_call(struct hook *h, const char *command, const char *cwd_in)
 		answer_decision(h, m.can_ask ? "ask" : "deny", reason, NULL);
 		return;
 	}
-	/* a command that is already exactly the rewrite runs as it is */
-	inner = kb_hook_unwrap(h->kinbox, root, command);
+	/* the session's grants reach the run by its KINBOX_SESSION, in the
+	 * rewrite itself where the agent has no env file to export it
+	 * (Codex, Gemini CLI, Cursor; Claude Code's CLAUDE_ENV_FILE puts it
+	 * in the environment the rewrite runs in) */
+	if (session != NULL && *session == '\0')
+		session = NULL;
+	rw_session = h->agent == KB_AGENT_CLAUDE ? NULL : session;
+	/* a command that is already exactly the rewrite runs as it is; one
+	 * without the session it now has gets it */
+	inner = kb_hook_unwrap(h->kinbox, root, rw_session, command);
+	if (inner == NULL && rw_session != NULL &&
+	    (inner = kb_hook_unwrap(h->kinbox, root, NULL, command)) != NULL)
+		wrapped = kb_hook_wrap(h->kinbox, root, rw_session, inner);
 	judged = inner != NULL ? inner : command;
 	/* Claude Code with kinbox-sh as its shell prefix runs every command
 	 * under kinbox itself: no rewrite, so that its own rules and
 	 * prompts see the command the model wrote */
 	if (inner == NULL && !claude_prefix_mode(h))
-		wrapped = kb_hook_wrap(h->kinbox, root, command);
+		wrapped = kb_hook_wrap(h->kinbox, root, rw_session, command);
 	/* no sandbox here: never an unwrapped command allowed, and kinbox
 	 * would refuse a wrapped one */
 	if ((why = kb_sandbox_why_not()) != NULL) {
@@ -474,8 +610,8 @@ shell_call(struct hook *h, const char *command, const char *cwd_in)
 	/* the user's own rules, on the command the model wrote */
 	agent_rules(h, root, &ar);
 	if (ar.unreadable != NULL) {
-		reason = xasprintf("kinbox: %s is not JSON kinpolicy can read, "
-				   "so your permission rules in it cannot be "
+		reason = xasprintf("kinbox: %s: kinpolicy cannot read your "
+				   "permission rules there, so they cannot be "
 				   "kept in force: fix the file",
 		    ar.unreadable);
 		answer_decision(h, m.can_ask ? "ask" : "deny", reason,
@@ -495,6 +631,22 @@ shell_call(struct hook *h, const char *command, const char *cwd_in)
 
 		hit = kb_rules_judge(judged, &r, &rule);
 	}
+	if (hit == KB_RULE_DENY && h->agent != KB_AGENT_CLAUDE) {
+		/* Codex's prefix_rule, Gemini CLI's policy rule: named by
+		 * the prefix they match, and their file */
+		size_t rl = strlen(rule);
+		bool pre = rl > 8 && strncmp(rule, "Bash(", 5) == 0 &&
+			   strcmp(rule + rl - 3, ":*)") == 0;
+
+		reason = xasprintf("kinbox: your %s rule on '%.*s' (%s) "
+				   "denies this command",
+		    h->agent == KB_AGENT_CODEX ? "execpolicy" : "policy",
+		    pre ? (int)(rl - 8) : (int)rl, pre ? rule + 5 : rule,
+		    rule_file(&ar, rule));
+		answer_decision(h, "deny", reason, NULL);
+		agent_rules_free(&ar);
+		return;
+	}
 	if (hit == KB_RULE_DENY) {
 		reason = xasprintf("kinbox: your permission rule %s (%s) "
 				   "denies this command",
@@ -512,9 +664,7 @@ shell_call(struct hook *h, const char *command, const char *cwd_in)
 	in.cwd = cwd;
 	in.home = home;
 	in.sandbox_available = true;
-	kp_gate_decide(&in,
-	    session != NULL && *session != '\0' ? session : NULL,
-	    KB_RO_SHELL_BASH, &out);
+	kp_gate_decide(&in, session, KB_RO_SHELL_BASH, &out);
 	/* an ask rule of the user's asks; an allow rule answers the
 	 * gate's ask (never a deny, never while planning) */
 	if (hit == KB_RULE_ASK && out.verdict == KB_ALLOW) {
@@ -767,15 +917,27 @@ agent_map_write(const char *path, const char *session, const char *root)
 	}
 }
 
-/* the kinbox session and root of the agent's session, when it started
- * one (h->session, h->root) */
+/* the kinbox session and root of the agent's session (h->session,
+ * h->root): the ones its start made, else, for the agents without an env
+ * file, made now, at its first call (settings written before SessionStart
+ * was in their block; the session reaches the run in the rewrite, so it
+ * is seen). Nothing when the event has no session id, or no session can
+ * be made. */
 static void
 agent_session(struct hook *h)
 {
 	_cleanup_free_ char *map = agent_map_path(h);
+	_cleanup_free_ char *cwd = NULL;
+	struct kb_err e;
 
-	if (map != NULL)
-		agent_map_read(map, &h->session, &h->root);
+	if (map == NULL || agent_map_read(map, &h->session, &h->root) ||
+	    h->agent == KB_AGENT_CLAUDE)
+		return;
+	if ((h->session = kb_session_new(&e)) == NULL)
+		return;
+	cwd = event_cwd(h);
+	h->root = project_root(h, cwd);
+	agent_map_write(map, h->session, h->root);
 }
 
 /*

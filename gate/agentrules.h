@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 
+#include "../lib/util.h"
+
 enum kb_rule_hit {
 	KB_RULE_NONE,  /* no rule of the user's speaks */
 	KB_RULE_ALLOW, /* every part of the command is allowed by a rule */
@@ -37,5 +39,24 @@ struct kb_rules {
  */
 enum kb_rule_hit kb_rules_judge(
     const char *command, const struct kb_rules *r, const char **which);
+
+/*
+ * The other agents' rules in that form (gate/agentpolicy.c), appended to
+ * `r`: Codex's execpolicy .rules (prefix_rule: forbidden → deny, prompt →
+ * ask, allow → allow; each pattern, its alternatives expanded, as
+ * Bash(TOKENS:*)) and Gemini CLI's policy .toml ([[rule]] of the shell
+ * tool: deny, ask_user, allow; commandPrefix as Bash(PREFIX:*), none as
+ * Bash). 0, or -1 with `why` ("line N: ...") when the text is not one
+ * kinpolicy can read whole, or holds a deny or ask rule it cannot judge
+ * exactly; the caller then keeps no rule of the file and asks.
+ */
+struct kb_agent_rules {
+	struct kb_strv deny, ask, allow;
+};
+int kb_codex_rules_parse(const char *text, size_t len, struct kb_agent_rules *r,
+    char *why, size_t wl);
+int kb_gemini_policy_parse(const char *text, size_t len,
+    struct kb_agent_rules *r, char *why, size_t wl);
+void kb_agent_rules_free(struct kb_agent_rules *r);
 
 #endif

@@ -100,10 +100,16 @@ kb_hook_mode(enum kb_agent a, const char *pm, const char *override,
 }
 
 char *
-kb_hook_wrap(const char *kinbox, const char *root, const char *command)
+kb_hook_wrap(const char *kinbox, const char *root, const char *session,
+    const char *command)
 {
 	struct kb_buf b = {0};
 
+	if (session != NULL) {
+		kb_buf_puts(&b, "KINBOX_SESSION=");
+		kb_buf_shquote(&b, session);
+		kb_buf_puts(&b, " ");
+	}
 	kb_buf_shquote(&b, kinbox);
 	kb_buf_puts(&b, " --workspace ");
 	kb_buf_shquote(&b, root);
@@ -130,13 +136,15 @@ literal_word(const struct kb_sh_word *w, const char *want)
 }
 
 char *
-kb_hook_unwrap(const char *kinbox, const char *root, const char *command)
+kb_hook_unwrap(const char *kinbox, const char *root, const char *session,
+    const char *command)
 {
 	static const char *const shape[] = {
 	    NULL, "--workspace", NULL, "--", "bash", "-c", NULL};
 	struct kb_sh_line line = {0};
 	struct kb_err e;
 	const struct kb_sh_cmd *c;
+	const struct kb_sh_word *w;
 	char *inner = NULL;
 
 	if (command == NULL ||
@@ -146,21 +154,23 @@ kb_hook_unwrap(const char *kinbox, const char *root, const char *command)
 	    line.ngredirs != 0)
 		goto out;
 	c = &line.cmds[0];
-	if (c->nwords != nitems(shape) || c->nredirs != 0)
+	/* with a session, its assignment comes first (compared below, in
+	 * the whole rewrite) */
+	w = c->words + (session != NULL);
+	if (c->nwords != nitems(shape) + (session != NULL) || c->nredirs != 0)
 		goto out;
 	for (size_t i = 0; i < nitems(shape); i++)
-		if (!literal_word(&c->words[i], shape[i]))
+		if (!literal_word(&w[i], shape[i]))
 			goto out;
-	if (strcmp(c->words[0].s, kinbox) != 0 ||
-	    strcmp(c->words[2].s, root) != 0)
+	if (strcmp(w[0].s, kinbox) != 0 || strcmp(w[2].s, root) != 0)
 		goto out;
 	/* exactly what kb_hook_wrap would write for it */
 	{
 		_cleanup_free_ char *again =
-		    kb_hook_wrap(kinbox, root, c->words[6].s);
+		    kb_hook_wrap(kinbox, root, session, w[6].s);
 
 		if (strcmp(again, command) == 0)
-			inner = xstrdup(c->words[6].s);
+			inner = xstrdup(w[6].s);
 	}
 out:
 	kb_shlex_free(&line);

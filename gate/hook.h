@@ -57,18 +57,23 @@ int kb_hook_mode(enum kb_agent, const char *permission_mode,
 /*
  * The rewrite: KINBOX --workspace ROOT -- bash -c 'COMMAND', each part
  * quoted for any POSIX shell (single quotes, ' as '\''), so that bash -c
- * gets COMMAND byte for byte, whatever it holds. A new string.
+ * gets COMMAND byte for byte, whatever it holds; with a `session` (the
+ * agent session's kinbox session; NULL for none), KINBOX_SESSION=SESSION
+ * before it, so that the run has the session's grants whether or not the
+ * agent has an env file to export it. A new string.
  */
-char *kb_hook_wrap(const char *kinbox, const char *root, const char *command);
+char *kb_hook_wrap(const char *kinbox, const char *root, const char *session,
+    const char *command);
 
 /*
  * Is `command` exactly a rewrite kb_hook_wrap() makes, with `kinbox` (or
- * the bare name kinbox) and `root`? Then the original command is returned
- * (a new string), else NULL: anything else, a kinbox run with other
- * options (--net, --unconfined), a second command after it, a
+ * the bare name kinbox), `root` and `session` (NULL: none)? Then the original
+ * command is returned (a new string), else NULL: anything else, a kinbox run
+ * with other options (--net, --unconfined), a second command after it, a
  * redirection, is an ordinary command and is wrapped.
  */
-char *kb_hook_unwrap(const char *kinbox, const char *root, const char *command);
+char *kb_hook_unwrap(const char *kinbox, const char *root, const char *session,
+    const char *command);
 
 /*
  * The paths a Codex apply_patch text adds, deletes, updates or moves to,

@@ -25,6 +25,7 @@ static const struct kb_hookinstall_entry codex_entries[] = {
 static const struct kb_hookinstall_entry gemini_entries[] = {
     {"BeforeTool", "run_shell_command|write_file|replace", 30000},
     {"AfterTool", "run_shell_command", 0},
+    {"SessionStart", NULL, 0},
 };
 static const struct kb_hookinstall_entry cursor_entries[] = {
     {"beforeShellExecution", NULL, 0},

@@ -67,7 +67,8 @@ BLOCKS = {
               ("PostToolUse", "^Bash$", None),
               ("SessionStart", None, None)],
     "gemini": [("BeforeTool", "run_shell_command|write_file|replace", 30000),
-               ("AfterTool", "run_shell_command", None)],
+               ("AfterTool", "run_shell_command", None),
+               ("SessionStart", None, None)],
 }
 
 def prefix(cmd):

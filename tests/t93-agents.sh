@@ -311,8 +311,11 @@ t_run() {
 
 for a in claude-code codex gemini; do
 	run_test "$a control: the scenario without the hook (no kinbox): the agent plays every turn and exits 0" t_run "$a" -nohook --config none
-	run_test "$a: with README's hook the agent plays every turn of the scenario against the fake model and exits 0" t_run "$a" ""
+	run_test "$a: with the hook as README installs it (kinpolicy hook install $a) the agent plays every turn of the scenario against the fake model and exits 0" t_run "$a" "" --config install
 done
+# Claude Code with the hook alone (README's block, no shell prefix: a user
+# whose settings name another prefix): every call is rewritten
+run_test "claude-code (the rewrite: README's hook block, no shell prefix): the agent plays every turn of the scenario and exits 0" t_run claude-code -rw --config readme
 
 # --- 1. a shell call runs under kinbox; a denial reaches the model ------------
 t_kinbox() {
@@ -353,10 +356,8 @@ for a in claude-code codex gemini; do
 	run_test "$a: the denial reached the model as the hook's context: the grant and retry of the denial kinbox recorded" t_context "$a"
 done
 run_test "claude-code: the shell calls run in the kinbox session SessionStart made (KINBOX_SESSION through CLAUDE_ENV_FILE)" t_session claude-code
-run_test_todo "Codex 0.171.0 gives its hooks no env file (no CODEX_ENV_FILE or CLAUDE_ENV_FILE in SessionStart's environment), and kinpolicy hook makes no session nobody would see: no KINBOX_SESSION, so session grants never reach Codex's shell calls" \
-	"codex: the shell calls run in a kinbox session" t_session codex
-run_test_todo "Gemini CLI has no env file for hooks at all (kinpolicy hook answers its SessionStart with nothing): no KINBOX_SESSION, so session grants never reach its shell calls" \
-	"gemini: the shell calls run in a kinbox session" t_session gemini
+run_test "codex: the shell calls run in the kinbox session of Codex's session (KINBOX_SESSION in the rewrite: Codex gives its hooks no env file)" t_session codex
+run_test "gemini: the shell calls run in the kinbox session of Gemini CLI's session (KINBOX_SESSION in the rewrite: Gemini CLI has no env file for hooks)" t_session gemini
 
 # --- 2. the shell tool's other arguments keep their meaning ------------------
 # the background call returned before the command ended, in each agent's
@@ -368,14 +369,14 @@ t_bg() {
 	codex) _w="Process running with session ID" ;;
 	gemini) _w="Command moved to background" ;;
 	esac
-	if [ -z "$2" ]; then
-		assert_file_has_content "$RUNS/$1/files/bg.txt" '^bg=(bwrap|landlock)$'
+	if [ "$2" != -nohook ]; then
+		assert_file_has_content "$RUNS/$1$2/files/bg.txt" '^bg=(bwrap|landlock)$'
 	else
 		assert_file_has_content "$RUNS/$1$2/files/bg.txt" '^bg=$'
 	fi
 	said "$1$2" $((T_BG + 1)) "$_w"
 	# and the next call, which waited for the job, was told what it wrote
-	if [ -z "$2" ]; then
+	if [ "$2" != -nohook ]; then
 		said "$1$2" $((T_BG + 2)) "re:bg=(bwrap|landlock)"
 	else
 		said "$1$2" $((T_BG + 2)) "re:bg=(?!\\w)"
@@ -398,8 +399,10 @@ t_dir() {
 run_test "claude-code control: run_in_background returns at once, the command goes on (no kinbox)" t_bg claude-code -nohook
 run_test "claude-code: run_in_background keeps its meaning through the rewrite, and the command runs under kinbox" t_bg claude-code ""
 run_test "claude-code control: a cd in one call holds for the next (no kinbox)" t_dir claude-code -nohook
-run_test_todo "the cd runs inside kinbox's bash -c, and Claude Code reads the directory back with its own 'pwd -P >| \$TMPDIR/claude-XXXX-cwd' after the rewritten command, outside kinbox: the next call starts in the old directory" \
-	"claude-code: a cd in one call holds for the next" t_dir claude-code ""
+run_test "claude-code: a cd in one call holds for the next (kinbox-sh as the shell prefix)" t_dir claude-code ""
+run_test "claude-code (the rewrite): run_in_background keeps its meaning, and the command runs under kinbox" t_bg claude-code -rw
+run_test_todo "under the rewrite the cd runs inside kinbox's bash -c, and Claude Code reads the directory back with its own 'pwd -P >| \$TMPDIR/claude-XXXX-cwd' after the rewritten command, outside kinbox: the next call starts in the old directory (hook install's shell prefix keeps it)" \
+	"claude-code (the rewrite): a cd in one call holds for the next" t_dir claude-code -rw
 run_test "codex control: yield_time_ms returns while the command goes on (no kinbox)" t_bg codex -nohook
 run_test "codex: yield_time_ms keeps its meaning through the rewrite, and the command runs under kinbox" t_bg codex ""
 run_test "codex control: workdir is where the command runs (no kinbox)" t_dir codex -nohook
@@ -423,21 +426,28 @@ t_deny() {
 	claude-code-nohook) said "$1$2" $((T_PUSH + 1)) "Permission to use Bash with command git push" ;;
 	# with the hook, its deny names the user's rule (the rewrite would
 	# have dodged it): kinpolicy judges the model's command first
-	claude-code) said "$1$2" $((T_PUSH + 1)) "your permission rule Bash(git push:*)" ;;
-	codex) said "$1$2" $((T_PUSH + 1)) "rejected: kinbox test: no pushing" ;;
-	gemini) said "$1$2" $((T_PUSH + 1)) "denied by policy" ;;
+	claude-code-rw) said "$1$2" $((T_PUSH + 1)) "your permission rule Bash(git push:*)" ;;
+	# with kinbox-sh as the shell prefix Claude Code's own rule sees the
+	# command (the hook judges it too: whichever speaks first)
+	claude-code) said "$1$2" $((T_PUSH + 1)) "re:your permission rule Bash\(git push:\*\)|Permission to use Bash with command git push" ;;
+	codex-nohook) said "$1$2" $((T_PUSH + 1)) "rejected: kinbox test: no pushing" ;;
+	gemini-nohook) said "$1$2" $((T_PUSH + 1)) "denied by policy" ;;
+	codex) said "$1$2" $((T_PUSH + 1)) "your execpolicy rule on 'git push' (" "/.codex/rules/default.rules) denies this command" ;;
+	gemini) said "$1$2" $((T_PUSH + 1)) "your policy rule on 'git push' (" "/.gemini/policies/kinbox-test.toml) denies this command" ;;
 	esac
 }
 
 for a in claude-code codex gemini; do
 	run_test "$a control: the user's deny rule on git push blocks the call (no hook)" t_deny "$a" -nohook
 done
-run_test "claude-code: the user's deny rule on git push still blocks the call (kinpolicy judges Claude Code's rules on the model's command before the rewrite)" \
+run_test "claude-code: the user's deny rule on git push still blocks the call (kinbox-sh as the shell prefix: no rewrite)" \
 	t_deny claude-code ""
-run_test_todo "Codex judges its execpolicy rules on the rewritten command: the forbidden prefix_rule [git, push] no longer matches '…/kinbox --workspace ROOT -- bash -c …', and the push runs" \
-	"codex: the user's forbidden rule on git push still blocks the call" t_deny codex ""
-run_test_todo "Gemini CLI's policy engine judges the rewritten command: commandPrefix \"git push\" no longer matches '…/kinbox --workspace ROOT -- bash -c …', and the push runs" \
-	"gemini: the user's policy deny rule on git push still blocks the call" t_deny gemini ""
+run_test "claude-code (the rewrite): the user's deny rule on git push still blocks the call (kinpolicy judges Claude Code's rules on the model's command before the rewrite)" \
+	t_deny claude-code -rw
+run_test "codex: the user's forbidden rule on git push still blocks the call (kinpolicy judges Codex's execpolicy rules on the model's command before the rewrite)" \
+	t_deny codex ""
+run_test "gemini: the user's policy deny rule on git push still blocks the call (kinpolicy judges Gemini CLI's policy rules on the model's command before the rewrite)" \
+	t_deny gemini ""
 
 # why the deny rules no longer match (the agents' own rule matching; the
 # same for every user: the root pass)
@@ -486,38 +496,59 @@ run_test "claude-code rules: a hook that answers allow without updatedInput leav
 run_test "claude-code rules: a deny rule naming the rewrite's kinbox (Bash(…/kinbox:*)) blocks the rewritten call: the rules are matched on updatedInput" t_rule_rewrite
 run_test "codex: README's hooks without trust (no --dangerously-bypass-hook-trust, /hooks never run) are skipped with no word, and the call runs outside any sandbox" t_codex_untrusted
 
-# --- 4. Claude Code: a resumed session keeps its grants -----------------------
+# --- 4. a resumed session keeps its grants ------------------------------------
+# t_resume AGENT: a first run's write outside is denied; the human grants
+# it for the session, as the hook's context says; the resumed agent
+# session (Claude Code --resume ID, Codex exec resume ID, Gemini CLI
+# --resume ID) runs in the same kinbox session, and the write lands
 t_resume() {
-	_p=$(proj claude-code)
-	rm -f "$_p/sess1.txt" "$_p/sess2.txt"
-	cat >"$RUNS/resume.json" <<EOF
+	_a=$1
+	_p=$(proj "$_a")
+	_r=$_a-resume
+	[ "$_a" != claude-code ] || _r=resume
+	_o=$OUTSIDE/$_a-resume
+	rm -f "$_p/sess1.txt" "$_p/sess2.txt" "$_o"
+	cat >"$RUNS/$_r.json" <<EOF
 {"scenarios": {
- "first": [{"shell": "echo \"\$KINBOX_SESSION\" >sess1.txt; touch $OUTSIDE/claude-resume"}, {"text": "one"}],
- "second": [{"shell": "echo \"\$KINBOX_SESSION\" >sess2.txt; touch $OUTSIDE/claude-resume"}, {"text": "two"}]}}
+ "first": [{"shell": "echo \"\$KINBOX_SESSION\" >sess1.txt; touch $_o"}, {"text": "one"}],
+ "second": [{"shell": "echo \"\$KINBOX_SESSION\" >sess2.txt; touch $_o"}, {"text": "two"}]}}
 EOF
-	drive claude-resume1 claude-code "$RUNS/resume.json" \
-		--home "$RUNS/resume.home" --prompt "First. [scenario first]"
-	exited0 claude-resume1
-	_sid=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["session_id"])' \
-		"$RUNS/claude-resume1/agent.out")
-	_id=$("$PY" "$AG/runlog.py" denial "$RUNS/claude-resume1" 1) || fail "no denial"
+	drive "$_a-resume1" "$_a" "$RUNS/$_r.json" \
+		--home "$RUNS/$_r.home" --prompt "First. [scenario first]"
+	exited0 "$_a-resume1"
+	if [ "$_a" = claude-code ]; then
+		_sid=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["session_id"])' \
+			"$RUNS/$_a-resume1/agent.out")
+	else
+		_sid=$("$PY" "$AG/runlog.py" hook-input "$RUNS/$_a-resume1" SessionStart session_id | tr -d '"')
+	fi
+	_id=$("$PY" "$AG/runlog.py" denial "$RUNS/$_a-resume1" 1) || fail "no denial"
 	_ses=$(cat "$_p/sess1.txt")
-	echo "$_sid" >"$RUNS/resume.sid"
-	echo "$_ses" >"$RUNS/resume.ses"
-	echo "Claude session $_sid, kinbox session '$_ses', denial $_id"
+	echo "$_sid" >"$RUNS/$_r.sid"
+	echo "$_ses" >"$RUNS/$_r.ses"
+	echo "$_a session $_sid, kinbox session '$_ses', denial $_id"
 	case $_ses in ses_*) ;; *) fail "the first run had no kinbox session" ;; esac
+	assert_not_exists "$_o"
 	# the human grants it for the session, as the hook's context says
-	HOME=$RUNS/resume.home KINBOX_SESSION=$_ses "$KINPOLICY" grant "$_id" \
+	HOME=$RUNS/$_r.home KINBOX_SESSION=$_ses "$KINPOLICY" grant "$_id" \
 		--suggested --session
-	drive claude-resume2 claude-code "$RUNS/resume.json" \
-		--home "$RUNS/resume.home" --prompt "Again. [scenario second]" \
-		-- --resume "$_sid"
-	exited0 claude-resume2
+	case $_a in
+	claude-code) set -- --resume "$_sid" ;;
+	codex) set -- resume "$_sid" ;;
+	gemini) set -- --resume "$_sid" ;;
+	esac
+	drive "$_a-resume2" "$_a" "$RUNS/$_r.json" \
+		--home "$RUNS/$_r.home" --prompt "Again. [scenario second]" \
+		-- "$@"
+	exited0 "$_a-resume2"
 	echo "resumed: kinbox session '$(cat "$_p/sess2.txt" 2>/dev/null)'"
-	"$PY" "$AG/runlog.py" hook-input "$RUNS/claude-resume2" SessionStart source
-	assert_exists "$OUTSIDE/claude-resume"
+	"$PY" "$AG/runlog.py" hook-input "$RUNS/$_a-resume2" SessionStart source
+	assert_streq "$(cat "$_p/sess2.txt" 2>/dev/null)" "$_ses" "the resumed session's kinbox session"
+	assert_exists "$_o"
 }
-run_test "claude-code: a session grant still holds after the session is resumed (--resume)" t_resume
+for a in claude-code codex gemini; do
+	run_test "$a: a session grant still holds after the session is resumed" t_resume "$a"
+done
 
 # /compact fires SessionStart too (source "compact"): the calls after it
 # must stay in the session of the calls before it

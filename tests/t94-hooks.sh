@@ -121,7 +121,15 @@ def unsubst(src, dst):
     t = open(src, "rb").read().decode()
     for k, v in sorted(places(), key=lambda kv: -len(kv[1])):
         t = t.replace(v, k)
-    open(dst, "wb").write(t.encode())
+    open(dst, "wb").write(nosession(t).encode())
+
+def nosession(t):
+    # the kinbox session a rewrite carries is made at the session's
+    # start or first call: any id, @SES@ in a golden
+    return re.sub(r"KINBOX_SESSION=ses_[0-9a-f]{16} ", "KINBOX_SESSION=@SES@ ", t)
+
+def nosess(src, dst):
+    open(dst, "wb").write(nosession(open(src, "rb").read().decode()).encode())
 
 def load1(path):
     t = open(path).read()
@@ -340,7 +348,7 @@ def hostile(header, printer):
     sys.exit(0 if not bad and same >= 40 else 1)
 
 verb, args = sys.argv[1], sys.argv[2:]
-{"subst": subst, "unsubst": unsubst, "get": get, "suffix": suffix, "codex": codex,
+{"subst": subst, "unsubst": unsubst, "nosess": nosess, "get": get, "suffix": suffix, "codex": codex,
  "struct": struct, "denies": denies, "hostile": hostile}[verb](*args)
 EOF
 
@@ -445,9 +453,10 @@ t_golden() {
 			continue
 		fi
 		hk subst "$GOLD/$_n.out" "$R/$_n.want"
-		if ! cmp -s "$R/$_n.want" "$R/$_n.out"; then
+		hk nosess "$R/$_n.out" "$R/$_n.got"
+		if ! cmp -s "$R/$_n.want" "$R/$_n.got"; then
 			echo "$_n: the answer differs from its golden:"
-			diff -u "$R/$_n.want" "$R/$_n.out" || true
+			diff -u "$R/$_n.want" "$R/$_n.got" || true
 			_bad=$((_bad + 1))
 		fi
 		if [ "$(cat "$R/$_n.rc")" != "$(cat "$GOLD/$_n.rc")" ]; then
@@ -499,6 +508,8 @@ t_run_rewrite() {
 	_rw=$(rewritten "$_a-bash-write")
 	[ -n "$_rw" ] || fail "no rewritten command in $(cat "$R/$_a-bash-write.out")"
 	case $_rw in
+	# the agents without an env file: the session's KINBOX_SESSION first
+	KINBOX_SESSION=ses_????????????????" $KINBOX --workspace $WS -- bash -c "*) ;;
 	"$KINBOX --workspace $WS -- bash -c "* | "'$KINBOX' --workspace '$WS' -- bash -c "*) ;;
 	*) fail "the rewrite does not run kinbox with the project root: $_rw" ;;
 	esac
@@ -553,6 +564,9 @@ run_test "claude-code: the classifier's adversarial command strings reach bash -
 t_default_kinbox() {
 	(cd "$SUB" && "$KP" hook claude-code <"$R/claude-code-bash-read.in") >"$KB_T/d.out"
 	_rw=$(hk get "$KB_T/d.out" hookSpecificOutput updatedInput command)
+	# the fixture's session id has a kinbox session (a SessionStart of an
+	# earlier test): its KINBOX_SESSION comes first
+	_rw=${_rw#KINBOX_SESSION=ses_????????????????' '}
 	_want=$(dirname "$KP")/kinbox
 	if [ ! -x "$_want" ]; then
 		_want=kinbox
@@ -808,10 +822,92 @@ JSON
 	# a settings file that is not JSON: the rules are unknown, so ask
 	printf '{"permissions": {"deny": [' >"$WS/.claude/settings.json"
 	assert_streq "$(_ask "ls -la")" ask "with an unreadable settings file"
-	assert_file_has_content "$KB_T/ur.out" 'is not JSON kinpolicy can read'
+	assert_file_has_content "$KB_T/ur.out" 'not a JSON object.*kinpolicy cannot read your permission rules'
 	rm -rf "$WS/.claude"
 }
 run_test "claude-code: the user's deny rules still deny (compound lines, wrappers, bash -c), allow and ask rules still speak, an unreadable settings file asks" t_user_rules
+
+# Codex's execpolicy rules and Gemini CLI's policy rules: judged on the
+# model's command the same way (their engines see only the rewrite)
+t_other_rules() {
+	_h=$KB_T/rules-home
+	rm -rf "$_h" "$WS/.codex"
+	mkdir -p "$_h/.codex/rules" "$_h/.gemini/policies" "$WS/.codex/rules"
+	cat >"$_h/.codex/rules/default.rules" <<'RULES'
+# the user's rules
+prefix_rule(
+    pattern = ["git", ["push", "send-email"]],
+    decision = "forbidden",
+    justification = "no pushing",
+    match = ["git push origin main"],
+)
+prefix_rule(pattern = ["npm", "publish"], decision = "prompt")
+prefix_rule(pattern = ["make", "test"])
+RULES
+	# the project's files add deny rules, never an allow (the command may
+	# write them)
+	printf 'prefix_rule(pattern=["rm"], decision="forbidden")\nprefix_rule(pattern=["make", "build"])\n' \
+		>"$WS/.codex/rules/project.rules"
+	cat >"$_h/.gemini/policies/mine.toml" <<'TOML'
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = ["git push", "rm -rf"]
+decision = "deny"
+priority = 500
+
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = "npm publish"
+decision = "ask_user"
+TOML
+	# _dec AGENT MODE CMD: the decision
+	_dec() {
+		case $1 in
+		codex)
+			printf '{"session_id":"rules-c","turn_id":"t","transcript_path":null,"cwd":"%s","hook_event_name":"PreToolUse","model":"m","permission_mode":"default","tool_name":"Bash","tool_use_id":"c1","tool_input":{"command":%s}}\n' \
+				"$SUB" "$("$PY" -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$3")" >"$KB_T/or.json"
+			(cd "$SUB" && env HOME="$_h" "$KP" hook codex --mode "$2" --kinbox "$KINBOX" <"$KB_T/or.json") >"$KB_T/or.out"
+			hk get "$KB_T/or.out" hookSpecificOutput permissionDecision
+			;;
+		gemini)
+			printf '{"session_id":"rules-g","transcript_path":"/t","cwd":"%s","hook_event_name":"BeforeTool","timestamp":"2026-01-01T00:00:00Z","tool_name":"run_shell_command","tool_input":{"command":%s}}\n' \
+				"$SUB" "$("$PY" -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$3")" >"$KB_T/or.json"
+			(cd "$SUB" && env HOME="$_h" "$KP" hook gemini --mode "$2" --kinbox "$KINBOX" <"$KB_T/or.json") >"$KB_T/or.out"
+			hk get "$KB_T/or.out" decision
+			;;
+		esac
+	}
+	for _c in "git push origin main" "ls && git push --force" \
+		"timeout 5 git send-email x" "bash -c 'git push'" "rm -rf build"; do
+		assert_streq "$(_dec codex auto "$_c")" deny "codex: $_c"
+		assert_file_has_content "$KB_T/or.out" "your execpolicy rule on '(git push|git send-email|rm)' .*\\.rules"
+		assert_not_file_has_content "$KB_T/or.out" updatedInput
+	done
+	for _c in "git push origin main" "ls && git push --force" "rm -rf /tmp/x"; do
+		assert_streq "$(_dec gemini auto "$_c")" deny "gemini: $_c"
+		assert_file_has_content "$KB_T/or.out" "your policy rule on '(git push|rm -rf)' .*mine.toml"
+	done
+	# ask rules ask (Codex has no ask: deny, saying a human must)
+	assert_streq "$(_dec codex auto "npm publish")" deny "codex: npm publish (prompt)"
+	assert_file_has_content "$KB_T/or.out" "npm publish.*asks"
+	assert_streq "$(_dec gemini auto "npm publish")" ask "gemini: npm publish (ask_user)"
+	# an allow rule answers strict mode's ask; the project's does not
+	assert_streq "$(_dec codex strict "make test")" allow "codex strict: make test (the user's allow rule)"
+	assert_file_has_content "$KB_T/or.out" updatedInput
+	assert_streq "$(_dec codex strict "make build")" deny "codex strict: make build (the project's allow rule is not applied)"
+	# controls: no rule names these
+	assert_streq "$(_dec codex auto "git pull")" allow "codex: git pull"
+	assert_streq "$(_dec gemini auto "git status")" allow "gemini: git status"
+	# a file that cannot be read whole: every call asked (Codex: denied)
+	printf 'prefix_rule(pattern=["x"], decision="forbidden"\n' >"$_h/.codex/rules/broken.rules"
+	assert_streq "$(_dec codex auto "ls")" deny "codex: ls with a broken rules file"
+	assert_file_has_content "$KB_T/or.out" 'broken.rules .line [0-9]+: .*kinpolicy cannot read your permission rules'
+	printf '[[rule]]\ntoolName = "run_shell_command"\ncommandRegex = "^git +push"\ndecision = "deny"\n' >"$_h/.gemini/policies/regex.toml"
+	assert_streq "$(_dec gemini auto "ls")" ask "gemini: ls with a deny rule on a regex"
+	assert_file_has_content "$KB_T/or.out" 'regex.toml .line [0-9]+: a deny rule with commandRegex'
+	rm -rf "$_h" "$WS/.codex"
+}
+run_test "codex, gemini: the user's execpolicy and policy rules still deny (alternatives, compound lines, wrappers, bash -c), ask rules ask, user allow rules allow (never a project's), an unreadable rules file asks" t_other_rules
 
 # with kinbox-sh --claude-code as Claude Code's shell prefix, every call
 # runs under kinbox at execution: the hook answers for the command as the

@@ -31,8 +31,11 @@ and with --dangerously-bypass-hook-trust unless --untrusted.
 --home is the agent's HOME (kept between runs: a resumed session finds its
 files there); --config readme (the default) writes README.md's block for
 the agent into it, merged with --settings (a JSON object: Claude Code's
-permission rules, say) into the same file; --config none writes no hook
-configuration (only what points the agent at the fake model). The
+permission rules, say) into the same file; --config install writes
+--settings, then runs `kinpolicy hook install AGENT` as README.md tells
+users to (for Claude Code it also sets the shell prefix, kinbox-sh beside
+kinpolicy); --config none writes no hook configuration (only what points
+the agent at the fake model). The
 `kinpolicy` the hooks name is found on PATH: a wrapper that records the
 call and runs OUT/libexec/kinpolicy, a copy of $KINPOLICY installed
 beside OUT/libexec/kinbox, a link to $KINBOX (so the hook's rewrite names
@@ -217,6 +220,33 @@ def write_json(path, obj):
         f.write("\n")
 
 
+def install(a, env):
+    """`kinpolicy hook install AGENT`, as README.md tells users, run as
+    the user of this home; then each hook command's absolute kinpolicy
+    (the installed copy) is pointed at the recording wrapper on PATH, the
+    same program behind it."""
+    ienv = {"HOME": a.home, "PATH": "/usr/bin:/bin"}
+    for k in ("CODEX_HOME",):
+        if k in env:
+            ienv[k] = env[k]
+    r = subprocess.run([a.kinpolicy_real, "hook", "install", a.agent],
+                       env=ienv, cwd=a.home, capture_output=True, text=True)
+    with open(os.path.join(a.out_dir, "install.log"), "w") as f:
+        f.write(r.stdout + r.stderr)
+    if r.returncode != 0:
+        die("kinpolicy hook install %s: exit %d: %s" %
+            (a.agent, r.returncode, r.stderr.strip()))
+    path = {"claude-code": os.path.join(a.home, ".claude", "settings.json"),
+            "codex": os.path.join(env.get("CODEX_HOME", ""), "hooks.json"),
+            "gemini": os.path.join(a.home, ".gemini", "settings.json")}[
+                a.agent]
+    text = open(path).read()
+    if a.kinpolicy_real + " hook " not in text:
+        die("%s: kinpolicy hook install wrote no hook of %s" % (path, a.kinpolicy_real))
+    with open(path, "w") as f:
+        f.write(text.replace(a.kinpolicy_real + " hook ", "kinpolicy hook "))
+
+
 def configure(a, port, env):
     """The agent's files and environment; returns its argv."""
     base = "http://127.0.0.1:%d" % port
@@ -227,6 +257,8 @@ def configure(a, port, env):
         hooks = readme_block(a.agent) if a.config == "readme" else {}
         write_json(os.path.join(home, ".claude", "settings.json"),
                    merge(hooks, extra))
+        if a.config == "install":
+            install(a, env)
         env.update({
             "ANTHROPIC_BASE_URL": base,
             "ANTHROPIC_API_KEY": "sk-ant-kinbox-test-fake",
@@ -271,6 +303,8 @@ enabled = false
 """ % base)
         env.update({"KINBOX_FAKE_API_KEY": "sk-kinbox-test-fake",
                     "CODEX_HOME": cdir})
+        if a.config == "install":
+            install(a, env)
         # never Codex's own sandbox by default: kinbox is the sandbox
         # under test (a test may ask for Codex's with -s); the hooks run
         # untrusted (Codex skips them silently) only with --untrusted
@@ -290,6 +324,8 @@ enabled = false
         }
         write_json(os.path.join(home, ".gemini", "settings.json"),
                    merge(merge(hooks, own), extra))
+        if a.config == "install":
+            install(a, env)
         env.update({"GEMINI_API_KEY": "kinbox-test-fake",
                     "GOOGLE_GEMINI_BASE_URL": base,
                     "GEMINI_TELEMETRY_ENABLED": "false",
@@ -346,7 +382,8 @@ def main():
     p.add_argument("--mode")
     p.add_argument("--timeout", type=float, default=60)
     p.add_argument("--env", action="append", default=[])
-    p.add_argument("--config", choices=["readme", "none"], default="readme")
+    p.add_argument("--config", choices=["readme", "install", "none"],
+                   default="readme")
     p.add_argument("--settings")
     p.add_argument("--untrusted", action="store_true")
     argv = sys.argv[1:]
@@ -383,6 +420,13 @@ def main():
     if not os.path.exists(real):
         shutil.copy(kp, real)
         os.symlink(os.path.abspath(kb), os.path.join(libexec, "kinbox"))
+        # hook install names the kinbox-sh beside kinpolicy as Claude
+        # Code's shell prefix: the one built beside the kinbox under test
+        ksh = os.path.join(os.path.dirname(os.path.abspath(kb)), "kinbox-sh")
+        if os.access(ksh, os.X_OK):
+            os.symlink(ksh, os.path.join(libexec, "kinbox-sh"))
+    a.kinpolicy_real = real
+    a.out_dir = out
     hook_wrapper(os.path.join(bindir, "kinpolicy"), real,
                  os.path.join(out, "hooks"))
     scen = json.load(open(a.scenario))["scenarios"]

@@ -15,12 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../gate/agentrules.h"
 #include "../../gate/hook.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char K[] = "/usr/bin/kinbox";
 static const char R[] = "/w s";
+static const char SES[] = "ses_0123456789abcdef";
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -28,6 +30,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *s = malloc(size + 1), *w, *back, *tail, *in;
 	char ids[4][24];
 	size_t n;
+	/* the rewrite with and without a session, by the input's length */
+	const char *S = size % 2 == 1 ? SES : NULL;
 
 	if (s == NULL)
 		return 0;
@@ -44,21 +48,40 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					abort();
 		kb_strv_free(&paths);
 	}
-	w = kb_hook_wrap(K, R, s);
-	back = kb_hook_unwrap(K, R, w);
+	w = kb_hook_wrap(K, R, S, s);
+	back = kb_hook_unwrap(K, R, S, w);
 	if (back != NULL && strcmp(back, s) != 0)
 		abort();
 	tail = xasprintf("%s; rm -rf x", w);
 	free(back);
-	if ((back = kb_hook_unwrap(K, R, tail)) != NULL)
+	if ((back = kb_hook_unwrap(K, R, S, tail)) != NULL ||
+	    (back = kb_hook_unwrap(K, R, NULL, tail)) != NULL)
 		abort();
-	if ((in = kb_hook_unwrap(K, R, s)) != NULL) {
-		char *again = kb_hook_wrap(K, R, in);
+	if ((in = kb_hook_unwrap(K, R, NULL, s)) != NULL) {
+		char *again = kb_hook_wrap(K, R, NULL, in);
 
 		if (strcmp(again, s) != 0)
 			abort();
 		free(again);
 		free(in);
+	}
+	{
+		/* the other agents' rule files: bounded, every rule one the
+		 * judge takes (Bash or Bash(...)) */
+		struct kb_agent_rules r = {0};
+		char why[256];
+
+		for (int g = 0; g < 2; g++) {
+			if ((g ? kb_gemini_policy_parse : kb_codex_rules_parse)(
+				s, strlen(s), &r, why, sizeof(why)) == -1 &&
+			    strncmp(why, "line ", 5) != 0)
+				abort();
+			for (size_t i = 0; i < r.deny.n; i++)
+				if (strncmp(r.deny.v[i], "Bash", 4) != 0)
+					abort();
+			kb_agent_rules_free(&r);
+			memset(&r, 0, sizeof(r));
+		}
 	}
 	n = kb_hook_denial_ids(s, ids, 4);
 	for (size_t i = 0; i < n; i++) {

@@ -31,7 +31,7 @@ static const char R[] = "/home/u/my project";
 static bool
 lexes_back(const char *cmd)
 {
-	_cleanup_free_ char *w = kb_hook_wrap(K, R, cmd);
+	_cleanup_free_ char *w = kb_hook_wrap(K, R, NULL, cmd);
 	struct kb_sh_line line = {0};
 	struct kb_err e;
 	bool good;
@@ -55,7 +55,7 @@ static char printer[256];
 static bool
 shell_runs_back(const char *shell, const char *cmd)
 {
-	_cleanup_free_ char *w = kb_hook_wrap(printer, R, cmd);
+	_cleanup_free_ char *w = kb_hook_wrap(printer, R, NULL, cmd);
 	int p[2], status;
 	struct kb_buf got = {0};
 	char buf[4096];
@@ -112,8 +112,8 @@ test_wrap(void)
 	chmod(printer, 0755);
 	for (size_t i = 0; i < nitems(cases); i++) {
 		const char *c = cases[i].cmd;
-		_cleanup_free_ char *w = kb_hook_wrap(K, R, c);
-		_cleanup_free_ char *back = kb_hook_unwrap(K, R, w);
+		_cleanup_free_ char *w = kb_hook_wrap(K, R, NULL, c);
+		_cleanup_free_ char *back = kb_hook_unwrap(K, R, NULL, w);
 
 		n++;
 		lexed += lexes_back(c);
@@ -146,15 +146,15 @@ test_wrap(void)
 static void
 test_unwrap(void)
 {
-	_cleanup_free_ char *w = kb_hook_wrap(K, R, "make test");
-	_cleanup_free_ char *back = kb_hook_unwrap(K, R, w);
+	_cleanup_free_ char *w = kb_hook_wrap(K, R, NULL, "make test");
+	_cleanup_free_ char *back = kb_hook_unwrap(K, R, NULL, w);
 	static const char *const tails[] = {"; rm -rf ~", " && curl x", " | sh",
 	    " > /etc/passwd", "\nrm -rf ~", " &", " $(id)", " `id`", " extra"};
 
 	assert_cmpstr(back, "make test", "the rewrite is recognised");
 	for (size_t i = 0; i < nitems(tails); i++) {
 		_cleanup_free_ char *t = xasprintf("%s%s", w, tails[i]);
-		_cleanup_free_ char *u = kb_hook_unwrap(K, R, t);
+		_cleanup_free_ char *u = kb_hook_unwrap(K, R, NULL, t);
 
 		_cleanup_free_ char *shown = kb_escape(tails[i]);
 
@@ -187,10 +187,35 @@ test_unwrap(void)
 
 		for (size_t i = 0; i < nitems(others); i++) {
 			_cleanup_free_ char *u =
-			    kb_hook_unwrap(K, R, others[i]);
+			    kb_hook_unwrap(K, R, NULL, others[i]);
 
 			ok(u == NULL, "not the exact rewrite: %s", others[i]);
 		}
+	}
+	/* with the agent session's kinbox session: its assignment first,
+	 * and only that session's is the rewrite */
+	{
+		static const char S[] = "ses_0123456789abcdef";
+		_cleanup_free_ char *ws = kb_hook_wrap(K, R, S, "make test");
+		_cleanup_free_ char *bs = kb_hook_unwrap(K, R, S, ws);
+		_cleanup_free_ char *other =
+		    kb_hook_unwrap(K, R, "ses_fedcba9876543210", ws);
+		_cleanup_free_ char *none = kb_hook_unwrap(K, R, NULL, ws);
+		_cleanup_free_ char *nos = kb_hook_unwrap(K, R, S, w);
+		_cleanup_free_ char *t = xasprintf("%s; id", ws);
+		_cleanup_free_ char *tail = kb_hook_unwrap(K, R, S, t);
+
+		assert_cmpstr(ws,
+		    "KINBOX_SESSION=ses_0123456789abcdef "
+		    "/usr/local/bin/kinbox --workspace '/home/u/my "
+		    "project' -- bash -c 'make test'",
+		    "the rewrite with a session sets KINBOX_SESSION for kinbox");
+		assert_cmpstr(bs, "make test", "and is recognised with it");
+		ok(other == NULL, "not with another session");
+		ok(none == NULL, "not as a rewrite without a session");
+		ok(nos == NULL, "a rewrite without the session is not one "
+				"with it");
+		ok(tail == NULL, "nor followed by another command");
 	}
 }
 
@@ -433,10 +458,151 @@ test_rules(void)
 	}
 }
 
+/* the other agents' rule files, read into the same rules: real shapes from
+ * Codex's docs (comments, alternatives, match examples, trailing commas)
+ * and Gemini CLI's (tables, arrays, other keys); what cannot be judged
+ * exactly is refused whole */
+static void
+agent_file(bool gemini, const char *text, int want, const char *deny,
+    const char *ask, const char *allow, const char *what)
+{
+	struct kb_agent_rules r = {0};
+	char why[256] = "";
+	struct kb_buf d = {0}, a = {0}, l = {0};
+	int rc = (gemini ? kb_gemini_policy_parse : kb_codex_rules_parse)(
+	    text, strlen(text), &r, why, sizeof(why));
+
+	for (size_t i = 0; i < r.deny.n; i++)
+		kb_buf_printf(&d, "%s%s", i ? "," : "", r.deny.v[i]);
+	for (size_t i = 0; i < r.ask.n; i++)
+		kb_buf_printf(&a, "%s%s", i ? "," : "", r.ask.v[i]);
+	for (size_t i = 0; i < r.allow.n; i++)
+		kb_buf_printf(&l, "%s%s", i ? "," : "", r.allow.v[i]);
+	assert_cmpint(rc, want, "%s: %s (%s)", gemini ? "gemini" : "codex",
+	    what, why);
+	if (want == 0) {
+		assert_cmpstr(d.s != NULL ? d.s : "", deny, "%s: deny", what);
+		assert_cmpstr(a.s != NULL ? a.s : "", ask, "%s: ask", what);
+		assert_cmpstr(l.s != NULL ? l.s : "", allow, "%s: allow", what);
+	} else {
+		ok(strncmp(why, "line ", 5) == 0, "%s: why names the line: %s",
+		    what, why);
+	}
+	kb_buf_free(&d);
+	kb_buf_free(&a);
+	kb_buf_free(&l);
+	kb_agent_rules_free(&r);
+}
+
+static void
+test_agent_files(void)
+{
+	agent_file(false,
+	    "# Prompt before gh pr view\n"
+	    "prefix_rule(\n"
+	    "    # the prefix\n"
+	    "    pattern = [\"gh\", \"pr\", \"view\"],\n"
+	    "    decision = \"prompt\",\n"
+	    "    justification = \"Viewing PRs is allowed with approval\",\n"
+	    "    match = [\"gh pr view 7888\", [\"gh\", \"pr\", \"view\"]],\n"
+	    "    not_match = [\n"
+	    "        # not a prefix\n"
+	    "        \"gh pr --repo openai/codex view 7888\",\n"
+	    "    ],\n"
+	    ")\n"
+	    "prefix_rule(pattern=['git', ['push', 'fetch']], "
+	    "decision='forbidden')\n"
+	    "prefix_rule(pattern = [\"ls\"])\n"
+	    "host_executable(name = \"git\", paths = [\"/usr/bin/git\"])\n",
+	    0, "Bash(git push:*),Bash(git fetch:*)", "Bash(gh pr view:*)",
+	    "Bash(ls:*)", "codex rules as documented");
+	agent_file(false, "", 0, "", "", "", "an empty rules file");
+	agent_file(false, "prefix_rule(pattern = [\"rm\"], decision = \"nope\")\n",
+	    -1, NULL, NULL, NULL, "an unknown decision");
+	agent_file(false, "prefix_rule(decision = \"forbidden\")\n", -1, NULL,
+	    NULL, NULL, "no pattern");
+	agent_file(false, "x = 1\nprefix_rule(pattern=[\"rm\"], "
+			  "decision=\"forbidden\")\n",
+	    -1, NULL, NULL, NULL, "an assignment");
+	agent_file(false, "prefix_rule(pattern=[\"rm\"], decision=\"forbidden\"",
+	    -1, NULL, NULL, NULL, "an unclosed call");
+	agent_file(false, "prefix_rule(pattern=[\"\"\"rm\"\"\"], "
+			  "decision=\"forbidden\")\n",
+	    -1, NULL, NULL, NULL, "a triple-quoted string");
+	agent_file(true,
+	    "# my rules\n"
+	    "[[rule]]\n"
+	    "toolName = \"run_shell_command\"\n"
+	    "commandPrefix = \"git push\"\n"
+	    "decision = \"deny\"\n"
+	    "priority = 500\n"
+	    "\n"
+	    "[[rule]]\n"
+	    "toolName = [\"run_shell_command\", \"write_file\"]\n"
+	    "commandPrefix = [\n"
+	    "  \"npm publish\", # releases\n"
+	    "  'docker push',\n"
+	    "]\n"
+	    "decision = \"ask_user\"\n"
+	    "modes = [\"default\", \"yolo\"]\n"
+	    "\n"
+	    "[[rule]]\n"
+	    "toolName = \"read_file\"\n"
+	    "decision = \"deny\"\n"
+	    "\n"
+	    "[[rule]]\n"
+	    "toolName = \"run_shell_command\"\n"
+	    "commandPrefix = \"make\"\n"
+	    "decision = \"allow\"\n"
+	    "interactive = false\n"
+	    "[[rule]]\n"
+	    "toolName = \"run_shell_command\"\n"
+	    "commandRegex = \"^ls\"\n"
+	    "decision = \"allow\"\n",
+	    0, "Bash(git push:*)", "Bash(npm publish:*),Bash(docker push:*)",
+	    "Bash(make:*)", "gemini policy as documented");
+	agent_file(true, "[[rule]]\ndecision = \"deny\"\n", 0, "Bash", "", "",
+	    "a deny rule of every tool");
+	agent_file(true,
+	    "[[rule]]\ntoolName = \"run_shell_command\"\n"
+	    "commandRegex = \"git\\\\s+push\"\ndecision = \"deny\"\n",
+	    -1, NULL, NULL, NULL, "a deny rule on a regex");
+	agent_file(true,
+	    "[[rule]]\ntoolName = \"run_shell_command\"\ndecision = "
+	    "\"maybe\"\n",
+	    -1, NULL, NULL, NULL, "an unknown decision");
+	agent_file(true, "[[rule]]\ntoolName = \"run_shell_command\"\n"
+			 "commandPrefix = \"\"\"git\"\"\"\ndecision = \"deny\"\n",
+	    -1, NULL, NULL, NULL, "a multi-line string");
+	agent_file(true, "[[rule]\ntoolName = \n", -1, NULL, NULL, NULL,
+	    "broken TOML");
+	{
+		/* the rules judged as Claude Code's are: through wrappers,
+		 * compound lines, bash -c */
+		struct kb_agent_rules r = {0};
+		char why[128];
+		const char *which;
+		static const char t[] = "prefix_rule(pattern=[\"git\", "
+					"[\"push\"]], decision=\"forbidden\")\n";
+		struct kb_rules kr = {0};
+
+		kb_codex_rules_parse(t, strlen(t), &r, why, sizeof(why));
+		kr.deny = (const char *const *)r.deny.v;
+		kr.ndeny = r.deny.n;
+		ok(kb_rules_judge("git status; timeout 5 git push origin",
+		       &kr, &which) == KB_RULE_DENY,
+		    "codex: a forbidden prefix denies inside a compound line");
+		ok(kb_rules_judge("git pull", &kr, &which) == KB_RULE_NONE,
+		    "codex: and not another command");
+		kb_agent_rules_free(&r);
+	}
+}
+
 int
 main(void)
 {
 	test_rules();
+	test_agent_files();
 	test_patches();
 	test_wrap();
 	test_unwrap();

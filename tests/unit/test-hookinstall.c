@@ -268,6 +268,9 @@ test_fresh(void)
 			      "\"AfterTool\": [{\"matcher\": "
 			      "\"run_shell_command\", \"hooks\": [{\"type\": "
 			      "\"command\", \"command\": "
+			      "\"/usr/local/bin/kinpolicy hook gemini\"}]}],"
+			      "\"SessionStart\": [{\"hooks\": [{\"type\": "
+			      "\"command\", \"command\": "
 			      "\"/usr/local/bin/kinpolicy hook gemini\"}]}]"
 			      "}}"),
 	    "gemini: the README's block (timeout in milliseconds)");
