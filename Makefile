@@ -52,7 +52,7 @@ GITGUARD_SRCS = gitguard/scan.c gitguard/include.c gitguard/audit.c gitguard/git
                 gitguard/gitindex.c gitguard/snap.c
 BACKEND_SRCS  = backends/plan.c backends/bwrap.c backends/bwrap-probe.c \
                 backends/env.c backends/mounts.c backends/seccomp-blob.c \
-                backends/run.c backends/run-posix.c backends/landlock.c backends/status.c \
+                backends/run.c backends/keeper.c backends/run-posix.c backends/landlock.c backends/status.c \
                 backends/unotify.c backends/unotify-decide.c \
                 backends/egress.c backends/egress-http.c backends/egress-tls.c \
                 backends/proxy.c backends/proxy-relay.c backends/resolve.c \
