@@ -616,6 +616,7 @@ report_guard(const char *line, bool security)
  * audit alone. Returns the security findings.
  */
 static struct kb_gitsnap *gitsnap;
+static struct kb_gitsnap_file gitsnap_file = {.dirfd = -1, .fd = -1};
 
 static int
 audit_guards(const struct kb_policy *p)
@@ -628,7 +629,27 @@ audit_guards(const struct kb_policy *p)
 	n += kb_gitguard_audit_after(p, gitsnap, report_guard);
 	kb_gitsnap_free(gitsnap);
 	gitsnap = NULL;
+	/* put back: the copy on disk is for a run that dies first */
+	kb_gitsnap_forget(&gitsnap_file);
 	return n;
+}
+
+/*
+ * Before anything runs in the workspace: what a landlock run that died
+ * before its restore (kinbox killed) left of its snapshot is put back now
+ * (gitguard/snapstore.c), whatever this run's backend, and said in one
+ * line. After check_stores: a store the command could write is refused
+ * before it is read.
+ */
+static void
+recover_guards(const struct kb_policy *p, const struct kb_opts *o)
+{
+	_cleanup_free_ char *line = NULL;
+
+	if (o->dry_run)
+		return;
+	if (kb_gitguard_recover(p, &line) > 0 && line != NULL)
+		warnx("%s", line);
 }
 
 /*
@@ -990,6 +1011,7 @@ main(int argc, char **argv)
 		/* before anything runs, also before a session's unconfined
 		 * grant is obeyed: the roots known so far */
 		check_stores(&pol);
+		recover_guards(&pol, &o);
 	}
 	check_json_fd(&pol, &o);
 	for (size_t i = 0; i < npend; i++)
@@ -1170,9 +1192,24 @@ main(int argc, char **argv)
 			}
 		}
 		/* what no mount will hold, recorded to be put back */
-		if (use_landlock && gitsnap == NULL &&
-		    kb_gitguard_snapshot(&pol, &gitsnap, &e) == -1)
-			die("%s", e.msg);
+		if (use_landlock && gitsnap == NULL) {
+			if (kb_gitguard_snapshot(&pol, &gitsnap, &e) == -1)
+				die("%s", e.msg);
+			/* on disk too, held by the keeper until every process
+			 * of the run is dead: a run that dies before its
+			 * restore is put back by the next one */
+			if (kb_gitsnap_persist(
+				&pol, gitsnap, &gitsnap_file, &e) == -1 &&
+			    o.verbosity >= 0)
+				warnx(
+				    "note: the git guards' snapshot cannot be "
+				    "kept on disk (%s): if kinbox is killed "
+				    "during this run, what the command "
+				    "planted in .git stays until you check "
+				    "it",
+				    e.msg);
+			kb_run_hold(gitsnap_file.fd);
+		}
 		/* the test build says so where it matters */
 		if (kb_resolve_test_note != NULL && plan.proxy_fd != -1 &&
 		    o.verbosity >= 0)

@@ -22,13 +22,49 @@
 #include <jansson.h>
 
 #include "denial/journal.h"
+#include "gitguard/gitguard.h"
 #include "denial/report.h"
 #include "kinpolicy-journal.h"
 #include "kinpolicy.h"
 #include "lib/fsat.h"
 #include "lib/util.h"
 
-/* prints what was forgotten: one "forgot ID" line each, or the JSON */
+/* prints what was forgotten: one "forgot ID" line each, one "removed
+ * PATH" line for each git snapshot removed, or the JSON ("forgotten", and
+ * "snapshots_removed" when there were any) */
+static void
+report_gc(const struct kb_strv *ids, const struct kb_strv *snaps, bool json)
+{
+	if (json) {
+		json_t *o = json_object(), *a = json_array(), *b = json_array();
+
+		if (o == NULL || a == NULL || b == NULL)
+			die("out of memory");
+		for (size_t i = 0; i < ids->n; i++)
+			json_array_append_new(a, json_string(ids->v[i]));
+		for (size_t i = 0; i < snaps->n; i++)
+			json_array_append_new(b, json_string(snaps->v[i]));
+		json_object_set_new(o, "forgotten", a);
+		/* only when there were any: the schema-1 object stays as it
+		 * was for the journal alone */
+		if (snaps->n > 0)
+			json_object_set_new(o, "snapshots_removed", b);
+		else
+			json_decref(b);
+		dump_json(o);
+		json_decref(o);
+		return;
+	}
+	for (size_t i = 0; i < ids->n; i++)
+		printf("forgot %s\n", ids->v[i]);
+	for (size_t i = 0; i < snaps->n; i++) {
+		_cleanup_free_ char *path = kb_escape(snaps->v[i]);
+
+		printf("removed %s (a git snapshot whose workspace is gone)\n",
+		    path);
+	}
+}
+
 static void
 report(const struct kb_strv *ids, bool json)
 {
@@ -110,6 +146,7 @@ cmd_gc(int argc, char **argv)
 	_cleanup_strv_ struct kb_strv records = {0};
 	_cleanup_strv_ struct kb_strv leftovers = {0};
 	_cleanup_strv_ struct kb_strv forgotten = {0};
+	_cleanup_strv_ struct kb_strv snaps = {0};
 	bool json = false, decided = false, failed = false;
 	long long age = -1;
 	struct kb_err e;
@@ -153,10 +190,16 @@ cmd_gc(int argc, char **argv)
 	if (age == -1 && !decided)
 		die("gc: say what goes: --older-than DURATION, --decided or "
 		    "both");
+	/* the landlock backend's git snapshots (gitguard/snapstore.c) whose
+	 * workspace is gone: no run there will restore them */
+	if (kb_gitsnap_gc(home, &snaps) == -1) {
+		warnx("the git snapshots' store: %s", strerror(errno));
+		failed = true;
+	}
 	/* no journal yet: nothing to forget */
 	if ((dfd = journal_dir_fd(home)) == -1) {
-		report(&forgotten, json);
-		return 0;
+		report_gc(&forgotten, &snaps, json);
+		return failed ? KB_EXIT_ERROR : 0;
 	}
 	/* the names first, then the removals: a directory is not changed
 	 * while it is read */
@@ -202,6 +245,6 @@ cmd_gc(int argc, char **argv)
 			warnx("%s", e.msg);
 			failed = true;
 		}
-	report(&forgotten, json);
+	report_gc(&forgotten, &snaps, json);
 	return failed ? KB_EXIT_ERROR : 0;
 }

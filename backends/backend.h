@@ -469,6 +469,14 @@ struct kb_stopper {
 	void *ctx;
 };
 
+/*
+ * A descriptor the landlock backend's keeper holds until every process of
+ * the run is dead (kinbox's lock on the run's git snapshot,
+ * gitguard/snapstore.c), or -1. Borrowed: kb_run() neither closes it nor
+ * passes it to the command.
+ */
+void kb_run_hold(int fd);
+
 /* Runs the plan: forks, execs the backend, relays signals and the
  * command's stderr (through a pseudo-terminal when our stderr is a
  * terminal, else a pipe; byte for byte, keeping the last KB_TAIL bytes),
@@ -476,5 +484,33 @@ struct kb_stopper {
  * 0, or -1 with `e` set when nothing could be started. */
 int kb_run(const struct kb_plan *, const struct kb_stopper *stop,
     struct kb_run *out, struct kb_err *e);
+
+/*
+ * backends/keeper.c: the landlock backend's process tree.
+ *
+ * kb_keeper_fork() forks the keeper: 0 in the keeper (the run's subreaper,
+ * in a process group of its own, *sock its end of the socket it shares
+ * with kinbox), its pid in kinbox (*sock kinbox's end, non-blocking; only
+ * kinbox holds it), -1 with errno. The keeper then spawns the command's
+ * process and calls kb_keeper_run(sock, its pid or -1, a descriptor to
+ * hold or -1), which never returns: it closes every other descriptor,
+ * says 'C' + the pid, reaps what the tree re-parents to it, and when the
+ * command ends or kinbox does (EOF on the socket) kills every process of
+ * the run, then says 'W' + the command's wait status (a 5-byte message
+ * each) and exits; 125 when it had none to say.
+ */
+pid_t kb_keeper_fork(int *sock);
+void kb_keeper_run(int sock, pid_t cmd, int hold) __attribute__((noreturn));
+
+/* One round: `sig` to every descendant of `top`, each pinned by a pidfd
+ * and checked to be its parent's child. Returns how many were signalled. */
+int kb_tree_signal(pid_t top, int sig);
+
+/* SIGKILL to every descendant of `self` (the caller: a subreaper), round
+ * after round, reaping what is re-parented to it, until none is left. */
+void kb_tree_kill(pid_t self);
+
+/* The parent pid of `pid` from /proc, -1 when it is gone. */
+pid_t kb_parent_of(pid_t pid);
 
 #endif

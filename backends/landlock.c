@@ -8,8 +8,9 @@
  * No namespace is made, so what bubblewrap's namespaces gave is either
  * replaced (a per-run TMPDIR for the private /tmp, seccomp for the nested
  * user namespaces, the IPC namespace and the network's other families,
- * kb_run() killing what is left when the command ends for the pid
- * namespace) or said, in the posture lines, not to hold.
+ * kb_run()'s keeper killing what is left when the command or kinbox
+ * ends, for the pid namespace) or said, in the posture lines, not to
+ * hold.
  *
  * Writes are granted beneath the workspace, the --write roots, the per-run
  * directory, persisted caches and the device nodes a program needs; the

@@ -3,7 +3,10 @@
  * signals relayed, the wait status turned into kinbox's exit status.
  *
  * Process tree: kinbox → bwrap (monitor, host pid ns) → bwrap (pid 1 of the
- * sandbox) → kinbox-exec → the command (same pid). bwrap's monitor dies of
+ * sandbox) → kinbox-exec → the command (same pid); under the landlock
+ * backend kinbox → the keeper (backends/keeper.c: the run's subreaper, in
+ * a process group of its own) → kinbox-exec → the command (same pid, back
+ * in kinbox's process group). bwrap's monitor dies of
  * any default-action signal and then SIGKILLs the sandbox, so it runs with
  * SIGINT/SIGQUIT/SIGTERM/SIGHUP ignored; kinbox-exec restores them. Signals
  * a terminal sends reach the command directly (it shares our process group);
@@ -41,28 +44,6 @@
 
 static const int relayed[] = {
     SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, SIGUSR1, SIGUSR2};
-
-/* Parent pid of `pid` from /proc, -1 when gone. */
-static pid_t
-parent_of(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	/* comm may hold spaces and parens: the state follows the last ')' */
-	if ((p = strrchr(buf, ')')) == NULL)
-		return -1;
-	return (pid_t)strtol(p + 4, NULL, 10);
-}
 
 static bool
 comm_is(pid_t pid, const char *name)
@@ -109,6 +90,43 @@ first_child(pid_t pid)
  * never signalled. Returns -1 when the command is not (or no longer) there.
  */
 static bool landlock_run; /* the plan runs without bubblewrap */
+static pid_t keeper_cmd;  /* landlock: the command, as the keeper said */
+static int hold_fd = -1;  /* landlock: what the keeper holds (kb_run_hold) */
+
+void
+kb_run_hold(int fd)
+{
+	hold_fd = fd;
+}
+
+/* The keeper's messages (backends/keeper.c): 'C' and the command's pid
+ * once it is spawned, 'W' and its wait status once it is reaped and the
+ * tree is dead. Closes *sock at EOF. */
+static void
+keeper_said(int *sock, int *cmd_status, bool *have_status)
+{
+	char msg[1 + sizeof(int)];
+	ssize_t n;
+	int v;
+
+	while (*sock != -1 &&
+	       (n = recv(*sock, msg, sizeof(msg), MSG_DONTWAIT)) != -1) {
+		if (n == 0) {
+			close(*sock);
+			*sock = -1;
+			break;
+		}
+		if (n != (ssize_t)sizeof(msg))
+			continue;
+		memcpy(&v, msg + 1, sizeof(int));
+		if (msg[0] == 'C' && keeper_cmd == 0 && v > 0)
+			keeper_cmd = (pid_t)v;
+		else if (msg[0] == 'W') {
+			*cmd_status = v;
+			*have_status = true;
+		}
+	}
+}
 
 static int
 command_pidfd(pid_t bwrap, pid_t *pid)
@@ -116,11 +134,20 @@ command_pidfd(pid_t bwrap, pid_t *pid)
 	pid_t parent = bwrap, child;
 	int fd = -1;
 
-	/* kinbox-exec execs the command: our child, not reaped yet */
+	/* the keeper's child, which kinbox-exec became: checked to be it
+	 * still (the keeper reaps it; a pid reused by a process whose
+	 * parent is the keeper is one of the run's) */
 	if (landlock_run) {
+		if (keeper_cmd <= 0)
+			return -1;
+		fd = (int)syscall(SYS_pidfd_open, keeper_cmd, 0);
+		if (fd != -1 && kb_parent_of(keeper_cmd) != bwrap) {
+			close(fd);
+			return -1;
+		}
 		if (pid != NULL)
-			*pid = bwrap;
-		return (int)syscall(SYS_pidfd_open, bwrap, 0);
+			*pid = keeper_cmd;
+		return fd;
 	}
 
 	for (int depth = 0; depth < 4; depth++) {
@@ -129,7 +156,7 @@ command_pidfd(pid_t bwrap, pid_t *pid)
 		if (fd != -1)
 			close(fd);
 		fd = (int)syscall(SYS_pidfd_open, child, 0);
-		if (fd == -1 || parent_of(child) != parent)
+		if (fd == -1 || kb_parent_of(child) != parent)
 			break;
 		if (!comm_is(child, "bwrap")) {
 			if (pid != NULL)
@@ -152,22 +179,21 @@ command_pidfd(pid_t bwrap, pid_t *pid)
  * all there is before it has made the namespace (its child dies with it:
  * --die-with-parent).
  */
-static void kill_tree(pid_t self, bool reap);
-
 static void
 stop_sandbox(pid_t bwrap)
 {
 	pid_t init = first_child(bwrap);
 	int fd;
 
+	/* every process below the keeper (our child, not reaped yet); the
+	 * keeper then kills what is left once the command is reaped */
 	if (landlock_run) {
-		kill(bwrap, SIGKILL); /* our child, not reaped yet */
-		kill_tree(getpid(), false);
+		kb_tree_signal(bwrap, SIGKILL);
 		return;
 	}
 	fd = init > 0 ? (int)syscall(SYS_pidfd_open, init, 0) : -1;
 
-	if (fd != -1 && parent_of(init) == bwrap &&
+	if (fd != -1 && kb_parent_of(init) == bwrap &&
 	    syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0) == 0) {
 		struct pollfd p = {.fd = fd, .events = POLLIN};
 
@@ -180,123 +206,33 @@ stop_sandbox(pid_t bwrap)
 }
 
 /*
- * The landlock backend has no pid namespace to end with its first
- * process, so kinbox is the subreaper of the run (PR_SET_CHILD_SUBREAPER:
- * whatever the command leaves behind is re-parented to kinbox, not to
- * init) and kills the whole tree when the command ends, as bubblewrap's
- * pid namespace would. Each round kills every descendant it finds, each
- * pinned with a pidfd and checked to still be the child of its parent
- * (a pid reused meanwhile is never hit), and reaps what is re-parented;
- * a killed process forks no more, so rounds end when none is left.
- */
-#define TREE_MAX 4096
-
-static int
-collect(pid_t pid, pid_t *out, int n, int depth, int sig)
-{
-	char path[320], buf[4096];
-	int fd;
-	ssize_t len;
-
-	if (depth > 64 || n >= TREE_MAX)
-		return n;
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	{
-		DIR *d = opendir(path);
-		struct dirent *de;
-
-		if (d == NULL)
-			return n;
-		while ((de = readdir(d)) != NULL && n < TREE_MAX) {
-			char *p, *end;
-
-			if (de->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path),
-			    "/proc/%d/task/%s/children", (int)pid, de->d_name);
-			if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-				continue;
-			len = read(fd, buf, sizeof(buf) - 1);
-			close(fd);
-			if (len <= 0)
-				continue;
-			buf[len] = '\0';
-			for (p = buf; n < TREE_MAX; p = end) {
-				long c = strtol(p, &end, 10);
-				int pfd;
-
-				if (end == p || c <= 0)
-					break;
-				pfd = (int)syscall(SYS_pidfd_open, (pid_t)c, 0);
-				if (pfd == -1)
-					continue;
-				if (parent_of((pid_t)c) == pid) {
-					syscall(SYS_pidfd_send_signal, pfd, sig,
-					    NULL, 0);
-					out[n++] = (pid_t)c;
-				}
-				close(pfd);
-			}
-		}
-		closedir(d);
-	}
-	return n;
-}
-
-/* Kills every descendant of `self`; with `reap` (the command is reaped
- * already) until none is left, reaping what is re-parented to kinbox;
- * without it, one round (the command's own status is still to come). */
-static void
-kill_tree(pid_t self, bool reap)
-{
-	static pid_t found[TREE_MAX];
-
-	for (int round = 0; round < 10000; round++) {
-		int total = collect(self, found, 0, 0, SIGKILL);
-
-		for (int i = 0; i < total && total < TREE_MAX; i++)
-			total = collect(found[i], found, total, 1, SIGKILL);
-		if (!reap)
-			return;
-		while (waitpid(-1, NULL, WNOHANG) > 0)
-			;
-		if (total == 0)
-			return;
-		usleep(1000);
-	}
-}
-
-/*
  * --timeout's first step: SIGTERM to every process of the sandbox, so
  * that each may end cleanly (stop_sandbox's SIGKILL follows after
  * --kill-after). Under bwrap every descendant of its pid 1 (bwrap's own
  * init, which ignores SIGTERM and ends the namespace when the command
  * ends), pinned and checked to be bwrap's child; under the landlock
- * backend every descendant of kinbox, the run's subreaper (kinbox's
- * helpers are threads, not processes). Each process is pinned with a
- * pidfd and checked to be its parent's child before it is signalled
- * (collect), so a recycled pid is never hit.
+ * backend every descendant of the keeper, the run's subreaper. Each
+ * process is pinned with a pidfd and checked to be its parent's child
+ * before it is signalled (kb_tree_signal), so a recycled pid is never
+ * hit.
  */
 static void
 term_sandbox(pid_t bwrap)
 {
-	static pid_t found[TREE_MAX];
-	pid_t top = landlock_run ? getpid() : first_child(bwrap);
-	int fd = -1, total;
+	pid_t top = landlock_run ? bwrap : first_child(bwrap);
+	int fd = -1;
 
 	if (top <= 0)
 		return;
 	if (!landlock_run) {
 		fd = (int)syscall(SYS_pidfd_open, top, 0);
-		if (fd == -1 || parent_of(top) != bwrap) {
+		if (fd == -1 || kb_parent_of(top) != bwrap) {
 			if (fd != -1)
 				close(fd);
 			return;
 		}
 	}
-	total = collect(top, found, 0, 0, SIGTERM);
-	for (int i = 0; i < total && total < TREE_MAX; i++)
-		total = collect(found[i], found, total, 1, SIGTERM);
+	kb_tree_signal(top, SIGTERM);
 	if (fd != -1)
 		close(fd);
 }
@@ -598,6 +534,7 @@ struct fds {
 	int proxy;           /* the egress proxy listener's way out */
 	int env;             /* the command's environment (a memfd) */
 	const struct rlimit *nofile; /* to restore before exec, or NULL */
+	pid_t pgrp; /* landlock: kinbox's process group, to rejoin; or 0 */
 };
 
 static void __attribute__((noreturn)) exec_backend(const struct kb_plan *pl,
@@ -606,6 +543,10 @@ static void __attribute__((noreturn)) exec_backend(const struct kb_plan *pl,
 	static const int ignored[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1 || getppid() != parent)
+		_exit(KB_EXIT_ERROR);
+	/* out of the keeper's own group: the terminal's signals and job
+	 * control reach the command with kinbox */
+	if (f->pgrp > 0 && setpgid(0, f->pgrp) == -1)
 		_exit(KB_EXIT_ERROR);
 	for (size_t i = 0; i < nitems(ignored); i++)
 		signal(ignored[i], SIG_IGN);
@@ -703,6 +644,23 @@ drain_err(int fd, struct kb_run *r, size_t *errlen)
 	}
 }
 
+/*
+ * The keeper is reaped: the command's status is the one it sent before it
+ * exited (the tree dead by then); when it sent none it was killed from
+ * outside, and its own status stands in (128+9), and kinbox kills what it
+ * left, re-parented to kinbox.
+ */
+static void
+keeper_gone(
+    int *ksock, struct kb_run *r, int cmd_status, bool have_status, pid_t self)
+{
+	keeper_said(ksock, &cmd_status, &have_status);
+	if (have_status)
+		r->wstatus = cmd_status;
+	else
+		kb_tree_kill(self);
+}
+
 int
 kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
     struct kb_run *r, struct kb_err *e)
@@ -723,7 +681,8 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	struct rlimit lim, orig_nofile;
 	bool raised = false;
 	unsigned pending = 0;
-	bool reaped = false, was_started = false;
+	bool reaped = false, was_started = false, have_status = false;
+	int ksock = -1, cmd_status = 0;
 	pid_t pid, self = getpid();
 
 	/* not the 64 KiB tail: zeroing it would fault in 16 pages per start */
@@ -829,9 +788,11 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	}
 
 	f = (struct fds){seccomp_fd, status_p[1], err_p[1], realerr, empty,
-	    go_p[0], notify, un[1], px[1], envfd, raised ? &orig_nofile : NULL};
-	/* what the command leaves running is re-parented to kinbox and
-	 * killed when it ends (kill_tree) */
+	    go_p[0], notify, un[1], px[1], envfd, raised ? &orig_nofile : NULL,
+	    landlock_run ? getpgrp() : 0};
+	/* the keeper is the run's subreaper; kinbox is one too, in case the
+	 * keeper is killed from outside: then what it left is re-parented to
+	 * kinbox, which kills it (kb_tree_kill) */
 	if (landlock_run && prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
 		return kb_err_set(e, "cannot become the run's subreaper: %s",
 		    strerror(errno));
@@ -840,9 +801,19 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 				     TFD_CLOEXEC | TFD_NONBLOCK)) == -1 ||
 				   !arm_timer(tfd, pl->timeout)))
 		return kb_err_set(e, "timerfd: %s", strerror(errno));
-	pid = spawn_backend(pl, self, &oldmask, &f, maxfd);
+	keeper_cmd = 0;
+	if (landlock_run) {
+		/* a fork, not an exec: the keeper is kinbox's code */
+		if ((pid = kb_keeper_fork(&ksock)) == 0)
+			kb_keeper_run(ksock,
+			    spawn_backend(pl, getpid(), &oldmask, &f, maxfd),
+			    hold_fd);
+	} else {
+		pid = spawn_backend(pl, self, &oldmask, &f, maxfd);
+	}
 	if (pid == -1)
-		return kb_err_set(e, "vfork: %s", strerror(errno));
+		return kb_err_set(e, "%s: %s", landlock_run ? "fork" : "vfork",
+		    strerror(errno));
 	close(seccomp_fd);
 	if (envfd != -1)
 		close(envfd);
@@ -876,7 +847,7 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	fcntl(err_p[0], F_SETFL, O_NONBLOCK);
 
 	for (;;) {
-		struct pollfd pfd[8] = {
+		struct pollfd pfd[9] = {
 		    {.fd = sigfd, .events = POLLIN},
 		    {.fd = status_p[0], .events = POLLIN},
 		    {.fd = err_p[0], .events = POLLIN},
@@ -885,13 +856,16 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 		    {.fd = un[0], .events = POLLIN},
 		    {.fd = px[0], .events = POLLIN},
 		    {.fd = reaped ? -1 : tfd, .events = POLLIN},
+		    {.fd = ksock, .events = POLLIN},
 		};
-		int n = poll(pfd, 8, reaped ? 1000 : -1);
+		int n = poll(pfd, 9, reaped ? 1000 : -1);
 
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break; /* reaped and the pipes stay quiet: done */
+		if (pfd[8].revents)
+			keeper_said(&ksock, &cmd_status, &have_status);
 		if (pfd[1].revents) {
 			drain_status(status_p[0], r, stbuf, &stlen);
 			if (pfd[1].revents & (POLLHUP | POLLERR) &&
@@ -924,6 +898,11 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 			}
 			if (errlen > 0 && write(2, r->setup_err, errlen) == -1)
 				errlen = 0;
+		}
+		/* under landlock also once the keeper said which is the
+		 * command */
+		if (pending != 0 && r->started &&
+		    (!landlock_run || keeper_cmd > 0)) {
 			for (int s = 1; s < 32; s++)
 				if (pending & (1U << s))
 					forward(pid, s);
@@ -1026,10 +1005,10 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 					if (!reaped && waitpid(pid, &r->wstatus,
 							   WNOHANG) == pid) {
 						reaped = true;
-						/* no pid namespace ends the
-						 * rest: kinbox does */
 						if (landlock_run)
-							kill_tree(self, true);
+							keeper_gone(&ksock, r,
+							    cmd_status,
+							    have_status, self);
 					}
 					continue;
 				}
@@ -1059,7 +1038,8 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 				 * foreground group, the command included. */
 				if (si.ssi_code == SI_KERNEL)
 					continue;
-				if (r->started)
+				if (r->started &&
+				    (!landlock_run || keeper_cmd > 0))
 					forward(pid, (int)si.ssi_signo);
 				else
 					pending |= 1U << si.ssi_signo;
@@ -1069,8 +1049,13 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 		    rl.fd == -1)
 			break;
 	}
-	if (!reaped)
+	if (!reaped) {
 		waitpid(pid, &r->wstatus, 0);
+		if (landlock_run)
+			keeper_gone(&ksock, r, cmd_status, have_status, self);
+	}
+	if (ksock != -1)
+		close(ksock);
 	if (tfd != -1)
 		close(tfd);
 	kb_sup_stop(sup, &r->sock);
@@ -1080,7 +1065,7 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	if (px[0] != -1)
 		close(px[0]);
 	if (landlock_run) {
-		kill_tree(self, true);
+		kb_tree_kill(self);
 		prctl(PR_SET_CHILD_SUBREAPER, 0);
 	}
 	if (go_p[1] != -1)

@@ -97,6 +97,41 @@ enum kb_gitsnap_verdict {
 enum kb_gitsnap_verdict kb_gitsnap_verdict(const struct kb_gitsnap *,
     const struct kb_policy *, size_t i, dev_t *dev, ino_t *ino);
 
+/*
+ * gitguard/snapstore.c: the snapshot kept on disk while the run lasts, in
+ * kinbox's state store (kinbox/gitsnap/, 0700; each file 0600), so that a
+ * run that dies before its restore still has its guards put back.
+ */
+struct kb_gitsnap_file {
+	int dirfd, fd; /* the store, the file (locked); -1 when none */
+	char name[128];
+};
+
+/*
+ * Writes `s` for p->workspace (complete before its name exists) and keeps
+ * it open and locked in `f`: nothing when the snapshot guards nothing
+ * (f->fd -1). 0, or -1 with `e` (the path and why).
+ */
+int kb_gitsnap_persist(const struct kb_policy *p, const struct kb_gitsnap *s,
+    struct kb_gitsnap_file *f, struct kb_err *e);
+
+/* After the run's own restore: removes the file and closes `f`. Safe on
+ * an `f` that holds none. */
+void kb_gitsnap_forget(struct kb_gitsnap_file *f);
+
+/*
+ * Before a run in p->workspace (p->workspace and p->home set): restores
+ * every snapshot a run in it left that no live run holds, and removes it.
+ * Returns the findings, with one line for them all in *line (a new string
+ * to escape and print; NULL when none). Nothing found, no store: 0.
+ */
+int kb_gitguard_recover(const struct kb_policy *p, char **line);
+
+/* kinpolicy gc: removes the snapshots no live run holds whose workspace
+ * is gone (or another directory took its path) and those a run died
+ * writing; their paths are pushed to `removed`. 0, or -1 with errno. */
+int kb_gitsnap_gc(const char *home, struct kb_strv *removed);
+
 /* gitguard/gitindex.c */
 
 /* Appends the paths of the gitlinks (submodules, embedded repositories)

@@ -79,73 +79,11 @@
 
 #include "../lib/fsat.h"
 #include "gitguard.h"
-
-#define FILE_MAX   (1u << 20)  /* bytes of one file */
-#define TOTAL_MAX  (64u << 20) /* bytes of a snapshot */
-#define DIR_MAX    4096        /* entries of one directory */
-#define NODES_MAX  16384       /* entries of a snapshot */
-#define DEPTH_MAX  8           /* levels below a guarded directory */
-#define COMP_MAX   64          /* components of a guard's path */
-#define SEARCH_MAX 4096        /* entries looked at for a git dir moved aside */
-#define EXTRA_MAX  4096 /* entries past the snapshot's in a restored dir */
+#include "snap-int.h"
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0)
 #endif
-
-typedef void (*report_fn)(const char *, bool);
-
-/* One entry as it was: a guard's file or directory, or an entry below. */
-struct node {
-	char *name; /* the entry's name in its directory (NULL at the top) */
-	mode_t mode;
-	dev_t dev, rdev; /* dev/ino: only this inode is ever changed in */
-	ino_t ino;       /* place (chmod); any other is replaced */
-	char *data;      /* a file's bytes, a symlink's target */
-	size_t len;
-	struct node *kids; /* a directory's entries, sorted by name */
-	size_t nkids;
-};
-
-enum verdict {
-	V_NONE,    /* not restored (yet) */
-	V_JUDGED,  /* restored, or reported and left alone */
-	V_NEWREPO, /* a pinned git dir that could not be put back: the
-		      directory that took its name is the command's */
-};
-
-struct sguard {
-	size_t gi; /* its index in the policy's guards */
-	enum kb_guard_kind kind;
-	size_t root; /* index in kb_gitsnap.roots */
-	char *rel;   /* the guard's rel, to check it is the same guard */
-	char *buf;   /* a copy of rel, split into comps */
-	char *comps[COMP_MAX];
-	unsigned ncomp;
-	dev_t dev; /* PIN, RO: the scanned identity */
-	ino_t ino;
-	mode_t mode;      /* PIN: the git dir's mode */
-	struct node node; /* RO */
-	unsigned existed; /* RO_ABSENT_*: leading components that existed */
-	size_t *pins;     /* PIN guards (indices in kb_gitsnap.g) on the */
-	unsigned *pindep; /* path, outermost first; their ncomp */
-	size_t npins;
-	enum verdict verdict;
-	bool failed; /* PIN: not put back, nothing below touched */
-	dev_t ndev;  /* V_NEWREPO: what took the git dir's name */
-	ino_t nino;
-};
-
-struct kb_gitsnap {
-	struct sguard *g;
-	size_t n;
-	size_t nguard; /* the policy's, to check it is the same one */
-	const char *roots[KB_MAX_ROOTS];
-	dev_t rdev[KB_MAX_ROOTS];
-	ino_t rino[KB_MAX_ROOTS];
-	size_t nroots;
-	size_t bytes, nodes;
-};
 
 static void reportf(report_fn report, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -219,7 +157,10 @@ kb_gitsnap_free(struct kb_gitsnap *s)
 		free(s->g[i].buf);
 		free(s->g[i].pins);
 		free(s->g[i].pindep);
+		free(s->g[i].path);
 	}
+	for (size_t r = 0; r < s->nroots; r++)
+		free(s->own_roots[r]);
 	free(s->g);
 	free(s);
 }
@@ -455,8 +396,8 @@ snap_node(struct kb_gitsnap *s, int dfd, const char *name, struct node *nd,
 }
 
 /* rel split into components; refuses ".", ".." and an empty one */
-static int
-split_rel(struct sguard *sg, const char *rel)
+int
+kb_snap_split_rel(struct sguard *sg, const char *rel)
 {
 	char *c, *save = NULL;
 
@@ -555,6 +496,40 @@ snap_guard(struct kb_gitsnap *s, const struct kb_guard *g, struct sguard *sg,
 	return rc;
 }
 
+/* the pinned git dirs on each guard's path, outermost first (the scan
+ * adds a git dir before what lies in it) */
+void
+kb_snap_link_pins(struct kb_gitsnap *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct sguard *sg = &s->g[i];
+
+		for (size_t j = 0; j < s->n; j++) {
+			if (s->g[j].kind != KB_GUARD_PIN_DIR ||
+			    !pin_on_path(&s->g[j], sg))
+				continue;
+			sg->pins = xreallocarray(
+			    sg->pins, sg->npins + 1, sizeof(*sg->pins));
+			sg->pindep = xreallocarray(
+			    sg->pindep, sg->npins + 1, sizeof(*sg->pindep));
+			sg->pins[sg->npins] = j;
+			sg->pindep[sg->npins++] = s->g[j].ncomp;
+		}
+		/* sorted by depth: insertion sort, a handful at most */
+		for (size_t a = 1; a < sg->npins; a++)
+			for (size_t b = a;
+			     b > 0 && sg->pindep[b - 1] > sg->pindep[b]; b--) {
+				size_t t = sg->pins[b];
+				unsigned d = sg->pindep[b];
+
+				sg->pins[b] = sg->pins[b - 1];
+				sg->pindep[b] = sg->pindep[b - 1];
+				sg->pins[b - 1] = t;
+				sg->pindep[b - 1] = d;
+			}
+	}
+}
+
 int
 kb_gitguard_snapshot(
     const struct kb_policy *p, struct kb_gitsnap **out, struct kb_err *e)
@@ -585,7 +560,7 @@ kb_gitguard_snapshot(
 		sg->kind = g->kind;
 		for (r = 0; r < s->nroots && s->roots[r] != g->root; r++)
 			;
-		if (r == s->nroots || split_rel(sg, g->rel) == -1) {
+		if (r == s->nroots || kb_snap_split_rel(sg, g->rel) == -1) {
 			rc = kb_err_set(e,
 			    "%s: not a path below a writable root; nothing "
 			    "was run (report this)",
@@ -595,36 +570,11 @@ kb_gitguard_snapshot(
 		sg->root = r;
 		sg->dev = g->dev;
 		sg->ino = g->ino;
+		sg->path = xstrdup(g->path);
+		sg->include = g->include;
 	}
-	/* the pinned git dirs on each guard's path, outermost first (the
-	 * scan adds a git dir before what lies in it) */
-	for (size_t i = 0; i < s->n && rc == 0; i++) {
-		struct sguard *sg = &s->g[i];
-
-		for (size_t j = 0; j < s->n; j++) {
-			if (s->g[j].kind != KB_GUARD_PIN_DIR ||
-			    !pin_on_path(&s->g[j], sg))
-				continue;
-			sg->pins = xreallocarray(
-			    sg->pins, sg->npins + 1, sizeof(*sg->pins));
-			sg->pindep = xreallocarray(
-			    sg->pindep, sg->npins + 1, sizeof(*sg->pindep));
-			sg->pins[sg->npins] = j;
-			sg->pindep[sg->npins++] = s->g[j].ncomp;
-		}
-		/* sorted by depth: insertion sort, a handful at most */
-		for (size_t a = 1; a < sg->npins; a++)
-			for (size_t b = a;
-			     b > 0 && sg->pindep[b - 1] > sg->pindep[b]; b--) {
-				size_t t = sg->pins[b];
-				unsigned d = sg->pindep[b];
-
-				sg->pins[b] = sg->pins[b - 1];
-				sg->pindep[b] = sg->pindep[b - 1];
-				sg->pins[b - 1] = t;
-				sg->pindep[b - 1] = d;
-			}
-	}
+	if (rc == 0)
+		kb_snap_link_pins(s);
 	for (size_t r = 0; r < s->nroots && rc == 0; r++) {
 		struct stat st;
 
@@ -1226,8 +1176,8 @@ move_back(int parent, const char *base, const struct sguard *sg, mode_t type,
 /* a guard whose path could not be walked: reported unless a git dir on
  * the way was reported already */
 static int
-walk_failed(const struct kb_gitsnap *s, const struct kb_guard *g,
-    const struct sguard *sg, const struct walk *w, report_fn report)
+walk_failed(const struct kb_gitsnap *s, const struct sguard *sg,
+    const struct walk *w, report_fn report)
 {
 	for (size_t i = 0; i < sg->npins; i++)
 		if (s->g[sg->pins[i]].failed)
@@ -1243,7 +1193,7 @@ walk_failed(const struct kb_gitsnap *s, const struct kb_guard *g,
 	    w->at >= sg->existed) {
 		struct stat st;
 		_cleanup_free_ char *why = xasprintf(
-		    "it lay on the path of %s, which did not exist", g->path);
+		    "it lay on the path of %s, which did not exist", sg->path);
 
 		if (fstatat(w->atfd, sg->comps[w->at], &st,
 			AT_SYMLINK_NOFOLLOW) == 0)
@@ -1253,12 +1203,12 @@ walk_failed(const struct kb_gitsnap *s, const struct kb_guard *g,
 	{
 		_cleanup_free_ char *at =
 		    w->atfd != -1 ? kb_fd_path_at(w->atfd, sg->comps[w->at])
-				  : xstrdup(g->root);
+				  : xstrdup(s->roots[sg->root]);
 
 		reportf(report,
 		    "%s: %s on its path was %s during the run; nothing below "
 		    "it was touched, check it before running git here",
-		    g->path, at,
+		    sg->path, at,
 		    w->err == ENOENT    ? "removed"
 		    : w->err == ELOOP   ? "replaced by a symlink"
 		    : w->err == ENOTDIR ? "replaced by something that is no "
@@ -1352,16 +1302,14 @@ restore_ro(struct sguard *sg, const struct walk *w, report_fn report)
 }
 
 static int
-restore_absent(struct sguard *sg, const struct kb_guard *g,
-    const struct walk *w, report_fn report)
+restore_absent(struct sguard *sg, const struct walk *w, report_fn report)
 {
 	struct stat st;
 
-	(void)sg;
 	if (fstatat(w->parent, w->base, &st, AT_SYMLINK_NOFOLLOW) == -1)
 		return 0;
 	return move_new(w->parent, w->base, &st, report,
-	    g->kind == KB_GUARD_RO_ABSENT_DIR
+	    sg->kind == KB_GUARD_RO_ABSENT_DIR
 		? "there was none before the run (git would run hooks from it)"
 		: "there was none before the run (git would obey it)");
 }
@@ -1384,11 +1332,60 @@ by_order(const void *a, const void *b, void *ctx)
 }
 
 int
+kb_snap_restore_fds(struct kb_gitsnap *s, const int *fds,
+    const struct kb_policy *p, report_fn report)
+{
+	size_t *order;
+	int found = 0;
+
+	order = xcalloc(s->n ? s->n : 1, sizeof(*order));
+	for (size_t i = 0; i < s->n; i++)
+		order[i] = i;
+	if (s->n > 1)
+		qsort_r(order, s->n, sizeof(*order), by_order, s);
+	for (size_t k = 0; k < s->n; k++) {
+		struct sguard *sg = &s->g[order[k]];
+		struct walk w;
+
+		if (fds[sg->root] == -1 ||
+		    (p != NULL && strcmp(p->guard[sg->gi].rel, sg->rel) != 0))
+			continue;
+		sg->verdict = V_JUDGED;
+		if (walk_parent(s, sg, fds[sg->root], &w) == -1) {
+			if (sg->kind == KB_GUARD_PIN_DIR)
+				sg->failed = true;
+			found += walk_failed(s, sg, &w, report);
+			walk_close(&w);
+			continue;
+		}
+		switch (sg->kind) {
+		case KB_GUARD_PIN_DIR:
+			found += restore_pin(sg, &w, sg->include, report);
+			break;
+		case KB_GUARD_RO:
+			found += restore_ro(sg, &w, report);
+			break;
+		case KB_GUARD_RO_ABSENT_DIR:
+		case KB_GUARD_RO_ABSENT_FILE:
+			found += restore_absent(sg, &w, report);
+			break;
+		case KB_GUARD_WATCH_ABSENT:
+		case KB_GUARD_WATCH_LINK:
+		case KB_GUARD_WATCH_NEWREPO:
+		case KB_GUARD_WATCH_INDEX:
+			break;
+		}
+		walk_close(&w);
+	}
+	free(order);
+	return found;
+}
+
+int
 kb_gitguard_restore(const struct kb_policy *p, struct kb_gitsnap *s,
     void (*report)(const char *, bool))
 {
 	int fds[KB_MAX_ROOTS];
-	size_t *order;
 	int found = 0;
 
 	if (s == NULL)
@@ -1424,46 +1421,7 @@ kb_gitguard_restore(const struct kb_policy *p, struct kb_gitsnap *s,
 			}
 		}
 	}
-	order = xcalloc(s->n ? s->n : 1, sizeof(*order));
-	for (size_t i = 0; i < s->n; i++)
-		order[i] = i;
-	if (s->n > 1)
-		qsort_r(order, s->n, sizeof(*order), by_order, s);
-	for (size_t k = 0; k < s->n; k++) {
-		struct sguard *sg = &s->g[order[k]];
-		const struct kb_guard *g = &p->guard[sg->gi];
-		struct walk w;
-
-		if (fds[sg->root] == -1 || strcmp(g->rel, sg->rel) != 0)
-			continue;
-		sg->verdict = V_JUDGED;
-		if (walk_parent(s, sg, fds[sg->root], &w) == -1) {
-			if (sg->kind == KB_GUARD_PIN_DIR)
-				sg->failed = true;
-			found += walk_failed(s, g, sg, &w, report);
-			walk_close(&w);
-			continue;
-		}
-		switch (sg->kind) {
-		case KB_GUARD_PIN_DIR:
-			found += restore_pin(sg, &w, g->include, report);
-			break;
-		case KB_GUARD_RO:
-			found += restore_ro(sg, &w, report);
-			break;
-		case KB_GUARD_RO_ABSENT_DIR:
-		case KB_GUARD_RO_ABSENT_FILE:
-			found += restore_absent(sg, g, &w, report);
-			break;
-		case KB_GUARD_WATCH_ABSENT:
-		case KB_GUARD_WATCH_LINK:
-		case KB_GUARD_WATCH_NEWREPO:
-		case KB_GUARD_WATCH_INDEX:
-			break;
-		}
-		walk_close(&w);
-	}
-	free(order);
+	found += kb_snap_restore_fds(s, fds, p, report);
 	for (size_t r = 0; r < s->nroots; r++)
 		if (fds[r] != -1)
 			close(fds[r]);

@@ -176,8 +176,8 @@ runtime_base(const char *x, char **real, struct kb_err *e)
 /* Opens registry `which`: its descriptor (its path in *path, a new
  * string), -2 when it is not there (or has no base), -1 with `e`. */
 static int
-registry_dir(enum registry which, const char *home, bool create, char **path,
-    struct kb_err *e)
+state_dir(enum registry which, const char *home, const char *leaf, bool create,
+    char **path, struct kb_err *e)
 {
 	const char *below[4];
 	size_t n = 0, first_ours = 0;
@@ -218,12 +218,27 @@ registry_dir(enum registry which, const char *home, bool create, char **path,
 				      : -2;
 	}
 	below[n++] = "kinbox";
-	below[n++] = "runs";
+	below[n++] = leaf;
 	fd = walk(fd, base, below, n, first_ours, create, e);
 	if (fd >= 0)
-		*path = n == 4 ? xasprintf("%s/.local/state/kinbox/runs", base)
-			       : xasprintf("%s/kinbox/runs", base);
+		*path = n == 4
+			    ? xasprintf("%s/.local/state/kinbox/%s", base, leaf)
+			    : xasprintf("%s/kinbox/%s", base, leaf);
 	return fd;
+}
+
+static int
+registry_dir(enum registry which, const char *home, bool create, char **path,
+    struct kb_err *e)
+{
+	return state_dir(which, home, "runs", create, path, e);
+}
+
+int
+kb_state_subdir(const char *home, const char *leaf, bool create, char **path,
+    struct kb_err *e)
+{
+	return state_dir(REG_STATE, home, leaf, create, path, e);
 }
 
 int

@@ -72,6 +72,16 @@ void kb_runs_unregister(struct kb_registration *);
  */
 size_t kb_runs_revoked(const struct kb_policy *p, char *why, size_t len);
 
+/*
+ * The state store's directory kinbox/`leaf` below $XDG_STATE_HOME, else
+ * below `home`/.local/state (created when `create`: 0700 from kinbox/ on,
+ * the caller's, never through a symlink). Its descriptor (its path in
+ * *path, a new string), -2 when it is not there (or there is no base),
+ * -1 with `e`.
+ */
+int kb_state_subdir(const char *home, const char *leaf, bool create,
+    char **path, struct kb_err *e);
+
 /* A live, verified run (kinpolicy). */
 struct kb_run_entry {
 	pid_t pid;

@@ -1554,4 +1554,168 @@ run_test "git: with .git/hooks absent, one the command creates is removed after 
 run_test "git: .git/config replaced by rename is restored byte for byte after the run; nothing runs outside" t_git_guard config-rename
 run_test "git: .git moved away and a new repository with a hook put in its place: the git dir comes back; nothing runs outside" t_git_guard dotgit-swap
 
+# ============================================================================
+# kinbox killed mid-run: the keeper ends the tree, the next run restores
+# ============================================================================
+
+# t_killed SIG MOMENT: a landlock run whose command (which first resets its
+# own PR_SET_PDEATHSIG and re-execs) starts three planters: one through
+# setsid, one through a double fork, one through setsid + a PDEATHSIG reset
+# + a re-exec. Each writes its pid, ticks for 3 s, then plants a pre-commit
+# hook and core.fsmonitor. kinbox gets SIG at MOMENT: "before-plant" (the
+# planters still tick) or "after-plant" (the command planted the same
+# itself before it started them). Judged from outside: every process of
+# the run (the planters, the command, the keeper) is gone within 2 s, no
+# planter ever plants, the host's next git commit runs nothing, and the
+# next kinbox run (auto: bubblewrap where it works) restores and reports
+# what the killed run left. The control: each process ran under kinbox and
+# was alive just before the signal.
+t_killed() {
+	sig=$1 moment=$2
+	r=$(newdir "killed-$sig-$moment")
+	mkrepo "$r"
+	cp "$r/.git/config" "$KB_T/killed.config"
+	rm -f "$RAN" "$r/.git/hooks/pre-commit"
+	plant='cp "$0" .git/hooks/pre-commit; chmod 755 .git/hooks/pre-commit; git config core.fsmonitor "$0"'
+	planter='echo $$ > planter$1.pid; i=0; while [ $i -lt 30 ]; do i=$((i+1)); sleep 0.1; done; '"$plant"'; echo planted > planted$1'
+	now=':'
+	[ "$moment" = after-plant ] && now=$plant
+	cat >"$r/run.sh" <<EOS
+echo \$\$ > cmd.pid
+sh -c '$now' "\$1"
+( setsid sh -c '$planter' "\$1" 1 & )
+( ( sh -c '$planter' "\$1" 2 & ) & )
+( setsid $PY -c 'import ctypes, os, sys; ctypes.CDLL(None).prctl(1, 0, 0, 0, 0); os.execvp("sh", ["sh", "-c", sys.argv[1], sys.argv[2], "3"])' '$planter' "\$1" & )
+while [ ! -e planter1.pid ] || [ ! -e planter2.pid ] || [ ! -e planter3.pid ]; do sleep 0.05; done
+echo started > started
+sleep 60
+EOS
+	cd "$r"
+	"$KINBOX" --backend landlock -- "$PY" -c 'import ctypes, os, sys; ctypes.CDLL(None).prctl(1, 0, 0, 0, 0); os.execvp("sh", ["sh", "run.sh", sys.argv[1]])' "$B/evil" \
+		>"$KB_OUT" 2>"$KB_ERR" &
+	kpid=$!
+	bg_register "$kpid"
+	poll_while_running "$kpid" "$r/started" 100 || {
+		_show_file "$KB_ERR"
+		fail "the command did not start its planters"
+	}
+	pids=""
+	for f in cmd planter1 planter2 planter3; do
+		p=$(cat "$r/$f.pid")
+		kb_running "$p" || fail "$f ($p) is not running under kinbox (the control)"
+		pids="$pids $p"
+	done
+	keeper=$(sed 's/.*) //' "/proc/$(cat "$r/cmd.pid")/stat" | cut -d' ' -f2)
+	kb_running "$keeper" || fail "the command's parent ($keeper) is not running"
+	pids="$pids $keeper"
+	if [ "$moment" = after-plant ]; then
+		assert_exists "$r/.git/hooks/pre-commit"
+	fi
+	kill "-$sig" "$kpid"
+	rc=0
+	wait "$kpid" || rc=$?
+	case $sig in
+	KILL) assert_streq "$rc" 137 "kinbox's status after SIGKILL" ;;
+	TERM) assert_streq "$rc" 143 "kinbox's status after SIGTERM (forwarded to the command)" ;;
+	esac
+	i=0
+	for p in $pids; do
+		while kb_running "$p" && [ $i -lt 20 ]; do
+			i=$((i + 1))
+			sleep 0.1
+		done
+		if kb_running "$p"; then
+			kill -KILL "$p" 2>/dev/null || true
+			fail "process $p of the run outlived kinbox's SIG$sig by 2 s"
+		fi
+	done
+	# the planters' time to plant is over
+	sleep 3
+	for n in 1 2 3; do
+		assert_not_exists "$r/planted$n"
+	done
+	if [ "$sig" = TERM ] || [ "$moment" = before-plant ]; then
+		# kinbox restored after itself (TERM), or nothing was planted
+		assert_not_exists "$r/.git/hooks/pre-commit"
+		assert_files_equal "$KB_T/killed.config" "$r/.git/config"
+		if git_planted_runs "$r"; then
+			fail "a plant ran at the host's next git commit"
+		fi
+		if [ "$sig" = TERM ] && [ "$moment" = after-plant ]; then
+			assert_file_has_content "$KB_ERR" '^kinbox: SECURITY: '
+		fi
+	else
+		# what the run planted before SIGKILL is there until the next
+		# kinbox start in the workspace
+		assert_exists "$r/.git/hooks/pre-commit"
+	fi
+	# the next run, any backend: restores first, says so in one line
+	next=landlock
+	[ "$BWRAP_OK" = 1 ] && next=bwrap
+	kb_expect 0 --backend "$next" -- sh -c 'echo next > next'
+	assert_file_has_content "$r/next" '^next$'
+	if [ "$sig" = KILL ] && [ "$moment" = after-plant ]; then
+		assert_one_kinbox_line "$KB_ERR" "^kinbox: SECURITY: a kinbox run in $r ended before its git guards were put back \\(killed\\?\\); undone now: .*pre-commit.*config"
+	else
+		assert_not_file_has_content "$KB_ERR" 'SECURITY'
+	fi
+	assert_not_exists "$r/.git/hooks/pre-commit"
+	assert_files_equal "$KB_T/killed.config" "$r/.git/config"
+	if git_planted_runs "$r"; then
+		cat "$RAN" >&2
+		fail "a plant ran at the host's next git commit after the next run"
+	fi
+	# nothing of the dead run is left in the store
+	[ -z "$(ls -A "$XDG_STATE_HOME/kinbox/gitsnap" 2>/dev/null)" ] ||
+		fail "a snapshot is left in the store: $(ls -A "$XDG_STATE_HOME/kinbox/gitsnap")"
+}
+run_test "SIGKILL to kinbox while setsid, double-fork and PDEATHSIG-reset planters wait: all gone within 2 s, none plants, the next git runs nothing" t_killed KILL before-plant
+run_test "SIGKILL to kinbox after the command planted a hook and core.fsmonitor: the tree is gone within 2 s; the next kinbox run restores and reports it in one line; git then runs nothing" t_killed KILL after-plant
+run_test "SIGTERM to kinbox while the planters wait: forwarded, kinbox exits 143, all gone within 2 s, none plants" t_killed TERM before-plant
+run_test "SIGTERM to kinbox after the command planted: kinbox restores after itself (SECURITY), all gone within 2 s, the next run finds nothing" t_killed TERM after-plant
+
+# t_killed_store: the snapshot a killed run left lies in kinbox's state
+# store, which the sandbox can neither write nor (a second run in the same
+# workspace) take while its run's keeper holds it; kinpolicy gc removes it
+# once its workspace is gone
+t_killed_store() {
+	r=$(newdir killed-store)
+	mkrepo "$r"
+	S=$XDG_STATE_HOME/kinbox/gitsnap
+	cd "$r"
+	"$KINBOX" --backend landlock -- sh -c '
+		ls "$1" > listed 2>&1 || echo refused > list-refused
+		echo x > "$1/planted" 2>/dev/null || echo refused > write-refused
+		echo ran > ctl; sleep 60' sh "$S" >"$KB_OUT" 2>"$KB_ERR" &
+	kpid=$!
+	bg_register "$kpid"
+	poll_while_running "$kpid" "$r/ctl" 100 || fail "the command did not run"
+	# the run's own snapshot is there, written before the command started
+	[ -n "$(ls -A "$S")" ] || fail "no snapshot in $S during the run"
+	assert_file_has_content "$r/write-refused" '^refused$'
+	assert_not_exists "$S/planted"
+	# a second run in the workspace leaves a live run's snapshot alone
+	kb_expect 0 --backend landlock -- true
+	assert_not_file_has_content "$KB_ERR" 'SECURITY'
+	[ "$(ls -A "$S" | wc -l)" = 1 ] || fail "the live run's snapshot is gone: $(ls -A "$S")"
+	kill -KILL "$kpid"
+	wait "$kpid" || true
+	sleep 1
+	# the workspace is there: gc keeps its snapshot
+	"$KINPOLICY" gc --decided >"$KB_OUT" 2>"$KB_ERR" || fail "kinpolicy gc failed: $(cat "$KB_ERR")"
+	[ -n "$(ls -A "$S")" ] || fail "gc removed the snapshot of a workspace that exists"
+	cd "$KB_T"
+	rm -rf "$r"
+	: >"$KB_OUT"
+	i=0
+	while [ $i -lt 20 ] && [ -n "$(ls -A "$S")" ]; do
+		i=$((i + 1))
+		"$KINPOLICY" gc --decided >>"$KB_OUT" 2>"$KB_ERR" || fail "kinpolicy gc failed: $(cat "$KB_ERR")"
+		sleep 0.1
+	done
+	assert_file_has_content "$KB_OUT" "^removed $S/.* \\(a git snapshot whose workspace is gone\\)\$"
+	[ -z "$(ls -A "$S")" ] || fail "gc left $(ls -A "$S")"
+}
+run_test "the git snapshot lies in kinbox's state store: not writable inside, a live run's left alone by a second run, removed by kinpolicy gc once its workspace is gone" t_killed_store
+
 done_testing
