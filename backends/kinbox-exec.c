@@ -75,7 +75,8 @@
  * --chdir DIR, no_new_privs, every capability dropped (--drop-caps, as
  * root), one Landlock domain handling every filesystem right of ABI (write
  * granted beneath each --write-fd FD and --write PATH, the device nodes of
- * --dev PATH, reading beneath everything but the --deny-read paths, and the
+ * --dev PATH and --dev-fd FD (a --device node, the descriptor kinbox
+ * judged), reading beneath everything but the --deny-read paths, and the
  * --allow-read PATH files inside them), TCP bind/connect with no rule
  * unless --net (ABI >= 4), the abstract-socket and signal scopes (ABI >= 6),
  * then the seccomp filter in the memfd --seccomp FD, then the command.
@@ -291,6 +292,7 @@ struct lmode {
 	int seccomp_fd;
 	const char *chdir;
 	int write_fd[LL_MAX], nwrite_fd;
+	int dev_fd[LL_MAX], ndev_fd;
 	char *write[LL_MAX], *dev[LL_MAX], *allow[LL_MAX];
 	int nwrite, ndev, nallow;
 };
@@ -575,6 +577,10 @@ landlock_domain(const struct lmode *m, char **deny, int ndeny)
 								: DEV_RIGHTS,
 			false) == -1)
 			goto fail;
+	/* --device, --gpu: the node kinbox judged, by its descriptor */
+	for (int i = 0; i < m->ndev_fd; i++)
+		if (kb_ll_allow_fd(&ll, m->dev_fd[i], DEV_RIGHTS) == -1)
+			goto fail;
 	for (int i = 0; i < m->nallow; i++)
 		if (kb_ll_allow_path(&ll, m->allow[i], KB_LL_FS_READ, false) ==
 		    -1)
@@ -707,6 +713,9 @@ main(int argc, char **argv)
 			lm.write_fd[lm.nwrite_fd++] = fdarg(argv[++cmd]);
 		} else if (strcmp(a, "--write") == 0 && lm.nwrite < LL_MAX) {
 			lm.write[lm.nwrite++] = patharg(argc, argv, ++cmd);
+		} else if (strcmp(a, "--dev-fd") == 0 && cmd + 1 < argc &&
+			   lm.ndev_fd < LL_MAX) {
+			lm.dev_fd[lm.ndev_fd++] = fdarg(argv[++cmd]);
 		} else if (strcmp(a, "--dev") == 0 && lm.ndev < LL_MAX) {
 			lm.dev[lm.ndev++] = patharg(argc, argv, ++cmd);
 		} else if (strcmp(a, "--allow-read") == 0 &&

@@ -114,6 +114,9 @@ max_fd(const struct kb_policy *p, const struct kb_plan *pl, int helper_fd,
 	for (size_t i = 0; i < p->nwrite; i++)
 		if (p->write[i].fd > m)
 			m = p->write[i].fd;
+	for (size_t i = 0; i < p->ndev; i++)
+		if (p->dev[i].fd > m)
+			m = p->dev[i].fd;
 	return m;
 }
 
@@ -506,10 +509,12 @@ kb_landlock_plan(const struct kb_policy *p, const struct kb_host *h,
 	}
 	/* --device, --gpu: read, write and (ABI 5) ioctl on each node
 	 * judged at finalize, where it is (no mount namespace to put one
-	 * elsewhere) */
+	 * elsewhere), by the descriptor judged: a node put in its place
+	 * since gets no rule (the bwrap backend binds the descriptor) */
 	for (size_t i = 0; i < p->ndev; i++) {
-		kb_strv_push(&pl->argv, "--dev");
-		kb_strv_push(&pl->argv, p->dev[i].path);
+		kb_strv_push(&pl->argv, "--dev-fd");
+		kb_strv_pushf(
+		    &pl->argv, "%d", pass(pl, p->dev[i].fd, p->dev[i].path));
 	}
 	for (size_t i = 0; i < p->nmask; i++) {
 		const struct kb_mask *m = &p->mask[i];
