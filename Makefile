@@ -53,7 +53,7 @@ GITGUARD_SRCS = gitguard/scan.c gitguard/include.c gitguard/audit.c gitguard/git
 BACKEND_SRCS  = backends/plan.c backends/bwrap.c backends/bwrap-probe.c \
                 backends/env.c backends/mounts.c backends/seccomp-blob.c \
                 backends/run.c backends/keeper.c backends/run-posix.c backends/landlock.c backends/status.c \
-                backends/unotify.c backends/unotify-decide.c \
+                backends/unotify.c backends/unotify-decide.c backends/unotify-meta.c \
                 backends/egress.c backends/egress-http.c backends/egress-tls.c \
                 backends/proxy.c backends/proxy-relay.c backends/resolve.c \
                 backends/seatbelt.c backends/memory.c
@@ -167,7 +167,7 @@ backends/seccomp-blob.o: backends/seccomp-blob.c backends/seccomp-bpf.h $(HDRS)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 
 # Static and libc-only: it is exec'd once per sandboxed command.
-kinbox-exec: backends/kinbox-exec.c backends/exec-landlock.c backends/exec-landlock.h backends/unotify.h lib/execsearch.c lib/execsearch.h lib/envfd.c lib/hostenv.h
+kinbox-exec: backends/kinbox-exec.c backends/exec-landlock.c backends/exec-landlock.h backends/unotify.h backends/unotify-meta.h lib/execsearch.c lib/execsearch.h lib/envfd.c lib/hostenv.h
 	$(CC) $(CSTD) $(WARN) -O2 -static -o $@ backends/kinbox-exec.c backends/exec-landlock.c lib/execsearch.c lib/envfd.c
 
 # The sh-compatible shim (kinbox-sh.c): static and libc-only as

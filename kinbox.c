@@ -1104,6 +1104,7 @@ main(int argc, char **argv)
 	host.root = geteuid() == 0;
 	host.overlay = kb_overlay_supported();
 	host.no_mediate = kb_sup_unavailable();
+	host.no_meta = kb_meta_unavailable();
 	host.seccomp_outer = kb_sup_under_seccomp();
 	host.mem_total = kb_host_mem_total();
 	/* auto: bubblewrap where it can make its namespaces, else the

@@ -13,6 +13,7 @@
 #include "../policy/policy.h"
 #include "../lib/util.h"
 #include "proxy.h"
+#include "unotify-meta.h"
 #include "unotify.h"
 
 /*
@@ -95,6 +96,9 @@ struct kb_plan {
 	 * its sockets connect). `granted` are the inodes --ssh-agent and
 	 * --allow-socket grant. */
 	int notify_fd, unotify_fd;
+	/* the landlock backend: notify_fd and unotify_fd carry the metadata
+	 * filter and its listener instead (backends/unotify-meta.c) */
+	bool meta;
 	struct kb_strv own;
 	struct kb_sockid *granted;
 	size_t ngranted;
@@ -208,6 +212,9 @@ struct kb_host {
 	/* why unix connects cannot be mediated here (kb_sup_unavailable),
 	 * NULL when they can */
 	const char *no_mediate;
+	/* why the landlock backend cannot mediate metadata calls
+	 * (kb_meta_unavailable), NULL when it can */
+	const char *no_meta;
 	/* kinbox itself runs under a seccomp filter (a kinbox sandbox
 	 * around it, a container): an outer supervisor may make the
 	 * command's connects outside its Landlock domain */
@@ -374,6 +381,9 @@ enum kb_seccomp_variant {
 	KB_SECCOMP_NOTIFY,         /* not a sandbox of its own: connect()
 				      as a user notification (kinbox-exec
 				      loads it on top; backends/unotify.c) */
+	KB_SECCOMP_META,           /* not a sandbox of its own: the landlock
+				      backend's metadata calls as user
+				      notifications (backends/unotify-meta.c) */
 	KB_SECCOMP__N
 };
 
@@ -439,6 +449,7 @@ struct kb_run {
 	char revoked[1024];    /* a grant the run used was revoked: why; the
 				  sandbox was stopped (empty when not) */
 	struct kb_sup_report sock;      /* the unix connects kinbox refused */
+	struct kb_meta_report meta;     /* the metadata calls it refused */
 	struct kb_egress_report egress; /* what the egress proxy refused */
 	int proxy_errno;  /* the proxy's listener could not be made inside:
 			     nothing ran */

@@ -75,10 +75,15 @@
  * --chdir DIR, no_new_privs, every capability dropped (--drop-caps, as
  * root), one Landlock domain handling every filesystem right of ABI (write
  * granted beneath each --write-fd FD and --write PATH, the device nodes of
- * --dev PATH, reading beneath everything but the --deny-read paths, and the
+ * --dev PATH and --dev-fd FD (a --device node, the descriptor kinbox
+ * judged), reading beneath everything but the --deny-read paths, and the
  * --allow-read PATH files inside them), TCP bind/connect with no rule
  * unless --net (ABI >= 4), the abstract-socket and signal scopes (ABI >= 6),
- * then the seccomp filter in the memfd --seccomp FD, then the command.
+ * then the seccomp filter in the memfd --seccomp FD; with --meta SOCK FILTER
+ * then the metadata filter in the memfd FILTER (chmod, chown, utimes,
+ * xattrs as user notifications) with a listener, sent over SOCK to kinbox
+ * with the inodes of the write roots (backends/unotify-meta.c); then the
+ * command.
  *
  * Built static and tiny: it is one extra exec on every start.
  */
@@ -112,6 +117,7 @@
 #include <netinet/in.h>
 
 #include "proxy.h"
+#include "unotify-meta.h"
 #include "unotify.h"
 
 #include "../lib/execsearch.h"
@@ -291,6 +297,8 @@ struct lmode {
 	int seccomp_fd;
 	const char *chdir;
 	int write_fd[LL_MAX], nwrite_fd;
+	int dev_fd[LL_MAX], ndev_fd;
+	int meta_sock, meta_filter; /* --meta, -1 without */
 	char *write[LL_MAX], *dev[LL_MAX], *allow[LL_MAX];
 	int nwrite, ndev, nallow;
 };
@@ -433,14 +441,13 @@ own_mounts(char **own, int nown, struct kb_sup_hello *h)
  * EINTR half-way through kinbox's answer.
  */
 static int
-send_listener(int sock, int filter, char **own, int nown)
+send_filter_listener(int sock, int filter, const void *hello, size_t len)
 {
-	static struct kb_sup_hello hello;
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} u;
-	struct iovec iov = {&hello, sizeof(hello)};
+	struct iovec iov = {(void *)hello, len};
 	struct msghdr m = {.msg_iov = &iov,
 	    .msg_iovlen = 1,
 	    .msg_control = u.buf,
@@ -451,8 +458,6 @@ send_listener(int sock, int filter, char **own, int nown)
 	int errsv;
 
 	memset(&u, 0, sizeof(u));
-	hello.magic = KB_SUP_MAGIC;
-	own_mounts(own, nown, &hello);
 	if (read_seccomp(filter, &fp) == -1)
 		return -1;
 	lfd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
@@ -473,8 +478,8 @@ send_listener(int sock, int filter, char **own, int nown)
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(c), &(int){(int)lfd}, sizeof(int));
-	/* no connect() from here on: it would wait for kinbox's answer */
-	if (sendmsg(sock, &m, MSG_NOSIGNAL) != (ssize_t)sizeof(hello)) {
+	/* no mediated call from here on: it would wait for kinbox's answer */
+	if (sendmsg(sock, &m, MSG_NOSIGNAL) != (ssize_t)len) {
 		errsv = errno;
 		close((int)lfd);
 		errno = errsv;
@@ -483,6 +488,46 @@ send_listener(int sock, int filter, char **own, int nown)
 	close((int)lfd);
 	close(sock);
 	return 0;
+}
+
+static int
+send_listener(int sock, int filter, char **own, int nown)
+{
+	static struct kb_sup_hello hello;
+
+	hello.magic = KB_SUP_MAGIC;
+	own_mounts(own, nown, &hello);
+	return send_filter_listener(sock, filter, &hello, sizeof(hello));
+}
+
+/*
+ * The landlock backend's metadata filter (--meta), after its Landlock
+ * domain and filter: the listener goes to kinbox with the inodes of the
+ * write roots the rules were made on, read now, before the command runs.
+ */
+static int
+send_meta_listener(int sock, int filter, const struct lmode *lm)
+{
+	static struct kb_meta_hello hello;
+	struct stat st;
+
+	hello.magic = KB_META_MAGIC;
+	hello.nroot = 0;
+	for (int i = 0; i < lm->nwrite_fd + lm->nwrite; i++) {
+		int fd = i < lm->nwrite_fd ? lm->write_fd[i]
+					   : kb_ll_open_nofollow(
+						 lm->write[i - lm->nwrite_fd]);
+		int rc = fd == -1 ? -1 : fstat(fd, &st);
+
+		if (i >= lm->nwrite_fd && fd != -1)
+			close(fd);
+		if (rc == -1 || hello.nroot == KB_META_MAX_ROOT)
+			continue; /* no rule was made on it either */
+		hello.root[hello.nroot].dev = st.st_dev;
+		hello.root[hello.nroot].ino = st.st_ino;
+		hello.nroot++;
+	}
+	return send_filter_listener(sock, filter, &hello, sizeof(hello));
 }
 
 /*
@@ -575,6 +620,10 @@ landlock_domain(const struct lmode *m, char **deny, int ndeny)
 								: DEV_RIGHTS,
 			false) == -1)
 			goto fail;
+	/* --device, --gpu: the node kinbox judged, by its descriptor */
+	for (int i = 0; i < m->ndev_fd; i++)
+		if (kb_ll_allow_fd(&ll, m->dev_fd[i], DEV_RIGHTS) == -1)
+			goto fail;
 	for (int i = 0; i < m->nallow; i++)
 		if (kb_ll_allow_path(&ll, m->allow[i], KB_LL_FS_READ, false) ==
 		    -1)
@@ -602,6 +651,9 @@ static void __attribute__((noreturn)) run_landlock(
 		fail(status_fd, 'F', errno, 125);
 	if (load_seccomp(m->seccomp_fd) == -1)
 		fail(status_fd, 'F', errno, 125);
+	if (m->meta_sock != -1 &&
+	    send_meta_listener(m->meta_sock, m->meta_filter, m) == -1)
+		fail(status_fd, 'F', errno, 125);
 	apply_rlimits(status_fd);
 	errsv = kb_exec_search(cmd[0], cmd);
 	fail(status_fd, 'E', errsv,
@@ -622,7 +674,8 @@ main(int argc, char **argv)
 {
 	static const int reset[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE};
 	static char *deny[MAX_DENY], *late[MAX_DENY];
-	static struct lmode lm = {.abi = 0, .seccomp_fd = -1};
+	static struct lmode lm = {
+	    .abi = 0, .seccomp_fd = -1, .meta_sock = -1, .meta_filter = -1};
 	struct kb_ll ll;
 	sigset_t none;
 	int status_fd, err_fd, errsv, cmd, ndeny = 0, nchecks = 0, go_fd = -1;
@@ -680,6 +733,11 @@ main(int argc, char **argv)
 			un_sock = fdarg(argv[cmd + 1]);
 			un_filter = fdarg(argv[cmd + 2]);
 			cmd += 2;
+		} else if (strcmp(a, "--meta") == 0 && cmd + 2 < argc &&
+			   lm.meta_sock == -1) {
+			lm.meta_sock = fdarg(argv[cmd + 1]);
+			lm.meta_filter = fdarg(argv[cmd + 2]);
+			cmd += 2;
 		} else if (strcmp(a, "--proxy") == 0 && cmd + 1 < argc &&
 			   px_sock == -1) {
 			px_sock = fdarg(argv[++cmd]);
@@ -707,6 +765,9 @@ main(int argc, char **argv)
 			lm.write_fd[lm.nwrite_fd++] = fdarg(argv[++cmd]);
 		} else if (strcmp(a, "--write") == 0 && lm.nwrite < LL_MAX) {
 			lm.write[lm.nwrite++] = patharg(argc, argv, ++cmd);
+		} else if (strcmp(a, "--dev-fd") == 0 && cmd + 1 < argc &&
+			   lm.ndev_fd < LL_MAX) {
+			lm.dev_fd[lm.ndev_fd++] = fdarg(argv[++cmd]);
 		} else if (strcmp(a, "--dev") == 0 && lm.ndev < LL_MAX) {
 			lm.dev[lm.ndev++] = patharg(argc, argv, ++cmd);
 		} else if (strcmp(a, "--allow-read") == 0 &&
@@ -737,6 +798,8 @@ main(int argc, char **argv)
 	}
 	/* the landlock backend: the domain is all there is, and it must
 	 * have its filter (no bubblewrap gave one) */
+	if (lm.abi == 0 && lm.meta_sock != -1)
+		_exit(125);
 	if (lm.abi > 0 && (lm.seccomp_fd == -1 || go_fd != -1 || nchecks > 0 ||
 			      un_sock != -1 || px_sock != -1))
 		_exit(125);

@@ -51,7 +51,10 @@ kb_landlock_lacks(const struct kb_host *h, unsigned require)
 {
 	unsigned never = KB_FEAT_PRIVATE_TMP | KB_FEAT_PID_NS | KB_FEAT_NET_NS |
 			 KB_FEAT_IPC_NS | KB_FEAT_GIT_GUARD |
-			 KB_FEAT_UNIX_SOCKETS | KB_FEAT_ATTR_GUARD;
+			 KB_FEAT_UNIX_SOCKETS;
+
+	if (h->no_meta != NULL)
+		never |= KB_FEAT_ATTR_GUARD;
 
 	if (h->landlock_abi < KB_LANDLOCK_ABI_SCOPE)
 		never |= KB_FEAT_SIGNAL_SCOPE;
@@ -103,7 +106,7 @@ static int
 max_fd(const struct kb_policy *p, const struct kb_plan *pl, int helper_fd,
     int rundir_fd)
 {
-	int m = pl->env_fd;
+	int m = pl->env_fd > pl->unotify_fd ? pl->env_fd : pl->unotify_fd;
 	const int more[] = {helper_fd, rundir_fd, p->workspace_fd};
 
 	for (size_t i = 0; i < nitems(more); i++)
@@ -115,6 +118,9 @@ max_fd(const struct kb_policy *p, const struct kb_plan *pl, int helper_fd,
 	for (size_t i = 0; i < p->nwrite; i++)
 		if (p->write[i].fd > m)
 			m = p->write[i].fd;
+	for (size_t i = 0; i < p->ndev; i++)
+		if (p->dev[i].fd > m)
+			m = p->dev[i].fd;
 	return m;
 }
 
@@ -277,12 +283,23 @@ plan_notes(const struct kb_policy *p, const struct kb_host *h, const char *why,
 		    "(Landlock ABI %d < %d has no signal scope); ptrace and "
 		    "/proc/PID/{environ,mem,root,cwd} of them are refused",
 		    h->landlock_abi, KB_LANDLOCK_ABI_SCOPE);
-	kb_strv_pushf(&pl->notes,
-	    "not enforced: the mode, times, extended attributes and ACLs of "
-	    "files outside the writable roots that the caller owns%s can be "
-	    "changed (chmod, touch -d, setfacl): Landlock has no right for "
-	    "them (--require attr-guard refuses instead)",
-	    h->root ? " (as root: most of the system)" : "");
+	if (h->no_meta == NULL)
+		kb_strv_push(&pl->notes,
+		    "metadata: chmod, chown, utimes and extended attributes "
+		    "(ACLs) are handed to kinbox, which makes each change "
+		    "itself when the file lies beneath a writable root and "
+		    "refuses it elsewhere (EROFS); 32-bit x86 programs' are "
+		    "refused (EPERM), setxattrat/removexattrat are ENOSYS");
+	else
+		kb_strv_pushf(&pl->notes,
+		    "not enforced: the mode, times, extended attributes and "
+		    "ACLs of files outside the writable roots that the caller "
+		    "owns%s can be changed (chmod, touch -d, setfacl): "
+		    "Landlock "
+		    "has no right for them and kinbox cannot mediate them here "
+		    "(%s; --require attr-guard refuses instead)",
+		    h->root ? " (as root: most of the system)" : "",
+		    h->no_meta);
 	kb_strv_push(&pl->notes,
 	    "tty: only the command's own terminal; a new pseudo-terminal "
 	    "(script, expect, Python's pty) cannot be opened, since "
@@ -460,6 +477,13 @@ kb_landlock_plan(const struct kb_policy *p, const struct kb_host *h,
 	pl->notify_fd = pl->unotify_fd = -1; /* every unix socket refused */
 	pl->proxy_fd = -1;
 	pl->env_fd = kb_plan_free_fd(p, pl->stderr_fd + 1);
+	/* the metadata calls kinbox answers (chmod, chown, utimes, xattrs):
+	 * their filter and its listener's way out */
+	if (h->no_meta == NULL) {
+		pl->meta = true;
+		pl->notify_fd = kb_plan_free_fd(p, pl->env_fd + 1);
+		pl->unotify_fd = kb_plan_free_fd(p, pl->notify_fd + 1);
+	}
 	pl->pass_base = max_fd(p, pl, helper_fd, rundir_fd) + 1;
 	memcpy(pl->keep_fd, p->keep_fd, sizeof(pl->keep_fd));
 	pl->nkeep = p->nkeep;
@@ -487,6 +511,11 @@ kb_landlock_plan(const struct kb_policy *p, const struct kb_host *h,
 	kb_strv_pushf(&pl->argv, "%d", pl->seccomp_fd);
 	kb_strv_push(&pl->argv, "--chdir");
 	kb_strv_push(&pl->argv, p->cwd);
+	if (pl->meta) {
+		kb_strv_push(&pl->argv, "--meta");
+		kb_strv_pushf(&pl->argv, "%d", pl->unotify_fd);
+		kb_strv_pushf(&pl->argv, "%d", pl->notify_fd);
+	}
 	/* the roots by the descriptors kinbox checked: what is granted is
 	 * what was checked */
 	add_root(pl, p->workspace_fd, p->workspace);
@@ -507,10 +536,12 @@ kb_landlock_plan(const struct kb_policy *p, const struct kb_host *h,
 	}
 	/* --device, --gpu: read, write and (ABI 5) ioctl on each node
 	 * judged at finalize, where it is (no mount namespace to put one
-	 * elsewhere) */
+	 * elsewhere), by the descriptor judged: a node put in its place
+	 * since gets no rule (the bwrap backend binds the descriptor) */
 	for (size_t i = 0; i < p->ndev; i++) {
-		kb_strv_push(&pl->argv, "--dev");
-		kb_strv_push(&pl->argv, p->dev[i].path);
+		kb_strv_push(&pl->argv, "--dev-fd");
+		kb_strv_pushf(
+		    &pl->argv, "%d", pass(pl, p->dev[i].fd, p->dev[i].path));
 	}
 	for (size_t i = 0; i < p->nmask; i++) {
 		const struct kb_mask *m = &p->mask[i];

@@ -661,6 +661,35 @@ keeper_gone(
 		kb_tree_kill(self);
 }
 
+/*
+ * The landlock backend's metadata listener from kinbox-exec on `sock`:
+ * served from here on (*meta), or the run stopped with why. The listener's
+ * descriptor or -1 (errno EAGAIN: nothing yet).
+ */
+static int
+serve_meta(int sock, struct kb_meta **meta, pid_t pid, struct kb_run *r)
+{
+	struct kb_meta_hello hello;
+	int lfd = kb_meta_recv(sock, &hello), err = errno;
+
+	/* EOF: kinbox-exec ended before its command (it says why on the
+	 * status pipe) */
+	if (lfd != -1 && (*meta = kb_meta_start(lfd, &hello)) == NULL &&
+	    r->setup_fail[0] == '\0') {
+		/* its metadata calls would wait forever */
+		snprintf(r->setup_fail, sizeof(r->setup_fail),
+		    "cannot start the metadata supervisor: %s",
+		    strerror(errno));
+		stop_sandbox(pid);
+	} else if (lfd == -1 && err == EPROTO) {
+		snprintf(r->setup_fail, sizeof(r->setup_fail),
+		    "the sandbox sent a malformed listener message");
+		stop_sandbox(pid);
+	}
+	errno = err;
+	return lfd;
+}
+
 int
 kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
     struct kb_run *r, struct kb_err *e)
@@ -668,6 +697,7 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	int status_p[2] = {-1, -1}, err_p[2] = {-1, -1}, go_p[2] = {-1, -1};
 	int ov_sock = -1, un[2] = {-1, -1}, notify = -1, px[2] = {-1, -1};
 	struct kb_sup *sup = NULL;
+	struct kb_meta *meta = NULL;
 	struct kb_proxy *proxy = NULL;
 	pid_t ov_pid = -1;
 	int seccomp_fd, realerr, empty, sigfd, base = 32, maxfd, tfd = -1;
@@ -746,7 +776,8 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 		    strerror(errno));
 	/* the supervisor's: a seqpacket pair, one message, one listener */
 	if (pl->unotify_fd != -1) {
-		if ((notify = kb_seccomp_fd_variant(KB_SECCOMP_NOTIFY, e)) ==
+		if ((notify = kb_seccomp_fd_variant(
+			 pl->meta ? KB_SECCOMP_META : KB_SECCOMP_NOTIFY, e)) ==
 		    -1)
 			return -1;
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, un) ==
@@ -918,7 +949,14 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 		}
 		if (pfd[3].revents)
 			relay_some(&rl, r);
-		if (pfd[5].revents) {
+		if (pfd[5].revents && pl->meta) {
+			int lfd = serve_meta(un[0], &meta, pid, r);
+
+			if (lfd != -1 || errno != EAGAIN) {
+				close(un[0]);
+				un[0] = -1;
+			}
+		} else if (pfd[5].revents) {
 			struct kb_sup_hello hello;
 			int lfd = kb_sup_recv(un[0], &hello);
 
@@ -1059,6 +1097,7 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	if (tfd != -1)
 		close(tfd);
 	kb_sup_stop(sup, &r->sock);
+	kb_meta_stop(meta, &r->meta);
 	kb_proxy_stop(proxy, &r->egress);
 	if (un[0] != -1)
 		close(un[0]);

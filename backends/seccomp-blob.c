@@ -39,6 +39,8 @@ const char *const kb_seccomp_summary_variant[KB_SECCOMP__N] = {
     ", every socket(AF_UNIX), datagram socketpairs, x86 socketcall "
     "(EACCES)",
     [KB_SECCOMP_NOTIFY] = "nothing: connect() is handed to kinbox",
+    [KB_SECCOMP_META] = "nothing: chmod, chown, utimes and xattr changes "
+			"are handed to kinbox",
 };
 const char *const kb_seccomp_summary = KB_SUMMARY_BWRAP;
 
@@ -50,6 +52,7 @@ const unsigned char *const kb_seccomp_blob_variant[KB_SECCOMP__N] = {
     [KB_SECCOMP_BWRAP_MEDIATED] = kb_seccomp_bpf_bwrap_mediated,
     [KB_SECCOMP_BWRAP_NOUNIX] = kb_seccomp_bpf_bwrap_nounix,
     [KB_SECCOMP_NOTIFY] = kb_seccomp_bpf_notify,
+    [KB_SECCOMP_META] = kb_seccomp_bpf_meta,
 };
 const size_t kb_seccomp_blob_len_variant[KB_SECCOMP__N] = {
     [KB_SECCOMP_BWRAP] = sizeof(kb_seccomp_bpf_bwrap),
@@ -59,6 +62,7 @@ const size_t kb_seccomp_blob_len_variant[KB_SECCOMP__N] = {
     [KB_SECCOMP_BWRAP_MEDIATED] = sizeof(kb_seccomp_bpf_bwrap_mediated),
     [KB_SECCOMP_BWRAP_NOUNIX] = sizeof(kb_seccomp_bpf_bwrap_nounix),
     [KB_SECCOMP_NOTIFY] = sizeof(kb_seccomp_bpf_notify),
+    [KB_SECCOMP_META] = sizeof(kb_seccomp_bpf_meta),
 };
 const unsigned char *const kb_seccomp_blob = kb_seccomp_bpf_bwrap;
 const size_t kb_seccomp_blob_len = sizeof(kb_seccomp_bpf_bwrap);

@@ -28,6 +28,7 @@ static const char *const variant_name[KB_SECCOMP__N] = {
     [KB_SECCOMP_BWRAP_MEDIATED] = "BWRAP_MEDIATED",
     [KB_SECCOMP_BWRAP_NOUNIX] = "BWRAP_NOUNIX",
     [KB_SECCOMP_NOTIFY] = "NOTIFY",
+    [KB_SECCOMP_META] = "META",
 };
 
 /* reads filter `v` into buf (BPF programs have at most 4096

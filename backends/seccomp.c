@@ -35,6 +35,8 @@
 #include <unistd.h>
 
 #include <seccomp.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include "backend.h"
 
@@ -454,6 +456,99 @@ notify_rules(scmp_filter_ctx ctx)
 	return rc < 0 ? rc : 0;
 }
 
+/*
+ * The landlock backend's metadata calls handed to kinbox as user
+ * notifications (backends/unotify-meta.c): Landlock has no right for a
+ * file's mode, owner, times or extended attributes. setxattrat and
+ * removexattrat (Linux 6.13) take their arguments in a struct: ENOSYS
+ * sends libc back to the calls above. No listener of the command's own
+ * (as notify_rules()).
+ */
+static const char *const meta_syscalls[] = {
+    "chmod",
+    "fchmod",
+    "fchmodat",
+    "fchmodat2",
+    "chown",
+    "lchown",
+    "fchown",
+    "fchownat",
+    "chown32",
+    "lchown32",
+    "fchown32",
+    "utime",
+    "utimes",
+    "futimesat",
+    "utimensat",
+    "utimensat_time64",
+    "setxattr",
+    "lsetxattr",
+    "fsetxattr",
+    "removexattr",
+    "lremovexattr",
+    "fremovexattr",
+};
+/* one number on every architecture (Linux 6.13); older libseccomp
+ * releases do not know their names */
+#define KB_NR_SETXATTRAT    463
+#define KB_NR_REMOVEXATTRAT 466
+
+static int
+meta_rules(scmp_filter_ctx ctx)
+{
+	int rc = rule2(ctx, SCMP_ACT_ERRNO(EPERM), "seccomp", lo32(0, 1),
+	    bits(1, 1u << 3, 1u << 3));
+
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < nitems(meta_syscalls); i++)
+		if ((rc = rule(ctx, SCMP_ACT_NOTIFY, resolve(meta_syscalls[i]),
+			 0, NULL)) < 0)
+			return rc;
+	return 0;
+}
+
+/*
+ * setxattrat and removexattrat by number, in front of libseccomp's
+ * program (whose jumps are relative, so it runs unchanged after): the
+ * libseccomp releases we build with know neither name, and refuse a
+ * number they do not know for x86 and x32. Both numbers are the same on
+ * every architecture; x32's carry bit 30.
+ */
+static int
+prepend_xattrat(int fd)
+{
+	const uint32_t native = seccomp_arch_native();
+	const struct sock_filter pre[] = {
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4), /* arch */
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, native, 1, 0),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+		native == SCMP_ARCH_X86_64 ? SCMP_ARCH_X86 : native, 0, 4),
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0), /* nr */
+	    BPF_STMT(BPF_ALU | BPF_AND | BPF_K, ~0x40000000U),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, KB_NR_SETXATTRAT, 2, 0),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, KB_NR_REMOVEXATTRAT, 1, 0),
+	    BPF_STMT(BPF_JMP | BPF_JA, 1),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+	};
+	static unsigned char prog[65536];
+	size_t len = 0;
+	ssize_t n;
+
+	while ((n = pread(fd, prog + len, sizeof(prog) - len, (off_t)len)) > 0)
+		len += (size_t)n;
+	if (n == -1)
+		return -errno;
+	if (len + sizeof(pre) > sizeof(prog))
+		return -E2BIG;
+	memmove(prog + sizeof(pre), prog, len);
+	memcpy(prog, pre, sizeof(pre));
+	if (pwrite(fd, prog, len + sizeof(pre), 0) !=
+	    (ssize_t)(len + sizeof(pre)))
+		return -EIO;
+	return 0;
+}
+
 int
 kb_seccomp_build_fd_variant(enum kb_seccomp_variant v, struct kb_err *e)
 {
@@ -485,6 +580,14 @@ kb_seccomp_build_fd_variant(enum kb_seccomp_variant v, struct kb_err *e)
 		    (rc = seccomp_api_set(5)) < 0)
 			goto fail;
 		if ((rc = notify_rules(ctx)) < 0)
+			goto fail;
+		goto export;
+	}
+	if (v == KB_SECCOMP_META) {
+		if ((rc = seccomp_api_get()) < 5 &&
+		    (rc = seccomp_api_set(5)) < 0)
+			goto fail;
+		if ((rc = meta_rules(ctx)) < 0)
 			goto fail;
 		goto export;
 	}
@@ -536,6 +639,8 @@ kb_seccomp_build_fd_variant(enum kb_seccomp_variant v, struct kb_err *e)
 		goto fail;
 	}
 	if ((rc = seccomp_export_bpf(ctx, fd)) < 0)
+		goto fail;
+	if (v == KB_SECCOMP_META && (rc = prepend_xattrat(fd)) < 0)
 		goto fail;
 	if (lseek(fd, 0, SEEK_SET) == -1) {
 		rc = -errno;

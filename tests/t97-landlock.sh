@@ -696,34 +696,227 @@ print("ran")' $devs ${loop:+"$loop"} "$HOME/.aws/disk.img"
 }
 run_test "root: no block device can be opened (a read-only loop device over a masked file does not give it away)" t_blockdev
 
-# chmod, utimes, extended attributes and ACLs on a file and a directory
-# outside the writable set (owned by the caller, root included) are
-# refused, as the read-only mounts of bwrap refuse them
-# NOT HELD by the landlock backend (Landlock has no right for a file's
-# mode, times, xattrs or ACLs): a chmod of the caller's own file outside
-# the roots goes through. What is held instead: the plan says so, and
-# --require attr-guard refuses the backend (nothing runs); chmod in the
-# workspace works (the control).
+# --device under landlock: the node's rule is made on the descriptor kinbox
+# judged (kinbox-exec --dev-fd, as the bwrap backend binds the descriptor),
+# not on the path opened again later; the granted node reads and writes,
+# the same node ungranted does not (the control)
+t_device_fd() {
+	[ "$IS_ROOT" = 1 ] || skip_other_pass "mknod needs root"
+	d=$(newdir devfd)
+	mkdir "$d/ws"
+	mknod "$d/kbzero" c 1 5
+	chmod 666 "$d/kbzero"
+	cd "$d/ws"
+	"$KINBOX" --backend landlock --dry-run --device "$d/kbzero" -- true >"$KB_T/dev.plan" 2>&1
+	assert_file_has_content "$KB_T/dev.plan" '^--dev-fd$'
+	assert_not_file_has_content "$KB_T/dev.plan" "^$d/kbzero\$"
+	kbl --device "$d/kbzero" -- sh -c "head -c 2 '$d/kbzero' | od -An -tx1 >out; echo x >'$d/kbzero' && echo wrote >>out"
+	assert_file_has_content "$d/ws/out" '^ *00 00$'
+	assert_file_has_content "$d/ws/out" '^wrote$'
+	kbl -- sh -c "echo x >'$d/kbzero' && echo wrote >out2; echo ran >>out2"
+	assert_file_has_content "$d/ws/out2" '^ran$'
+	assert_not_file_has_content "$d/ws/out2" '^wrote$'
+}
+run_test "--device under landlock: granted by the descriptor kinbox judged (--dev-fd in the plan); the node reads and writes, ungranted it is refused" t_device_fd
+
+# chmod, chown, utimes, extended attributes and ACLs on a file, a directory
+# and a symlink outside the writable set (owned by the caller, root
+# included) are refused with EROFS, as the read-only mounts of bwrap refuse
+# them, through every form: a path, a symlink to it, *at with a directory
+# descriptor, AT_EMPTY_PATH on an O_PATH descriptor, /proc/self/fd/N, and
+# the f* calls on an O_RDONLY descriptor (which Landlock never checks for
+# writing). The same calls on the same tree inside the workspace work (the
+# control, in the same run). Judged from outside: mode, owner, times and
+# xattrs of the outside tree unchanged, those inside changed.
+cat >"$B/meta-probe.py" <<'EOF'
+import ctypes, errno, os, struct, sys
+libc = ctypes.CDLL(None, use_errno=True)
+def sc(r):
+    if r != 0:
+        raise OSError(ctypes.get_errno(), "syscall")
+t = sys.argv[1]
+f, d, l = t + "/f", t + "/d", t + "/l"
+uid, gid = os.getuid(), os.getgid()
+def tr(name, fn):
+    try:
+        fn()
+        print(name, "ok")
+    except OSError as e:
+        print(name, "err", errno.errorcode.get(e.errno, e.errno))
+dfd = os.open(t, os.O_RDONLY | os.O_DIRECTORY)
+rfd = os.open(f, os.O_RDONLY)
+pfd = os.open(f, os.O_PATH)
+ddfd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
+T = (1000000000, 1000000000)
+tr("chmod", lambda: os.chmod(f, 0o640))
+tr("chmod-dir", lambda: os.chmod(d, 0o750))
+tr("chmod-via-symlink", lambda: os.chmod(l, 0o641))
+tr("fchmod-rdonly-fd", lambda: os.fchmod(rfd, 0o642))
+tr("fchmod-dir-fd", lambda: os.fchmod(ddfd, 0o751))
+tr("fchmodat-dirfd", lambda: os.chmod("f", 0o643, dir_fd=dfd))
+tr("fchmodat2-nofollow", lambda: sc(libc.syscall(452, dfd, b"f", 0o644, 0x100)))
+tr("fchmodat2-empty-opath", lambda: sc(libc.syscall(452, pfd, b"", 0o645, 0x1000)))
+tr("chmod-proc-self-fd", lambda: os.chmod("/proc/self/fd/%d" % rfd, 0o646))
+tr("chown", lambda: os.chown(f, uid, gid))
+tr("lchown-symlink", lambda: os.lchown(l, uid, gid))
+tr("fchown-rdonly-fd", lambda: os.fchown(rfd, uid, gid))
+tr("fchownat-dirfd", lambda: os.chown("f", uid, gid, dir_fd=dfd))
+tr("fchownat-empty-opath", lambda: sc(libc.fchownat(pfd, b"", uid, gid, 0x1000)))
+tr("utime", lambda: os.utime(f, T))
+tr("utime-now", lambda: os.utime(f))
+tr("utime-dir", lambda: os.utime(d, T))
+tr("utimes", lambda: sc(libc.utimes(f.encode(), None)))
+tr("futimens-rdonly-fd", lambda: os.utime(rfd, T))
+tr("utimensat-dirfd", lambda: os.utime("f", T, dir_fd=dfd))
+tr("utimensat-nofollow-symlink", lambda: os.utime("l", T, dir_fd=dfd, follow_symlinks=False))
+tr("setxattr", lambda: os.setxattr(f, "user.kb", b"1"))
+tr("lsetxattr-dir", lambda: os.setxattr(d, "user.kb3", b"3", follow_symlinks=False))
+tr("fsetxattr-rdonly-fd", lambda: os.setxattr(rfd, "user.kb2", b"2"))
+tr("removexattr", lambda: os.removexattr(f, "user.old"))
+tr("fremovexattr-rdonly-fd", lambda: os.removexattr(rfd, "user.old2"))
+# an ACL naming a user (setfacl -m u:UID:r): not one the mode can hold
+acl = struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *e) for e in (
+    (0x01, 6, 0xffffffff), (0x02, 4, uid), (0x04, 4, 0xffffffff),
+    (0x10, 4, 0xffffffff), (0x20, 4, 0xffffffff)))
+tr("setfacl-acl", lambda: os.setxattr(f, "system.posix_acl_access", acl))
+print("ran")
+EOF
+# meta_tree DIR: f (0644, two xattrs), d (0755), l -> f, all dated 2001
+meta_tree() {
+	mkdir -p "$1/d"
+	echo keep >"$1/f"
+	ln -s f "$1/l"
+	chmod 644 "$1/f"
+	chmod 755 "$1/d"
+	touch -h -d 2001-01-01 "$1/f" "$1/d" "$1/l"
+	"$PY" -c 'import os, sys
+os.setxattr(sys.argv[1], "user.old", b"0")
+os.setxattr(sys.argv[1], "user.old2", b"0")' "$1/f"
+}
+# meta_state DIR: modes, owners, times and xattrs of the tree
+meta_state() {
+	stat -c '%n %a %u %g %Y' "$1/f" "$1/d"
+	stat -c '%n %Y' "$1/l"
+	"$PY" -c 'import os, sys
+for p in sys.argv[1:]:
+    print(p, sorted(os.listxattr(p)))' "$1/f" "$1/d"
+}
 t_metadata() {
 	d=$(newdir meta)
+	mkdir "$d/ws"
+	meta_tree "$d/outside"
+	meta_tree "$d/ws/in"
+	meta_state "$d/outside" >"$d/before"
+	cd "$d/ws"
+	kbl -- sh -c "$PY '$B/meta-probe.py' '$d/outside' >out.txt; $PY '$B/meta-probe.py' '$d/ws/in' >in.txt"
+	assert_streq "$KB_RC" 0
+	meta_state "$d/outside" >"$d/after"
+	if ! cmp -s "$d/before" "$d/after"; then
+		_show_file "$d/before"
+		_show_file "$d/after"
+		fail "a metadata call changed the tree outside the roots"
+	fi
+	# the control and the verdicts: every call inside works, every one
+	# outside is refused with EROFS
+	assert_file_has_content "$d/ws/out.txt" '^ran$'
+	assert_file_has_content "$d/ws/in.txt" '^ran$'
+	_calls=$(grep -c . "$d/ws/in.txt")
+	[ "$_calls" -ge 28 ] || fail "only $_calls calls probed"
+	if grep -v -e '^ran$' -e ' err EROFS$' "$d/ws/out.txt" >"$d/odd"; then
+		_show_file "$d/odd"
+		fail "a metadata call outside was not refused with EROFS"
+	fi
+	if grep -v -e '^ran$' -e ' ok$' "$d/ws/in.txt" >"$d/odd"; then
+		_show_file "$d/odd"
+		fail "a metadata call in the workspace failed"
+	fi
+	# seen from outside: the changes inside landed
+	assert_streq "$(stat -c %a "$d/ws/in/d")" 751
+	assert_streq "$(stat -c %Y "$d/ws/in/f")" 1000000000
+	assert_streq "$(stat -c %Y "$d/ws/in/l")" 1000000000 "the symlink's own time"
+	"$PY" -c 'import os, sys
+assert sorted(os.listxattr(sys.argv[1])) == ["system.posix_acl_access", "user.kb", "user.kb2"], os.listxattr(sys.argv[1])
+assert os.listxattr(sys.argv[2]) == ["user.kb3"]' "$d/ws/in/f" "$d/ws/in/d" ||
+		fail "the xattrs set inside did not land"
+}
+run_test "metadata: chmod, chown, utimes, xattrs and ACLs outside the roots refused (EROFS; path, symlink, dirfd, AT_EMPTY_PATH, /proc/self/fd, O_RDONLY fd), all unchanged; the same calls in the workspace land" t_metadata
+
+# the plan says so; --require attr-guard now runs; the denial line names
+# the file; as root, a file of the system (/etc/hostname) keeps its mode
+t_metadata_plan() {
+	d=$(newdir meta-plan)
 	mkdir "$d/ws" "$d/outside"
 	echo keep >"$d/outside/victim"
 	chmod 644 "$d/outside/victim"
 	cd "$d/ws"
-	echo w >"$d/ws/mine"
-	chmod 600 "$d/ws/mine"
 	"$KINBOX" --backend landlock --dry-run -- true >"$KB_T/meta.plan" 2>&1
-	assert_file_has_content "$KB_T/meta.plan" '^# not enforced: the mode, times, extended attributes and ACLs of files outside the writable roots'
-	KB_RC=0
-	"$KINBOX" --backend landlock --require attr-guard -- chmod 666 "$d/outside/victim" \
-		>"$KB_OUT" 2>"$KB_ERR" </dev/null || KB_RC=$?
-	assert_streq "$KB_RC" 125
-	assert_kinbox_said "$KB_ERR" "kinbox: no sandbox: the landlock backend has no attr-guard, which --require (or require =) asks for; nothing was run"
-	assert_streq "$(stat -c %a "$d/outside/victim")" 644 "the refused run changed nothing"
-	kbl -- chmod 755 mine
-	assert_streq "$(stat -c %a "$d/ws/mine")" 755 "chmod in the workspace"
+	assert_file_has_content "$KB_T/meta.plan" '^# metadata: chmod, chown, utimes and extended attributes \(ACLs\) are handed to kinbox'
+	assert_not_file_has_content "$KB_T/meta.plan" '^# not enforced: the mode, times'
+	kbl --require attr-guard -- sh -c "echo ran >ctl; chmod 666 '$d/outside/victim'"
+	assert_streq "$KB_RC" 1
+	assert_file_has_content "$d/ws/ctl" '^ran$'
+	assert_streq "$(stat -c %a "$d/outside/victim")" 644
+	assert_file_has_content "$KB_ERR" "^kinbox: denied write '$d/outside/victim' \\(Read-only file system"
+	if [ "$IS_ROOT" = 1 ]; then
+		_m=$(stat -c %a /etc/hostname)
+		_t=$(stat -c %Y /etc/hostname)
+		kbl -- sh -c 'chmod 600 /etc/hostname; touch -d 2001-01-01 /etc/hostname; echo ran >ctl2'
+		assert_file_has_content "$d/ws/ctl2" '^ran$'
+		assert_streq "$(stat -c '%a %Y' /etc/hostname)" "$_m $_t" "root cannot chmod or touch /etc/hostname"
+	fi
 }
-run_test "metadata outside the roots is not held under landlock: the plan says so, --require attr-guard refuses (125, nothing changed); chmod in the workspace works" t_metadata
+run_test "metadata: the plan says kinbox mediates it, --require attr-guard runs, a chmod outside gets kinbox's denial line; root cannot chmod /etc/hostname" t_metadata_plan
+
+# what real work does with metadata keeps working under landlock: git clone
+# and checkout, tar -xp (modes and mtimes), cp -p, install -m 755, touch and
+# chmod in the workspace and in the run's TMPDIR, npm's bin links (when
+# npm is installed); judged from outside
+t_metadata_work() {
+	d=$(newdir meta-work)
+	mkdir -p "$d/src/repo" "$d/ws" "$d/pkg/bin"
+	(
+		cd "$d/src/repo"
+		git init -q .
+		echo '#!/bin/sh' >tool
+		chmod 755 tool
+		git add tool
+		git -c user.email=t@e -c user.name=t commit -qm x
+		touch -d 2001-01-01 tool
+		tar -cf "$d/src/t.tar" tool
+	)
+	printf '{"name":"kbpkg","version":"1.0.0","bin":{"kbpkg":"bin/cli.js"}}' >"$d/pkg/package.json"
+	printf '#!/usr/bin/env node\nconsole.log("hi")\n' >"$d/pkg/bin/cli.js"
+	chmod 644 "$d/pkg/bin/cli.js"
+	echo '{"name":"p","version":"1.0.0"}' >"$d/ws/package.json"
+	cd "$d/ws"
+	kbl -- sh -c "set -e
+		git clone -q '$d/src/repo' clone
+		git -C clone checkout -q -b other
+		mkdir x && tar -xpf '$d/src/t.tar' -C x
+		cp -p '$d/src/repo/tool' cp-p
+		install -m 755 '$d/src/repo/tool' inst
+		touch t1 && chmod 600 t1 && touch -d 2002-02-02 t1
+		echo t >\"\$TMPDIR/f\" && chmod 600 \"\$TMPDIR/f\" && touch -d 2003-03-03 \"\$TMPDIR/f\"
+		stat -c '%a %Y' \"\$TMPDIR/f\" >tmpstat
+		if command -v npm >/dev/null 2>&1; then
+			npm install --offline --no-audit --no-fund --install-links '$d/pkg' >npm.log 2>&1
+			./node_modules/.bin/kbpkg >npm.out
+		fi
+		echo ran >ctl"
+	assert_streq "$KB_RC" 0
+	assert_file_has_content "$d/ws/ctl" '^ran$'
+	assert_streq "$(stat -c %a "$d/ws/clone/tool")" 755 "git checkout's mode"
+	assert_streq "$(stat -c '%a %Y' "$d/ws/x/tool")" "755 $(date -d 2001-01-01 +%s)" "tar -xp's mode and mtime"
+	assert_streq "$(stat -c '%a %Y' "$d/ws/cp-p")" "755 $(date -d 2001-01-01 +%s)" "cp -p's mode and mtime"
+	assert_streq "$(stat -c %a "$d/ws/inst")" 755 "install -m 755"
+	assert_streq "$(stat -c '%a %Y' "$d/ws/t1")" "600 $(date -d 2002-02-02 +%s)" "chmod and touch -d in the workspace"
+	assert_streq "$(cat "$d/ws/tmpstat")" "600 $(date -d 2003-03-03 +%s)" "chmod and touch -d in the run's TMPDIR"
+	if have npm; then
+		assert_file_has_content "$d/ws/npm.out" '^hi$'
+		assert_streq "$(stat -c %a "$d/ws/node_modules/kbpkg/bin/cli.js")" 755 "npm's bin link target made executable"
+	fi
+}
+run_test "metadata under landlock, real work: git clone/checkout, tar -xp, cp -p, install -m 755, touch/chmod in the workspace and TMPDIR, npm bin links" t_metadata_work
 
 # ============================================================================
 # Exit status
