@@ -780,6 +780,8 @@ feature_words(unsigned lacking)
  */
 static char rundir[PATH_MAX];
 static int rundir_fd = -1;
+/* the index of run directories in kinbox's state store (-1: none) */
+static int rundir_index = -1;
 
 static void
 rundir_remove(void)
@@ -789,6 +791,8 @@ rundir_remove(void)
 	if (kb_remove_tree_at(rundir_fd) == -1 || rmdir(rundir) == -1)
 		warnx(
 		    "note: %s: %s; remove it by hand", rundir, strerror(errno));
+	else
+		kb_landlock_rundir_forget();
 	close(rundir_fd);
 	rundir_fd = -1;
 }
@@ -812,7 +816,10 @@ rundir_make(const char *workspace)
 	struct kb_agent_sandbox as;
 	struct kb_err e;
 
-	rundir_fd = kb_landlock_rundir(workspace, rundir, sizeof(rundir), &e);
+	/* what runs killed before their clean-up left */
+	kb_landlock_rundir_sweep(rundir_index);
+	rundir_fd = kb_landlock_rundir(
+	    workspace, rundir_index, rundir, sizeof(rundir), &e);
 	if (rundir_fd == -1) {
 		if (kb_agent_sandbox(&as))
 			die("no sandbox: %s; kinbox runs inside %s (%s), "
@@ -1072,6 +1079,19 @@ main(int argc, char **argv)
 		if (kb_runs_open(&registry, pol.home, &e) == -1)
 			die("%s", e.msg);
 		atexit(unregister_at_exit);
+	}
+	/* the landlock backend's index of run directories, made before the
+	 * masks too (hidden from every sandbox: it names the runs'
+	 * directories, which nothing else lets another run find) */
+	if (!o.dry_run && pol.backend != KB_BACKEND_BWRAP &&
+	    pol.backend != KB_BACKEND_SEATBELT) {
+		_cleanup_free_ char *ip = NULL;
+		struct kb_err ie;
+
+		rundir_index =
+		    kb_state_subdir(pol.home, "rundirs", true, &ip, &ie);
+		if (rundir_index < 0)
+			rundir_index = -1;
 	}
 	/* the test build only: NULL (/dev) in the release build */
 	pol.gpu_root = kb_test_dev_root();

@@ -248,19 +248,30 @@ int kb_landlock_abi(void);
 unsigned kb_landlock_lacks(const struct kb_host *, unsigned require);
 
 /* The placeholder --dry-run shows for the per-run temporary directory */
-#define KB_LANDLOCK_RUNDIR_TEMPLATE "/tmp/kinbox-run.XXXXXX"
+#define KB_LANDLOCK_RUNDIR_TEMPLATE "/tmp/kinbox-UID/run.XXXXXX"
 
 /*
- * Makes the landlock backend's per-run temporary directory (0700, a fresh
- * name kinbox-run.XXXXXX) in the first place that takes one: /tmp, then
- * $TMPDIR, then /dev/shm (an agent's own sandbox leaves /tmp read-only:
- * sandbox-runtime, Codex's), then `workspace` itself (a hidden
+ * Makes the landlock backend's per-run temporary directory (0700) in the
+ * first place that takes one: /tmp, then $TMPDIR, then /dev/shm (an
+ * agent's own sandbox leaves /tmp read-only: sandbox-runtime, Codex's),
+ * each as PLACE/kinbox-UID/run.<32 random hex digits> under a parent only
+ * its owner can enter and no one can list (mode 0300: another run of the
+ * same user cannot find it), then `workspace` itself (a hidden
  * .kinbox-run.XXXXXX, the one place such a sandbox always leaves
- * writable; NULL: not tried). Its path in out (outlen bytes); an O_PATH
- * descriptor of it, or -1 with e saying where it was tried and why not.
+ * writable; NULL: not tried). With an `index_fd` (a directory of kinbox's
+ * state store; -1: none) the run records its directory there, locked
+ * while the process lives, so that kb_landlock_rundir_sweep() of a later
+ * run removes what a killed one left. Its path in out (outlen bytes); an
+ * O_PATH descriptor of it, or -1 with e saying where it was tried and why
+ * not.
  */
-int kb_landlock_rundir(
-    const char *workspace, char *out, size_t outlen, struct kb_err *e);
+int kb_landlock_rundir(const char *workspace, int index_fd, char *out,
+    size_t outlen, struct kb_err *e);
+/* the run's own index entry removed (after its directory) */
+void kb_landlock_rundir_forget(void);
+/* the directories of dead runs in the index removed (descriptor-based,
+ * never following a symlink); how many */
+int kb_landlock_rundir_sweep(int index_fd);
 
 /* The agent sandbox kinbox runs inside, by the variables it sets
  * (sandbox-runtime's SANDBOX_RUNTIME, Codex's CODEX_SANDBOX*, Gemini

@@ -236,7 +236,7 @@ probe_host(struct kb_status_probes *p)
 		char dir[PATH_MAX];
 		_cleanup_free_ char *cwd = getcwd(NULL, 0);
 		struct kb_err e;
-		int fd = kb_landlock_rundir(cwd, dir, sizeof(dir), &e);
+		int fd = kb_landlock_rundir(cwd, -1, dir, sizeof(dir), &e);
 
 		if (fd == -1) {
 			p->rundir_error = xstrdup(e.msg);

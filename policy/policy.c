@@ -325,8 +325,13 @@ kb_policy_within_writable(const struct kb_policy *p, const char *canonical)
 	 * it, no overlays, the caller's TMPDIR not granted */
 	bool ll = p->backend == KB_BACKEND_LANDLOCK;
 
-	if (ll && kb_path_within(canonical, "/tmp"))
-		return strncmp(canonical, "/tmp/kinbox-run.", 16) == 0;
+	if (ll && kb_path_within(canonical, "/tmp")) {
+		char run[48];
+		int n = snprintf(run, sizeof(run), "/tmp/kinbox-%u/run.",
+		    (unsigned)geteuid());
+
+		return strncmp(canonical, run, (size_t)n) == 0;
+	}
 	if (ll && p->tmpdir != NULL && kb_path_within(canonical, p->tmpdir) &&
 	    !kb_path_within(canonical, p->workspace))
 		return false;

@@ -315,9 +315,16 @@ host_sleeper() {
 }
 
 # the per-run directories left in /tmp, one a line
+# (their parent is mode 0300, unlistable even to its owner: opened for
+# the listing, as the test is that owner, and closed again)
 rundirs() {
-	find /tmp -maxdepth 1 -name 'kinbox-run.*' -user "$(id -u)" 2>/dev/null |
-		LC_ALL=C sort
+	_rp=/tmp/kinbox-$(id -u)
+	if [ -d "$_rp" ]; then
+		chmod 700 "$_rp"
+		find "$_rp" -mindepth 1 -maxdepth 1 -name 'run.*' 2>/dev/null |
+			LC_ALL=C sort
+		chmod 300 "$_rp"
+	fi
 }
 
 # ============================================================================
@@ -338,7 +345,7 @@ t_fallback() {
 	assert_streq "$KB_RC" 0 "kinbox's status (the command's)"
 	assert_streq "$(cat "$d/ws/f")" in "the workspace write landed"
 	assert_not_exists "$d/outside/f"
-	assert_file_has_content "$KB_OUT" '^TMPDIR=/tmp/kinbox-run\.'
+	assert_file_has_content "$KB_OUT" '^TMPDIR=/tmp/kinbox-[0-9]+/run\.[0-9a-f]{32}$'
 	assert_streq "$(grep -c '^kinbox: ' "$KB_ERR")" 1 "kinbox lines on stderr"
 	assert_file_has_content "$KB_ERR" "^kinbox: bubblewrap cannot make its namespaces here \\(bwrap: $2.*\\); running under the landlock backend"
 }
@@ -399,7 +406,7 @@ t_no_bwrap_run() {
 		>"$KB_OUT" 2>"$KB_ERR" || KB_RC=$?
 	assert_streq "$KB_RC" 0
 	assert_streq "$(cat "$ws/f")" in
-	assert_file_has_content "$KB_OUT" '^TMPDIR=/tmp/kinbox-run\.'
+	assert_file_has_content "$KB_OUT" '^TMPDIR=/tmp/kinbox-[0-9]+/run\.[0-9a-f]{32}$'
 	assert_one_kinbox_line "$KB_ERR" 'bubblewrap.*not installed.*landlock|landlock.*bubblewrap.*not installed'
 }
 run_test "auto with no bwrap on PATH: the landlock backend runs the command, and one stderr line says so" t_no_bwrap_run
@@ -450,7 +457,7 @@ t_sandbox_env() {
 		assert_not_exists "$tmpx"
 		if [ "$want" = landlock ]; then
 			assert_file_has_content "$KB_OUT" '^TMP-REFUSED$'
-			assert_file_has_content "$KB_OUT" '^TMPDIR=/tmp/kinbox-run\.'
+			assert_file_has_content "$KB_OUT" '^TMPDIR=/tmp/kinbox-[0-9]+/run\.[0-9a-f]{32}$'
 		else
 			assert_file_has_content "$KB_OUT" '^TMP-WROTE$'
 		fi
@@ -522,8 +529,8 @@ t_writes() {
 	await "$d/ws/tmpdir"
 	rd=$(cat "$d/ws/tmpdir")
 	case $rd in
-	/tmp/kinbox-run.??????) ;;
-	*) fail "TMPDIR inside is '$rd', not a /tmp/kinbox-run.XXXXXX" ;;
+	/tmp/kinbox-"$(id -u)"/run.????????????????????????????????) ;;
+	*) fail "TMPDIR inside is '$rd', not a /tmp/kinbox-$(id -u)/run.HEX" ;;
 	esac
 	# from outside, during the run: the per-run directory, 0700, the
 	# caller's, holding what the command wrote there
@@ -585,6 +592,80 @@ t_rundir_leftovers() {
 	assert_not_file_has_content "$KB_ERR" 'remove it by hand'
 }
 run_test "the per-run dir is removed even holding a chmod 000 tree, symlinks to a host file and dir (untouched), a FIFO" t_rundir_leftovers
+
+# A run's temporary directory is private to it: a concurrent run of the
+# same user can neither list its parent nor reach the directory, nor make
+# the parent listable; the index naming it is unreadable there. A run
+# killed by SIGKILL leaves its directory, and the next run sweeps it.
+# Control: each run writes and reads its own, seen from outside.
+t_rundir_private() {
+	d=$(newdir rdpriv)
+	mkdir "$d/a" "$d/b"
+	export GO="$d/go"
+	cd "$d/a"
+	# a token found nowhere else on the machine
+	tok=rdpriv-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
+	kb_bg --backend landlock -- sh -c '
+		echo "$1" > "$TMPDIR/s"
+		printf "%s\n" "$TMPDIR" > tmpdir.tmp && mv tmpdir.tmp tmpdir
+		'"$WAITGO"'
+		cat "$TMPDIR/s" > read-back' sh "$tok"
+	await "$d/a/tmpdir"
+	rda=$(cat "$d/a/tmpdir")
+	assert_streq "$(cat "$rda/s")" "$tok" "run A's own file, seen from outside"
+	# run B, concurrent: every way to A's directory it can try
+	(cd "$d/b" && "$KINBOX" --backend landlock -- sh -c '
+		p=$(dirname "$TMPDIR")
+		echo "own=$TMPDIR" > out
+		ls "$p" >> out 2>&1 && echo LISTED >> out
+		chmod 700 "$p" >> out 2>&1 && echo CHMODDED >> out
+		ls "$p" >> out 2>&1 && echo LISTED >> out
+		for i in "${XDG_STATE_HOME:-$HOME/.local/state}"/kinbox/rundirs/*; do
+			cat "$i" >> out 2>&1 && echo INDEX >> out
+		done
+		find / -xdev -path "*/run.*" -name s 2>/dev/null | grep -q . && echo FOUND >> out
+		grep -rl "$1" /tmp /dev/shm 2>/dev/null | grep -q . && echo FOUND >> out
+		echo mine > "$TMPDIR/m" && cat "$TMPDIR/m" >> out' sh "$tok") >"$KB_T/b.log" 2>&1 ||
+		{ cat "$KB_T/b.log"; fail "run B failed"; }
+	cat "$d/b/out"
+	assert_file_has_content "$d/b/out" '^mine$'
+	assert_not_file_has_content "$d/b/out" '^(LISTED|CHMODDED|INDEX|FOUND)$'
+	# nothing run B could see names A's directory (its name is the key)
+	assert_not_file_has_content "$d/b/out" "$(basename "$rda")"
+	assert_streq "$(stat -c %a "$(dirname "$rda")")" 300 "the parent's mode after run B"
+	: >"$GO"
+	kb_wait
+	assert_streq "$KB_RC" 0 "run A's status"
+	assert_streq "$(cat "$d/a/read-back")" "$tok" "run A read its own file back"
+	assert_not_exists "$rda"
+	# a run killed before its clean-up leaves its directory; the next
+	# landlock run removes it, and never a live run's
+	rm -f "$GO" "$d/a/tmpdir"
+	kb_bg --backend landlock -- sh -c '
+		printf "%s\n" "$TMPDIR" > tmpdir.tmp && mv tmpdir.tmp tmpdir
+		touch "$TMPDIR/left"; '"$WAITGO"
+	await "$d/a/tmpdir"
+	rdk=$(cat "$d/a/tmpdir")
+	kill -KILL "$KB_PID"
+	kb_wait
+	: >"$GO"
+	sleep 0.5
+	assert_exists "$rdk/left"
+	rm -f "$GO" "$d/b/tmpdir"
+	cd "$d/b"
+	kb_bg --backend landlock -- sh -c '
+		printf "%s\n" "$TMPDIR" > tmpdir.tmp && mv tmpdir.tmp tmpdir; '"$WAITGO"
+	await "$d/b/tmpdir"
+	rdl=$(cat "$d/b/tmpdir")
+	assert_not_exists "$rdk"
+	(cd "$d/a" && "$KINBOX" --backend landlock -- true) ||
+		fail "a third run failed"
+	assert_exists "$rdl"
+	: >"$GO"
+	kb_wait
+	assert_not_exists "$rdl"
+}
+run_test "the per-run dir is private: a concurrent run cannot list its parent (0300), chmod it, read the index or find A's file anywhere; a killed run's dir is swept by the next run, a live run's never" t_rundir_private
 
 # A deep tree (300 nested directories) in the per-run
 # directory: removed too, without a note
