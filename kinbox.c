@@ -788,11 +788,12 @@ rundir_remove(void)
 {
 	if (rundir_fd == -1)
 		return;
-	if (kb_remove_tree_at(rundir_fd) == -1 || rmdir(rundir) == -1)
+	if (kb_remove_tree_at(rundir_fd) == -1 || rmdir(rundir) == -1) {
 		warnx(
 		    "note: %s: %s; remove it by hand", rundir, strerror(errno));
-	else
-		kb_landlock_rundir_forget();
+	} else {
+		kb_landlock_rundir_forget(rundir);
+	}
 	close(rundir_fd);
 	rundir_fd = -1;
 }
@@ -1085,11 +1086,19 @@ main(int argc, char **argv)
 	 * directories, which nothing else lets another run find) */
 	if (!o.dry_run && pol.backend != KB_BACKEND_BWRAP &&
 	    pol.backend != KB_BACKEND_SEATBELT) {
+		_cleanup_free_ char *sp = NULL;
 		_cleanup_free_ char *ip = NULL;
 		struct kb_err ie;
+		/* only in a state store that is there already: a run makes
+		 * nothing in the caller's home that was not there (the
+		 * store comes with the first denial or git snapshot) */
+		int sfd = kb_state_subdir(pol.home, ".", false, &sp, &ie);
 
-		rundir_index =
-		    kb_state_subdir(pol.home, "rundirs", true, &ip, &ie);
+		if (sfd >= 0) {
+			close(sfd);
+			rundir_index = kb_state_subdir(
+			    pol.home, "rundirs", true, &ip, &ie);
+		}
 		if (rundir_index < 0)
 			rundir_index = -1;
 	}

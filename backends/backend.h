@@ -267,8 +267,9 @@ unsigned kb_landlock_lacks(const struct kb_host *, unsigned require);
  */
 int kb_landlock_rundir(const char *workspace, int index_fd, char *out,
     size_t outlen, struct kb_err *e);
-/* the run's own index entry removed (after its directory) */
-void kb_landlock_rundir_forget(void);
+/* after the run's directory `dir` is removed: its index entry, and its
+ * parent when that is empty now */
+void kb_landlock_rundir_forget(const char *dir);
 /* the directories of dead runs in the index removed (descriptor-based,
  * never following a symlink); how many */
 int kb_landlock_rundir_sweep(int index_fd);

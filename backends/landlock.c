@@ -678,13 +678,25 @@ rundir_record(int index_fd, const char *path)
 }
 
 void
-kb_landlock_rundir_forget(void)
+kb_landlock_rundir_forget(const char *dir)
 {
-	if (rundir_lock == -1)
-		return;
-	unlinkat(rundir_index, rundir_entry, 0);
-	close(rundir_lock);
-	rundir_lock = -1;
+	const char *slash = strrchr(dir, '/');
+
+	if (rundir_lock != -1) {
+		unlinkat(rundir_index, rundir_entry, 0);
+		close(rundir_lock);
+		rundir_lock = -1;
+	}
+	/* its parent kinbox-UID too, when no other run has a directory
+	 * there (ENOTEMPTY otherwise: kept) */
+	if (slash != NULL && strncmp(slash + 1, "run.", 4) == 0 &&
+	    (size_t)(slash - dir) < PATH_MAX) {
+		char parent[PATH_MAX];
+
+		memcpy(parent, dir, (size_t)(slash - dir));
+		parent[slash - dir] = '\0';
+		rmdir(parent);
+	}
 }
 
 /* does `path` name PLACE/kinbox-<uid>/run.<32 hex digits>? (what an
@@ -784,14 +796,28 @@ kb_landlock_rundir(const char *workspace, int index_fd, char *out,
 				}
 				rmdir(out);
 			}
-		} else if ((pfd = rundir_parent(
-				where[i], parent, sizeof(parent))) != -1) {
-			snprintf(name, sizeof(name), "run.%016llx%016llx",
-			    kb_random_u64(), kb_random_u64());
-			if ((size_t)snprintf(
-				out, outlen, "%s/%s", parent, name) >= outlen) {
-				errno = ENAMETOOLONG;
-			} else if (mkdirat(pfd, name, 0700) == 0) {
+		} else {
+			/* a run ending now removes an empty parent: made
+			 * again (ENOENT), a few times */
+			for (int t = 0; t < 3; t++) {
+				if (pfd != -1)
+					close(pfd);
+				if ((pfd = rundir_parent(where[i], parent,
+					 sizeof(parent))) == -1)
+					break;
+				snprintf(name, sizeof(name),
+				    "run.%016llx%016llx", kb_random_u64(),
+				    kb_random_u64());
+				if ((size_t)snprintf(out, outlen, "%s/%s",
+					parent, name) >= outlen) {
+					errno = ENAMETOOLONG;
+					break;
+				}
+				if (mkdirat(pfd, name, 0700) == -1) {
+					if (errno == ENOENT)
+						continue;
+					break;
+				}
 				fd = openat(pfd, name,
 				    O_PATH | O_DIRECTORY | O_NOFOLLOW |
 					O_CLOEXEC);
@@ -801,6 +827,7 @@ kb_landlock_rundir(const char *workspace, int index_fd, char *out,
 					return fd;
 				}
 				unlinkat(pfd, name, AT_REMOVEDIR);
+				break;
 			}
 		}
 		kb_buf_printf(&tried, "%s%s (%s)", tried.len > 0 ? ", " : "",

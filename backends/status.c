@@ -242,7 +242,8 @@ probe_host(struct kb_status_probes *p)
 			p->rundir_error = xstrdup(e.msg);
 		} else {
 			close(fd);
-			rmdir(dir);
+			if (rmdir(dir) == 0)
+				kb_landlock_rundir_forget(dir);
 		}
 	}
 }

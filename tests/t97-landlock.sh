@@ -601,6 +601,10 @@ run_test "the per-run dir is removed even holding a chmod 000 tree, symlinks to 
 t_rundir_private() {
 	d=$(newdir rdpriv)
 	mkdir "$d/a" "$d/b"
+	# a user whose state store is there (the first denial or git
+	# snapshot makes it): runs record their directories in it
+	mkdir -p "$XDG_STATE_HOME/kinbox"
+	chmod 700 "$XDG_STATE_HOME/kinbox"
 	export GO="$d/go"
 	cd "$d/a"
 	# a token found nowhere else on the machine
@@ -613,6 +617,9 @@ t_rundir_private() {
 	await "$d/a/tmpdir"
 	rda=$(cat "$d/a/tmpdir")
 	assert_streq "$(cat "$rda/s")" "$tok" "run A's own file, seen from outside"
+	# control: the index names it, seen from outside
+	grep -qx "$rda" "$XDG_STATE_HOME"/kinbox/rundirs/run.* ||
+		fail "no index entry holds $rda"
 	# run B, concurrent: every way to A's directory it can try
 	(cd "$d/b" && "$KINBOX" --backend landlock -- sh -c '
 		p=$(dirname "$TMPDIR")
