@@ -378,9 +378,10 @@ DEB_PKGS = bubblewrap libseccomp-dev libcap-ng-dev libinih-dev libbsd-dev \
            util-linux socat python3 openssh-client procps hyperfine mandoc \
            time strace clang clang-format \
            golang-go pre-commit python3-venv curl openssl python3-pip \
-           python3-jsonschema zsh
+           python3-jsonschema zsh python3-pytest zip
 # python3-jsonschema: tests/t94-hooks.sh validates the Codex hook answers;
-# zsh: tests/t89-completion.sh checks the zsh completion script
+# zsh: tests/t89-completion.sh checks the zsh completion script;
+# python3-pytest, zip: tests/t31-stdout.sh runs them (with go and pre-commit)
 # go, pre-commit and python3-venv: tests/t80-caches.sh runs them under kinbox
 # with the default caches (npm and cargo are used where present: Debian's
 # npm would replace a newer Node.js)

@@ -30,6 +30,7 @@
 #include "denial/report.h"
 #include "gitguard/gitguard.h"
 #include "policy/policy.h"
+#include "policy/tables.h"
 #include "policy/runs.h"
 #include "lib/execsearch.h"
 #include "lib/fsat.h"
@@ -533,6 +534,21 @@ told_already(const struct kb_denial *exact, size_t n, const struct kb_denial *d)
 	return false;
 }
 
+/* Is `d` one of the first n already (the same class and path, host or
+ * reason: a tool that says it on both streams)? */
+static bool
+same_as(const struct kb_denial *have, size_t n, const struct kb_denial *d)
+{
+	for (size_t i = 0; i < n; i++)
+		if (have[i].cls == d->cls &&
+		    strcmp(have[i].path, d->path) == 0 &&
+		    strcmp(have[i].host, d->host) == 0 &&
+		    (d->path[0] != '\0' || d->host[0] != '\0' ||
+			strcmp(have[i].reason, d->reason) == 0))
+			return true;
+	return false;
+}
+
 /*
  * After a failed run: was it the sandbox? One human line on stderr, the
  * JSON record on --json-fd, the journal entry for kinpolicy. The command's
@@ -557,10 +573,24 @@ report_denial(const struct kb_policy *p, const struct kb_opts *o,
 	/* one more than is shown: to say that there were more */
 	nc = kb_classify_all(run->exit_code, run->tail, run->tail_len, p,
 	    &oracle, d + ns, KB_MAX_DENIALS + 1 - ns);
+	/* what the tool reported on stdout (test runners, hook managers):
+	 * the denials stderr did not already tell */
+	if (run->stdout_read && run->out_tail_len > 0 &&
+	    ns + nc < KB_MAX_DENIALS + 1) {
+		size_t no = kb_classify_all(run->exit_code, run->out_tail,
+		    run->out_tail_len, p, &oracle, d + ns + nc,
+		    KB_MAX_DENIALS + 1 - ns - nc);
+
+		for (size_t i = ns + nc; i < ns + nc + no; i++)
+			d[i].from_stdout = true;
+		nc += no;
+	}
 	nd = ns;
 	for (size_t i = ns; i < ns + nc; i++)
-		if (!told_already(d, ns, &d[i]) &&
-		    !(d[i].cls == KB_CLASS_NETWORK && run->egress.ndenial > 0))
+		if (!told_already(d, ns, &d[i]) && !same_as(d, nd, &d[i]) &&
+		    !(d[i].cls == KB_CLASS_NETWORK &&
+			run->egress.ndenial > 0) &&
+		    !(d[i].from_stdout && d[i].from_status))
 			d[nd++] = d[i];
 	if (nd == 0)
 		return;
@@ -782,6 +812,97 @@ static char rundir[PATH_MAX];
 static int rundir_fd = -1;
 /* the index of run directories in kinbox's state store (-1: none) */
 static int rundir_index = -1;
+
+/* The first path in `t` (len bytes) below `dir`/: its end, or NULL */
+static const char *
+path_below(const char *t, size_t len, const char *dir, const char **start)
+{
+	size_t dl = strlen(dir);
+
+	for (const char *at = t;
+	     dl > 1 &&
+	     (at = memmem(at, len - (size_t)(at - t), dir, dl)) != NULL;
+	     at += dl) {
+		const char *end = at + dl;
+
+		if (end >= t + len || *end != '/' ||
+		    (at > t && !strchr(" \t\n'\"(:=", at[-1])))
+			continue;
+		while (end < t + len && !strchr(" \t\n'\")", *end) &&
+		       (unsigned char)*end >= 0x20)
+			end++;
+		*start = at;
+		return end;
+	}
+	return NULL;
+}
+
+/*
+ * A failed command that points at a file it wrote in a cache whose
+ * writes this run does not keep (npm's "A complete log of this run can be
+ * found in: ~/.npm/_logs/…", pre-commit's "Check the log at
+ * ~/.cache/pre-commit/pre-commit.log"), or in the landlock backend's
+ * per-run directory: one note that the file is gone, or was never
+ * written, and what keeps it. The first such file only.
+ */
+static void
+note_lost_files(const struct kb_policy *p, const struct kb_run *run)
+{
+	const struct {
+		const char *t;
+		size_t n;
+	} tails[] = {{run->tail, run->tail_len},
+	    {run->out_tail, run->stdout_read ? run->out_tail_len : 0}};
+
+	for (size_t k = 0; k < nitems(tails); k++) {
+		const char *start, *end;
+
+		if (tails[k].n == 0)
+			continue;
+		if (rundir[0] != '\0' &&
+		    (end = path_below(
+			 tails[k].t, tails[k].n, rundir, &start)) != NULL) {
+			warnx("note: %.*s was in this run's temporary "
+			      "directory, removed with it; to keep a tool's "
+			      "log, point it at the workspace",
+			    (int)(end - start), start);
+			return;
+		}
+		for (size_t c = 0; c < kb_cache_count && p->home != NULL; c++)
+			for (size_t j = 0; j < nitems(kb_cache_table[c].path) &&
+					   kb_cache_table[c].path[j] != NULL;
+			     j++) {
+				_cleanup_free_ char *dir = xasprintf("%s/%s",
+				    p->home, kb_cache_table[c].path[j]);
+				const char *name = kb_cache_table[c].name;
+
+				if (p->cache[c] == KB_CACHE_PERSISTED ||
+				    (end = path_below(tails[k].t, tails[k].n,
+					 dir, &start)) == NULL)
+					continue;
+				if (p->cache[c] == KB_CACHE_OFF)
+					warnx(
+					    "note: %.*s lies in %s ([caches] "
+					    "%s), read-only in this run: the "
+					    "tool could not write it; [caches] "
+					    "%s = persisted in your config.ini "
+					    "keeps what it writes there "
+					    "(kinbox.conf(5))",
+					    (int)(end - start), start, dir,
+					    name, name);
+				else
+					warnx(
+					    "note: %.*s lies in %s ([caches] "
+					    "%s), whose writes this run "
+					    "discards: it is gone; [caches] %s "
+					    "= persisted in your config.ini "
+					    "keeps it (kinbox.conf(5))",
+					    (int)(end - start), start, dir,
+					    name, name);
+				return;
+			}
+	}
+}
 
 static void
 rundir_remove(void)
@@ -1397,6 +1518,8 @@ main(int argc, char **argv)
 	if (run.exec_errno == 0 &&
 	    (run.exit_code != 0 || run.egress.ndenial > 0))
 		report_denial(&pol, &o, &run);
+	if (run.exec_errno == 0 && run.exit_code != 0)
+		note_lost_files(&pol, &run);
 	kb_plan_free(&plan);
 	kb_policy_free(&pol);
 	return run.exit_code;

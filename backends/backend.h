@@ -469,10 +469,17 @@ struct kb_run {
 			     ran */
 	bool timed_out;   /* --timeout expired: the sandbox was stopped */
 	int exit_code;    /* kinbox's exit status for this run */
+	/* stdout was a pipe, socket or regular file: its tail is read too
+	 * (a terminal or a device is left to the command) */
+	bool stdout_read;
+	size_t out_tail_len;
+	unsigned long long stdout_bytes; /* relayed (or appended) in all */
 	/* the last KB_TAIL bytes of the command's stderr, in order */
 	char tail[KB_TAIL];
 	size_t tail_len;
 	unsigned long long stderr_bytes; /* relayed in all */
+	/* the last KB_TAIL bytes of its stdout, when stdout_read */
+	char out_tail[KB_TAIL];
 };
 
 /*

@@ -28,6 +28,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -279,24 +280,32 @@ mark_all_cloexec(int maxfd)
 }
 
 /* Child side (vfork: shares our memory): only system calls until exec. */
-/* --- the stderr relay --------------------------------------------------- */
+/* --- the relays of stderr and stdout ------------------------------------ */
 
 #define RELAY_CHUNK     (128 * 1024)
 #define RELAY_PIPE_SIZE (1024 * 1024)
 
 struct relay {
-	int fd; /* read end: pipe or pty master; -1 when closed */
+	int fd;  /* read end: pipe or pty master; -1 when closed */
+	int out; /* where it goes: 2 (stderr) or 1 (stdout) */
 	bool pty;
-	bool out_dead; /* our stderr is gone: keep draining, stop writing */
+	bool out_dead; /* our end is gone: see relay_some */
+	/* stdout to a pipe: tee(2)'d there, the command's pipe then
+	 * emptied into /dev/null (splice) but for the tail: no copy */
+	bool tee;
+	int devnull;
+	char *ring; /* KB_TAIL bytes */
 	size_t ring_pos;
 	bool ring_full;
+	size_t *ring_len;
+	unsigned long long *bytes;
 };
 
 static void
 write_all(struct relay *rl, const char *buf, size_t n)
 {
 	while (n > 0 && !rl->out_dead) {
-		ssize_t w = write(2, buf, n);
+		ssize_t w = write(rl->out, buf, n);
 
 		if (w > 0) {
 			buf += w;
@@ -304,7 +313,7 @@ write_all(struct relay *rl, const char *buf, size_t n)
 		} else if (w == -1 && errno == EINTR) {
 			continue;
 		} else if (w == -1 && errno == EAGAIN) {
-			struct pollfd p = {.fd = 2, .events = POLLOUT};
+			struct pollfd p = {.fd = rl->out, .events = POLLOUT};
 
 			poll(&p, 1, -1);
 		} else {
@@ -315,52 +324,167 @@ write_all(struct relay *rl, const char *buf, size_t n)
 
 /* keeps the last KB_TAIL bytes in a ring; linearised at the end */
 static void
-ring_add(struct relay *rl, struct kb_run *r, const char *buf, size_t n)
+ring_add(struct relay *rl, const char *buf, size_t n)
 {
 	if (n >= KB_TAIL) {
-		memcpy(r->tail, buf + n - KB_TAIL, KB_TAIL);
+		memcpy(rl->ring, buf + n - KB_TAIL, KB_TAIL);
 		rl->ring_pos = 0;
 		rl->ring_full = true;
 		return;
 	}
 	size_t first = KB_TAIL - rl->ring_pos < n ? KB_TAIL - rl->ring_pos : n;
 
-	memcpy(r->tail + rl->ring_pos, buf, first);
-	memcpy(r->tail, buf + first, n - first);
+	memcpy(rl->ring + rl->ring_pos, buf, first);
+	memcpy(rl->ring, buf + first, n - first);
 	if (rl->ring_pos + n >= KB_TAIL)
 		rl->ring_full = true;
 	rl->ring_pos = (rl->ring_pos + n) % KB_TAIL;
 }
 
 static void
-ring_finish(struct relay *rl, struct kb_run *r)
+ring_finish(struct relay *rl)
 {
 	static char tmp[KB_TAIL];
 
+	if (rl->ring == NULL)
+		return;
 	if (!rl->ring_full) {
-		r->tail_len = rl->ring_pos;
+		*rl->ring_len = rl->ring_pos;
 		return;
 	}
-	memcpy(tmp, r->tail + rl->ring_pos, KB_TAIL - rl->ring_pos);
-	memcpy(tmp + KB_TAIL - rl->ring_pos, r->tail, rl->ring_pos);
-	memcpy(r->tail, tmp, KB_TAIL);
-	r->tail_len = KB_TAIL;
+	memcpy(tmp, rl->ring + rl->ring_pos, KB_TAIL - rl->ring_pos);
+	memcpy(tmp + KB_TAIL - rl->ring_pos, rl->ring, rl->ring_pos);
+	memcpy(rl->ring, tmp, KB_TAIL);
+	*rl->ring_len = KB_TAIL;
+}
+
+static void
+relay_close(struct relay *rl)
+{
+	if (rl->fd != -1)
+		close(rl->fd);
+	rl->fd = -1;
+	if (rl->devnull != -1)
+		close(rl->devnull);
+	rl->devnull = -1;
+}
+
+/* Our stdout's reader went away: the command's pipe is closed too, so
+ * that its next write gets SIGPIPE or EPIPE, as it would without kinbox
+ * (stderr instead keeps draining: a closed stderr must not kill it). */
+static bool
+relay_dead(struct relay *rl)
+{
+	if (!rl->out_dead || rl->out != 1)
+		return false;
+	relay_close(rl);
+	return true;
+}
+
+/* stdout to a pipe: tee to it, keep the tail, splice the rest away */
+static int
+relay_tee(struct relay *rl)
+{
+	static char buf[KB_TAIL];
+	ssize_t t = tee(rl->fd, rl->out, RELAY_PIPE_SIZE, SPLICE_F_NONBLOCK);
+
+	if (t == -1 && errno == EAGAIN) {
+		/* the command's pipe is empty, or ours is full */
+		struct pollfd p[2] = {{.fd = rl->fd, .events = POLLIN},
+		    {.fd = rl->out, .events = POLLOUT}};
+
+		if (poll(p, 2, 0) > 0 && (p[0].revents & POLLIN) &&
+		    !(p[1].revents & (POLLOUT | POLLERR))) {
+			poll(&p[1], 1, -1);
+			return 1;
+		}
+		if (p[1].revents & POLLERR) {
+			rl->out_dead = true;
+			return 1;
+		}
+		return 0;
+	}
+	if (t == -1 && errno == EINTR)
+		return 1;
+	if (t == -1) {
+		/* EPIPE: our reader is gone; anything else: not teeable */
+		if (errno == EPIPE)
+			rl->out_dead = true;
+		else
+			rl->tee = false;
+		return 1;
+	}
+	if (t == 0) {
+		/* EOF, or a writer gone with nothing left */
+		char c;
+		ssize_t n = read(rl->fd, &c, 1);
+
+		if (n == 1) { /* raced: a byte after all */
+			write_all(rl, &c, 1);
+			ring_add(rl, &c, 1);
+			*rl->bytes += 1;
+			return 1;
+		}
+		if (n == -1 && (errno == EAGAIN || errno == EINTR))
+			return 0;
+		relay_close(rl);
+		return 0;
+	}
+	*rl->bytes += (unsigned long long)t;
+	if ((size_t)t > KB_TAIL) {
+		size_t skip = (size_t)t - KB_TAIL;
+
+		while (skip > 0) {
+			ssize_t k =
+			    splice(rl->fd, NULL, rl->devnull, NULL, skip, 0);
+
+			if (k <= 0 && errno != EINTR)
+				return -1;
+			if (k > 0)
+				skip -= (size_t)k;
+		}
+		t = KB_TAIL;
+	}
+	for (size_t got = 0; got < (size_t)t;) {
+		ssize_t k = read(rl->fd, buf + got, (size_t)t - got);
+
+		if (k <= 0 && errno != EINTR)
+			return -1;
+		if (k > 0)
+			got += (size_t)k;
+	}
+	ring_add(rl, buf, (size_t)t);
+	return 1;
 }
 
 /* Moves what is there now; closes the relay at end of stream. A bounded
  * number of rounds, so that signals are still seen under a flood. */
 static void
-relay_some(struct relay *rl, struct kb_run *r)
+relay_some(struct relay *rl)
 {
 	static char buf[RELAY_CHUNK];
 
 	for (int round = 0; round < 64 && rl->fd != -1; round++) {
-		ssize_t n = read(rl->fd, buf, sizeof(buf));
+		ssize_t n;
 
+		if (relay_dead(rl))
+			return;
+		if (rl->tee && !rl->out_dead) {
+			int k = relay_tee(rl);
+
+			if (k == -1) {
+				relay_close(rl);
+				return;
+			}
+			if (k == 0)
+				return;
+			continue;
+		}
+		n = read(rl->fd, buf, sizeof(buf));
 		if (n > 0) {
 			write_all(rl, buf, (size_t)n);
-			ring_add(rl, r, buf, (size_t)n);
-			r->stderr_bytes += (unsigned long long)n;
+			ring_add(rl, buf, (size_t)n);
+			*rl->bytes += (unsigned long long)n;
 			continue;
 		}
 		if (n == -1 && errno == EINTR)
@@ -368,9 +492,82 @@ relay_some(struct relay *rl, struct kb_run *r)
 		if (n == -1 && errno == EAGAIN)
 			return;
 		/* 0: every writer is gone; EIO: a pty whose slave closed */
-		close(rl->fd);
-		rl->fd = -1;
+		relay_close(rl);
 	}
+}
+
+/*
+ * The command's fd 1, when our stdout is a pipe or a socket (an agent's,
+ * a CI log's): a pipe, relayed byte for byte and its tail kept, so that a
+ * denial a tool reports on stdout is seen. A terminal is left to the
+ * command (a pipe would change what it prints), and so are a regular file
+ * (its tail is read back after the run: rl->fd stays -1 and *file_at is
+ * where the run's output starts) and a device (/dev/null). -1 for none.
+ */
+static int
+open_out_relay(struct relay *rl, struct kb_run *r, off_t *file_at)
+{
+	struct stat st;
+	int p[2];
+
+	rl->fd = rl->devnull = -1;
+	rl->out = 1;
+	rl->ring = r->out_tail;
+	rl->ring_len = &r->out_tail_len;
+	rl->bytes = &r->stdout_bytes;
+	*file_at = -1;
+	if (fstat(1, &st) == -1 || isatty(1))
+		return -1;
+	if (S_ISREG(st.st_mode)) {
+		*file_at = lseek(1, 0, SEEK_CUR);
+		r->stdout_read = *file_at != -1;
+		return -1;
+	}
+	if (!S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode))
+		return -1;
+	if (pipe2(p, O_CLOEXEC) == -1)
+		return -1;
+	fcntl(p[0], F_SETPIPE_SZ, RELAY_PIPE_SIZE);
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	rl->fd = p[0];
+	if (S_ISFIFO(st.st_mode) &&
+	    (rl->devnull = open("/dev/null", O_WRONLY | O_CLOEXEC)) != -1) {
+		rl->tee = true;
+		/* a tee moves at most what our pipe holds: a larger one keeps
+		 * the tail's copy a small part of the stream (the size the
+		 * reader sees grows; nothing else changes for it) */
+		if (fcntl(1, F_GETPIPE_SZ) < RELAY_PIPE_SIZE)
+			fcntl(1, F_SETPIPE_SZ, RELAY_PIPE_SIZE);
+	}
+	r->stdout_read = true;
+	return p[1];
+}
+
+/* A regular file as stdout: the tail of what the run appended, read back
+ * (the file is ours to read: we opened it for the command) */
+static void
+file_tail(struct kb_run *r, off_t from)
+{
+	off_t end = lseek(1, 0, SEEK_CUR), at;
+	struct stat st, st1;
+	ssize_t n;
+	int fd;
+
+	if (from < 0 || end <= from)
+		return;
+	r->stdout_bytes = (unsigned long long)(end - from);
+	at = end - from > (off_t)KB_TAIL ? end - (off_t)KB_TAIL : from;
+	/* fd 1 is write-only as a shell opens it: the same file again, for
+	 * reading (when its mode lets us) */
+	if ((fd = open("/proc/self/fd/1",
+		 O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)) == -1)
+		return;
+	if (fstat(fd, &st) == 0 && fstat(1, &st1) == 0 &&
+	    st.st_dev == st1.st_dev && st.st_ino == st1.st_ino) {
+		n = pread(fd, r->out_tail, (size_t)(end - at), at);
+		r->out_tail_len = n > 0 ? (size_t)n : 0;
+	}
+	close(fd);
 }
 
 /*
@@ -380,11 +577,15 @@ relay_some(struct relay *rl, struct kb_run *r)
  * otherwise, enlarged to cut the number of wake-ups.
  */
 static int
-open_relay(struct relay *rl, int *child_end)
+open_relay(struct relay *rl, struct kb_run *r, int *child_end)
 {
 	int p[2];
 
-	rl->fd = -1;
+	rl->fd = rl->devnull = -1;
+	rl->out = 2;
+	rl->ring = r->tail;
+	rl->ring_len = &r->tail_len;
+	rl->bytes = &r->stderr_bytes;
 	if (isatty(2)) {
 		char name[128];
 		struct termios t;
@@ -529,7 +730,9 @@ watch_close(struct watch *w)
 
 /* descriptors kb_run() hands to the backend, before they get their numbers */
 struct fds {
-	int seccomp, status_w, err_w, realerr, empty, go_r;
+	int seccomp, status_w, err_w, realerr;
+	int realout; /* the command's fd 1 when stdout is relayed, or -1 */
+	int empty, go_r;
 	int notify, unotify; /* the connect() filter, the listener's way out */
 	int proxy;           /* the egress proxy listener's way out */
 	int env;             /* the command's environment (a memfd) */
@@ -558,7 +761,8 @@ static void __attribute__((noreturn)) exec_backend(const struct kb_plan *pl,
 	for (size_t i = 0; i < pl->npass; i++)
 		if (dup2(pl->pass_src[i], pl->pass_base + (int)i) == -1)
 			_exit(KB_EXIT_ERROR);
-	if (dup2(f->err_w, 2) == -1 || dup2(f->seccomp, pl->seccomp_fd) == -1 ||
+	if ((f->realout != -1 && dup2(f->realout, 1) == -1) ||
+	    dup2(f->err_w, 2) == -1 || dup2(f->seccomp, pl->seccomp_fd) == -1 ||
 	    dup2(f->status_w, pl->status_fd) == -1 ||
 	    dup2(f->realerr, pl->stderr_fd) == -1 ||
 	    (pl->empty_fd != -1 && dup2(f->empty, pl->empty_fd) == -1) ||
@@ -702,7 +906,9 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	pid_t ov_pid = -1;
 	int seccomp_fd, realerr, empty, sigfd, base = 32, maxfd, tfd = -1;
 	int envfd = -1;
-	struct relay rl = {0};
+	struct relay rl = {0}, ro = {0};
+	int realout = -1;
+	off_t out_file_at = -1;
 	struct watch w = {.fd = -1};
 	struct fds f;
 	unsigned char stbuf[16];
@@ -761,10 +967,14 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	status_p[1] = lift(status_p[1], base);
 	err_p[1] = lift(err_p[1], base);
 	empty = lift(empty, base);
-	if (open_relay(&rl, &realerr) == -1)
+	if (open_relay(&rl, r, &realerr) == -1)
 		return kb_err_set(
 		    e, "cannot set up the stderr relay: %s", strerror(errno));
 	realerr = lift(realerr, base);
+	if ((realout = open_out_relay(&ro, r, &out_file_at)) != -1 &&
+	    (realout = lift(realout, base)) == -1)
+		return kb_err_set(
+		    e, "cannot arrange descriptors: %s", strerror(errno));
 	if (seccomp_fd == -1 || status_p[1] == -1 || err_p[1] == -1 ||
 	    realerr == -1 || empty == -1)
 		return kb_err_set(
@@ -818,9 +1028,9 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 		return -1;
 	}
 
-	f = (struct fds){seccomp_fd, status_p[1], err_p[1], realerr, empty,
-	    go_p[0], notify, un[1], px[1], envfd, raised ? &orig_nofile : NULL,
-	    landlock_run ? getpgrp() : 0};
+	f = (struct fds){seccomp_fd, status_p[1], err_p[1], realerr, realout,
+	    empty, go_p[0], notify, un[1], px[1], envfd,
+	    raised ? &orig_nofile : NULL, landlock_run ? getpgrp() : 0};
 	/* the keeper is the run's subreaper; kinbox is one too, in case the
 	 * keeper is killed from outside: then what it left is re-parented to
 	 * kinbox, which kills it (kb_tree_kill) */
@@ -851,6 +1061,8 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	close(status_p[1]);
 	close(err_p[1]);
 	close(realerr);
+	if (realout != -1)
+		close(realout);
 	close(empty);
 	if (go_p[0] != -1)
 		close(go_p[0]);
@@ -878,7 +1090,7 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	fcntl(err_p[0], F_SETFL, O_NONBLOCK);
 
 	for (;;) {
-		struct pollfd pfd[9] = {
+		struct pollfd pfd[10] = {
 		    {.fd = sigfd, .events = POLLIN},
 		    {.fd = status_p[0], .events = POLLIN},
 		    {.fd = err_p[0], .events = POLLIN},
@@ -888,8 +1100,9 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 		    {.fd = px[0], .events = POLLIN},
 		    {.fd = reaped ? -1 : tfd, .events = POLLIN},
 		    {.fd = ksock, .events = POLLIN},
+		    {.fd = ro.fd, .events = POLLIN},
 		};
-		int n = poll(pfd, 9, reaped ? 1000 : -1);
+		int n = poll(pfd, 10, reaped ? 1000 : -1);
 
 		if (n == -1 && errno == EINTR)
 			continue;
@@ -948,7 +1161,9 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 			}
 		}
 		if (pfd[3].revents)
-			relay_some(&rl, r);
+			relay_some(&rl);
+		if (pfd[9].revents)
+			relay_some(&ro);
 		if (pfd[5].revents && pl->meta) {
 			int lfd = serve_meta(un[0], &meta, pid, r);
 
@@ -1084,7 +1299,7 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 			}
 		}
 		if (reaped && status_p[0] == -1 && err_p[0] == -1 &&
-		    rl.fd == -1)
+		    rl.fd == -1 && ro.fd == -1)
 			break;
 	}
 	if (!reaped) {
@@ -1119,10 +1334,16 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	if (err_p[0] != -1)
 		close(err_p[0]);
 	if (rl.fd != -1)
-		relay_some(&rl, r);
+		relay_some(&rl);
 	if (rl.fd != -1)
 		close(rl.fd);
-	ring_finish(&rl, r);
+	ring_finish(&rl);
+	if (ro.fd != -1)
+		relay_some(&ro);
+	relay_close(&ro);
+	ring_finish(&ro);
+	if (out_file_at >= 0)
+		file_tail(r, out_file_at);
 	watch_close(&w);
 	close(sigfd);
 	/* the run is over: a late `sig` must not kill kinbox (the default

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../policy/hosts.h"
 #include "../policy/resolve.h"
 #include "../policy/tables.h"
 #include "denial.h"
@@ -1462,6 +1463,54 @@ unix_socket(const struct line *lines, size_t i, const struct kb_policy *p)
 	return yes;
 }
 
+/* A network denial that names a host kinbox's proxy can reach: the
+ * narrowest grant that helps is --allow-host HOST[:PORT], not the whole
+ * network (a tool that ignores HTTP(S)_PROXY still needs --net: the line
+ * says both). Not under the landlock backend, which has no proxy, nor
+ * Seatbelt's, which refuses --allow-host at run time. */
+static void
+narrow_host(struct kb_denial *d, const struct kb_policy *p)
+{
+	char name[KB_HOST_NAME_MAX + 1];
+	unsigned port;
+	const char *why;
+
+	struct kb_strv w = {0};
+
+	if (d->host[0] == '\0' || p->backend == KB_BACKEND_LANDLOCK ||
+	    p->backend == KB_BACKEND_SEATBELT ||
+	    kb_host_entry_parse(d->host, name, sizeof(name), &port, &why) != 0)
+		return;
+	/* no port named: the command's own http://NAME[:PORT] URL says
+	 * which (the proxy's default is 443) */
+	command_words(p, &w);
+	for (size_t k = 0; k < w.n && strchr(d->host, ':') == NULL &&
+			   d->suggest_host[0] == '\0';
+	     k++) {
+		const char *u = strstr(w.v[k], "http://");
+		size_t nl = strlen(name);
+		unsigned long up = 80;
+
+		if (u == NULL || strncasecmp(u + 7, name, nl) != 0)
+			continue;
+		if (u[7 + nl] == ':' && isdigit((unsigned char)u[8 + nl]))
+			up = strtoul(u + 8 + nl, NULL, 10);
+		else if (u[7 + nl] != '\0' && u[7 + nl] != '/')
+			continue;
+		if (up == 0 || up > 65535)
+			break;
+		snprintf(d->suggest_host, sizeof(d->suggest_host), "%s:%lu",
+		    name, up);
+	}
+	kb_strv_free(&w);
+	if (d->suggest_host[0] == '\0' && strchr(d->host, ':') != NULL)
+		snprintf(d->suggest_host, sizeof(d->suggest_host), "%s:%u",
+		    name, port);
+	else if (d->suggest_host[0] == '\0')
+		snprintf(d->suggest_host, sizeof(d->suggest_host), "%s", name);
+	d->suggest_net = false;
+}
+
 /* A network denial on line i; an SSH connection needs the agent and
  * known_hosts too (~/.ssh is hidden without --ssh-agent): --net alone
  * would only get as far as "Host key verification failed". The landlock
@@ -1481,7 +1530,9 @@ net_denial(const struct line *lines, size_t nlines, size_t i,
 		d->cls = KB_CLASS_SSH;
 		d->suggest_ssh_agent = p->backend != KB_BACKEND_LANDLOCK;
 		d->host[0] = '\0';
+		return;
 	}
+	narrow_host(d, p);
 }
 
 /*

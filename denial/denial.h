@@ -59,6 +59,9 @@ struct kb_denial {
 	bool landlock;
 	/* judged from the exit status alone (nothing on stderr: curl -s) */
 	bool from_status;
+	/* read from the command's stdout (a test runner's, a hook
+	 * manager's report), not its stderr */
+	bool from_stdout;
 	/* socket: the grant that would allow it (--allow-socket), "" when
 	 * none fits; `path` is the socket as kinbox resolved it */
 	char suggest_socket[PATH_MAX];

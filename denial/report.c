@@ -34,7 +34,9 @@ kb_denial_id(char out[KB_ID_LEN + 1])
  * sandbox (--unconfined) is given as what it is: the command's claim, with
  * no narrower grant that kinbox could offer.
  */
-#define FROM_STDERR "read from the command's stderr"
+/* the stream is filled in last (\x01 never survives kb_escape, so it
+ * cannot come from the command) */
+#define FROM_STDERR "read from the command's \x01"
 #define ONLY_UNCONFINED                                                        \
 	"only --unconfined would allow it, and nothing but the command's "     \
 	"stderr says that it is needed"
@@ -54,8 +56,25 @@ shq(const char *s)
 	return b.s;
 }
 
+static char *report_line(const struct kb_denial *d, const char *id);
+
 char *
 kb_report_line(const struct kb_denial *d, const char *id)
+{
+	char *line = report_line(d, id), *at = strchr(line, '\x01');
+	char *r;
+
+	if (at == NULL)
+		return line;
+	*at = '\0';
+	r = xasprintf(
+	    "%s%s%s", line, d->from_stdout ? "stdout" : "stderr", at + 1);
+	free(line);
+	return r;
+}
+
+static char *
+report_line(const struct kb_denial *d, const char *id)
 {
 	/* every field came from the command's stderr (or names a directory
 	 * found from it): escaped, so that it cannot end this line */
@@ -194,6 +213,17 @@ kb_report_line(const struct kb_denial *d, const char *id)
 					 "command's exit status: it printed "
 					 "nothing); retry with --net  [%s]",
 			    reason, eid);
+		if (d->suggest_host[0] != '\0') {
+			_cleanup_free_ char *grant = shq(d->suggest_host);
+
+			return xasprintf(
+			    "denied network to %s (%s, " FROM_STDERR
+			    "); retry with --allow-host %s "
+			    "(that host only, through kinbox's "
+			    "proxy; --net if the tool ignores "
+			    "HTTPS_PROXY)  [%s]",
+			    host, reason, grant, eid);
+		}
 		return xasprintf("denied network%s%s (%s, " FROM_STDERR "); "
 				 "retry with --net  [%s]",
 		    d->host[0] ? " to " : "", host, reason, eid);
@@ -339,6 +369,10 @@ fingerprint(const struct kb_denial *d, const char *id)
 		set(o, "id", json_string(id));
 	set(o, "class", json_string(kb_class_name(d->cls)));
 	set(o, "evidence", jstr(d->evidence));
+	/* read from the command's stdout, not its stderr (absent: stderr,
+	 * the exit status, or kinbox's own proxy and supervisor) */
+	if (d->from_stdout)
+		set(o, "stream", json_string("stdout"));
 	set(o, "reason", jstr(d->reason));
 	if (d->cls == KB_CLASS_WRITE || d->cls == KB_CLASS_GUARDED ||
 	    d->cls == KB_CLASS_SOCKET || d->path[0] != '\0')

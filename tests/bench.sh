@@ -18,7 +18,8 @@
 # then kinbox's own peak RSS on `kinbox --dry-run -- /bin/true` and after
 # `kinbox -- git add -A` in a 30,000-file repository built for the run, the
 # relay's throughput: 1 GiB written to stderr through kinbox against the
-# same sandboxed command piped through cat, and 8 GiB to stdout (untouched),
+# same sandboxed command piped through cat, 8 GiB to stdout on /dev/null
+# (untouched), and 1 GiB to stdout on a pipe (relayed, its tail read),
 # what answering every connect() costs (kinbox's unix-socket mediation,
 # backends/unotify.c): a small C program (compiled for the run with cc)
 # that times KB_BENCH_CONNECTS connects to a listener of its own, a unix
@@ -1015,6 +1016,15 @@ def throughput(ws, argv, raw_fds):
          ["bash", "-c", raw(writer8, ">/dev/null")]),
         ("stdout", "kinbox -- dd ... >/dev/null (8 GiB)",
          [KINBOX, "--"] + writer8),
+        # stdout a pipe (an agent's): kinbox relays it to read its tail
+        # (tee(2) to the pipe, the rest spliced away); the raw run pipes
+        # the same writer straight into the same reader
+        ("pipe", "raw bwrap ... | cat >/dev/null",
+         ["bash", "-c", raw(writer, "2>/dev/null") + " | cat >/dev/null"]),
+        ("pipe", "kinbox -- dd ... | cat >/dev/null",
+         ["bash", "-c", " ".join(shlex.quote(a) for a in
+                                 [KINBOX, "--"] + writer)
+          + " | cat >/dev/null"]),
     ]
     times = [[] for _ in cases]
     for _ in range(runs):
@@ -1031,7 +1041,8 @@ def throughput(ws, argv, raw_fds):
         m = (8192 if "8 GiB" in label else 1024) / statistics.median(t)
         mibs.append(m)
         print("     %-7s %-48s %8.0f" % (stream, label, m))
-    for name, k, raw_i in (("stderr", 1, 0), ("stdout", 3, 2)):
+    for name, k, raw_i in (("stderr", 1, 0), ("stdout", 3, 2),
+                           ("stdout to a pipe", 5, 4)):
         ratio = mibs[k] / mibs[raw_i]
         target = THROUGHPUT_TARGET if name == "stderr" else 0.95
         print("target  %s through kinbox >= %.2fx the raw run:  %.2fx  %s"

@@ -222,7 +222,7 @@ agree() {
 	shift 3
 	sed '$d' "$_e" >"$KB_T/fp.in"
 	_rc=0
-	"$KP" fingerprint --status "$_s" "$@" --json <"$KB_T/fp.in" \
+	"$KP" fingerprint --status "$_s" --json "$@" <"$KB_T/fp.in" \
 		>"$KB_T/fp.json" 2>"$KB_T/fp.err" || _rc=$?
 	[ "$_rc" = 0 ] || fail "kinpolicy fingerprint exited $_rc: $(cat "$KB_T/fp.err")"
 	assert_empty "$KB_T/fp.err"
@@ -434,16 +434,18 @@ t_network() {
 	kb_expect 6 --json-fd 3 -- curl -sS -m 20 http://example.com/ 3>"$j"
 	assert_empty "$KB_OUT"
 	assert_streq "$(sed -n 1p "$KB_ERR")" "curl: (6) Could not resolve host: example.com"
+	# the narrowest grant that helps: that host, at the port of the
+	# command's http:// URL, through kinbox's proxy
 	assert_denial "$KB_ERR" \
-		"kinbox: denied network to example.com (no network, read from the command's stderr); retry with --net"
+		"kinbox: denied network to example.com (no network, read from the command's stderr); retry with --allow-host example.com:80 (that host only, through kinbox's proxy; --net if the tool ignores HTTPS_PROXY)"
 	assert_json_line "$j"
 	jkeys "$j" '"host"'
 	jcheck 'd["class"] == "network" and d["host"] == "example.com" and d["reason"] == "no network"' "$j"
-	jcheck 'd["suggest"] == {"write_paths": [], "network": True, "ssh_agent": False, "allow_sockets": [], "allowed_hosts": [], "devices": [], "gpu": False, "unconfined": False}' "$j"
+	jcheck 'd["suggest"] == {"write_paths": [], "network": False, "ssh_agent": False, "allow_sockets": [], "allowed_hosts": ["example.com:80"], "devices": [], "gpu": False, "unconfined": False}' "$j"
 	jcheck 'd["evidence"] == "curl: (6) Could not resolve host: example.com"' "$j"
 	jcheck 'd["policy"]["network"] is False' "$j"
 }
-run_test "curl http://example.com/ without --net: network denial, host example.com, suggest.network" t_network
+run_test "curl http://example.com/ without --net: network denial, host example.com, suggest --allow-host example.com:80 (not --net)" t_network
 
 t_network_granted() {
 	require curl
@@ -1003,7 +1005,9 @@ t_agree() {
 		kb_expect 1 --json-fd 3 -- touch "$HOME/.bashrc" 3>"$j" ;;
 	network)
 		require curl
-		kb_expect 6 --json-fd 3 -- curl -sS -m 20 http://example.com/ 3>"$j" ;;
+		kb_expect 6 --json-fd 3 -- curl -sS -m 20 http://example.com/ 3>"$j"
+		# the command too: its http:// URL names the port to suggest
+		flags="-- curl -sS -m 20 http://example.com/" ;;
 	ssh)
 		require ssh-add
 		kb_expect 2 --json-fd 3 --net -- ssh-add -l 3>"$j"
