@@ -296,6 +296,7 @@ parse_args(int argc, char **argv, struct kb_opts *o, struct pending *pend,
 		case KB_OPT_NET:
 		case KB_OPT_BACKEND:
 		case KB_OPT_SSH_AGENT:
+		case KB_OPT_KEYCHAIN:
 		case KB_OPT_ALLOW_SOCKET:
 		case KB_OPT_ALLOW_HOST:
 		case KB_OPT_DEVICE:
@@ -850,6 +851,7 @@ run_seatbelt(struct kb_policy *p, const struct kb_opts *o)
 	static struct kb_posix_run pr;
 	static struct kb_run run;
 	char tmp[PATH_MAX], vartmp[PATH_MAX], sock[PATH_MAX], tag[64];
+	char ttys[3][PATH_MAX], runtmp[PATH_MAX + 16];
 	char id[KB_ID_LEN + 1];
 	/* the test build only: NULL in the release build */
 	const char *stand_in = kb_test_sandbox_exec();
@@ -869,6 +871,46 @@ run_seatbelt(struct kb_policy *p, const struct kb_opts *o)
 	else
 		snprintf(tag, sizeof(tag), "kinbox-%s", id);
 	sh.run_tag = tag;
+	/* the terminals the command inherits: its own, readable and
+	 * writable in the profile (every other one is not) */
+	for (int fd = 0; fd < 3; fd++) {
+		const char *name = isatty(fd) ? ttyname(fd) : NULL;
+		bool seen = false;
+
+		if (name == NULL || realpath(name, ttys[sh.ntty]) == NULL)
+			continue;
+		for (size_t i = 0; i < sh.ntty; i++)
+			seen = seen || strcmp(sh.tty[i], ttys[sh.ntty]) == 0;
+		if (!seen) {
+			sh.tty[sh.ntty] = ttys[sh.ntty];
+			sh.ntty++;
+		}
+	}
+#ifdef __APPLE__
+	{
+		static char user_tmp[PATH_MAX], raw[PATH_MAX];
+
+		if (confstr(_CS_DARWIN_USER_TEMP_DIR, raw, sizeof(raw)) > 0 &&
+		    realpath(raw, user_tmp) != NULL)
+			sh.user_tmp = user_tmp;
+	}
+#endif
+	/* the run's own temporary directory, as the landlock backend's:
+	 * made now, removed (with what the command left in it) at exit,
+	 * after kb_run_posix has killed what the command left running */
+	{
+		const char *made = KB_LANDLOCK_RUNDIR_TEMPLATE;
+
+		if (!o->dry_run) {
+			rundir_make(p->workspace);
+			made = rundir;
+		}
+		/* at its canonical path (macOS: /private/tmp/...), which is
+		 * what Seatbelt matches */
+		snprintf(runtmp, sizeof(runtmp), "%s%s", sh.tmp,
+		    strncmp(made, "/tmp/", 5) == 0 ? made + 4 : made);
+		sh.run_tmp = runtmp;
+	}
 	/* no namespaces: /tmp is the host's (writable, as on macOS every
 	 * sandbox's), and pids, the network stack and IPC are shared */
 	{
@@ -1084,8 +1126,7 @@ main(int argc, char **argv)
 	/* the landlock backend's index of run directories, made before the
 	 * masks too (hidden from every sandbox: it names the runs'
 	 * directories, which nothing else lets another run find) */
-	if (!o.dry_run && pol.backend != KB_BACKEND_BWRAP &&
-	    pol.backend != KB_BACKEND_SEATBELT) {
+	if (!o.dry_run && pol.backend != KB_BACKEND_BWRAP) {
 		_cleanup_free_ char *sp = NULL;
 		_cleanup_free_ char *ip = NULL;
 		struct kb_err ie;
