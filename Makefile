@@ -52,7 +52,7 @@ GITGUARD_SRCS = gitguard/scan.c gitguard/include.c gitguard/audit.c gitguard/git
                 gitguard/gitindex.c gitguard/snap.c gitguard/snapstore.c
 BACKEND_SRCS  = backends/plan.c backends/bwrap.c backends/bwrap-probe.c \
                 backends/env.c backends/mounts.c backends/seccomp-blob.c \
-                backends/run.c backends/keeper.c backends/run-posix.c backends/landlock.c backends/status.c \
+                backends/run.c backends/keeper.c backends/run-posix.c backends/proctab.c backends/landlock.c backends/status.c \
                 backends/unotify.c backends/unotify-decide.c backends/unotify-meta.c \
                 backends/egress.c backends/egress-http.c backends/egress-tls.c \
                 backends/proxy.c backends/proxy-relay.c backends/resolve.c \
@@ -294,7 +294,7 @@ man-check:
 # alone under the same flags, runs here (it exercises util.c's POSIX
 # stand-ins for reallocarray and vasprintf). None of it is a macOS build:
 # Apple's headers and libc may still differ.
-PORTABLE_SRCS = $(strip lib/util.c backends/run-posix.c backends/plan.c \
+PORTABLE_SRCS = $(strip lib/util.c backends/run-posix.c backends/proctab.c backends/plan.c \
                 $(wildcard backends/seatbelt.c))
 PORTABLE_CFLAGS = -std=c11 -U_GNU_SOURCE -D_POSIX_C_SOURCE=200809L -D_XOPEN_SOURCE=700 $(WARN) \
                   -Werror=implicit-function-declaration -O2 \
@@ -310,9 +310,9 @@ portable-check: portable-check-selftest
 	done && \
 	echo "portable-check: compiled $(PORTABLE_SRCS) as POSIX C11 with the Linux-only interfaces poisoned; nothing was built or run on macOS" && \
 	$(CC) $(PORTABLE_CFLAGS) -o "$$d/test-posix" tests/unit/test-posix.c \
-	    lib/util.c backends/run-posix.c && \
+	    lib/util.c backends/run-posix.c backends/proctab.c && \
 	if out=$$("$$d/test-posix" 2>&1); then \
-	  echo "portable-check: tests/unit/test-posix built from lib/util.c and backends/run-posix.c alone under those flags, run here on Linux: $$(echo "$$out" | tail -1)"; \
+	  echo "portable-check: tests/unit/test-posix built from lib/util.c, backends/run-posix.c and backends/proctab.c alone under those flags, run here on Linux: $$(echo "$$out" | tail -1)"; \
 	else echo "$$out"; echo "not ok portable-check: the POSIX build of test-posix fails"; exit 1; fi
 
 portable-check-selftest:

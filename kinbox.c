@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -297,6 +298,7 @@ parse_args(int argc, char **argv, struct kb_opts *o, struct pending *pend,
 		case KB_OPT_NET:
 		case KB_OPT_BACKEND:
 		case KB_OPT_SSH_AGENT:
+		case KB_OPT_KEYCHAIN:
 		case KB_OPT_ALLOW_SOCKET:
 		case KB_OPT_ALLOW_HOST:
 		case KB_OPT_DEVICE:
@@ -971,6 +973,7 @@ run_seatbelt(struct kb_policy *p, const struct kb_opts *o)
 	static struct kb_posix_run pr;
 	static struct kb_run run;
 	char tmp[PATH_MAX], vartmp[PATH_MAX], sock[PATH_MAX], tag[64];
+	char ttys[3][PATH_MAX], runtmp[PATH_MAX + 16];
 	char id[KB_ID_LEN + 1];
 	/* the test build only: NULL in the release build */
 	const char *stand_in = kb_test_sandbox_exec();
@@ -990,6 +993,46 @@ run_seatbelt(struct kb_policy *p, const struct kb_opts *o)
 	else
 		snprintf(tag, sizeof(tag), "kinbox-%s", id);
 	sh.run_tag = tag;
+	/* the terminals the command inherits: its own, readable and
+	 * writable in the profile (every other one is not) */
+	for (int fd = 0; fd < 3; fd++) {
+		const char *name = isatty(fd) ? ttyname(fd) : NULL;
+		bool seen = false;
+
+		if (name == NULL || realpath(name, ttys[sh.ntty]) == NULL)
+			continue;
+		for (size_t i = 0; i < sh.ntty; i++)
+			seen = seen || strcmp(sh.tty[i], ttys[sh.ntty]) == 0;
+		if (!seen) {
+			sh.tty[sh.ntty] = ttys[sh.ntty];
+			sh.ntty++;
+		}
+	}
+#ifdef __APPLE__
+	{
+		static char user_tmp[PATH_MAX], raw[PATH_MAX];
+
+		if (confstr(_CS_DARWIN_USER_TEMP_DIR, raw, sizeof(raw)) > 0 &&
+		    realpath(raw, user_tmp) != NULL)
+			sh.user_tmp = user_tmp;
+	}
+#endif
+	/* the run's own temporary directory, as the landlock backend's:
+	 * made now, removed (with what the command left in it) at exit,
+	 * after kb_run_posix has killed what the command left running */
+	{
+		const char *made = KB_LANDLOCK_RUNDIR_TEMPLATE;
+
+		if (!o->dry_run) {
+			rundir_make(p->workspace);
+			made = rundir;
+		}
+		/* at its canonical path (macOS: /private/tmp/...), which is
+		 * what Seatbelt matches */
+		snprintf(runtmp, sizeof(runtmp), "%s%s", sh.tmp,
+		    strncmp(made, "/tmp/", 5) == 0 ? made + 4 : made);
+		sh.run_tmp = runtmp;
+	}
 	/* no namespaces: /tmp is the host's (writable, as on macOS every
 	 * sandbox's), and pids, the network stack and IPC are shared */
 	{
@@ -1050,8 +1093,25 @@ run_seatbelt(struct kb_policy *p, const struct kb_opts *o)
 	for (size_t i = 0; i < p->nkeep; i++)
 		if (fcntl(p->keep_fd[i], F_SETFD, 0) == -1)
 			die_errno("--keep-fd %d", p->keep_fd[i]);
+#ifndef __APPLE__
+	/* Linux (the test build's stand-in): orphans of the command come
+	 * back to kinbox, so the walk at the end finds them all. macOS has
+	 * no such thing; there the walk can miss one (said below) */
+	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+#endif
 	if (kb_run_posix(plan.exe, plan.argv.v, plan.envp.v, &pr, &e) == -1)
 		die("%s", e.msg);
+	if (pr.walk_errno != 0 && o->verbosity >= 0)
+		warnx("note: the process table could not be read (%s): what "
+		      "the command left running outside its process group may "
+		      "still run",
+		    strerror(pr.walk_errno));
+	else if (pr.left_killed > 0 && o->verbosity >= 0)
+		warnx("note: killed %u process%s the command left running; one "
+		      "that left its process group and whose parent exited "
+		      "between two looks may still run (macOS has no "
+		      "subreaper)",
+		    pr.left_killed, pr.left_killed == 1 ? "" : "es");
 	kb_after_command(pr.tail_len > 0 && pr.tail[pr.tail_len - 1] != '\n');
 	if (!pr.started) {
 		audit_guards(p);
@@ -1205,8 +1265,7 @@ main(int argc, char **argv)
 	/* the landlock backend's index of run directories, made before the
 	 * masks too (hidden from every sandbox: it names the runs'
 	 * directories, which nothing else lets another run find) */
-	if (!o.dry_run && pol.backend != KB_BACKEND_BWRAP &&
-	    pol.backend != KB_BACKEND_SEATBELT) {
+	if (!o.dry_run && pol.backend != KB_BACKEND_BWRAP) {
 		_cleanup_free_ char *sp = NULL;
 		_cleanup_free_ char *ip = NULL;
 		struct kb_err ie;

@@ -311,10 +311,21 @@ int kb_landlock_plan(const struct kb_policy *, const struct kb_host *,
  * kinbox.c (kb_seatbelt_host), fixed by the tests.
  */
 struct kb_seatbelt_host {
-	const char *tmp;      /* realpath("/tmp") */
+	const char *tmp;      /* realpath("/tmp"): read-only unless --write */
 	const char *var_tmp;  /* realpath("/var/tmp"), or NULL */
 	const char *ssh_sock; /* realpath of SSH_AUTH_SOCK (--ssh-agent) */
 	const char *run_tag;  /* the per-run message, "kinbox-<id>" */
+	/* the run's own temporary directory (TMPDIR, TMUX_TMPDIR,
+	 * java.io.tmpdir), made by kinbox and removed after the run;
+	 * KB_LANDLOCK_RUNDIR_TEMPLATE for --dry-run */
+	const char *run_tmp;
+	/* confstr(_CS_DARWIN_USER_TEMP_DIR), canonical, or NULL (not macOS):
+	 * named in the notes only, read-only like every other path */
+	const char *user_tmp;
+	/* the terminals on kinbox's fds 0-2 (canonical, no repeats): the
+	 * command's own, readable and writable; every other one is not */
+	const char *tty[3];
+	size_t ntty;
 };
 
 /*
@@ -356,6 +367,15 @@ int kb_bwrap_plan(const struct kb_policy *, const struct kb_host *,
  * pl->envp and adds the removed names to pl->notes. */
 void kb_plan_env(const struct kb_policy *, char *const *envp,
     const char *active, struct kb_plan *pl);
+
+/* The slot NAME=... of pl->envp, or NULL (borrowed). */
+char **kb_plan_env_slot(struct kb_plan *, const char *name);
+/* Sets NAME=value in pl->envp, in place of one there. */
+void kb_plan_env_set(struct kb_plan *, const char *name, const char *value);
+/* Appends `word``value` to NAME (after `sep`), or sets NAME=`word``value`
+ * when pl->envp has none (JAVA_TOOL_OPTIONS=-Djava.io.tmpdir=DIR). */
+void kb_plan_env_append(struct kb_plan *, const char *name, const char *sep,
+    const char *word, const char *value);
 
 /* Runs a minimal bwrap sandbox around /bin/true: 0 when bwrap works here,
  * else -1 with the explanation in `e`. */

@@ -234,3 +234,44 @@ kb_plan_env(const struct kb_policy *p, char *const *envp, const char *active,
 	kb_strv_free(&scrubbed);
 	kb_strv_free(&removed);
 }
+
+char **
+kb_plan_env_slot(struct kb_plan *pl, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < pl->envp.n; i++)
+		if (strncmp(pl->envp.v[i], name, n) == 0 &&
+		    pl->envp.v[i][n] == '=')
+			return &pl->envp.v[i];
+	return NULL;
+}
+
+void
+kb_plan_env_set(struct kb_plan *pl, const char *name, const char *value)
+{
+	char **slot = kb_plan_env_slot(pl, name);
+
+	if (slot != NULL) {
+		free(*slot);
+		*slot = xasprintf("%s=%s", name, value);
+		return;
+	}
+	kb_strv_pushf(&pl->envp, "%s=%s", name, value);
+}
+
+void
+kb_plan_env_append(struct kb_plan *pl, const char *name, const char *sep,
+    const char *word, const char *value)
+{
+	char **slot = kb_plan_env_slot(pl, name);
+
+	if (slot != NULL) {
+		char *old = *slot;
+
+		*slot = xasprintf("%s%s%s%s", old, sep, word, value);
+		free(old);
+		return;
+	}
+	kb_strv_pushf(&pl->envp, "%s=%s%s", name, word, value);
+}

@@ -141,54 +141,20 @@ add_root(struct kb_plan *pl, int fd, const char *path)
 	kb_strv_pushf(&pl->argv, "%d", pass(pl, fd, path));
 }
 
-/* the environment entry NAME=... of pl->envp, or NULL */
-static char **
-env_slot(struct kb_plan *pl, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (size_t i = 0; i < pl->envp.n; i++)
-		if (strncmp(pl->envp.v[i], name, n) == 0 &&
-		    pl->envp.v[i][n] == '=')
-			return &pl->envp.v[i];
-	return NULL;
-}
-
-static void
-env_set(struct kb_plan *pl, const char *name, const char *value)
-{
-	char **slot = env_slot(pl, name);
-
-	if (slot != NULL) {
-		free(*slot);
-		*slot = xasprintf("%s=%s", name, value);
-		return;
-	}
-	kb_strv_pushf(&pl->envp, "%s=%s", name, value);
-}
-
 /* TMPDIR, TMUX_TMPDIR and the JVM's java.io.tmpdir: the per-run directory */
 static void
 plan_tmp_env(const struct kb_policy *p, char *const *envp, const char *rundir,
     struct kb_plan *pl)
 {
 	struct kb_policy q = *p;
-	char **java;
 
 	q.tmpdir = NULL;
 	q.tmpdir_private = (char *)rundir;
 	q.tmpdir_reset = false;
 	kb_plan_env(&q, envp, "landlock", pl);
-	env_set(pl, "TMUX_TMPDIR", rundir);
-	if ((java = env_slot(pl, "JAVA_TOOL_OPTIONS")) != NULL) {
-		char *old = *java;
-
-		*java = xasprintf("%s -Djava.io.tmpdir=%s", old, rundir);
-		free(old);
-	} else {
-		kb_strv_pushf(
-		    &pl->envp, "JAVA_TOOL_OPTIONS=-Djava.io.tmpdir=%s", rundir);
-	}
+	kb_plan_env_set(pl, "TMUX_TMPDIR", rundir);
+	kb_plan_env_append(
+	    pl, "JAVA_TOOL_OPTIONS", " ", "-Djava.io.tmpdir=", rundir);
 }
 
 static const char *
@@ -586,13 +552,13 @@ kb_landlock_plan(const struct kb_policy *p, const struct kb_host *h,
 
 		if (var == NULL || p->cache[c] == KB_CACHE_OFF ||
 		    p->cache[c] == KB_CACHE_PERSISTED ||
-		    env_slot(pl, var) != NULL)
+		    kb_plan_env_slot(pl, var) != NULL)
 			continue;
 		for (size_t k = 0; k < nitems(cache_redirect); k++)
 			if (strcmp(cache_redirect[k].var, var) == 0)
 				dir = xasprintf(
 				    "%s/%s", rundir, cache_redirect[k].sub);
-		env_set(pl, var, dir);
+		kb_plan_env_set(pl, var, dir);
 		kb_strv_pushf(&pl->notes,
 		    "env: %s=%s (the %s cache of this run, discarded)", var,
 		    dir, kb_cache_table[c].name);

@@ -2,8 +2,10 @@
  * backends/run-posix.c — the macOS run (sandbox-exec) with POSIX.1-2008
  * interfaces only: fork and execve, stderr relayed through a pipe with its
  * tail kept, the relayed signals forwarded through a self-pipe, the wait
- * status turned into kinbox's exit status, and sandbox-exec's refusal of
- * the profile told from the command's own failure.
+ * status turned into kinbox's exit status, sandbox-exec's refusal of
+ * the profile told from the command's own failure, and what the command
+ * leaves running killed after it (its process group, and every process
+ * seen to descend from it: backends/proctab.c reads the table).
  *
  * No macOS machine was available: this has run on Linux only, against the
  * stand-ins of tests/unit/test-posix, and `make portable-check` compiles it
@@ -11,6 +13,7 @@
  * sandbox-exec is written down at classify() below.
  */
 #include "run-posix.h"
+#include "proctab.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static const int relayed[] = {
@@ -337,6 +341,163 @@ settle_hold(struct relay *rl, struct kb_posix_run *r)
 	rl->hold_len = 0;
 }
 
+/* --- what the command leaves running ------------------------------------- */
+
+/*
+ * The processes seen to descend from the command, each by pid and start
+ * (a pid reused by a stranger is not one of them). macOS has no
+ * subreaper and no pid namespace: a process whose parent exits is
+ * launchd's, and only a look taken before that ties it to the command.
+ * So the table is read every KB_POSIX_LOOK_MS while the command runs and
+ * once more at the end; each look adds, until nothing more is added:
+ * the command itself; a member of its own process group; a child of a
+ * process already tracked (the same process still: pid and start); and
+ * a child of kinbox's other than the command, which only an orphan
+ * reparented to kinbox as a subreaper is (Linux; the caller's choice).
+ */
+struct tracked {
+	struct kb_proc *v;
+	size_t n, cap;
+	pid_t child;
+	bool own_group;
+	int walk_errno;
+};
+
+static bool
+tracked_is(const struct tracked *t, pid_t pid, unsigned long long start)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].pid == pid && t->v[i].start == start)
+			return true;
+	return false;
+}
+
+static const struct kb_proc *
+table_find(const struct kb_proc *tab, size_t n, pid_t pid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (tab[i].pid == pid)
+			return &tab[i];
+	return NULL;
+}
+
+/* one look at the table; the table itself in *tab (freed by the caller) */
+static void
+track(struct tracked *t, struct kb_proc **tab, size_t *ntab)
+{
+	pid_t self = getpid();
+	bool added = true;
+
+	*tab = NULL;
+	*ntab = 0;
+	if (kb_proctab_read(tab, ntab) == -1) {
+		t->walk_errno = errno != 0 ? errno : ENOSYS;
+		return;
+	}
+	while (added) {
+		added = false;
+		for (size_t i = 0; i < *ntab; i++) {
+			const struct kb_proc *p = &(*tab)[i], *parent;
+			bool ours;
+
+			if (tracked_is(t, p->pid, p->start))
+				continue;
+			parent = table_find(*tab, *ntab, p->ppid);
+			ours = p->pid == t->child ||
+			       (t->own_group && p->pgid == t->child) ||
+			       (p->ppid == self && p->pid != t->child) ||
+			       (parent != NULL &&
+				   tracked_is(t, parent->pid, parent->start));
+			if (!ours)
+				continue;
+			if (t->n == t->cap) {
+				size_t cap = t->cap ? t->cap * 2 : 16;
+				struct kb_proc *v =
+				    realloc(t->v, cap * sizeof(*v));
+
+				if (v == NULL)
+					return; /* the next look adds it */
+				t->v = v;
+				t->cap = cap;
+			}
+			t->v[t->n++] = *p;
+			added = true;
+		}
+	}
+}
+
+static void
+look(struct tracked *t)
+{
+	struct kb_proc *tab;
+	size_t n;
+
+	track(t, &tab, &n);
+	free(tab);
+}
+
+static void
+pause_ms(long ms)
+{
+	struct timespec ts = {0, ms * 1000000L};
+
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+}
+
+/*
+ * After the command ended (reaped): every tracked process still there and
+ * the command's process group killed, until a look finds none (a bounded number
+ * of rounds: something forking faster than it is killed is reported, not
+ * chased forever). Orphans reparented to kinbox are waited for. Returns
+ * how many were killed.
+ */
+static unsigned
+kill_left(struct tracked *t)
+{
+	unsigned killed = 0;
+
+	for (int round = 0; round < 50; round++) {
+		struct kb_proc *tab;
+		size_t ntab;
+		unsigned now = 0;
+
+		track(t, &tab, &ntab);
+		for (size_t i = 0; i < ntab; i++) {
+			const struct kb_proc *p = &tab[i];
+
+			if (p->zombie || p->pid == t->child ||
+			    !tracked_is(t, p->pid, p->start))
+				continue;
+			if (kill(p->pid, SIGKILL) == 0)
+				now++;
+		}
+		free(tab);
+		/* and any member of the group a look did not see */
+		if (t->own_group)
+			(void)kill(-t->child, SIGKILL);
+		killed += now;
+		if (now == 0 || t->walk_errno != 0)
+			break;
+		pause_ms(10);
+	}
+	/* orphans that came to kinbox (a subreaper) are its children now:
+	 * waited for, so that none stays a zombie once kinbox is gone (an
+	 * init that does not reap, as in some containers, would keep it) */
+	for (int round = 0; round < 100; round++) {
+		pid_t w = waitpid(-1, NULL, WNOHANG);
+
+		if (w > 0)
+			continue;
+		if (w == -1 && errno == EINTR)
+			continue;
+		if (w == -1)
+			break; /* ECHILD: none left */
+		pause_ms(5);
+	}
+	return killed;
+}
+
 /* --- the run ------------------------------------------------------------- */
 
 static int
@@ -456,10 +617,14 @@ kb_run_posix(const char *exe, char *const *argv, char *const *envp,
 	int exec_err = 0, errsv, rc = -1;
 	ssize_t n;
 	pid_t pid;
+	struct tracked tr = {0};
+	struct timespec last = {0, 0};
 
 	memset(out, 0, offsetof(struct kb_posix_run, tail));
 	out->tail_len = 0;
 	out->stderr_bytes = 0;
+	out->left_killed = 0;
+	out->walk_errno = 0;
 	/* not the held line's buffer: it is written before it is read */
 	memset(&rl, 0, offsetof(struct relay, hold));
 	rl.fd = -1;
@@ -524,6 +689,10 @@ kb_run_posix(const char *exe, char *const *argv, char *const *envp,
 	close(status_p[0]);
 	status_p[0] = -1;
 	out->started = true; /* until sandbox-exec's words say otherwise */
+	tr.child = pid;
+	tr.own_group = own_group;
+	look(&tr);
+	clock_gettime(CLOCK_MONOTONIC, &last);
 	/* the caller's mask, but never blocking what we relay: a caller
 	 * that blocked SIGTERM still has it forwarded */
 	runmask = oldmask;
@@ -540,8 +709,18 @@ kb_run_posix(const char *exe, char *const *argv, char *const *envp,
 		    {.fd = rl.fd, .events = POLLIN},
 		};
 		unsigned char rec[64];
-		int ready = poll(pfd, 2, reaped ? 1000 : -1);
+		int ready = poll(pfd, 2, reaped ? 1000 : KB_POSIX_LOOK_MS);
+		struct timespec now;
 
+		if (!reaped) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if ((now.tv_sec - last.tv_sec) * 1000L +
+				(now.tv_nsec - last.tv_nsec) / 1000000L >=
+			    KB_POSIX_LOOK_MS) {
+				look(&tr);
+				last = now;
+			}
+		}
 		if (ready == -1 && errno == EINTR)
 			continue;
 		/* ENOMEM: stop relaying (the command's next write to its
@@ -553,9 +732,12 @@ kb_run_posix(const char *exe, char *const *argv, char *const *envp,
 			break;
 		}
 		/* reaped and the pipe stays quiet: something the command
-		 * left running holds its stderr; the run is over */
-		if (ready == 0)
+		 * left running holds its stderr (and escaped the kill);
+		 * the run is over */
+		if (ready == 0 && reaped)
 			break;
+		if (ready == 0)
+			continue;
 		if (pfd[1].revents)
 			relay_some(&rl, out);
 		if (pfd[0].revents & POLLIN) {
@@ -578,14 +760,21 @@ kb_run_posix(const char *exe, char *const *argv, char *const *envp,
 			    (w = waitpid(pid, &out->wstatus, WNOHANG)) == -1 &&
 			    errno == EINTR)
 				;
-			if (w == pid)
+			if (w == pid) {
 				reaped = true;
+				/* now, not after the stderr pipe closes:
+				 * what it left running may hold that open */
+				out->left_killed = kill_left(&tr);
+			}
 		}
 		if (reaped && rl.fd == -1)
 			break;
 	}
-	if (!reaped)
+	if (!reaped) {
 		reap(pid, &out->wstatus);
+		out->left_killed = kill_left(&tr);
+	}
+	out->walk_errno = tr.walk_errno;
 	if (rl.fd != -1) {
 		relay_some(&rl, out);
 		if (rl.fd != -1)
@@ -608,6 +797,7 @@ kb_run_posix(const char *exe, char *const *argv, char *const *envp,
 		out->exit_code = WEXITSTATUS(out->wstatus);
 	rc = 0;
 fail:
+	free(tr.v);
 	if (rl.fd != -1)
 		close(rl.fd);
 	if (status_p[0] != -1)

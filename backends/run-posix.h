@@ -38,12 +38,24 @@ struct kb_posix_run {
 	char tail[KB_POSIX_TAIL]; /* the last bytes of the command's stderr */
 	size_t tail_len;
 	unsigned long long stderr_bytes; /* the command's, relayed */
+	/* what the command left running when it ended, killed: its process
+	 * group, and every process seen to descend from it (looked for
+	 * every KB_POSIX_LOOK_MS while it ran, and at the end). A process
+	 * that left the group and whose parent exited between two looks is
+	 * out of reach on macOS (no subreaper); on Linux the caller may make
+	 * kinbox the subreaper, and orphans then come back to it */
+	unsigned left_killed;
+	int walk_errno; /* the process table could not be read: 0, or why */
 };
+
+#define KB_POSIX_LOOK_MS 200
 
 /*
  * Runs `exe` (an absolute path) with `argv` and `envp` (NULL-terminated)
  * and waits for it. The signals a supervisor sends kinbox (SIGINT,
  * SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH) are forwarded;
+ * the child (in a process group of its own when no terminal is involved)
+ * and what it leaves running are killed when it ends (left_killed);
  * the child's stderr is relayed to ours byte for byte, except a first
  * line that turns out to be sandbox-exec's refusal or its report of the
  * command's failed exec (held back until that is known: until more

@@ -57,11 +57,55 @@ static const char base_profile[] =
     "; ps, libproc and sysctl kern.proc of the command's own processes\n"
     "; (Go's and Node's runtimes, psutil, watch modes)\n"
     "(allow process-info* (target same-sandbox))\n"
-    "; hw.ncpu and hw.memsize (make -j, cargo, Go, the JVM), kern.osversion\n"
-    "; (Python's platform, rustc), kern.proc.* (ps): reading only. Chrome\n"
-    "; names each sysctl against fingerprinting, which is not this\n"
-    "; sandbox's concern\n"
-    "(allow sysctl-read)\n"
+    "; sysctls by name, reads only (Codex's list, from Chrome's): the CPU,\n"
+    "; memory and OS facts runtimes size and identify themselves by (make -j,\n"
+    "; cargo, Go, the JVM, Node's os.cpus(), Python's platform, rustc).\n"
+    "; Not granted: kern.procargs2 and kern.procargs (the arguments of every\n"
+    "; process of the user, and the environment of those not hardened: the\n"
+    "; agent's own, with its keys), kern.proc.all, kern.proc.uid and\n"
+    "; kern.proc.ruid (the whole process table). kern.proc.pid.N and\n"
+    "; kern.proc.pgrp.N give one process's kinfo_proc (its name, not its\n"
+    "; arguments): ps -p, Go's and Python's parent checks. ps without -p and\n"
+    "; pgrep -f fail (doubt: whether the name the filter sees for a MIB with\n"
+    "; a pid carries the pid as Codex's prefixes assume)\n"
+    "(allow sysctl-read\n"
+    "  (sysctl-name \"hw.activecpu\") (sysctl-name "
+    "\"hw.busfrequency_compat\")\n"
+    "  (sysctl-name \"hw.byteorder\") (sysctl-name \"hw.cacheconfig\")\n"
+    "  (sysctl-name \"hw.cachelinesize_compat\") (sysctl-name "
+    "\"hw.cpufamily\")\n"
+    "  (sysctl-name \"hw.cpufrequency\") (sysctl-name "
+    "\"hw.cpufrequency_compat\")\n"
+    "  (sysctl-name \"hw.cputype\") (sysctl-name \"hw.cpusubtype\")\n"
+    "  (sysctl-name \"hw.cpu64bit_capable\")\n"
+    "  (sysctl-name \"hw.l1dcachesize_compat\") (sysctl-name "
+    "\"hw.l1icachesize_compat\")\n"
+    "  (sysctl-name \"hw.l2cachesize_compat\") (sysctl-name "
+    "\"hw.l3cachesize_compat\")\n"
+    "  (sysctl-name \"hw.logicalcpu\") (sysctl-name \"hw.logicalcpu_max\")\n"
+    "  (sysctl-name \"hw.machine\") (sysctl-name \"hw.model\")\n"
+    "  (sysctl-name \"hw.memsize\") (sysctl-name \"hw.ncpu\")\n"
+    "  (sysctl-name \"hw.nperflevels\") (sysctl-name \"hw.packages\")\n"
+    "  (sysctl-name \"hw.pagesize\") (sysctl-name \"hw.pagesize_compat\")\n"
+    "  (sysctl-name \"hw.physicalcpu\") (sysctl-name \"hw.physicalcpu_max\")\n"
+    "  (sysctl-name \"hw.tbfrequency_compat\") (sysctl-name "
+    "\"hw.vectorunit\")\n"
+    "  (sysctl-name-prefix \"hw.optional.\") (sysctl-name-prefix "
+    "\"hw.perflevel\")\n"
+    "  (sysctl-name \"machdep.cpu.brand_string\")\n"
+    "  (sysctl-name \"kern.argmax\") (sysctl-name \"kern.hostname\")\n"
+    "  (sysctl-name \"kern.maxfilesperproc\") (sysctl-name \"kern.maxproc\")\n"
+    "  (sysctl-name \"kern.osproductversion\") (sysctl-name "
+    "\"kern.osrelease\")\n"
+    "  (sysctl-name \"kern.ostype\") (sysctl-name \"kern.osvariant_status\")\n"
+    "  (sysctl-name \"kern.osversion\") (sysctl-name \"kern.secure_kernel\")\n"
+    "  (sysctl-name \"kern.usrstack64\") (sysctl-name \"kern.version\")\n"
+    "  (sysctl-name \"sysctl.proc_cputype\")\n"
+    "  (sysctl-name \"sysctl.proc_translated\")\n"
+    "  (sysctl-name \"vm.loadavg\")\n"
+    "  (sysctl-name-prefix \"kern.proc.pgrp.\")\n"
+    "  (sysctl-name-prefix \"kern.proc.pid.\")\n"
+    "  (sysctl-name-prefix \"net.routetable.\"))\n"
     "; the JVM reads the CPU type through a sysctl the kernel counts as a\n"
     "; write (userspace passes a buffer): this one name only\n"
     "(allow sysctl-write (sysctl-name \"kern.grade_cputype\"))\n"
@@ -81,8 +125,9 @@ static const char base_profile[] =
     "; Foundation's file APIs)\n"
     "(allow mach-lookup (global-name "
     "\"com.apple.system.opendirectoryd.membership\"))\n"
-    "; confstr(_CS_DARWIN_USER_TEMP_DIR): the per-user directory $TMPDIR\n"
-    "; names (NSTemporaryDirectory, clang's module cache, xcrun)\n"
+    "; confstr(_CS_DARWIN_USER_TEMP_DIR): the per-user directory\n"
+    "; (NSTemporaryDirectory, clang's module cache, xcrun); read-only\n"
+    "; here, TMPDIR names the run's own\n"
     "(allow mach-lookup (global-name \"com.apple.bsd.dirhelper\"))\n"
     "\n"
     "; Python multiprocessing's SemLock (concurrent.futures, pytest-xdist).\n"
@@ -90,34 +135,40 @@ static const char base_profile[] =
     "; and writing another process's segment is a write outside the roots\n"
     "(allow ipc-posix-sem)\n"
     "\n"
-    "; devices: reads are open below; these may be written and ioctl'd\n"
-    "(allow file-write-data file-ioctl (literal \"/dev/null\") "
-    "(literal \"/dev/zero\"))\n"
+    "; devices: none but these, for reading as for writing (the read rule\n"
+    "; at the end leaves /dev out). /dev itself lists names only\n"
+    "(allow file-read* (literal \"/dev\"))\n"
+    "(allow file-read* file-write-data file-ioctl (literal \"/dev/null\")\n"
+    "  (literal \"/dev/zero\"))\n"
+    "; OpenSSL, Python's os.urandom on old releases, Java's SecureRandom\n"
+    "(allow file-read* (literal \"/dev/random\") (literal \"/dev/urandom\"))\n"
+    "; <(...) and /dev/stdout, /dev/stderr of the shells: the command's own\n"
+    "; descriptors (the links and the fd directory)\n"
+    "(allow file-read* (literal \"/dev/stdin\") (literal \"/dev/stdout\")\n"
+    "  (literal \"/dev/stderr\"))\n"
+    "(allow file-read* file-write-data (subpath \"/dev/fd\"))\n"
+    "; Foundation's directory enumeration opens it so as not to trigger\n"
+    "; automounts (doubt: whether any command-line tool still does)\n"
+    "(allow file-read* (literal \"/dev/autofs_nowait\"))\n"
     "; the controlling terminal: password prompts (ssh, sudo -k, git's\n"
     "; credential prompt), less, vim\n"
     "(allow file-read* file-write* file-ioctl (literal \"/dev/tty\"))\n"
-    "; <(...) and /dev/stdout, /dev/stderr of the shells: the command's own\n"
-    "; descriptors\n"
-    "(allow file-write-data (subpath \"/dev/fd\"))\n"
     "; new pseudo-terminals (script, expect, Python's pty, node-pty): the\n"
-    "; ones opened in here carry the sandbox's pty extension, so the\n"
-    "; caller's other terminals cannot be opened\n"
+    "; ones opened in here carry the sandbox's pty extension; no other\n"
+    "; terminal of the user can be opened, read, written or ioctl'd\n"
     "(allow pseudo-tty)\n"
     "(allow file-read* file-write* file-ioctl (literal \"/dev/ptmx\"))\n"
     "(allow file-read* file-write* file-ioctl\n"
     "  (require-all (regex #\"^/dev/ttys[0-9]+$\")\n"
     "    (extension \"com.apple.sandbox.pty\")))\n"
-    "; the terminal the command inherited (stty, tcsetattr, window size):\n"
-    "; ioctl on a descriptor it holds, no open of another terminal\n"
-    "(allow file-ioctl (regex #\"^/dev/ttys[0-9]+$\"))\n"
-    "\n"
     "; unix sockets: socketpair() and the command's own (libuv's child\n"
     "; stdio in Node, multiprocessing's connections); which paths connect\n"
     "; is said below (doubt: whether socket(AF_UNIX) is checked at all)\n"
     "(allow system-socket (socket-domain AF_UNIX))\n"
     "\n"
-    "; reads: the whole filesystem, but the masks at the end\n"
-    "(allow file-read*)\n";
+    "; reads: the whole filesystem but /dev (above), and the masks at the\n"
+    "; end\n"
+    "(allow file-read* (require-not (subpath \"/dev\")))\n";
 
 /* --- parameters ----------------------------------------------------------- */
 
@@ -165,16 +216,19 @@ param(struct kb_plan *pl, const char *k, const char *value, bool path,
  */
 
 struct shape {
-	size_t ncache;                 /* persisted caches: writable roots */
-	const char *mask[KB_MAX_MASK]; /* MASK_i: real paths (owned) */
-	bool mask_dir[KB_MAX_MASK];    /* a subpath, else a literal */
+	size_t ncache;                  /* persisted caches: writable roots */
+	const char *mask[KB_MAX_MASK];  /* MASK_i: real paths (owned) */
+	const char *store[KB_MAX_MASK]; /* STORE_i: real or lexical (owned) */
+	bool mask_dir[KB_MAX_MASK];     /* a subpath, else a literal */
 	size_t nmask;
+	size_t nstore;       /* STORE_i: macOS's credential stores */
 	size_t nexpose;      /* EXPOSE_i */
 	size_t nguard;       /* GUARD_i */
 	struct kb_strv pins; /* PIN_i */
 	bool agent;          /* SSH_AUTH_SOCK */
 	size_t nsocket;      /* SOCKET_i */
 	bool proxy;          /* PROXY */
+	bool keychain;       /* --keychain: securityd and the keychains */
 };
 
 static bool
@@ -183,20 +237,30 @@ is_mask(enum kb_mask_kind k)
 	return k == KB_MASK_TREE || k == KB_MASK_DIR || k == KB_MASK_FILE;
 }
 
+/*
+ * The guards the profile keeps from being written: the ones bwrap mounts
+ * read-only, and commondir, config.worktree and the symlinks git follows,
+ * which a mount cannot hold and the audit after the run restores: here a
+ * deny keeps them as they are for as long as the command (and whatever it
+ * leaves running) lives. A repository the command makes at a root
+ * (WATCH_NEWREPO) and a checkout's index stay the audit's: git init and
+ * git add must work.
+ */
 static bool
 ro_guard(enum kb_guard_kind k)
 {
 	return k == KB_GUARD_RO || k == KB_GUARD_RO_ABSENT_DIR ||
-	       k == KB_GUARD_RO_ABSENT_FILE;
+	       k == KB_GUARD_RO_ABSENT_FILE || k == KB_GUARD_WATCH_ABSENT ||
+	       k == KB_GUARD_WATCH_LINK;
 }
 
-/* Can the command write in `dir`? Its writable roots, /tmp, persisted
- * caches (lexical). */
+/* Can the command write in `dir`? Its writable roots, the run's own
+ * temporary directory, persisted caches (lexical). */
 static bool
 writable(const struct kb_policy *p, const struct kb_seatbelt_host *h,
     const char *dir)
 {
-	if (kb_policy_within_roots(p, dir) || kb_path_within(dir, h->tmp))
+	if (kb_policy_within_roots(p, dir) || kb_path_within(dir, h->run_tmp))
 		return true;
 	for (size_t i = 0; i < p->nmask; i++)
 		if (p->mask[i].kind == KB_CACHE_BIND &&
@@ -284,9 +348,7 @@ plan_params(const struct kb_policy *p, const struct kb_seatbelt_host *h,
 		if (param(pl, key(k, sizeof(k), "WRITE", (long)i),
 			p->write[i].path, true, e) == -1)
 			return -1;
-	if (param(pl, "TMP", h->tmp, true, e) == -1)
-		return -1;
-	if (p->tmpdir != NULL && param(pl, "TMPDIR", p->tmpdir, true, e) == -1)
+	if (param(pl, "RUNTMP", h->run_tmp, true, e) == -1)
 		return -1;
 	for (size_t i = 0; i < p->nmask; i++)
 		if (p->mask[i].kind == KB_CACHE_BIND &&
@@ -312,6 +374,27 @@ plan_params(const struct kb_policy *p, const struct kb_seatbelt_host *h,
 		}
 		s->nmask++;
 	}
+	/* macOS's stores, under the home: named lexically when they do not
+	 * exist (yet), at their real location when they do */
+	for (size_t i = 0; i < kb_macos_store_count && p->home != NULL &&
+			   s->nstore < nitems(s->store);
+	     i++) {
+		_cleanup_free_ char *path = NULL;
+		char *real;
+
+		if (i == KB_MACOS_KEYCHAINS && p->keychain)
+			continue;
+		path = xasprintf("%s/%s", p->home, kb_macos_store_table[i]);
+		real = realpath(path, NULL);
+		s->store[s->nstore] = real != NULL ? real : xstrdup(path);
+		if (param(pl, key(k, sizeof(k), "STORE", (long)s->nstore),
+			s->store[s->nstore], true, e) == -1) {
+			s->nstore++;
+			return -1;
+		}
+		s->nstore++;
+	}
+	s->keychain = p->keychain;
 	/* shown inside a mask: only a file at its own path. bwrap binds
 	 * src at path; Seatbelt binds nothing, and a link at `path` resolves
 	 * to `src`, which the rule would then have to name instead: left
@@ -352,6 +435,8 @@ plan_params(const struct kb_policy *p, const struct kb_seatbelt_host *h,
 	free(order);
 	for (size_t i = 0; i < s->nmask; i++)
 		pin_up(p, h, &s->pins, s->mask[i], false);
+	for (size_t i = 0; i < s->nstore; i++)
+		pin_up(p, h, &s->pins, s->store[i], false);
 	/* every root whose parent the command can write (a workspace below
 	 * /tmp or below a --write root) keeps its place too */
 	{
@@ -387,6 +472,10 @@ plan_params(const struct kb_policy *p, const struct kb_seatbelt_host *h,
 			m->path, true, e) == -1)
 			return -1;
 	}
+	for (size_t i = 0; i < h->ntty && i < nitems(h->tty); i++)
+		if (param(pl, key(k, sizeof(k), "TTY", (long)i), h->tty[i],
+			true, e) == -1)
+			return -1;
 	if (!p->net && p->nallow_host > 0) {
 		char addr[32];
 
@@ -423,22 +512,18 @@ filter1(struct kb_buf *b, const char *pre, const char *name, const char *post)
 	kb_buf_printf(b, "\n  %s(param \"%s\")%s", pre, name, post);
 }
 
-/* which of the roots root_filters names besides the workspace, the
- * --write roots and the persisted caches */
-#define R_TMP    1 /* the host's /tmp */
-#define R_TMPDIR 2 /* $TMPDIR, when it lies elsewhere */
-
-/* the writable roots, each PRE(param ...)POST */
+/* the writable roots, each PRE(param ...)POST: the workspace, the
+ * --write roots, the run's own temporary directory, persisted caches.
+ * Not the host's /tmp nor the caller's $TMPDIR: both are shared with the
+ * user's unsandboxed programs (their build trees, tmux's and agents'
+ * sockets, which a rename would replace) */
 static void
 root_filters(struct kb_buf *b, const struct kb_policy *p, const struct shape *s,
-    const char *pre, const char *post, int which)
+    const char *pre, const char *post)
 {
 	filter1(b, pre, "WORKSPACE", post);
 	filters(b, pre, "WRITE", p->nwrite, post);
-	if (which & R_TMP)
-		filter1(b, pre, "TMP", post);
-	if ((which & R_TMPDIR) && p->tmpdir != NULL)
-		filter1(b, pre, "TMPDIR", post);
+	filter1(b, pre, "RUNTMP", post);
 	filters(b, pre, "CACHE", s->ncache, post);
 }
 
@@ -448,11 +533,14 @@ static void
 plan_writes(struct kb_buf *b, const struct kb_policy *p, const struct shape *s)
 {
 	kb_buf_puts(b,
-	    "\n; writes: the workspace, the --write roots, /tmp (the host's: "
-	    "macOS\n; has no private one), $TMPDIR when it lies elsewhere, "
-	    "persisted caches.\n; An ephemeral or empty cache is read-only "
-	    "here (no overlay on macOS).\n(allow file-write*");
-	root_filters(b, p, s, "(subpath ", ")", R_TMP | R_TMPDIR);
+	    "\n; writes: the workspace, the --write roots, this run's own "
+	    "temporary\n; directory (TMPDIR; made by kinbox, removed after "
+	    "the run), persisted\n; caches. /private/tmp and the caller's "
+	    "$TMPDIR are read-only: they are\n; shared with the user's "
+	    "other programs (--write /tmp grants /tmp). An\n; ephemeral or "
+	    "empty cache is read-only here (no overlay on macOS).\n"
+	    "(allow file-write*");
+	root_filters(b, p, s, "(subpath ", ")");
 	kb_buf_puts(b, "\n)\n");
 	/* no file-link: Seatbelt checks a hard link at its new name
 	 * (doubt: the source is not checked), so a link made in the
@@ -465,19 +553,31 @@ plan_writes(struct kb_buf *b, const struct kb_policy *p, const struct shape *s)
 }
 
 static void
-plan_network(struct kb_buf *b, const struct kb_policy *p, const struct shape *s)
+plan_network(struct kb_buf *b, const struct kb_policy *p,
+    const struct kb_seatbelt_host *h, const struct shape *s)
 {
 	bool tls = p->net || s->proxy;
 
+	if (h->ntty > 0) {
+		kb_buf_puts(b,
+		    "\n; the terminal the command was started on (kinbox's own "
+		    "stdin,\n; stdout or stderr): its prompts, stty, the "
+		    "window "
+		    "size. No other\n; terminal of the user\n"
+		    "(allow file-read* file-write-data file-ioctl");
+		filters(b, "(literal ", "TTY", h->ntty, ")");
+		kb_buf_puts(b, "\n)\n");
+	}
 	kb_buf_puts(b, "\n; network\n");
 	kb_buf_puts(b,
 	    "; the command's own unix sockets, in the roots it writes (a test\n"
-	    "; server's socket in the workspace); the host's elsewhere stay\n"
-	    "; refused (the TMP and TMPDIR of macOS hold other programs')\n"
+	    "; server's socket in the workspace or TMPDIR); the host's\n"
+	    "; elsewhere stay refused (/tmp and the caller's $TMPDIR hold\n"
+	    "; other programs')\n"
 	    "(allow network-bind");
-	root_filters(b, p, s, "(local unix-socket (subpath ", "))", 0);
+	root_filters(b, p, s, "(local unix-socket (subpath ", "))");
 	kb_buf_puts(b, "\n)\n(allow network-outbound");
-	root_filters(b, p, s, "(remote unix-socket (subpath ", "))", 0);
+	root_filters(b, p, s, "(remote unix-socket (subpath ", "))");
 	kb_buf_puts(b, "\n)\n");
 	if (p->net)
 		kb_buf_puts(b,
@@ -513,10 +613,21 @@ plan_network(struct kb_buf *b, const struct kb_policy *p, const struct shape *s)
 	if (tls)
 		kb_buf_puts(b,
 		    "; TLS: certificates are verified by trustd (Go's\n"
-		    "; crypto/x509, curl, Security.framework) and securityd\n"
-		    "; (trust settings, the keychain's roots)\n"
+		    "; crypto/x509, curl, Security.framework). securityd is\n"
+		    "; not reached (doubt: whether trust settings a user "
+		    "added\n"
+		    "; to the login keychain are still honoured without it)\n"
 		    "(allow mach-lookup (global-name "
-		    "\"com.apple.trustd.agent\"))\n"
+		    "\"com.apple.trustd.agent\"))\n");
+	/* the keychain: securityd hands out what the login keychain holds
+	 * without a prompt to the tools the user once allowed (security,
+	 * git-credential-osxkeychain, docker-credential-osxkeychain): the
+	 * caller's explicit choice only, never a grant or the project's */
+	if (s->keychain)
+		kb_buf_puts(b,
+		    "; --keychain: securityd, and ~/Library/Keychains is not\n"
+		    "; masked (security find-generic-password, git's and\n"
+		    "; docker's osxkeychain helpers)\n"
 		    "(allow mach-lookup (global-name "
 		    "\"com.apple.SecurityServer\"))\n");
 	if (s->agent)
@@ -553,6 +664,15 @@ plan_denies(struct kb_buf *b, const struct kb_policy *p, const struct shape *s)
 		for (size_t i = 0; i < s->nmask; i++)
 			ndir += s->mask_dir[i];
 	}
+	if (s->nstore > 0) {
+		kb_buf_puts(b, "; macOS's credential and browser stores: the "
+			       "login keychain (unless\n; --keychain), "
+			       "cookies, browser profiles, password managers; "
+			       "named\n; whether they exist or not\n"
+			       "(deny file-read* file-write*");
+		filters(b, "(subpath ", "STORE", s->nstore, ")");
+		kb_buf_puts(b, TAG ")\n");
+	}
 	if (ndir > 0) {
 		/* bwrap shows an empty directory there: its stat, and
 		 * realpath through it to a file shown inside, work */
@@ -588,15 +708,21 @@ plan_denies(struct kb_buf *b, const struct kb_policy *p, const struct shape *s)
 	kb_buf_puts(b, "; the roots themselves cannot be renamed or removed "
 		       "(mv ws elsewhere\n; would carry the guards below "
 		       "out of their rules)\n(deny file-write-unlink");
-	root_filters(b, p, s, "(literal ", ")", R_TMPDIR);
+	root_filters(b, p, s, "(literal ", ")");
 	kb_buf_puts(b, TAG ")\n");
 	if (s->pins.n > 0) {
-		kb_buf_puts(b, "; pinned: the .git directories and every "
-			       "directory on the way to a guard\n; or a mask "
-			       "in a writable place; rename(2) checks "
-			       "file-write-unlink on\n; its source, so none "
-			       "of them can be moved aside and recreated\n"
-			       "(deny file-write-unlink");
+		kb_buf_puts(b,
+		    "; pinned: the .git directories and every "
+		    "directory on the way to a guard\n; or a mask "
+		    "in a writable place. Every write on the path "
+		    "itself is\n; denied, not only unlink: rename(2) "
+		    "checks its source and its\n; target, so none "
+		    "of them can be moved aside, nor another "
+		    "directory\n; renamed onto it (a rename-swap); "
+		    "what lies below is the roots'\n; (doubt: "
+		    "that creating an entry inside checks only the "
+		    "new path)\n"
+		    "(deny file-write*");
 		filters(b, "(literal ", "PIN", s->pins.n, ")");
 		kb_buf_puts(b, TAG ")\n");
 	}
@@ -652,23 +778,30 @@ plan_notes(const struct kb_policy *p, const struct kb_seatbelt_host *h,
 		kb_strv_pushf(&pl->notes, "write: %s (%s)", p->write[i].path,
 		    kb_origin_name(p->write[i].origin));
 	kb_strv_push(&pl->notes,
-	    "read: the whole host filesystem, but the "
-	    "masks below; writes elsewhere fail with EPERM");
+	    "read: the whole host filesystem, but /dev (the nodes below) and "
+	    "the masks below; writes elsewhere fail with EPERM");
 	kb_strv_pushf(&pl->notes,
-	    "tmp: no private /tmp: %s is the host's, writable and shared "
-	    "with the caller's other processes",
+	    "tmp: TMPDIR, TMUX_TMPDIR and java.io.tmpdir are %s (0700, this "
+	    "run's, removed after it)",
+	    h->run_tmp);
+	kb_strv_pushf(&pl->notes,
+	    "tmp: %s is the host's, read-only (shared with the user's other "
+	    "programs; --write /tmp grants it)",
 	    h->tmp);
 	kb_strv_pushf(&pl->notes, "tmp: %s read-only, as on Linux",
 	    h->var_tmp != NULL ? h->var_tmp : "/var/tmp");
-	if (p->tmpdir != NULL)
-		kb_strv_pushf(&pl->notes, "TMPDIR: %s (writable)", p->tmpdir);
-	if (p->tmpdir_private != NULL)
+	if (p->tmpdir != NULL || p->tmpdir_private != NULL)
 		kb_strv_pushf(&pl->notes,
-		    "TMPDIR: %s (in the host's /tmp, writable)",
-		    p->tmpdir_private);
-	if (p->tmpdir_reset)
-		kb_strv_push(&pl->notes, "TMPDIR: not writable here; the "
-					 "command gets TMPDIR=/tmp");
+		    "TMPDIR: %s is not granted (the run's directory replaces "
+		    "it)",
+		    p->tmpdir != NULL ? p->tmpdir : p->tmpdir_private);
+	kb_strv_pushf(&pl->notes,
+	    "tmp: confstr(_CS_DARWIN_USER_TEMP_DIR)%s%s is the user's own, "
+	    "read-only: it cannot be pointed at the run's directory from "
+	    "outside the command's processes (Foundation's "
+	    "NSTemporaryDirectory may ask it before TMPDIR)",
+	    h->user_tmp != NULL ? " " : "",
+	    h->user_tmp != NULL ? h->user_tmp : "");
 	if (p->nallow_host > 0 && !p->net)
 		kb_strv_pushf(&pl->notes,
 		    "network: only to kinbox's proxy at localhost:%d, to the "
@@ -694,13 +827,46 @@ plan_notes(const struct kb_policy *p, const struct kb_seatbelt_host *h,
 	kb_strv_push(&pl->notes,
 	    "signals: only to the command's own processes (same-sandbox)");
 	kb_strv_push(&pl->notes,
+	    "processes: the command gets a process group of its own when no "
+	    "terminal is involved; after it ends kinbox kills that group and "
+	    "every process it saw descend from the command (macOS has no "
+	    "subreaper: one that left the group and whose parent exited "
+	    "between two looks may still run, and kinbox says so)");
+	kb_strv_push(&pl->notes,
+	    "sysctl: reads by name (hw.*, kern.os*, kern.proc.pid.N, ...); "
+	    "not kern.procargs2 (other processes' arguments and environment) "
+	    "nor the whole process table (kern.proc.all)");
+	kb_strv_push(&pl->notes,
+	    "devices: /dev/null, zero, random, urandom, fd, tty, ptmx, the "
+	    "ptys opened inside, and the terminal it was started on; no other "
+	    "device node is read or written");
+	for (size_t i = 0; i < h->ntty && i < nitems(h->tty); i++)
+		kb_strv_pushf(&pl->notes,
+		    "terminal: %s (the command's own: read, written)",
+		    h->tty[i]);
+	kb_strv_pushf(&pl->notes, "keychain: %s",
+	    p->keychain ? "granted (com.apple.SecurityServer and "
+			  "~/Library/Keychains reachable: what the login "
+			  "keychain lets these tools read comes back without "
+			  "a prompt)"
+			: "not granted (com.apple.SecurityServer refused, "
+			  "~/Library/Keychains masked; --keychain or keychain "
+			  "= on grants it)");
+	if (p->keychain && p->where[KB_OPT_KEYCHAIN] != NULL)
+		kb_strv_pushf(&pl->notes, "keychain set by: %s",
+		    p->where[KB_OPT_KEYCHAIN]);
+	for (size_t i = 0; i < s->nstore; i++)
+		kb_strv_pushf(&pl->notes,
+		    "mask: %s (macOS store; neither read nor written)",
+		    s->store[i]);
+	kb_strv_push(&pl->notes,
 	    "memory: no budget (--memory, memory = are not applied): "
 	    "Seatbelt makes no tmpfs to size and kinbox no cgroup on macOS; "
 	    "what the command writes goes to the host's disk");
 	kb_strv_push(&pl->notes,
-	    "not provided (seatbelt): a private /tmp; a pid namespace (host "
-	    "processes are visible; what the command leaves running goes "
-	    "on); a private loopback (with --net a server binds the host's "
+	    "not provided (seatbelt): a private /tmp (the run's TMPDIR "
+	    "instead); a pid namespace (host processes are visible); a "
+	    "private loopback (with --net a server binds the host's "
 	    "addresses); an IPC namespace (POSIX semaphores are the "
 	    "caller's, POSIX shared memory is refused: PostgreSQL and "
 	    "Python's shared_memory fail); hard links (EPERM: git, cargo and "
@@ -711,7 +877,8 @@ plan_notes(const struct kb_policy *p, const struct kb_seatbelt_host *h,
 		switch (g->kind) {
 		case KB_GUARD_PIN_DIR:
 			kb_strv_pushf(&pl->notes,
-			    "git guard: %s (pinned: not renamed nor removed)",
+			    "git guard: %s (pinned: nothing written on the "
+			    "directory itself, not renamed nor replaced)",
 			    g->path);
 			break;
 		case KB_GUARD_RO:
@@ -725,7 +892,17 @@ plan_notes(const struct kb_policy *p, const struct kb_seatbelt_host *h,
 			    g->path);
 			break;
 		case KB_GUARD_WATCH_ABSENT:
+			kb_strv_pushf(&pl->notes,
+			    "git guard: %s (absent, kept uncreatable; audited "
+			    "after the run too)",
+			    g->path);
+			break;
 		case KB_GUARD_WATCH_LINK:
+			kb_strv_pushf(&pl->notes,
+			    "git guard: %s (a symlink, kept in place; audited "
+			    "after the run too)",
+			    g->path);
+			break;
 		case KB_GUARD_WATCH_NEWREPO:
 		case KB_GUARD_WATCH_INDEX:
 			kb_strv_pushf(&pl->notes,
@@ -797,6 +974,23 @@ plan_notes(const struct kb_policy *p, const struct kb_seatbelt_host *h,
 /* --- the plan ----------------------------------------------------------------
  */
 
+/* TMPDIR, TMUX_TMPDIR and the JVM's java.io.tmpdir: the run's directory,
+ * as the landlock backend gives them */
+static void
+plan_tmp_env(const struct kb_policy *p, char *const *envp, const char *rundir,
+    struct kb_plan *pl)
+{
+	struct kb_policy q = *p;
+
+	q.tmpdir = NULL;
+	q.tmpdir_private = (char *)rundir;
+	q.tmpdir_reset = false;
+	kb_plan_env(&q, envp, "seatbelt", pl);
+	kb_plan_env_set(pl, "TMUX_TMPDIR", rundir);
+	kb_plan_env_append(
+	    pl, "JAVA_TOOL_OPTIONS", " ", "-Djava.io.tmpdir=", rundir);
+}
+
 int
 kb_seatbelt_plan(const struct kb_policy *p, const struct kb_seatbelt_host *h,
     const char *sandbox_exec, char *const *envp, struct kb_plan *pl,
@@ -827,7 +1021,8 @@ kb_seatbelt_plan(const struct kb_policy *p, const struct kb_seatbelt_host *h,
 		return kb_err_set(e,
 		    "--timeout: the seatbelt backend has no timer yet; run "
 		    "it under timeout(1) instead — nothing was run");
-	if (h == NULL || h->tmp == NULL || h->run_tag == NULL)
+	if (h == NULL || h->tmp == NULL || h->run_tag == NULL ||
+	    h->run_tmp == NULL)
 		return kb_err_set(e,
 		    "seatbelt: the host's /tmp or the run's tag is not known; "
 		    "this is kinbox's bug — nothing was run");
@@ -848,7 +1043,7 @@ kb_seatbelt_plan(const struct kb_policy *p, const struct kb_seatbelt_host *h,
 
 	kb_buf_puts(&b, base_profile);
 	plan_writes(&b, p, &s);
-	plan_network(&b, p, &s);
+	plan_network(&b, p, h, &s);
 	plan_denies(&b, p, &s);
 	pl->profile = steal_pointer(&b.s);
 
@@ -867,11 +1062,13 @@ kb_seatbelt_plan(const struct kb_policy *p, const struct kb_seatbelt_host *h,
 		pl->nhosts = p->nallow_host;
 	}
 	plan_notes(p, h, &s, pl);
-	kb_plan_env(p, envp, "seatbelt", pl);
+	plan_tmp_env(p, envp, h->run_tmp, pl);
 	rc = 0;
 out:
 	for (size_t i = 0; i < s.nmask; i++)
 		free((char *)s.mask[i]);
+	for (size_t i = 0; i < s.nstore; i++)
+		free((char *)s.store[i]);
 	kb_strv_free(&s.pins);
 	kb_buf_free(&b);
 	if (rc == -1) {

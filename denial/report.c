@@ -587,6 +587,7 @@ policy_value(const struct kb_policy *p, const struct kb_option *r, bool typed)
 		return json_boolean(typed ? p->typed[r->id] == 1 : p->gpu);
 	case KB_OPT_CHDIR:
 	case KB_OPT_BACKEND:
+	case KB_OPT_KEYCHAIN:
 	case KB_OPT_KEEP_FD:
 	case KB_OPT_SCRUB_ENV:
 	case KB_OPT_MASK:

@@ -210,6 +210,8 @@ set_bool(struct kb_policy *p, const struct kb_option *o, const char *v,
 		p->unconfined = on;
 	} else if (o->id == KB_OPT_GPU) {
 		p->gpu = on;
+	} else if (o->id == KB_OPT_KEYCHAIN) {
+		p->keychain = on;
 	} else {
 		return kb_err_set(e, "internal: %s is not a switch", o->flag);
 	}
@@ -645,6 +647,7 @@ check_form(const struct kb_option *o, const char *v, const struct kb_src *s,
 	case KB_OPT_SSH_AGENT:
 	case KB_OPT_UNCONFINED:
 	case KB_OPT_GPU:
+	case KB_OPT_KEYCHAIN:
 		if (kb_parse_onoff(v, &on) == -1)
 			return kb_err_set(e,
 			    "%s %s: not on or off; write on or off",
@@ -893,6 +896,17 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.set = set_bool,
 		.help = "bind the GPU device nodes found at run time\n"
 		    "(NVIDIA, /dev/dri, /dev/kfd); none found: refused",
+		.neghelp = NULL,
+	},
+	[KB_OPT_KEYCHAIN] = {
+		.id = KB_OPT_KEYCHAIN, .flag = "keychain", .shortopt = 0,
+		.negflag = NULL, .metavar = NULL,
+		/* the caller's own choice: never granted, never the project's */
+		.sections = KB_IN_SANDBOX, .key = "keychain", .json = NULL,
+		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_SWITCH,
+		.set = set_bool,
+		.help = "seatbelt (macOS): let the command reach the login\n"
+		    "keychain (securityd, ~/Library/Keychains)",
 		.neghelp = NULL,
 	},
 	[KB_OPT_KEEP_ENV] = {

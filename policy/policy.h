@@ -265,7 +265,8 @@ struct kb_policy {
 	bool unconfined; /* the escape hatch: no sandbox, still scrubbed */
 	struct kb_pathgrant device[KB_MAX_DEVICE]; /* in rank order */
 	size_t ndevice;
-	bool gpu;                 /* --gpu: the GPU nodes found at finalize */
+	bool gpu;      /* --gpu: the GPU nodes found at finalize */
+	bool keychain; /* --keychain: seatbelt reaches the login keychain */
 	const char *gpu_root;     /* where --gpu looks: NULL is /dev (the test
 				     build's kb_test_dev_root() otherwise) */
 	const char *proc_devices; /* where the drivers' majors are read: NULL

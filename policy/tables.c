@@ -89,6 +89,29 @@ const char *const kb_credential_table[] = {
 };
 const size_t kb_credential_count = nitems(kb_credential_table);
 
+/* Each store names the app's own location (Apple's sandbox containers,
+ * the vendors' group containers); the team-ID prefixes of the group
+ * containers are the vendors' published ones, not checked on a Mac. */
+const char *const kb_macos_store_table[] = {
+	"Library/Keychains",          /* KB_MACOS_KEYCHAINS: login keychain */
+	"Library/Cookies",            /* every WebKit app's cookie jar */
+	"Library/Safari",             /* history, LocalStorage */
+	"Library/Containers/com.apple.Safari",
+	"Library/Application Support/Google/Chrome",
+	"Library/Application Support/Chromium",
+	"Library/Application Support/BraveSoftware",
+	"Library/Application Support/Microsoft Edge",
+	"Library/Application Support/Arc",
+	"Library/Application Support/Firefox",
+	"Library/Group Containers/2BUA8C4S2C.com.1password",  /* 1Password 8 */
+	"Library/Group Containers/2BUA8C4S2C.com.agilebits", /* 1Password 7 */
+	"Library/Application Support/1Password",
+	"Library/Application Support/Bitwarden",
+	"Library/Containers/com.bitwarden.desktop",
+	"Library/Group Containers/LTZ2PFU5D6.com.bitwarden.desktop",
+};
+const size_t kb_macos_store_count = nitems(kb_macos_store_table);
+
 const struct kb_socket_path kb_socket_table[] = {
 	/* /run holds the system D-Bus, docker, podman, containerd, systemd
 	 * and every user's /run/user/UID (session bus, gpg-agent, pulse,

@@ -45,6 +45,17 @@ extern const char *const kb_credential_table[];
 extern const size_t kb_credential_count;
 
 /*
+ * macOS's credential and browser stores, relative to the home directory.
+ * The seatbelt backend denies reading and writing each, whether it exists
+ * yet or not (a rule on a path costs nothing; a browser first started
+ * during the run is covered). The first, ~/Library/Keychains, is shown
+ * again by --keychain (keychain = on), with securityd.
+ */
+extern const char *const kb_macos_store_table[];
+extern const size_t kb_macos_store_count;
+#define KB_MACOS_KEYCHAINS 0 /* kb_macos_store_table[0] */
+
+/*
  * Host socket locations: connect() ignores read-only mounts, so these are
  * hidden. `home` entries are relative to the home directory. Whole trees
  * (/run) are replaced by an empty directory.

@@ -114,6 +114,17 @@ t_dry_run_text() {
 	# keystrokes pushed into the caller's terminal: refused, as seccomp
 	# refuses them on Linux
 	assert_file_has_content "$KB_T/prof.txt" '^\(deny file-ioctl \(ioctl-command TIOCSTI\)'
+	# issue 34: no broad rule of the review is left, the keychain is
+	# opt-in and named
+	assert_not_file_has_content "$KB_T/prof.txt" '^\(allow sysctl-read\)$'
+	assert_not_file_has_content "$KB_T/prof.txt" '^\(allow file-read\*\)$'
+	assert_not_file_has_content "$KB_T/prof.txt" 'com.apple.SecurityServer'
+	assert_file_has_content "$KB_OUT" '^# keychain: not granted'
+	assert_file_has_content "$KB_OUT" '^-DSTORE_0=.*/Library/Keychains$'
+	kb_expect 0 --backend seatbelt --keychain --net --dry-run -- make test
+	assert_file_has_content "$KB_OUT" '^# keychain: granted'
+	assert_file_has_content "$KB_OUT" '^\(allow mach-lookup \(global-name "com.apple.SecurityServer"\)\)$'
+	assert_not_file_has_content "$KB_OUT" '/Library/Keychains$'
 	sed '1,/^# --- end of the profile/d' "$KB_OUT" >"$KB_T/argv.txt"
 	assert_file_has_content "$KB_T/argv.txt" "WORKSPACE=$ws"
 	assert_file_has_content "$KB_T/argv.txt" '^--$'
@@ -334,6 +345,48 @@ t_standin_fds() {
 	assert_not_file_has_content "$ws/fds.txt" '^(5|7)$'
 }
 
+t_standin_reaps() {
+	ws=$(newdir ws-reap)
+	cd "$ws"
+	# fork, setsid, fork: the subshell exits at once, the setsid'd
+	# middle and its child outlive the command
+	cat >spawn.sh <<'EOF'
+( setsid sh -c 'sleep 300 & echo $! >left.pid; echo $$ >mid.pid; wait' & )
+while [ ! -s left.pid ] || [ ! -s mid.pid ]; do sleep 0.05; done
+exit 0
+EOF
+	kbt --backend seatbelt -- sh spawn.sh
+	assert_streq "$KB_RC" 0
+	left=$(cat left.pid)
+	mid=$(cat mid.pid)
+	[ -n "$left" ] && [ -n "$mid" ] || fail "no pids written"
+	# judged from outside, once kinbox has returned
+	if kill -0 "$left" 2>/dev/null || kill -0 "$mid" 2>/dev/null; then
+		kill -KILL "$left" "$mid" 2>/dev/null || true
+		fail "a process the command left ($mid, $left) still runs after kinbox returned"
+	fi
+	assert_file_has_content "$KB_ERR" 'note: killed [0-9]+ process(es)? the command left running'
+	# a command that leaves nothing: no note
+	kbt --backend seatbelt -- true
+	assert_not_file_has_content "$KB_ERR" 'left running'
+}
+
+t_standin_tmpdir() {
+	ws=$(newdir ws-tmp)
+	cd "$ws"
+	kbt --backend seatbelt -- sh -c 'printf %s "$TMPDIR" >tmpdir.txt; : >"$TMPDIR/x"; ls "$TMPDIR" >ls.txt'
+	assert_streq "$KB_RC" 0
+	d=$(cat tmpdir.txt)
+	case $d in
+	/tmp/kinbox-*/run.*) ;;
+	*) fail "TMPDIR is $d, not the run's own directory" ;;
+	esac
+	assert_file_has_content ls.txt '^x$'
+	# removed with what the command left in it
+	assert_not_exists "$d"
+	assert_file_has_content "$KB_T/standin.log" "^-DRUNTMP=$d\$"
+}
+
 run_test "seatbelt --dry-run: the profile and sandbox-exec's argv, paths as parameters" t_dry_run_text
 run_test "seatbelt --dry-run --json: backend, exe, argv, notes, profile, params" t_dry_run_json
 run_test "--dry-run --json for the Linux backends and --unconfined; --json alone refused" t_json_any_backend
@@ -346,4 +399,6 @@ run_test "the macOS run path: a profile sandbox-exec rejects is exit 125, nothin
 run_test "the macOS run path: Seatbelt's wording and log lines become denial reports" t_standin_denial
 run_test "the macOS run path: --allow-host and --require of what Seatbelt lacks refused" t_standin_refusals
 run_test "the macOS run path: only 0-2 and the kept descriptors reach the command" t_standin_fds
+run_test "the macOS run path: a double fork with setsid leaves nothing running after kinbox returns" t_standin_reaps
+run_test "the macOS run path: TMPDIR is the run's own directory, removed after it" t_standin_tmpdir
 done_testing

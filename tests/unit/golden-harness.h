@@ -681,6 +681,7 @@ static struct kb_seatbelt_host sb_host = {
 	.var_tmp = "/private/var/tmp",
 	.ssh_sock = NULL,
 	.run_tag = "kinbox-golden",
+	.run_tmp = "/private/tmp/kinbox-501/run.golden",
 };
 
 /*

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <regex.h>
 #include <string.h>
 
 /* flags of sbpl_check_ex */
@@ -927,6 +928,247 @@ sbpl_check(const char *profile, const char *const *params,
 {
 	return sbpl_check_ex(
 	    profile, strlen(profile), params, forbidden, 0, err, errlen);
+}
+
+/* --- deciding a request -------------------------------------------------- */
+
+/*
+ * What sandbox-exec would decide for one request, read from the profile as
+ * SBPL reads it (Apple's reference is not public; this is the rule the
+ * researched profiles and write-ups agree on): every rule whose operation
+ * covers the request's ("file-read*" covers "file-read-data", "default"
+ * covers all) and one of whose filters matches (several filters in a rule
+ * are alternatives; a rule without filters matches) is a candidate, and
+ * the last candidate decides. Filters it cannot judge here (network
+ * addresses, vnode types, process targets) never match. Nothing of this is
+ * sandbox-exec: a profile it decides a way may still be decided otherwise
+ * on a Mac.
+ */
+struct sbpl_req {
+	const char *op;        /* "file-read-data", "sysctl-read", ... */
+	const char *path;      /* the path of a file operation */
+	const char *name;      /* a sysctl's or a Mach service's name */
+	const char *extension; /* a sandbox extension the process holds */
+	const char *ioctl;     /* an ioctl's name (TIOCSTI) */
+};
+
+#define SBPL_DENY  0
+#define SBPL_ALLOW 1
+
+static bool sbpl_match(struct sbpl_ck *k, int x, const struct sbpl_req *q);
+
+/* a value's text: a string, a parameter's value, a (string-append); a
+ * new string, or NULL */
+static char *
+sbpl_text(struct sbpl_ck *k, int x)
+{
+	const char *h;
+	char *out, *piece;
+	size_t len = 0;
+	int a;
+
+	if (k->v[x].kind == SBPL_STR || k->v[x].kind == SBPL_RE)
+		return strdup(k->v[x].text);
+	if (k->v[x].kind != SBPL_LIST || (h = sbpl_head(k, x)) == NULL)
+		return NULL;
+	a = k->v[k->v[x].first].next;
+	if (strcmp(h, "param") == 0)
+		return a >= 0 ? strdup(sbpl_param_value(k, k->v[a].text))
+			      : NULL;
+	if (strcmp(h, "string-append") != 0 || (out = strdup("")) == NULL)
+		return NULL;
+	for (; a >= 0; a = k->v[a].next) {
+		char *grown;
+
+		if ((piece = sbpl_text(k, a)) == NULL ||
+		    (grown = realloc(out, len + strlen(piece) + 1)) == NULL) {
+			free(piece);
+			free(out);
+			return NULL;
+		}
+		out = grown;
+		memcpy(out + len, piece, strlen(piece) + 1);
+		len += strlen(piece);
+		free(piece);
+	}
+	return out;
+}
+
+static bool
+sbpl_match_value(const char *h, const char *v, const struct sbpl_req *q)
+{
+	const char *path = q->path, *name = q->name;
+	size_t n = strlen(v);
+
+	if (strcmp(h, "literal") == 0 || strcmp(h, "path") == 0 ||
+	    strcmp(h, "path-literal") == 0)
+		return path != NULL && strcmp(path, v) == 0;
+	if (strcmp(h, "subpath") == 0)
+		return path != NULL &&
+		       (strcmp(v, "/") == 0 ||
+			   (strncmp(path, v, n) == 0 &&
+			       (path[n] == '\0' || path[n] == '/')));
+	if (strcmp(h, "prefix") == 0)
+		return path != NULL && strncmp(path, v, n) == 0;
+	if (strcmp(h, "sysctl-name") == 0 || strcmp(h, "global-name") == 0)
+		return name != NULL && strcmp(name, v) == 0;
+	if (strcmp(h, "sysctl-name-prefix") == 0 ||
+	    strcmp(h, "global-name-prefix") == 0)
+		return name != NULL && strncmp(name, v, n) == 0;
+	if (strcmp(h, "extension") == 0)
+		return q->extension != NULL && strcmp(q->extension, v) == 0;
+	return false;
+}
+
+/* a POSIX extended regular expression: what SBPL's regex syntax is for
+ * the patterns kinbox writes (anchors, classes, +) */
+static bool
+sbpl_match_regex(const char *re, const char *s)
+{
+	regex_t r;
+	bool m;
+
+	if (s == NULL || regcomp(&r, re, REG_EXTENDED | REG_NOSUB) != 0)
+		return false;
+	m = regexec(&r, s, 0, NULL, 0) == 0;
+	regfree(&r);
+	return m;
+}
+
+static bool
+sbpl_match(struct sbpl_ck *k, int x, const struct sbpl_req *q)
+{
+	const char *h = sbpl_head(k, x);
+	int a;
+
+	if (h == NULL)
+		return false;
+	a = k->v[k->v[x].first].next;
+	if (strcmp(h, "require-all") == 0) {
+		for (; a >= 0; a = k->v[a].next)
+			if (!sbpl_match(k, a, q))
+				return false;
+		return true;
+	}
+	if (strcmp(h, "require-any") == 0) {
+		for (; a >= 0; a = k->v[a].next)
+			if (sbpl_match(k, a, q))
+				return true;
+		return false;
+	}
+	if (strcmp(h, "require-not") == 0)
+		return a >= 0 && !sbpl_match(k, a, q);
+	if (strcmp(h, "ioctl-command") == 0)
+		return a >= 0 && q->ioctl != NULL &&
+		       strcmp(k->v[a].text, q->ioctl) == 0;
+	if (strcmp(h, "regex") == 0 || strcmp(h, "sysctl-name-regex") == 0 ||
+	    strcmp(h, "global-name-regex") == 0) {
+		const char *s = h[0] == 'r' ? q->path : q->name;
+
+		for (; a >= 0; a = k->v[a].next)
+			if (k->v[a].kind == SBPL_RE || k->v[a].kind == SBPL_STR)
+				if (sbpl_match_regex(k->v[a].text, s))
+					return true;
+		return false;
+	}
+	for (; a >= 0; a = k->v[a].next) {
+		char *v = sbpl_text(k, a);
+		bool m = v != NULL && sbpl_match_value(h, v, q);
+
+		free(v);
+		if (m)
+			return true;
+	}
+	return false;
+}
+
+/* does the rule's operation `o` cover the request's `r`? */
+static bool
+sbpl_op_covers(const char *o, const char *r)
+{
+	size_t n = strlen(o);
+
+	if (strcmp(o, "default") == 0 || strcmp(o, r) == 0)
+		return true;
+	return n > 0 && o[n - 1] == '*' && strncmp(o, r, n - 1) == 0;
+}
+
+/*
+ * The decision for `q`: SBPL_ALLOW or SBPL_DENY, with the line of the rule
+ * that decided in *line; -1 with `err` set when the profile cannot be read
+ * (check it with sbpl_check first). `params` as sbpl_check takes them.
+ */
+static inline int
+sbpl_decide(const char *buf, const char *const *params,
+    const struct sbpl_req *q, int *line, char *err, size_t errlen)
+{
+	struct sbpl_ck k = {.s = buf,
+	    .n = strlen(buf),
+	    .line = 1,
+	    .params = params,
+	    .flags = SBPL_UNUSED_OK | SBPL_VALUES_OK,
+	    .err = err,
+	    .errlen = errlen};
+	int x, last = 0, verdict = -1;
+	size_t j;
+
+	if (err != NULL && errlen > 0)
+		err[0] = '\0';
+	while (params != NULL && params[k.nparams] != NULL)
+		k.nparams++;
+	if ((k.used = calloc(k.nparams + 1, sizeof(*k.used))) == NULL ||
+	    sbpl_new(&k, SBPL_LIST, NULL) < 0)
+		goto out;
+	for (;;) {
+		if (sbpl_skip(&k) < 0)
+			goto out;
+		if (k.i >= k.n)
+			break;
+		if ((x = sbpl_read(&k, 0)) < 0)
+			goto out;
+		if (last == 0)
+			k.v[0].first = x;
+		else
+			k.v[last].next = x;
+		last = x;
+	}
+	for (x = k.v[0].first; x >= 0; x = k.v[x].next) {
+		const char *verb = sbpl_head(&k, x);
+		bool op = false, any = false, hit = false;
+		int a;
+
+		if (verb == NULL ||
+		    (strcmp(verb, "allow") != 0 && strcmp(verb, "deny") != 0))
+			continue;
+		for (a = k.v[k.v[x].first].next; a >= 0; a = k.v[a].next) {
+			const char *h = k.v[a].kind == SBPL_LIST
+					    ? sbpl_head(&k, a)
+					    : NULL;
+
+			if (k.v[a].kind == SBPL_SYM) {
+				op = op || sbpl_op_covers(k.v[a].text, q->op);
+			} else if (h != NULL && strcmp(h, "with") == 0) {
+				continue;
+			} else if (k.v[a].kind == SBPL_LIST) {
+				any = true;
+				hit = hit || sbpl_match(&k, a, q);
+			}
+		}
+		if (op && (!any || hit)) {
+			verdict = verb[0] == 'a' ? SBPL_ALLOW : SBPL_DENY;
+			if (line != NULL)
+				*line = k.v[x].line;
+		}
+	}
+	if (verdict == -1)
+		sbpl_fail(&k, 0, "no rule decides %s (no (deny default)?)",
+		    q->op);
+out:
+	for (j = 0; j < k.nv; j++)
+		free(k.v[j].text);
+	free(k.v);
+	free(k.used);
+	return verdict;
 }
 
 #endif

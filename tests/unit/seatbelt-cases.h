@@ -26,12 +26,16 @@ static char sbc_base[PATH_MAX];
 static char sbc_cmd0[] = "make", sbc_cmd1[] = "test";
 static char *sbc_argv[] = {sbc_cmd0, sbc_cmd1, NULL};
 
+/* the next plan's --keychain (sbc_plan_host applies it) */
+static bool sbc_keychain;
+
 /* macOS's canonical /tmp and /var/tmp, a fixed tag */
 static const struct kb_seatbelt_host sbc_host = {
     .tmp = "/private/tmp",
     .var_tmp = "/private/var/tmp",
     .ssh_sock = NULL,
     .run_tag = "kinbox-sbcases",
+	.run_tmp = "/private/tmp/kinbox-501/run.sbcases",
 };
 
 /* clang-format off */
@@ -153,6 +157,7 @@ sbc_plan_host(const char *ws, const char *const *w, size_t nw,
 	for (size_t i = 0; i < nw; i++)
 		if (kb_policy_add_write(&p, w[i], KB_ORIGIN_FLAG, e) == -1)
 			goto out;
+	p.keychain = sbc_keychain;
 	if (kb_policy_resolve_workspace(&p, e) == -1 ||
 	    kb_policy_finalize(&p, e) == -1 ||
 	    kb_gitguard_scan_roots(&p, e) == -1)

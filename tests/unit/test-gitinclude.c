@@ -404,7 +404,8 @@ test_plans(void)
 	static char *const envp[] = {env0, NULL};
 	static const struct kb_host host = {.landlock_abi = 6};
 	static const struct kb_seatbelt_host sbh = {
-	    .tmp = "/tmp", .run_tag = "kinbox-test"};
+	    .tmp = "/tmp", .run_tag = "kinbox-test",
+	    .run_tmp = "/tmp/kinbox-0/run.test"};
 	struct kb_policy p;
 	struct kb_plan pl;
 	struct kb_err e;

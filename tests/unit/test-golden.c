@@ -698,6 +698,40 @@ case_sb_allow_host(void)
 }
 
 static void
+case_sb_keychain(void)
+{
+	struct run r = { "seatbelt-keychain", "seatbelt: --keychain --net: "
+		"securityd and ~/Library/Keychains reachable, the other macOS "
+		"stores still masked", "plain", host6, NULL,
+		KB_BACKEND_SEATBELT, NULL };
+	struct kb_policy p;
+
+	reset_env();
+	if (!start(&p, r.cwd))
+		return;
+	type_switch(KB_OPT_KEYCHAIN, "--keychain");
+	type_switch(KB_OPT_NET, "--net");
+	finish(&r, &p);
+}
+
+static void
+case_sb_tty(void)
+{
+	struct run r = { "seatbelt-tty", "seatbelt: started on a terminal: "
+		"that one terminal readable and writable, no other", "plain",
+		host6, NULL, KB_BACKEND_SEATBELT, NULL };
+	struct kb_policy p;
+
+	reset_env();
+	sb_host.tty[0] = "/dev/ttys004";
+	sb_host.ntty = 1;
+	if (start(&p, r.cwd))
+		finish(&r, &p);
+	sb_host.ntty = 0;
+	sb_host.tty[0] = NULL;
+}
+
+static void
 case_sb_refused(void)
 {
 	struct run r = { "seatbelt-ssh-agent-unknown", "seatbelt: --ssh-agent "
@@ -787,6 +821,8 @@ main(void)
 	case_sb_ssh_agent();
 	case_sb_allow_socket();
 	case_sb_allow_host();
+	case_sb_keychain();
+	case_sb_tty();
 	case_sb_refused();
 	{
 		char *cmd = xasprintf("rm -rf '%s'", base);

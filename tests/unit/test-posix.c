@@ -5,7 +5,9 @@
  * real sandbox-exec is reported to print when it refuses a profile or
  * cannot exec the command. Exit statuses, death by signal, the stderr
  * relay and its tail, the refusal held back and told apart, the command's
- * exec failure, SIGTERM to kinbox forwarded, a missing exe. The stand-ins
+ * exec failure, SIGTERM to kinbox forwarded, a missing exe, and what the
+ * command leaves running (a background job, a double fork with setsid)
+ * gone once kb_run_posix returns, judged from outside. The stand-ins
  * stand in for sandbox-exec's words as reported, not as checked: there is
  * no macOS machine here. Uses POSIX interfaces only, so that `make
  * portable-check` can build and run it as POSIX C11 as well.
@@ -361,6 +363,110 @@ test_missing_exe(struct captured *c)
 	free(exe);
 }
 
+/* --- what the command leaves running ------------------------------------- */
+
+/* the pid written in dir/name, or -1 */
+static pid_t
+pid_in(const char *name)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	size_t len;
+	char *s = slurp(path, &len);
+	long v = s != NULL ? strtol(s, NULL, 10) : -1;
+
+	free(s);
+	free(path);
+	return v > 0 ? (pid_t)v : -1;
+}
+
+/*
+ * Is `pid` still running, judged from outside: kill(pid, 0), and a zombie
+ * (dead, left for a pid 1 that may never reap it, as in a container) is
+ * not running. /proc is read where there is one; without it a zombie
+ * counts as running, which can only fail the test, never pass it.
+ */
+static bool
+running(pid_t pid)
+{
+	char path[64], buf[512], *paren;
+	FILE *f;
+	size_t n;
+
+	if (pid <= 0 || kill(pid, 0) == -1)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	/* gone between the two looks: reaped */
+	if ((f = fopen(path, "r")) == NULL)
+		return kill(pid, 0) == 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	paren = strrchr(buf, ')');
+	return paren == NULL || paren[1] == '\0' || paren[2] != 'Z';
+}
+
+/* runs `sh -c body` with no terminal on fds 0-2 (the command gets its
+ * own process group), as an agent's shell tool runs it */
+static void
+run_detached(struct captured *c, const char *body)
+{
+	const char *cmd[] = {"/bin/sh", "-c", body, NULL};
+	int in = dup(0), out, nul = open("/dev/null", O_RDWR);
+
+	fflush(stdout);
+	out = dup(1);
+	dup2(nul, 0);
+	dup2(nul, 1);
+	close(nul);
+	run(c, runner, cmd);
+	dup2(in, 0);
+	dup2(out, 1);
+	close(in);
+	close(out);
+}
+
+static void
+test_left_running(struct captured *c)
+{
+	/* a background job in the command's group */
+	char *bg = xasprintf("sleep 300 & echo $! >'%s/bg.pid'", dir);
+	/* a double fork with setsid: the middle leaves the group and the
+	 * session and outlives the command, the last one is its child;
+	 * the middle lives long enough for a look to see it (without a
+	 * subreaper, as here, nothing else ties it to the command) */
+	char *ds = xasprintf("setsid sh -c 'sleep 300 & echo $! >\"%s/ds.pid\"; "
+			     "echo $$ >\"%s/mid.pid\"; wait' & sleep 1; exit 0",
+	    dir, dir);
+	pid_t p, mid;
+
+	run_detached(c, bg);
+	p = pid_in("bg.pid");
+	ok(c->rc == 0 && c->r.exit_code == 0 && p > 0,
+	    "a background job: the command exits 0 (pid %ld)", (long)p);
+	ok(!running(p) && c->r.left_killed >= 1 && c->r.walk_errno == 0,
+	    "... and nothing of it runs after kb_run_posix returns (%u "
+	    "killed)",
+	    c->r.left_killed);
+	if (running(p))
+		kill(p, SIGKILL);
+	run_detached(c, ds);
+	p = pid_in("ds.pid");
+	mid = pid_in("mid.pid");
+	ok(c->rc == 0 && c->r.exit_code == 0 && p > 0 && mid > 0,
+	    "a double fork with setsid: the command exits 0 (pids %ld, %ld)",
+	    (long)mid, (long)p);
+	ok(!running(p) && !running(mid) && c->r.left_killed >= 2,
+	    "... and neither the setsid'd middle nor its child runs after "
+	    "kb_run_posix returns (%u killed)",
+	    c->r.left_killed);
+	if (running(p))
+		kill(p, SIGKILL);
+	if (running(mid))
+		kill(mid, SIGKILL);
+	free(bg);
+	free(ds);
+}
+
 int
 main(void)
 {
@@ -381,6 +487,7 @@ main(void)
 	test_sigterm_forwarded(&c, false);
 	test_sigterm_forwarded(&c, true);
 	test_missing_exe(&c);
+	test_left_running(&c);
 	free(c.err);
 	free(runner);
 	rm = xasprintf("rm -rf '%s'", dir);

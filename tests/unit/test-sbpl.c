@@ -557,6 +557,258 @@ test_generated(void)
 	sbc_cleanup();
 }
 
+
+/* --- the findings of issue 34, decided ------------------------------------ */
+
+static const struct kb_plan *dec_plan;
+
+/* what the profile of dec_plan decides for OP on PATH (or NAME) */
+static int
+dec(const char *op, const char *path, const char *name, const char *ext,
+    const char *ioctl)
+{
+	struct sbpl_req q = {op, path, name, ext, ioctl};
+	int line = 0;
+
+	return sbpl_decide(dec_plan->profile,
+	    (const char *const *)dec_plan->params.v, &q, &line, err,
+	    sizeof(err));
+}
+
+#define DENIED(op, path) (dec(op, path, NULL, NULL, NULL) == SBPL_DENY)
+#define ALLOWED(op, path) (dec(op, path, NULL, NULL, NULL) == SBPL_ALLOW)
+
+static void
+mkfile(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f != NULL) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static bool
+made(const char *rel)
+{
+	_cleanup_free_ char *d = sbc_dir(rel);
+
+	return d != NULL;
+}
+
+static void
+test_findings(void)
+{
+	_cleanup_free_ char *ws = NULL, *home = NULL, *ttmp = NULL;
+	_cleanup_free_ char *git = NULL, *p1 = NULL, *p2 = NULL;
+	struct kb_seatbelt_host h = sbc_host;
+	struct kb_plan pl, kc;
+	struct kb_err e;
+	const char *run;
+
+	if (!sbc_init() || (ws = sbc_dir("find/ws")) == NULL ||
+	    !made("find/ws/.git/objects") || !made("find/ws/.git/refs/heads") ||
+	    !made("find/ws/.git/hooks") ||
+	    (ttmp = sbc_dir("find/callertmp")) == NULL) {
+		ok(0, "the findings' tree could not be made");
+		return;
+	}
+	git = xasprintf("%s/.git", ws);
+	p1 = xasprintf("%s/HEAD", git);
+	mkfile(p1, "ref: refs/heads/main\n");
+	free(p1);
+	p1 = xasprintf("%s/config", git);
+	mkfile(p1, "[core]\n\trepositoryformatversion = 0\n");
+	home = xstrdup(getenv("HOME"));
+	setenv("TMPDIR", ttmp, 1);
+	h.tty[0] = "/dev/ttys004";
+	h.ntty = 1;
+	sbc_keychain = false;
+	if (sbc_plan_host(ws, NULL, 0, &h, &pl, &e) == -1) {
+		ok(0, "the findings' plan: %s", e.msg);
+		sbc_cleanup();
+		return;
+	}
+	sbc_keychain = true;
+	if (sbc_plan_host(ws, NULL, 0, &h, &kc, &e) == -1) {
+		ok(0, "the --keychain plan: %s", e.msg);
+		kb_plan_free(&pl);
+		sbc_cleanup();
+		return;
+	}
+	sbc_keychain = false;
+	ok(sbpl_check(pl.profile, (const char *const *)pl.params.v, NULL, err,
+	       sizeof(err)) == 0 &&
+		sbpl_check(kc.profile, (const char *const *)kc.params.v, NULL,
+		    err, sizeof(err)) == 0,
+	    "findings: both profiles pass the checker: %s", err);
+	/* none of the broad rules of the review is left */
+	ok(strstr(pl.profile, "(allow sysctl-read)") == NULL &&
+		strstr(pl.profile, "(allow file-read*)\n") == NULL &&
+		strstr(pl.profile, "com.apple.SecurityServer") == NULL &&
+		strstr(pl.profile, "(param \"TMP\")") == NULL &&
+		strstr(pl.profile, "(allow file-ioctl (regex") == NULL,
+	    "findings: no (allow sysctl-read), no unfiltered file-read*, no "
+	    "securityd, no shared /tmp, no ioctl on every tty");
+	dec_plan = &pl;
+
+	/* 1, 7: the git guards and the pinned .git */
+	free(p1);
+	p1 = xasprintf("%s/commondir", git);
+	p2 = xasprintf("%s/config.worktree", git);
+	ok(DENIED("file-write-create", p1) && DENIED("file-write-data", p1) &&
+		DENIED("file-write-create", p2),
+	    "1: .git/commondir and .git/config.worktree cannot be planted "
+	    "(the profile, not only the audit): %s",
+	    err);
+	ok(DENIED("file-write-unlink", git) &&
+		DENIED("file-write-create", git) &&
+		DENIED("file-write-mode", git) &&
+		DENIED("file-write-flags", git),
+	    "7: the pinned .git itself: no unlink, no create over it (a "
+	    "rename-swap), no chmod, no chflags");
+	free(p1);
+	free(p2);
+	p1 = xasprintf("%s/objects/ab", git);
+	p2 = xasprintf("%s/main.c", ws);
+	ok(ALLOWED("file-write-create", p1) && ALLOWED("file-write-data", p2),
+	    "1, 7: below the pinned .git and in the workspace, writes work");
+	free(p1);
+	p1 = xasprintf("%s/config", git);
+	ok(DENIED("file-write-data", p1), "1: .git/config stays read-only");
+
+	/* 2, 6: the keychain and the stores */
+	free(p1);
+	free(p2);
+	p1 = xasprintf("%s/Library/Keychains/login.keychain-db", home);
+	ok(dec("mach-lookup", NULL, "com.apple.SecurityServer", NULL, NULL) ==
+		    SBPL_DENY &&
+		DENIED("file-read-data", p1),
+	    "2: securityd and ~/Library/Keychains refused without --keychain");
+	dec_plan = &kc;
+	ok(dec("mach-lookup", NULL, "com.apple.SecurityServer", NULL, NULL) ==
+		    SBPL_ALLOW &&
+		ALLOWED("file-read-data", p1),
+	    "2: --keychain grants both");
+	p2 = xasprintf("%s/Library/Cookies/Cookies.binarycookies", home);
+	ok(DENIED("file-read-data", p2),
+	    "2: --keychain leaves the other stores masked");
+	dec_plan = &pl;
+	{
+		static const char *const stores[] = {
+		    "Library/Cookies/Cookies.binarycookies",
+		    "Library/Safari/History.db",
+		    "Library/Application Support/Google/Chrome/Default/Login "
+		    "Data",
+		    "Library/Application Support/Firefox/Profiles/x/"
+		    "logins.json",
+		    "Library/Group Containers/2BUA8C4S2C.com.1password/t/x",
+		    "Library/Application Support/Bitwarden/data.json",
+		};
+		size_t open_stores = 0;
+
+		for (size_t i = 0; i < nitems(stores); i++) {
+			_cleanup_free_ char *sp =
+			    xasprintf("%s/%s", home, stores[i]);
+
+			open_stores += !DENIED("file-read-data", sp) ||
+			       !DENIED("file-write-data", sp);
+		}
+		ok(open_stores == 0,
+		    "6: cookies, Safari, Chrome, Firefox, 1Password, Bitwarden "
+		    "neither read nor written (none of them exists here)");
+	}
+
+	/* 3: devices */
+	ok(DENIED("file-read-data", "/dev/ttys009") &&
+		DENIED("file-write-data", "/dev/ttys009") &&
+		DENIED("file-ioctl", "/dev/ttys009"),
+	    "3: another terminal is neither read, written nor ioctl'd");
+	ok(dec("file-read-data", "/dev/ttys009", NULL,
+	       "com.apple.sandbox.pty", NULL) == SBPL_ALLOW,
+	    "3: a pty opened inside (its extension) is read");
+	ok(ALLOWED("file-read-data", "/dev/ttys004") &&
+		ALLOWED("file-write-data", "/dev/ttys004") &&
+		ALLOWED("file-ioctl", "/dev/ttys004"),
+	    "3: the terminal the command was started on is its own");
+	ok(dec("file-ioctl", "/dev/ttys004", NULL, NULL, "TIOCSTI") ==
+		SBPL_DENY,
+	    "3: TIOCSTI refused on its own terminal too (the deny wins)");
+	ok(ALLOWED("file-read-data", "/dev/null") &&
+		ALLOWED("file-read-data", "/dev/urandom") &&
+		ALLOWED("file-read-data", "/dev/fd/3") &&
+		ALLOWED("file-read-data", "/dev/tty") &&
+		ALLOWED("file-read-metadata", "/dev"),
+	    "3: the listed nodes are read");
+	ok(DENIED("file-read-data", "/dev/disk0") &&
+		DENIED("file-read-data", "/dev/rdisk0") &&
+		DENIED("file-read-data", "/dev/bpf0") &&
+		DENIED("file-read-data", "/dev/cu.usbserial") &&
+		DENIED("file-read-data", "/dev/klog"),
+	    "3: any other node is not");
+	ok(ALLOWED("file-read-data", "/etc/passwd") &&
+		ALLOWED("file-read-data", "/usr/bin/cc"),
+	    "3: reads outside /dev stay open");
+
+	/* 4: sysctl */
+	ok(dec("sysctl-read", NULL, "kern.procargs2", NULL, NULL) ==
+		    SBPL_DENY &&
+		dec("sysctl-read", NULL, "kern.procargs", NULL, NULL) ==
+		    SBPL_DENY &&
+		dec("sysctl-read", NULL, "kern.proc.all", NULL, NULL) ==
+		    SBPL_DENY &&
+		dec("sysctl-read", NULL, "kern.proc.uid.501", NULL, NULL) ==
+		    SBPL_DENY,
+	    "4: kern.procargs2, kern.procargs, kern.proc.all, kern.proc.uid "
+	    "refused");
+	ok(dec("sysctl-read", NULL, "hw.ncpu", NULL, NULL) == SBPL_ALLOW &&
+		dec("sysctl-read", NULL, "hw.memsize", NULL, NULL) ==
+		    SBPL_ALLOW &&
+		dec("sysctl-read", NULL, "kern.osversion", NULL, NULL) ==
+		    SBPL_ALLOW &&
+		dec("sysctl-read", NULL, "hw.optional.arm.FEAT_AES", NULL,
+		    NULL) == SBPL_ALLOW &&
+		dec("sysctl-read", NULL, "kern.proc.pid.4242", NULL, NULL) ==
+		    SBPL_ALLOW,
+	    "4: hw.ncpu, hw.memsize, kern.osversion, hw.optional.*, "
+	    "kern.proc.pid.N read");
+
+	/* 5: temporary directories */
+	run = sbc_param(&pl, "RUNTMP");
+	free(p1);
+	p1 = xasprintf("%s/x", run != NULL ? run : "/nonexistent");
+	free(p2);
+	p2 = xasprintf("%s/x", ttmp);
+	ok(run != NULL && strcmp(run, sbc_host.run_tmp) == 0 &&
+		ALLOWED("file-write-create", p1) &&
+		DENIED("file-write-create", "/private/tmp/x") &&
+		DENIED("file-write-unlink", "/private/tmp/tmux-501/default") &&
+		DENIED("file-write-create", p2),
+	    "5: the run's directory is written; /private/tmp and the "
+	    "caller's TMPDIR are not");
+	{
+		bool tmpdir = false, tmux = false, java = false;
+
+		for (size_t i = 0; i < pl.envp.n; i++) {
+			_cleanup_free_ char *want =
+			    xasprintf("TMPDIR=%s", sbc_host.run_tmp);
+
+			tmpdir |= strcmp(pl.envp.v[i], want) == 0;
+			tmux |= strncmp(pl.envp.v[i], "TMUX_TMPDIR=", 12) == 0;
+			java |= strstr(pl.envp.v[i], "-Djava.io.tmpdir=") !=
+				NULL;
+		}
+		ok(tmpdir && tmux && java,
+		    "5: TMPDIR, TMUX_TMPDIR and java.io.tmpdir name the run's "
+		    "directory");
+	}
+	kb_plan_free(&pl);
+	kb_plan_free(&kc);
+	setenv("TMPDIR", "/tmp", 1);
+	sbc_cleanup();
+}
+
 /* --- robustness ---------------------------------------------------------- */
 
 /* is buf[0..n) balanced, by a scan that shares nothing with the reader? */
@@ -695,6 +947,7 @@ main(void)
 	test_edges();
 	test_goldens();
 	test_generated();
+	test_findings();
 	test_robust();
 	return tap_done();
 }

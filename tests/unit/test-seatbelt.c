@@ -280,19 +280,20 @@ test_refusals(void)
 	if (ws == NULL)
 		return;
 	huge[0] = '/';
-	h.tmp = "";
+	h.run_tmp = "";
 	ok(sbc_plan_host(ws, NULL, 0, &h, &pl, &e) == -1 &&
-	    strstr(e.msg, "parameter TMP is empty") != NULL &&
+	    strstr(e.msg, "parameter RUNTMP is empty") != NULL &&
 	    pl.argv.n == 0 && pl.params.n == 0 && pl.profile == NULL,
 	    "an empty parameter is refused, the plan left empty: %s", e.msg);
-	h.tmp = "private/tmp";
+	h.run_tmp = "private/tmp";
 	ok(sbc_plan_host(ws, NULL, 0, &h, &pl, &e) == -1 &&
-	    strstr(e.msg, "TMP is not an absolute path") != NULL,
+	    strstr(e.msg, "RUNTMP is not an absolute path") != NULL,
 	    "a relative path is refused: %s", e.msg);
-	h.tmp = huge;
+	h.run_tmp = huge;
 	ok(sbc_plan_host(ws, NULL, 0, &h, &pl, &e) == -1 &&
-	    strstr(e.msg, "TMP is longer than PATH_MAX") != NULL,
+	    strstr(e.msg, "RUNTMP is longer than PATH_MAX") != NULL,
 	    "a path longer than PATH_MAX is refused: %s", e.msg);
+	h = sbc_host;
 	h.tmp = NULL;
 	ok(sbc_plan_host(ws, NULL, 0, &h, &pl, &e) == -1 &&
 	    strstr(e.msg, "seatbelt:") != NULL,
