@@ -39,8 +39,8 @@ const char *const kb_seccomp_summary_variant[KB_SECCOMP__N] = {
     ", every socket(AF_UNIX), datagram socketpairs, x86 socketcall "
     "(EACCES)",
     [KB_SECCOMP_NOTIFY] = "nothing: connect() is handed to kinbox",
-    [KB_SECCOMP_META] = "nothing: chmod, chown, utimes and xattr changes "
-			"are handed to kinbox",
+    [KB_SECCOMP_META] = ("nothing: chmod, chown, utimes and xattr "
+			 "changes are handed to kinbox"),
 };
 const char *const kb_seccomp_summary = KB_SUMMARY_BWRAP;
 

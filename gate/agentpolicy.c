@@ -144,8 +144,10 @@ skip_value(struct lex *l, bool toml)
 		if (c == '(' || c == '[' || c == '{')
 			depth++;
 		else if (c == ')' || c == ']' || c == '}') {
+			/* the call's own ) ends it; any other closer at this
+			 * level is unbalanced */
 			if (depth == 0)
-				return toml ? -1 : 0;
+				return !toml && c == ')' ? 0 : -1;
 			depth--;
 		} else if (c == ',' && depth == 0 && !toml)
 			return 0;
@@ -293,6 +295,8 @@ kb_codex_rules_parse(const char *text, size_t len, struct kb_agent_rules *r,
 					goto bad;
 				if (l.p < l.end && *l.p == ',')
 					l.p++;
+				else if (l.p >= l.end || *l.p != ')')
+					goto bad;
 				continue;
 			}
 			if (!ident(&l, key, sizeof(key)))
