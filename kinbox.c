@@ -293,6 +293,7 @@ parse_args(int argc, char **argv, struct kb_opts *o, struct pending *pend,
 			status_and_exit(argc, argv);
 		case KB_OPT_WRITE:
 		case KB_OPT_WORKSPACE:
+		case KB_OPT_READ_ONLY:
 		case KB_OPT_NET:
 		case KB_OPT_BACKEND:
 		case KB_OPT_SSH_AGENT:
@@ -1061,6 +1062,15 @@ main(int argc, char **argv)
 		    "MemoryMax=SIZE instead",
 		    pol.unconfined ? "--unconfined"
 				   : "KINBOX_SANDBOX=container");
+	/* nor one to keep it from writing */
+	if (mode != NULL && strcmp(mode, "container") == 0 && pol.read_only)
+		die("%s: KINBOX_SANDBOX=container runs the command "
+		    "unsandboxed, "
+		    "which cannot keep it from writing; unset KINBOX_SANDBOX "
+		    "to run it read-only in a sandbox",
+		    pol.origin[KB_OPT_READ_ONLY] == KB_ORIGIN_FLAG
+			? "--read-only"
+			: pol.where[KB_OPT_READ_ONLY]);
 	if (pol.unconfined)
 		exec_unsandboxed(&pol, &o,
 		    pol.origin[KB_OPT_UNCONFINED] == KB_ORIGIN_SESSION
@@ -1193,8 +1203,10 @@ main(int argc, char **argv)
 				    pol.backend == KB_BACKEND_AUTO ? " (" : "",
 				    pol.backend == KB_BACKEND_AUTO ? why : "",
 				    pol.backend == KB_BACKEND_AUTO ? ")" : "");
+			/* a read-only run makes nothing in its workspace */
 			if (!o.dry_run && rundir_fd == -1)
-				rundir_make(pol.workspace);
+				rundir_make(
+				    pol.read_only ? NULL : pol.workspace);
 			if (kb_landlock_plan(&pol, &host, helper, helper_fd,
 				o.dry_run ? KB_LANDLOCK_RUNDIR_TEMPLATE
 					  : rundir,

@@ -278,7 +278,10 @@ plan_params(const struct kb_policy *p, const struct kb_seatbelt_host *h,
 	char k[32];
 	size_t n;
 
-	if (param(pl, "WORKSPACE", p->workspace, true, e) == -1)
+	/* read-only: no root is writable, so none is named (TMP is the one
+	 * write parameter) */
+	if (!p->read_only &&
+	    param(pl, "WORKSPACE", p->workspace, true, e) == -1)
 		return -1;
 	for (size_t i = 0; i < p->nwrite; i++)
 		if (param(pl, key(k, sizeof(k), "WRITE", (long)i),
@@ -433,7 +436,8 @@ static void
 root_filters(struct kb_buf *b, const struct kb_policy *p, const struct shape *s,
     const char *pre, const char *post, int which)
 {
-	filter1(b, pre, "WORKSPACE", post);
+	if (!p->read_only)
+		filter1(b, pre, "WORKSPACE", post);
 	filters(b, pre, "WRITE", p->nwrite, post);
 	if (which & R_TMP)
 		filter1(b, pre, "TMP", post);
@@ -442,16 +446,33 @@ root_filters(struct kb_buf *b, const struct kb_policy *p, const struct shape *s,
 	filters(b, pre, "CACHE", s->ncache, post);
 }
 
+/* root_filters names at least one: a rule without a filter would match
+ * every path (a read-only run has no root, and may have no TMPDIR) */
+static bool
+any_root(const struct kb_policy *p, const struct shape *s, int which)
+{
+	return !p->read_only || p->nwrite > 0 || (which & R_TMP) ||
+	       ((which & R_TMPDIR) && p->tmpdir != NULL) || s->ncache > 0;
+}
+
 #define TAG "\n  (with message (param \"KINBOX_RUN\"))"
 
 static void
 plan_writes(struct kb_buf *b, const struct kb_policy *p, const struct shape *s)
 {
-	kb_buf_puts(b,
-	    "\n; writes: the workspace, the --write roots, /tmp (the host's: "
-	    "macOS\n; has no private one), $TMPDIR when it lies elsewhere, "
-	    "persisted caches.\n; An ephemeral or empty cache is read-only "
-	    "here (no overlay on macOS).\n(allow file-write*");
+	if (p->read_only)
+		kb_buf_puts(b,
+		    "\n; writes: this run is read-only (--read-only, mode = "
+		    "read-only): only\n; /tmp (the host's: macOS has no "
+		    "private one, so what is written there\n; stays), no "
+		    "root, no cache.\n(allow file-write*");
+	else
+		kb_buf_puts(b,
+		    "\n; writes: the workspace, the --write roots, /tmp (the "
+		    "host's: macOS\n; has no private one), $TMPDIR when it "
+		    "lies elsewhere, persisted caches.\n; An ephemeral or "
+		    "empty cache is read-only here (no overlay on "
+		    "macOS).\n(allow file-write*");
 	root_filters(b, p, s, "(subpath ", ")", R_TMP | R_TMPDIR);
 	kb_buf_puts(b, "\n)\n");
 	/* no file-link: Seatbelt checks a hard link at its new name
@@ -473,12 +494,17 @@ plan_network(struct kb_buf *b, const struct kb_policy *p, const struct shape *s)
 	kb_buf_puts(b,
 	    "; the command's own unix sockets, in the roots it writes (a test\n"
 	    "; server's socket in the workspace); the host's elsewhere stay\n"
-	    "; refused (the TMP and TMPDIR of macOS hold other programs')\n"
-	    "(allow network-bind");
-	root_filters(b, p, s, "(local unix-socket (subpath ", "))", 0);
-	kb_buf_puts(b, "\n)\n(allow network-outbound");
-	root_filters(b, p, s, "(remote unix-socket (subpath ", "))", 0);
-	kb_buf_puts(b, "\n)\n");
+	    "; refused (the TMP and TMPDIR of macOS hold other programs')\n");
+	if (p->read_only)
+		kb_buf_puts(
+		    b, "; none in a read-only run: it writes no root\n");
+	if (any_root(p, s, 0)) {
+		kb_buf_puts(b, "(allow network-bind");
+		root_filters(b, p, s, "(local unix-socket (subpath ", "))", 0);
+		kb_buf_puts(b, "\n)\n(allow network-outbound");
+		root_filters(b, p, s, "(remote unix-socket (subpath ", "))", 0);
+		kb_buf_puts(b, "\n)\n");
+	}
 	if (p->net)
 		kb_buf_puts(b,
 		    "; --net: the host network, TCP and UDP both ways (ip\n"
@@ -585,11 +611,14 @@ plan_denies(struct kb_buf *b, const struct kb_policy *p, const struct shape *s)
 		filters(b, "(literal ", "SOCKET", s->nsocket, ")");
 		kb_buf_puts(b, "\n)\n");
 	}
-	kb_buf_puts(b, "; the roots themselves cannot be renamed or removed "
-		       "(mv ws elsewhere\n; would carry the guards below "
-		       "out of their rules)\n(deny file-write-unlink");
-	root_filters(b, p, s, "(literal ", ")", R_TMPDIR);
-	kb_buf_puts(b, TAG ")\n");
+	if (any_root(p, s, R_TMPDIR)) {
+		kb_buf_puts(b,
+		    "; the roots themselves cannot be renamed or removed "
+		    "(mv ws elsewhere\n; would carry the guards below out of "
+		    "their rules)\n(deny file-write-unlink");
+		root_filters(b, p, s, "(literal ", ")", R_TMPDIR);
+		kb_buf_puts(b, TAG ")\n");
+	}
 	if (s->pins.n > 0) {
 		kb_buf_puts(b, "; pinned: the .git directories and every "
 			       "directory on the way to a guard\n; or a mask "
@@ -646,7 +675,9 @@ plan_notes(const struct kb_policy *p, const struct kb_seatbelt_host *h,
 	if (p->where[KB_OPT_BACKEND] != NULL)
 		kb_strv_pushf(
 		    &pl->notes, "backend set by: %s", p->where[KB_OPT_BACKEND]);
-	kb_strv_pushf(&pl->notes, "workspace: %s (writable)", p->workspace);
+	kb_plan_note_mode(p, pl,
+	    "the host's /tmp takes writes (macOS has no private one: they "
+	    "stay)");
 	kb_strv_pushf(&pl->notes, "cwd: %s", p->cwd);
 	for (size_t i = 0; i < p->nwrite; i++)
 		kb_strv_pushf(&pl->notes, "write: %s (%s)", p->write[i].path,
