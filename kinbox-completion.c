@@ -57,6 +57,7 @@ value_kind(const struct kb_option *o)
 	case KB_OPT_DEVICE:
 	case KB_OPT_GPU:
 	case KB_OPT_KEYCHAIN:
+	case KB_OPT_READ_ONLY:
 	case KB_OPT_NET:
 	case KB_OPT_SSH_AGENT:
 	case KB_OPT_UNCONFINED:

@@ -295,6 +295,7 @@ parse_args(int argc, char **argv, struct kb_opts *o, struct pending *pend,
 			status_and_exit(argc, argv);
 		case KB_OPT_WRITE:
 		case KB_OPT_WORKSPACE:
+		case KB_OPT_READ_ONLY:
 		case KB_OPT_NET:
 		case KB_OPT_BACKEND:
 		case KB_OPT_SSH_AGENT:
@@ -833,6 +834,9 @@ path_below(const char *t, size_t len, const char *dir, const char **start)
 		while (end < t + len && !strchr(" \t\n'\")", *end) &&
 		       (unsigned char)*end >= 0x20)
 			end++;
+		/* a sentence's punctuation is not the name's */
+		while (end > at + dl + 1 && strchr(":,;.", end[-1]) != NULL)
+			end--;
 		*start = at;
 		return end;
 	}
@@ -844,8 +848,9 @@ path_below(const char *t, size_t len, const char *dir, const char **start)
  * writes this run does not keep (npm's "A complete log of this run can be
  * found in: ~/.npm/_logs/…", pre-commit's "Check the log at
  * ~/.cache/pre-commit/pre-commit.log"), or in the landlock backend's
- * per-run directory: one note that the file is gone, or was never
- * written, and what keeps it. The first such file only.
+ * per-run directory: one note that the file is gone, and what keeps it
+ * (in a read-only cache the tool's write failed: its denial says so).
+ * The first such file only.
  */
 static void
 note_lost_files(const struct kb_policy *p, const struct kb_run *run)
@@ -878,29 +883,18 @@ note_lost_files(const struct kb_policy *p, const struct kb_run *run)
 				    p->home, kb_cache_table[c].path[j]);
 				const char *name = kb_cache_table[c].name;
 
+				/* read-only (off): the tool's own write
+				 * failed, which the denial names */
 				if (p->cache[c] == KB_CACHE_PERSISTED ||
+				    p->cache[c] == KB_CACHE_OFF ||
 				    (end = path_below(tails[k].t, tails[k].n,
 					 dir, &start)) == NULL)
 					continue;
-				if (p->cache[c] == KB_CACHE_OFF)
-					warnx(
-					    "note: %.*s lies in %s ([caches] "
-					    "%s), read-only in this run: the "
-					    "tool could not write it; [caches] "
-					    "%s = persisted in your config.ini "
-					    "keeps what it writes there "
-					    "(kinbox.conf(5))",
-					    (int)(end - start), start, dir,
-					    name, name);
-				else
-					warnx(
-					    "note: %.*s lies in %s ([caches] "
-					    "%s), whose writes this run "
-					    "discards: it is gone; [caches] %s "
-					    "= persisted in your config.ini "
-					    "keeps it (kinbox.conf(5))",
-					    (int)(end - start), start, dir,
-					    name, name);
+				warnx("note: %.*s lies in %s ([caches] %s), "
+				      "whose writes this run discards: it is "
+				      "gone; [caches] %s = persisted in your "
+				      "config.ini keeps it (kinbox.conf(5))",
+				    (int)(end - start), start, dir, name, name);
 				return;
 			}
 	}
@@ -1242,6 +1236,15 @@ main(int argc, char **argv)
 		    "MemoryMax=SIZE instead",
 		    pol.unconfined ? "--unconfined"
 				   : "KINBOX_SANDBOX=container");
+	/* nor one to keep it from writing */
+	if (mode != NULL && strcmp(mode, "container") == 0 && pol.read_only)
+		die("%s: KINBOX_SANDBOX=container runs the command "
+		    "unsandboxed, "
+		    "which cannot keep it from writing; unset KINBOX_SANDBOX "
+		    "to run it read-only in a sandbox",
+		    pol.origin[KB_OPT_READ_ONLY] == KB_ORIGIN_FLAG
+			? "--read-only"
+			: pol.where[KB_OPT_READ_ONLY]);
 	if (pol.unconfined)
 		exec_unsandboxed(&pol, &o,
 		    pol.origin[KB_OPT_UNCONFINED] == KB_ORIGIN_SESSION
@@ -1373,8 +1376,10 @@ main(int argc, char **argv)
 				    pol.backend == KB_BACKEND_AUTO ? " (" : "",
 				    pol.backend == KB_BACKEND_AUTO ? why : "",
 				    pol.backend == KB_BACKEND_AUTO ? ")" : "");
+			/* a read-only run makes nothing in its workspace */
 			if (!o.dry_run && rundir_fd == -1)
-				rundir_make(pol.workspace);
+				rundir_make(
+				    pol.read_only ? NULL : pol.workspace);
 			if (kb_landlock_plan(&pol, &host, helper, helper_fd,
 				o.dry_run ? KB_LANDLOCK_RUNDIR_TEMPLATE
 					  : rundir,

@@ -384,6 +384,9 @@ cmd_decide(int argc, char **argv)
 	 * bwrap works or the landlock backend is usable (kinbox --status) */
 	if (in.kind != NULL && strcmp(in.kind, "shell") == 0)
 		in.sandbox_available = kb_sandbox_available();
+	/* planning: the harness runs the call under kinbox --read-only,
+	 * which the answer says ("read_only", "run:") */
+	in.read_only_run = true;
 	kb_decide(&in, &out);
 	if (json) {
 		json_t *o = json_pack("{s:s,s:s,s:o}", "decision",
@@ -399,6 +402,9 @@ cmd_decide(int argc, char **argv)
 		if (out.rewritten != NULL)
 			json_object_set_new(
 			    o, "rewritten", json_string(out.rewritten));
+		/* allowed only under kinbox --read-only (planning) */
+		if (out.read_only)
+			json_object_set_new(o, "read_only", json_true());
 		/* the shell the classifier judged the command for */
 		if (strcmp(in.kind, "shell") == 0)
 			json_object_set_new(o, "shell",
@@ -411,6 +417,8 @@ cmd_decide(int argc, char **argv)
 		print_esc("reason: ", out.reason);
 		if (out.rewritten != NULL)
 			print_esc("rewritten: ", out.rewritten);
+		if (out.read_only)
+			printf("run: under kinbox --read-only\n");
 		if (out.signature != NULL)
 			print_esc("signature: ", out.signature);
 		if (strcmp(in.kind, "shell") == 0)

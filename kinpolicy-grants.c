@@ -291,6 +291,11 @@ take_suggestion(json_t *rec, const char *id, struct kb_grant *g)
 		    "the command's stderr; --suggested never grants it: "
 		    "give --unconfined yourself if you mean it",
 		    id);
+	if (kb_grant_empty(g) && strcmp(jstr(rec, "mode"), "read-only") == 0)
+		die("grant %s --suggested: that run was read-only (%s), which "
+		    "no grant widens, so nothing is suggested; run the command "
+		    "without read-only instead",
+		    id, jstr(rec, "mode_by"));
 	if (kb_grant_empty(g))
 		die("grant %s --suggested: the record suggests nothing to "
 		    "grant; see kinpolicy show %s",
@@ -505,6 +510,13 @@ cmd_grant(int argc, char **argv)
 		    "that "
 		    "line from the project file instead",
 		    id, jstr(rec, "network_off_by"));
+	/* a read-only run: kinbox drops every granted root from it (and
+	 * refuses --write with --read-only), so a grant would only loop */
+	if ((g.write_paths.n > 0 || g.on[KB_OPT_UNCONFINED]) &&
+	    strcmp(jstr(rec, "mode"), "read-only") == 0)
+		die("grant %s: that run was read-only (%s), which no grant "
+		    "widens; run the command without read-only instead",
+		    id, jstr(rec, "mode_by"));
 	{
 		const char *roots[KB_MAX_ROOTS];
 		size_t nroots = record_roots(rec, roots);

@@ -558,6 +558,7 @@ shell_call(struct hook *h, const char *command, const char *cwd_in)
 	const char *rw_session, *judged, *verdict, *rule = NULL;
 	struct agent_rules ar;
 	enum kb_rule_hit hit;
+	bool ro;
 
 	if (kb_hook_mode(
 		h->agent, str(h->in, "permission_mode"), h->override, &m) == -1)
@@ -588,18 +589,33 @@ shell_call(struct hook *h, const char *command, const char *cwd_in)
 	if (session != NULL && *session == '\0')
 		session = NULL;
 	rw_session = h->agent == KB_AGENT_CLAUDE ? NULL : session;
+	/* planning: every shell call runs under kinbox --read-only, which
+	 * the kernel enforces, so any of them may run. Not with Claude
+	 * Code's shell prefix: kinbox-sh runs the command, and nothing tells
+	 * it the agent plans (the permission mode reaches the hook only), so
+	 * there the classifier's rule stays (kinpolicy(1), HOOKS) */
+	ro = m.planning && !claude_prefix_mode(h);
 	/* a command that is already exactly the rewrite runs as it is; one
 	 * without the session it now has gets it */
-	inner = kb_hook_unwrap(h->kinbox, root, rw_session, command);
+	inner = kb_hook_unwrap(h->kinbox, root, rw_session, ro, command);
 	if (inner == NULL && rw_session != NULL &&
-	    (inner = kb_hook_unwrap(h->kinbox, root, NULL, command)) != NULL)
-		wrapped = kb_hook_wrap(h->kinbox, root, rw_session, inner);
+	    (inner = kb_hook_unwrap(h->kinbox, root, NULL, ro, command)) !=
+		NULL)
+		wrapped = kb_hook_wrap(h->kinbox, root, rw_session, ro, inner);
+	/* ... and while planning, a rewrite that may write (the model sent
+	 * an earlier one back) becomes the read-only one */
+	for (int k = 0; inner == NULL && ro && k < 2; k++)
+		if ((inner = kb_hook_unwrap(h->kinbox, root,
+			 k == 0 ? rw_session : NULL, false, command)) != NULL)
+			wrapped = kb_hook_wrap(
+			    h->kinbox, root, rw_session, ro, inner);
 	judged = inner != NULL ? inner : command;
 	/* Claude Code with kinbox-sh as its shell prefix runs every command
 	 * under kinbox itself: no rewrite, so that its own rules and
 	 * prompts see the command the model wrote */
 	if (inner == NULL && !claude_prefix_mode(h))
-		wrapped = kb_hook_wrap(h->kinbox, root, rw_session, command);
+		wrapped =
+		    kb_hook_wrap(h->kinbox, root, rw_session, ro, command);
 	/* no sandbox here: never an unwrapped command allowed, and kinbox
 	 * would refuse a wrapped one */
 	if ((why = kb_sandbox_why_not()) != NULL) {
@@ -664,6 +680,7 @@ shell_call(struct hook *h, const char *command, const char *cwd_in)
 	in.cwd = cwd;
 	in.home = home;
 	in.sandbox_available = true;
+	in.read_only_run = ro;
 	kp_gate_decide(&in, session, KB_RO_SHELL_BASH, &out);
 	/* an ask rule of the user's asks; an allow rule answers the
 	 * gate's ask (never a deny, never while planning) */

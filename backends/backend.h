@@ -163,6 +163,12 @@ void kb_plan_limits(const struct kb_policy *, struct kb_plan *);
 void kb_plan_note_memory(
     const struct kb_policy *, struct kb_plan *, const char *how);
 
+/* The run's mode and the workspace's line: workspace-write (the
+ * default), or read-only with what set it and `scratch`, the backend's
+ * words for what still takes writes ("the private /tmp ..."). */
+void kb_plan_note_mode(
+    const struct kb_policy *, struct kb_plan *, const char *scratch);
+
 /* backends/memory.c: the budget split over the bwrap backend's tmpfs
  * mounts. Each mount's share of the budget is its size plus its inodes
  * counted at KB_INODE_COST each (what the kernel spends on one). */

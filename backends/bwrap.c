@@ -250,10 +250,13 @@ plan_tmp_notes(const struct kb_policy *p, struct kb_plan *pl)
 {
 	const char *roots[KB_MAX_ROOTS];
 	size_t n = kb_policy_roots(p, roots), k = 0;
+	/* read-only: a workspace below /tmp is bound there read-only */
+	bool ws_tmp = p->read_only && kb_path_within(p->workspace, "/tmp");
 
 	for (size_t i = 0; i < n; i++)
 		if (kb_path_within(roots[i], "/tmp"))
 			k++;
+	k += ws_tmp;
 	kb_strv_push(&pl->notes,
 	    k == 0 ? "tmp: private /tmp (empty, discarded)"
 		   : "tmp: private /tmp (discarded), empty but for the host "
@@ -266,6 +269,11 @@ plan_tmp_notes(const struct kb_policy *p, struct kb_plan *pl)
 			    roots[i],
 			    roots[i] == p->workspace ? "the workspace"
 						     : "a write root");
+	if (ws_tmp)
+		kb_strv_pushf(&pl->notes,
+		    "tmp: %s: the host's, read-only (the workspace of a "
+		    "read-only run), bound inside the private /tmp",
+		    p->workspace);
 }
 
 static void
@@ -282,7 +290,9 @@ plan_notes(
 	if (p->where[KB_OPT_BACKEND] != NULL)
 		kb_strv_pushf(
 		    &pl->notes, "backend set by: %s", p->where[KB_OPT_BACKEND]);
-	kb_strv_pushf(&pl->notes, "workspace: %s (writable)", p->workspace);
+	kb_plan_note_mode(p, pl,
+	    "the private /tmp (and a TMPDIR below it) and the caches "
+	    "(ephemeral) take writes, all discarded after the run");
 	kb_strv_pushf(&pl->notes, "cwd: %s", p->cwd);
 	for (size_t i = 0; i < p->nwrite; i++)
 		kb_strv_pushf(&pl->notes, "write: %s (%s)", p->write[i].path,
@@ -700,7 +710,9 @@ plan_own(const struct kb_policy *p, struct kb_plan *pl)
 	kb_strv_push(&pl->own, "/tmp");
 	kb_strv_push(&pl->own, "/dev");
 	kb_strv_push(&pl->own, "/dev/shm");
-	kb_strv_push(&pl->own, p->workspace);
+	/* read-only: the workspace is the host's, read-only */
+	if (!p->read_only)
+		kb_strv_push(&pl->own, p->workspace);
 	for (size_t i = 0; i < p->nwrite; i++)
 		kb_strv_push(&pl->own, p->write[i].path);
 	if (p->tmpdir != NULL)
@@ -1019,7 +1031,10 @@ kb_bwrap_plan(const struct kb_policy *p, const struct kb_host *h,
 		add2(pl, "--dir", p->tmpdir_private);
 	if (p->tmpdir != NULL)
 		add_bind_fd(pl, "--bind", p->tmpdir_fd, p->tmpdir);
-	add_bind_fd(pl, "--bind", p->workspace_fd, p->workspace);
+	/* read-only: bound all the same (it may lie below /tmp or a mask),
+	 * as the host has it */
+	add_bind_fd(pl, p->read_only ? "--ro-bind" : "--bind", p->workspace_fd,
+	    p->workspace);
 	for (size_t i = 0; i < p->nwrite; i++)
 		add_bind_fd(pl, "--bind", p->write[i].fd, p->write[i].path);
 	plan_guards(p, pl, &checks);

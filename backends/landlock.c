@@ -13,7 +13,8 @@
  * hold.
  *
  * Writes are granted beneath the workspace, the --write roots, the per-run
- * directory, persisted caches and the device nodes a program needs; the
+ * directory, persisted caches and the device nodes a program needs (in a
+ * read-only run: beneath the per-run directory and the devices only); the
  * caller's own TMPDIR is not granted (the per-run one replaces it). Reads
  * are granted beneath everything but the masked credentials: every
  * directory on the way to a mask may be listed, each of its other entries
@@ -187,7 +188,9 @@ plan_notes(const struct kb_policy *p, const struct kb_host *h, const char *why,
 	if (p->where[KB_OPT_BACKEND] != NULL)
 		kb_strv_pushf(
 		    &pl->notes, "backend set by: %s", p->where[KB_OPT_BACKEND]);
-	kb_strv_pushf(&pl->notes, "workspace: %s (writable)", p->workspace);
+	kb_plan_note_mode(p, pl,
+	    "this run's own temporary directory (TMPDIR, below) takes "
+	    "writes, removed after the run");
 	kb_strv_pushf(&pl->notes, "cwd: %s", p->cwd);
 	for (size_t i = 0; i < p->nwrite; i++)
 		kb_strv_pushf(&pl->notes, "write: %s (%s)", p->write[i].path,
@@ -488,7 +491,10 @@ kb_landlock_plan(const struct kb_policy *p, const struct kb_host *h,
 	}
 	/* the roots by the descriptors kinbox checked: what is granted is
 	 * what was checked */
-	add_root(pl, p->workspace_fd, p->workspace);
+	/* read-only: no root (validation dropped the write roots), the
+	 * run's own directory is the one place that takes writes */
+	if (!p->read_only)
+		add_root(pl, p->workspace_fd, p->workspace);
 	for (size_t i = 0; i < p->nwrite; i++)
 		add_root(pl, p->write[i].fd, p->write[i].path);
 	if (rundir_fd != -1) {

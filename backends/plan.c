@@ -96,6 +96,28 @@ kb_plan_note_memory(
 }
 
 void
+kb_plan_note_mode(
+    const struct kb_policy *p, struct kb_plan *pl, const char *scratch)
+{
+	if (!p->read_only) {
+		kb_strv_push(&pl->notes,
+		    "mode: workspace-write (the default): the workspace and "
+		    "the write roots take writes; --read-only would make them "
+		    "read-only too, --unconfined lift the sandbox");
+		kb_strv_pushf(
+		    &pl->notes, "workspace: %s (writable)", p->workspace);
+		return;
+	}
+	kb_strv_pushf(&pl->notes,
+	    "mode: read-only (set by %s): nothing of the host takes a write, "
+	    "the workspace neither, whatever a config or grant says; only %s",
+	    p->where[KB_OPT_READ_ONLY] != NULL ? p->where[KB_OPT_READ_ONLY]
+					       : "--read-only",
+	    scratch);
+	kb_strv_pushf(&pl->notes, "workspace: %s (read-only)", p->workspace);
+}
+
+void
 kb_plan_note_devices(const struct kb_policy *p, struct kb_plan *pl)
 {
 	for (size_t i = 0; i < p->ndev; i++) {

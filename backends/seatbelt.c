@@ -342,7 +342,10 @@ plan_params(const struct kb_policy *p, const struct kb_seatbelt_host *h,
 	char k[32];
 	size_t n;
 
-	if (param(pl, "WORKSPACE", p->workspace, true, e) == -1)
+	/* read-only: no root is writable, so none is named (TMP is the one
+	 * write parameter) */
+	if (!p->read_only &&
+	    param(pl, "WORKSPACE", p->workspace, true, e) == -1)
 		return -1;
 	for (size_t i = 0; i < p->nwrite; i++)
 		if (param(pl, key(k, sizeof(k), "WRITE", (long)i),
@@ -521,25 +524,39 @@ static void
 root_filters(struct kb_buf *b, const struct kb_policy *p, const struct shape *s,
     const char *pre, const char *post)
 {
-	filter1(b, pre, "WORKSPACE", post);
+	if (!p->read_only)
+		filter1(b, pre, "WORKSPACE", post);
 	filters(b, pre, "WRITE", p->nwrite, post);
 	filter1(b, pre, "RUNTMP", post);
 	filters(b, pre, "CACHE", s->ncache, post);
 }
+
+/* root_filters always names one (RUNTMP, the run's own temporary
+ * directory), so that no rule of it is left without a filter, which would
+ * match every path: a read-only run has no other root */
 
 #define TAG "\n  (with message (param \"KINBOX_RUN\"))"
 
 static void
 plan_writes(struct kb_buf *b, const struct kb_policy *p, const struct shape *s)
 {
-	kb_buf_puts(b,
-	    "\n; writes: the workspace, the --write roots, this run's own "
-	    "temporary\n; directory (TMPDIR; made by kinbox, removed after "
-	    "the run), persisted\n; caches. /private/tmp and the caller's "
-	    "$TMPDIR are read-only: they are\n; shared with the user's "
-	    "other programs (--write /tmp grants /tmp). An\n; ephemeral or "
-	    "empty cache is read-only here (no overlay on macOS).\n"
-	    "(allow file-write*");
+	if (p->read_only)
+		kb_buf_puts(b,
+		    "\n; writes: this run is read-only (--read-only, mode = "
+		    "read-only): only\n; this run's own temporary directory "
+		    "(TMPDIR; made by kinbox, removed\n; after the run), no "
+		    "root, no cache.\n(allow file-write*");
+	else
+		kb_buf_puts(b,
+		    "\n; writes: the workspace, the --write roots, this run's "
+		    "own temporary\n; directory (TMPDIR; made by kinbox, "
+		    "removed "
+		    "after the run), persisted\n; caches. /private/tmp and the "
+		    "caller's $TMPDIR are read-only: they are\n; shared with "
+		    "the "
+		    "user's other programs (--write /tmp grants /tmp). An\n; "
+		    "ephemeral or empty cache is read-only here (no overlay on "
+		    "macOS).\n(allow file-write*");
 	root_filters(b, p, s, "(subpath ", ")");
 	kb_buf_puts(b, "\n)\n");
 	/* no file-link: Seatbelt checks a hard link at its new name
@@ -772,7 +789,9 @@ plan_notes(const struct kb_policy *p, const struct kb_seatbelt_host *h,
 	if (p->where[KB_OPT_BACKEND] != NULL)
 		kb_strv_pushf(
 		    &pl->notes, "backend set by: %s", p->where[KB_OPT_BACKEND]);
-	kb_strv_pushf(&pl->notes, "workspace: %s (writable)", p->workspace);
+	kb_plan_note_mode(p, pl,
+	    "the host's /tmp takes writes (macOS has no private one: they "
+	    "stay)");
 	kb_strv_pushf(&pl->notes, "cwd: %s", p->cwd);
 	for (size_t i = 0; i < p->nwrite; i++)
 		kb_strv_pushf(&pl->notes, "write: %s (%s)", p->write[i].path,

@@ -1193,6 +1193,16 @@ kb_status_exit_code(const struct kb_status *st)
 
 /* --- the report for people ------------------------------------------------ */
 
+/* The three modes a run may have, as kinbox(1)'s Modes gives them (a
+ * run's own: kinbox --dry-run's "# mode:" line) */
+static const char *const mode_words[3][2] = {
+    {"read_only", "read-only (--read-only, mode = read-only): writes only "
+		  "the private /tmp and the caches, all discarded"},
+    {"workspace_write", "workspace-write (the default): also the workspace "
+			"and the --write roots"},
+    {"unconfined", "unconfined (--unconfined): no sandbox at all"},
+};
+
 /* one fact: the label in its column, the value escaped */
 static void __attribute__((format(printf, 3, 4)))
 fact(struct kb_buf *b, const char *label, const char *fmt, ...)
@@ -1432,6 +1442,8 @@ kb_status_text(const struct kb_status *st)
 		fact(&b, "memory landlock", "%s", st->memory.landlock);
 		fact(&b, "memory cgroup", "%s", st->memory.cgroup);
 	}
+	for (size_t i = 0; i < nitems(mode_words); i++)
+		fact(&b, i == 0 ? "modes" : "", "%s", mode_words[i][1]);
 	if (st->sandbox_env == NULL)
 		fact(&b, "KINBOX_SANDBOX", "%s", st->sandbox_effect);
 	else
@@ -1621,6 +1633,14 @@ kb_status_json(const struct kb_status *st)
 	set(mem, "landlock", jstr(st->memory.landlock));
 	set(mem, "cgroup", jstr(st->memory.cgroup));
 	set(o, "memory", mem);
+	{
+		json_t *md = json_object();
+
+		for (size_t i = 0; i < nitems(mode_words); i++)
+			set(md, mode_words[i][0],
+			    json_string(mode_words[i][1]));
+		set(o, "modes", md);
+	}
 
 	text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);

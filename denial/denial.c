@@ -1909,6 +1909,26 @@ kb_classify_all(int status, const char *tail, size_t len,
 			    p->where[KB_OPT_NET] != NULL ? p->where[KB_OPT_NET]
 							 : ".kinbox.ini");
 		}
+	/* a read-only run: a write no --write or grant can lift (kinbox
+	 * refuses --write with --read-only, and drops the granted roots),
+	 * so none is suggested; the report names the mode instead. A
+	 * cache keeps its own advice (its setting is what helps), and so
+	 * does the landlock backend's /tmp (the run's TMPDIR is). */
+	for (size_t k = 0; k < nd && p->read_only; k++) {
+		struct kb_denial *w = &out[k];
+
+		if (w->cls != KB_CLASS_WRITE || w->cache[0] != '\0' ||
+		    (p->backend == KB_BACKEND_LANDLOCK &&
+			kb_path_within(w->path, "/tmp")))
+			continue;
+		snprintf(w->read_only_by, sizeof(w->read_only_by), "%s",
+		    p->where[KB_OPT_READ_ONLY] != NULL
+			? p->where[KB_OPT_READ_ONLY]
+			: "--read-only");
+		w->ro_root_fits = w->suggest_write[0] != '\0';
+		w->suggest_write[0] = '\0';
+		w->suggest_create = w->suggest_unconfined = false;
+	}
 	for (size_t k = 0; k < nd; k++)
 		out[k].landlock = p->backend == KB_BACKEND_LANDLOCK;
 	return nd;

@@ -48,6 +48,12 @@ struct kb_denial {
 	/* the network is off by a project file's tightening, which no grant
 	 * lifts: its file:line, and nothing is suggested */
 	char net_blocked_by[PATH_MAX + 16];
+	/* write: the run is read-only (--read-only, mode = read-only), which
+	 * no --write or grant lifts: what set it ("--read-only" or
+	 * "FILE:LINE"), and nothing is suggested; ro_root_fits: outside
+	 * read-only a --write root would have helped */
+	char read_only_by[PATH_MAX + 16];
+	bool ro_root_fits;
 	/* write: the toolchain cache ([caches] NAME) the path lies in, which
 	 * is read-only in this run; then its directory. The setting, not a
 	 * --write on some subdirectory of it, is what helps. */

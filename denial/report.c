@@ -45,6 +45,28 @@ kb_denial_id(char out[KB_ID_LEN + 1])
 	"the network is off by %s (network = off in the project file), "       \
 	"which no flag or grant lifts"
 
+/* The line of a write a read-only run refused (d->read_only_by set). */
+static char *
+read_only_line(const struct kb_denial *d, const char *path, const char *reason,
+    const char *eid)
+{
+	_cleanup_free_ char *by = kb_escape(d->read_only_by);
+	bool flag = strncmp(d->read_only_by, "--", 2) == 0;
+
+	return xasprintf("denied write '%s' (%s, " FROM_STDERR
+			 "): this run is read-only (%s%s), which no --write "
+			 "or grant lifts; %s%s  [%s]",
+	    path, reason, flag ? "" : "[sandbox] mode in ", by,
+	    flag ? "run it without --read-only if it should write"
+		 : "run it without read-only (remove that line) if it "
+		   "should write",
+	    d->ro_root_fits ? ""
+			    : ", though no --write root fits it then either "
+			      "(/, your home, or a directory that holds one "
+			      "of kinbox's stores)",
+	    eid);
+}
+
 /* `s` quoted for a shell and escaped for a person (a new string) */
 static char *
 shq(const char *s)
@@ -90,6 +112,8 @@ report_line(const struct kb_denial *d, const char *id)
 
 	switch (d->cls) {
 	case KB_CLASS_WRITE:
+		if (d->read_only_by[0] != '\0')
+			return read_only_line(d, path, reason, eid);
 		/* the landlock backend has no private /tmp, no overlays */
 		if (d->landlock && kb_path_within(d->path, "/tmp") &&
 		    d->suggest_write[0] != '\0')
@@ -391,6 +415,9 @@ fingerprint(const struct kb_denial *d, const char *id)
 		set(o, "exact", json_true());
 	if (d->net_blocked_by[0] != '\0')
 		set(o, "network_off_by", jstr(d->net_blocked_by));
+	/* refused because the run is read-only: no grant lifts it */
+	if (d->read_only_by[0] != '\0')
+		set(o, "read_only_by", jstr(d->read_only_by));
 	/* judged by the landlock backend's errors (EACCES, no private
 	 * /tmp, no overlays, no unix sockets) */
 	if (d->landlock)
@@ -585,6 +612,9 @@ policy_value(const struct kb_policy *p, const struct kb_option *r, bool typed)
 		    typed ? p->typed[r->id] == 1 : p->unconfined);
 	case KB_OPT_GPU:
 		return json_boolean(typed ? p->typed[r->id] == 1 : p->gpu);
+	case KB_OPT_READ_ONLY:
+		return json_boolean(
+		    typed ? p->typed[r->id] == 1 : p->read_only);
 	case KB_OPT_CHDIR:
 	case KB_OPT_BACKEND:
 	case KB_OPT_KEYCHAIN:
@@ -637,6 +667,13 @@ kb_report_json(const struct kb_denial *d, size_t n, const char *id,
 	set(o, "backend",
 	    json_string(
 		p->backend == KB_BACKEND_LANDLOCK ? "landlock" : "bwrap"));
+	/* the run's mode, and what set a read-only one */
+	set(o, "mode", json_string(kb_run_mode_name(p->read_only)));
+	if (p->read_only)
+		set(o, "mode_by",
+		    jstr(p->where[KB_OPT_READ_ONLY] != NULL
+			     ? p->where[KB_OPT_READ_ONLY]
+			     : "--read-only"));
 	set(o, "policy", pol);
 	/* what the caller asked for on the command line: kinpolicy retry
 	 * replays these and lets config and grants apply anew */

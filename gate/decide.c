@@ -240,6 +240,16 @@ kb_decide(const struct kb_decide_in *in, struct kb_decide_out *out)
 	 * runs like one: the same hint that lets it run unasked in strict
 	 * mode vouches for it here.
 	 */
+	if (in->planning && kind == KB_KIND_SHELL && in->read_only_run &&
+	    in->sandbox_available) {
+		/* under kinbox --read-only the kernel keeps it from writing
+		 * anything but its private /tmp: whatever it is, it runs */
+		set(out, KB_ALLOW, "planning-read-only",
+		    "planning: it runs under kinbox --read-only, which lets it "
+		    "write nothing");
+		out->read_only = true;
+		return 0;
+	}
 	if (in->planning && kind == KB_KIND_SHELL) {
 		/* a command the classifier proves read-only changes nothing:
 		 * it runs while planning (under kinbox, where the caller

@@ -43,6 +43,11 @@ struct kb_decide_in {
 	const char *cwd, *home; /* may be NULL */
 	bool read_only_hint;    /* mcp: the tool is adapted as read-only */
 	bool sandbox_available; /* kinbox's backend probe succeeded */
+	/* shell: the caller can run the call under kinbox --read-only
+	 * (kernel-enforced: it writes nothing), so that while planning any
+	 * shell call may run; false: only what the classifier proves
+	 * read-only (a caller that cannot rewrite the command) */
+	bool read_only_run;
 	/* The read-only command classifier: true when `command` is provably
 	 * read-only. Sets *signature to the "always" signature and
 	 * *rewritten to the command rewritten so that it is read-only, or
@@ -72,6 +77,8 @@ struct kb_decide_out {
 	char *signature;  /* shell: the classifier's; others: kind or
 			     kind:tool; NULL when none. Owned by `out`:
 			     free with kb_decide_out_free() */
+	bool read_only;   /* ALLOW on the condition that the call runs
+			     under kinbox --read-only (planning) */
 	char *rewritten;  /* shell, ASK by the classifier: the command
 			     rewritten to be read-only (git with the options
 			     that keep the repository's configured programs
@@ -82,7 +89,10 @@ struct kb_decide_out {
 /*
  * The chain, first decisive step wins:
  *  1. an unknown kind → ASK;
- *  2. planning: everything but read, meta and a read-only MCP tool → DENY;
+ *  2. planning: a shell call → ALLOW under kinbox --read-only (out->
+ *     read_only) when the caller can run it so and a sandbox is there,
+ *     else only what the classifier proves read-only; everything else
+ *     but read, meta and a read-only MCP tool → DENY;
  *  3. an MCP tool adapted as read-only counts as a read → ALLOW; any
  *     other MCP call → ASK, in every mode;
  *  4. the mode table; SANDBOX is ALLOW with a sandbox, else AUTO; AUTO is

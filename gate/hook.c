@@ -101,7 +101,7 @@ kb_hook_mode(enum kb_agent a, const char *pm, const char *override,
 
 char *
 kb_hook_wrap(const char *kinbox, const char *root, const char *session,
-    const char *command)
+    bool read_only, const char *command)
 {
 	struct kb_buf b = {0};
 
@@ -111,6 +111,8 @@ kb_hook_wrap(const char *kinbox, const char *root, const char *session,
 		kb_buf_puts(&b, " ");
 	}
 	kb_buf_shquote(&b, kinbox);
+	if (read_only)
+		kb_buf_puts(&b, " --read-only");
 	kb_buf_puts(&b, " --workspace ");
 	kb_buf_shquote(&b, root);
 	kb_buf_puts(&b, " -- bash -c ");
@@ -137,10 +139,14 @@ literal_word(const struct kb_sh_word *w, const char *want)
 
 char *
 kb_hook_unwrap(const char *kinbox, const char *root, const char *session,
-    const char *command)
+    bool read_only, const char *command)
 {
 	static const char *const shape[] = {
 	    NULL, "--workspace", NULL, "--", "bash", "-c", NULL};
+	static const char *const shape_ro[] = {
+	    NULL, "--read-only", "--workspace", NULL, "--", "bash", "-c", NULL};
+	const char *const *sh = read_only ? shape_ro : shape;
+	size_t nsh = read_only ? nitems(shape_ro) : nitems(shape);
 	struct kb_sh_line line = {0};
 	struct kb_err e;
 	const struct kb_sh_cmd *c;
@@ -157,20 +163,20 @@ kb_hook_unwrap(const char *kinbox, const char *root, const char *session,
 	/* with a session, its assignment comes first (compared below, in
 	 * the whole rewrite) */
 	w = c->words + (session != NULL);
-	if (c->nwords != nitems(shape) + (session != NULL) || c->nredirs != 0)
+	if (c->nwords != nsh + (session != NULL) || c->nredirs != 0)
 		goto out;
-	for (size_t i = 0; i < nitems(shape); i++)
-		if (!literal_word(&w[i], shape[i]))
+	for (size_t i = 0; i < nsh; i++)
+		if (!literal_word(&w[i], sh[i]))
 			goto out;
-	if (strcmp(w[0].s, kinbox) != 0 || strcmp(w[2].s, root) != 0)
+	if (strcmp(w[0].s, kinbox) != 0 || strcmp(w[nsh - 5].s, root) != 0)
 		goto out;
 	/* exactly what kb_hook_wrap would write for it */
 	{
-		_cleanup_free_ char *again =
-		    kb_hook_wrap(kinbox, root, session, w[6].s);
+		_cleanup_free_ char *again = kb_hook_wrap(
+		    kinbox, root, session, read_only, w[nsh - 1].s);
 
 		if (strcmp(again, command) == 0)
-			inner = xstrdup(w[6].s);
+			inner = xstrdup(w[nsh - 1].s);
 	}
 out:
 	kb_shlex_free(&line);

@@ -55,7 +55,8 @@ int kb_hook_mode(enum kb_agent, const char *permission_mode,
     const char *override, struct kb_hook_mode *out);
 
 /*
- * The rewrite: KINBOX --workspace ROOT -- bash -c 'COMMAND', each part
+ * The rewrite: KINBOX --workspace ROOT -- bash -c 'COMMAND' (with
+ * `read_only`, planning: KINBOX --read-only --workspace ...), each part
  * quoted for any POSIX shell (single quotes, ' as '\''), so that bash -c
  * gets COMMAND byte for byte, whatever it holds; with a `session` (the
  * agent session's kinbox session; NULL for none), KINBOX_SESSION=SESSION
@@ -63,17 +64,19 @@ int kb_hook_mode(enum kb_agent, const char *permission_mode,
  * agent has an env file to export it. A new string.
  */
 char *kb_hook_wrap(const char *kinbox, const char *root, const char *session,
-    const char *command);
+    bool read_only, const char *command);
 
 /*
  * Is `command` exactly a rewrite kb_hook_wrap() makes, with `kinbox` (or
- * the bare name kinbox), `root` and `session` (NULL: none)? Then the original
+ * the bare name kinbox), `root`, `session` (NULL: none) and `read_only`
+ * (the one form: a read-only rewrite is not one of a run that may write,
+ * nor the other way round)? Then the original
  * command is returned (a new string), else NULL: anything else, a kinbox run
  * with other options (--net, --unconfined), a second command after it, a
  * redirection, is an ordinary command and is wrapped.
  */
 char *kb_hook_unwrap(const char *kinbox, const char *root, const char *session,
-    const char *command);
+    bool read_only, const char *command);
 
 /*
  * The paths a Codex apply_patch text adds, deletes, updates or moves to,

@@ -545,7 +545,8 @@ project_entry(struct cfg *c, const char *section, const char *key,
 {
 	static const char only[] =
 	    "a project file may only tighten "
-	    "(network = off, mask, scrub_env, timeout, rlimit, memory)";
+	    "(network = off, mode = read-only, mask, scrub_env, timeout, "
+	    "rlimit, memory)";
 	const struct kb_option *o = kb_option_by_key(key);
 	bool on;
 
@@ -562,6 +563,16 @@ project_entry(struct cfg *c, const char *section, const char *key,
 			warnf(c, line, key,
 			    "a project file cannot turn the "
 			    "network on");
+			return 0;
+		}
+	}
+	if (o->project == KB_PROJECT_ON_ONLY) {
+		on = false;
+		kb_run_mode_parse(v, false, &on);
+		if (!on) {
+			warnf(c, line, key,
+			    "a project file may make a run read-only, "
+			    "never lift it");
 			return 0;
 		}
 	}

@@ -41,6 +41,11 @@ resolve_tmpdir(struct kb_policy *p)
 		p->tmpdir_private = steal_pointer(&real);
 		return;
 	}
+	/* read-only: the private /tmp is the one place that takes writes */
+	if (p->read_only) {
+		p->tmpdir_reset = true;
+		return;
+	}
 	/* inside home it would be a write path next to ~/.bashrc */
 	if (p->home != NULL && kb_path_within(real, p->home)) {
 		p->tmpdir_reset = true;
@@ -101,6 +106,9 @@ check_roots_unmasked(const struct kb_policy *p, struct kb_err *e)
 	const char *roots[KB_MAX_ROOTS];
 	size_t n = kb_policy_roots(p, roots);
 
+	/* read-only: no root, but a hidden workspace is as useless */
+	if (p->read_only && p->workspace != NULL)
+		roots[n++] = p->workspace;
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < p->nmask; k++) {
 			const struct kb_mask *m = &p->mask[k];

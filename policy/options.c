@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "options.h"
 #include "policy.h"
@@ -181,6 +182,41 @@ set_workspace(struct kb_policy *p, const struct kb_option *o, const char *v,
 	(void)o;
 	(void)s;
 	return kb_policy_set_workspace(p, v, e);
+}
+
+int
+kb_run_mode_parse(const char *v, bool from_flag, bool *read_only)
+{
+	if (from_flag)
+		return kb_parse_onoff(v, read_only);
+	if (strcmp(v, "read-only") == 0)
+		*read_only = true;
+	else if (strcmp(v, "workspace-write") == 0)
+		*read_only = false;
+	else
+		return -1;
+	return 0;
+}
+
+const char *
+kb_run_mode_name(bool read_only)
+{
+	return read_only ? "read-only" : "workspace-write";
+}
+
+/* --read-only, mode =: the form was checked */
+static int
+set_mode(struct kb_policy *p, const struct kb_option *o, const char *v,
+    const struct kb_src *s, struct kb_err *e)
+{
+	bool ro = false;
+
+	(void)e;
+	kb_run_mode_parse(v, is_flag(s), &ro);
+	p->read_only = ro;
+	if (is_flag(s))
+		p->typed[o->id] = ro ? 1 : 0;
+	return 0;
 }
 
 static int
@@ -653,6 +689,13 @@ check_form(const struct kb_option *o, const char *v, const struct kb_src *s,
 			    "%s %s: not on or off; write on or off",
 			    what(o, s, b, sizeof(b)), v);
 		return 0;
+	case KB_OPT_READ_ONLY:
+		if (kb_run_mode_parse(v, is_flag(s), &on) == -1)
+			return kb_err_set(e,
+			    "%s %s: not a mode; write read-only or "
+			    "workspace-write (the default)",
+			    what(o, s, b, sizeof(b)), v);
+		return 0;
 	case KB_OPT_WRITE:
 	case KB_OPT_ALLOW_SOCKET:
 	case KB_OPT_DEVICE:
@@ -818,6 +861,19 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.help = "change to DIR first (as git -C, make -C), which\n"
 		    "is then the workspace and the command's\n"
 		    "directory; -C a -C b is a/b",
+		.neghelp = NULL,
+	},
+	[KB_OPT_READ_ONLY] = {
+		.id = KB_OPT_READ_ONLY, .flag = "read-only", .shortopt = 0,
+		.negflag = NULL, .metavar = NULL,
+		/* a project file may set it: it only tightens; never a
+		 * grant (a grant permits, and read-only permits less) */
+		.sections = KB_IN_SANDBOX, .key = "mode", .json = "read_only",
+		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_ON_ONLY, .type = KB_T_SWITCH,
+		.set = set_mode,
+		.help = "write nothing: the workspace and every root\n"
+		    "read-only; only the private /tmp and the caches\n"
+		    "take writes, all discarded (not with --write)",
 		.neghelp = NULL,
 	},
 	[KB_OPT_NET] = {
@@ -1182,6 +1238,79 @@ kb_option_set(struct kb_policy *p, enum kb_opt id, const char *value,
 	return 0;
 }
 
+/*
+ * A read-only run: every writable root is gone. What the user typed and
+ * cannot have is refused (--write, --unconfined with --read-only); what a
+ * config file or a grant gives is dropped with a note: a grant permits, it
+ * never widens a read-only run. A persisted cache would write the host's
+ * directory: it is ephemeral here. $TMPDIR outside /tmp: kb_policy_finalize.
+ */
+static int
+validate_read_only(struct kb_policy *p, struct kb_err *e)
+{
+	const char *by = p->where[KB_OPT_READ_ONLY] != NULL
+			     ? p->where[KB_OPT_READ_ONLY]
+			     : "";
+	bool flag = p->origin[KB_OPT_READ_ONLY] == KB_ORIGIN_FLAG;
+
+	if (!p->read_only)
+		return 0;
+	if (p->unconfined && p->typed[KB_OPT_UNCONFINED] == 1)
+		return kb_err_set(e,
+		    "--unconfined runs the command with no sandbox, which "
+		    "cannot keep it from writing, and %s makes the run "
+		    "read-only; use one of the two",
+		    flag ? "--read-only" : by);
+	if (p->unconfined) {
+		kb_strv_pushf(&p->notes,
+		    "unconfined: the grant of %s is not used: this run is "
+		    "read-only (%s), which no grant widens",
+		    p->where[KB_OPT_UNCONFINED] ? p->where[KB_OPT_UNCONFINED]
+						: "a grant",
+		    by);
+		p->unconfined = false;
+	}
+	for (size_t i = 0; i < p->nwrite; i++) {
+		if (p->write[i].origin != KB_ORIGIN_FLAG)
+			continue;
+		if (flag)
+			return kb_err_set(e,
+			    "--write %s and --read-only: a read-only run "
+			    "writes nowhere but its private /tmp; drop one of "
+			    "the two",
+			    p->write[i].path);
+		return kb_err_set(e,
+		    "--write %s: this run is read-only (mode = read-only in "
+		    "%s%s), so nothing is writable; drop --write, or run "
+		    "without read-only (remove that line)",
+		    p->write[i].path, by,
+		    p->origin[KB_OPT_READ_ONLY] == KB_ORIGIN_PROJECT
+			? ", a project file's tightening, which no flag lifts"
+			: "");
+	}
+	for (size_t i = 0; i < p->nwrite; i++) {
+		kb_strv_pushf(&p->notes,
+		    "write: %s (%s) is read-only here: this run is read-only "
+		    "(%s), which no config or grant widens",
+		    p->write[i].path, kb_origin_name(p->write[i].origin), by);
+		free(p->write[i].path);
+		p->write[i].path = NULL;
+		if (p->write[i].fd != -1)
+			close(p->write[i].fd);
+		p->write[i].fd = -1;
+	}
+	p->nwrite = 0;
+	for (size_t i = 0; i < kb_cache_count && i < nitems(p->cache); i++)
+		if (p->cache[i] == KB_CACHE_PERSISTED) {
+			kb_strv_pushf(&p->notes,
+			    "cache %s: persisted in the config, ephemeral here "
+			    "(writes discarded): this run is read-only (%s)",
+			    kb_cache_table[i].name, by);
+			p->cache[i] = KB_CACHE_EPHEMERAL;
+		}
+	return 0;
+}
+
 int
 kb_options_validate(struct kb_policy *p, struct kb_err *e)
 {
@@ -1192,6 +1321,9 @@ kb_options_validate(struct kb_policy *p, struct kb_err *e)
 
 	for (size_t i = 0; i < p->nallow_host; i++)
 		typed_hosts |= p->allow_host[i].origin == KB_ORIGIN_FLAG;
+	/* first: it may lift a session's unconfined grant */
+	if (validate_read_only(p, e) == -1)
+		return -1;
 	/* no sandbox: nothing below applies (kinbox runs it before the
 	 * config is even read), but a typed list of hosts would be a
 	 * promise --unconfined breaks */

@@ -27,7 +27,8 @@ struct kb_policy;
 enum kb_opt {
 	KB_OPT_WRITE,
 	KB_OPT_WORKSPACE,
-	KB_OPT_CHDIR, /* -C: kinbox's own (a chdir), not policy */
+	KB_OPT_CHDIR,     /* -C: kinbox's own (a chdir), not policy */
+	KB_OPT_READ_ONLY, /* --read-only, [sandbox] mode = read-only */
 	KB_OPT_NET,
 	KB_OPT_BACKEND,
 	KB_OPT_SSH_AGENT,
@@ -79,6 +80,8 @@ const char *kb_lifetime_name(enum kb_lifetime);
 enum kb_project_rule {
 	KB_PROJECT_NO,       /* ignored with a warning */
 	KB_PROJECT_OFF_ONLY, /* a switch it may turn off, never on */
+	KB_PROJECT_ON_ONLY,  /* a switch it may turn on, never off (a
+				tightening: mode = read-only) */
 	KB_PROJECT_ADD,      /* a list it may add to (masks, scrubbed names) */
 };
 
@@ -121,6 +124,17 @@ const struct kb_option *kb_option_by_key(const char *key);
 
 /* Parses an INI on/off value (on, off, true, false, yes, no, 1, 0). */
 int kb_parse_onoff(const char *v, bool *out);
+
+/*
+ * The run's mode (--read-only, [sandbox] mode =): a flag's "on" or "off",
+ * or a file's "read-only" or "workspace-write" (the default). 0 with
+ * *read_only set, or -1 for any other word.
+ */
+int kb_run_mode_parse(const char *v, bool from_flag, bool *read_only);
+
+/* "read-only" or "workspace-write": the mode's name, as a file and the
+ * JSON record write it */
+const char *kb_run_mode_name(bool read_only);
 
 /* The value's form (on/off, an absolute config path, a variable name, a
  * backend, a cache mode), judged without I/O: kb_option_set() calls it

@@ -303,6 +303,10 @@ kb_policy_roots(const struct kb_policy *p, const char **out)
 {
 	size_t n = 0;
 
+	/* read-only: the workspace is bound read-only, and validation left
+	 * no write root and finalize no writable $TMPDIR */
+	if (p->read_only)
+		return 0;
 	if (p->workspace != NULL)
 		out[n++] = p->workspace;
 	if (p->tmpdir != NULL)

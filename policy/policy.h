@@ -263,6 +263,11 @@ struct kb_policy {
 	struct kb_hostgrant allow_host[KB_MAX_HOST]; /* in rank order */
 	size_t nallow_host;
 	bool unconfined; /* the escape hatch: no sandbox, still scrubbed */
+	/* --read-only, mode = read-only: nothing of the host is writable,
+	 * the workspace neither; only the private /tmp and the caches
+	 * (ephemeral) take writes, all discarded. kb_policy_roots() then
+	 * names no root; where[KB_OPT_READ_ONLY] says who set it. */
+	bool read_only;
 	struct kb_pathgrant device[KB_MAX_DEVICE]; /* in rank order */
 	size_t ndevice;
 	bool gpu;      /* --gpu: the GPU nodes found at finalize */
@@ -379,7 +384,7 @@ int kb_policy_add_keep_env(
 int kb_policy_resolve_workspace(struct kb_policy *, struct kb_err *e);
 
 /* The writable roots (workspace, $TMPDIR, --write roots) into `out`, which
- * holds KB_MAX_ROOTS; returns how many. */
+ * holds KB_MAX_ROOTS; returns how many: none in a read-only run. */
 #define KB_MAX_ROOTS (KB_MAX_WRITE + 2)
 size_t kb_policy_roots(const struct kb_policy *, const char **out);
 

@@ -23,9 +23,10 @@
 # KB_SUITES="t10-core.sh t85-edges.sh" (only these scripts).
 #
 # Each pass then runs the confinement suites (KB_LANDLOCK_SUITES, default
-# t10-core.sh t20-secrets.sh t60-hostile.sh t85-edges.sh; those of them in
-# KB_SUITES when it is set) a second time under the landlock backend
-# (KB_BACKEND=landlock, tests/lib.sh), labelled landlock/LABEL/SCRIPT;
+# t10-core.sh t20-secrets.sh t60-hostile.sh t72-read-only.sh t85-edges.sh;
+# those of them in KB_SUITES when it is set) a second time under the
+# landlock backend (KB_BACKEND=landlock, tests/lib.sh), labelled
+# landlock/LABEL/SCRIPT;
 # KB_NO_LANDLOCK=1 skips that. tests/t97-landlock.sh tests the landlock
 # backend itself in the ordinary run; tests/t98-unix-sockets.sh, the bwrap
 # backend's unix-socket mediation, is not among the confinement suites (the
@@ -110,7 +111,7 @@ run_suites() {
 # landlock_suites LABEL DIR RUNNER...: the confinement suites again under
 # the landlock backend (RUNNER passes KB_BACKEND=landlock on), when any of
 # them is selected
-: "${KB_LANDLOCK_SUITES:=t10-core.sh t20-secrets.sh t60-hostile.sh t85-edges.sh}"
+: "${KB_LANDLOCK_SUITES:=t10-core.sh t20-secrets.sh t60-hostile.sh t72-read-only.sh t85-edges.sh}"
 landlock_suites() {
 	[ "${KB_NO_LANDLOCK:-}" != 1 ] || return 0
 	_any=0

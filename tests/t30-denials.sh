@@ -242,7 +242,7 @@ agree() {
 }
 
 # The exact key sets of a record
-KEYS_COMMON='"schema","id","class","evidence","reason","suggest","denials","argv","argv_exact","cwd","exit_status","partial","time","backend","policy","flags"'
+KEYS_COMMON='"schema","id","class","evidence","reason","suggest","denials","argv","argv_exact","cwd","exit_status","partial","time","backend","mode","policy","flags"'
 # jkeys FILE EXTRA...: the record has exactly the common keys and EXTRA
 # (e.g. '"path"'), suggest and policy exactly theirs
 jkeys() {
@@ -252,7 +252,7 @@ jkeys() {
 	for _k in "$@"; do
 		_extra="$_extra,$_k"
 	done
-	jcheck "sorted(d) == sorted([$KEYS_COMMON$_extra]) and sorted(d['suggest']) == sorted(['write_paths','network','ssh_agent','allow_sockets','allowed_hosts','devices','gpu','unconfined']) and sorted(d['policy']) == sorted(['workspace','write_paths','network','ssh_agent','allow_sockets','allowed_hosts','devices','gpu','keep_env']) and sorted(d['flags']) == sorted(['write_paths','network','ssh_agent','allow_sockets','allowed_hosts','devices','gpu','keep_env'])" "$_f"
+	jcheck "sorted(d) == sorted([$KEYS_COMMON$_extra]) and sorted(d['suggest']) == sorted(['write_paths','network','ssh_agent','allow_sockets','allowed_hosts','devices','gpu','unconfined']) and sorted(d['policy']) == sorted(['workspace','read_only','write_paths','network','ssh_agent','allow_sockets','allowed_hosts','devices','gpu','keep_env']) and sorted(d['flags']) == sorted(['read_only','write_paths','network','ssh_agent','allow_sockets','allowed_hosts','devices','gpu','keep_env'])" "$_f"
 }
 
 # ============================================================================
@@ -518,7 +518,7 @@ newline" 'back\slash $HOME' "café ✓" ""
 		python3 -c "$py" "$d/outside/f" "$@"
 	jcheck 'd["cwd"] == a[0]' "$j" -- "$d/ws/sub"
 	jcheck 'd["exit_status"] == int(a[0]) and d["partial"] is True' "$j" -- "$KB_RC"
-	jcheck 'd["policy"] == {"workspace": a[0], "write_paths": [a[1]], "network": False, "ssh_agent": False, "allow_sockets": [], "allowed_hosts": [], "devices": [], "gpu": False, "keep_env": ["KB_T30_TOKEN"]}' "$j" -- "$d/ws" "$d/granted"
+	jcheck 'd["policy"] == {"workspace": a[0], "read_only": False, "write_paths": [a[1]], "network": False, "ssh_agent": False, "allow_sockets": [], "allowed_hosts": [], "devices": [], "gpu": False, "keep_env": ["KB_T30_TOKEN"]}' "$j" -- "$d/ws" "$d/granted"
 	jcheck 're.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", d["time"]) is not None and abs((datetime.datetime.strptime(d["time"], "%Y-%m-%dT%H:%M:%SZ") - datetime.datetime.utcnow()).total_seconds()) < 300' "$j"
 
 	# the journal: <id>.json, 0600, in a 0700 dir, the same record

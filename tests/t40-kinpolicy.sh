@@ -1120,7 +1120,7 @@ t_project_write_ignored() {
 	assert_not_exists "$out/f"
 	assert_touched "$ws/ran.f"
 	assert_streq "$(sed -n 1p "$KB_ERR")" \
-		"kinbox: $ws/.kinbox.ini:2: 'write_paths' ignored: a project file may only tighten (network = off, mask, scrub_env, timeout, rlimit, memory)"
+		"kinbox: $ws/.kinbox.ini:2: 'write_paths' ignored: a project file may only tighten (network = off, mode = read-only, mask, scrub_env, timeout, rlimit, memory)"
 	assert_streq "$(grep -c "ignored" "$KB_ERR")" 1 "warning lines"
 	assert_file_has_content "$KB_ERR" "^kinbox: denied write '$out/f'"
 }
@@ -1237,7 +1237,7 @@ t_project_warning_escaped() {
 	printf '[sandbox]\n\302\233[8mhidden\342\200\256title = 1\n' >"$ws/.kinbox.ini"
 	kb_expect 0 -- touch ran.c1
 	assert_touched "$ws/ran.c1"
-	assert_file_is "$KB_ERR" "kinbox: $ws/.kinbox.ini:2: '\\xc2\\x9b[8mhidden\\xe2\\x80\\xaetitle' ignored: a project file may only tighten (network = off, mask, scrub_env, timeout, rlimit, memory)"
+	assert_file_is "$KB_ERR" "kinbox: $ws/.kinbox.ini:2: '\\xc2\\x9b[8mhidden\\xe2\\x80\\xaetitle' ignored: a project file may only tighten (network = off, mode = read-only, mask, scrub_env, timeout, rlimit, memory)"
 	printf '[sandbox]\n\033[8mhidden\033]0;title\007 = 1\n' >"$ws/.kinbox.ini"
 	kb_expect 125 -- touch ran.esc
 	assert_not_exists "$ws/ran.esc"

@@ -392,7 +392,7 @@ t_allow_socket_config() {
 	kb_expect 0 -- sh -c 'echo ran >ctl'
 	assert_file_has_content "$ws/ctl" '^ran$'
 	assert_one_kinbox_line "$KB_ERR" \
-		"^kinbox: $ws/.kinbox.ini:2: 'allow_sockets' ignored: a project file may only tighten \\(network = off, mask, scrub_env, timeout, rlimit, memory\\)$"
+		"^kinbox: $ws/.kinbox.ini:2: 'allow_sockets' ignored: a project file may only tighten \\(network = off, mode = read-only, mask, scrub_env, timeout, rlimit, memory\\)$"
 	kb_expect 0 --dry-run -- true
 	assert_file_has_content "$KB_OUT" \
 		"^# config: socket: the grant of $KB_T/nonexistent.sock \\($XDG_CONFIG_HOME/kinbox/config.ini:2\\) is not used: no such socket$"
@@ -580,7 +580,7 @@ t_allow_host_config() {
 	assert_file_has_content "$KB_OUT" "^# allowed host: api\\.github\\.com:8443 \\(global config: $cfg:2\\)$"
 	assert_not_file_has_content "$KB_OUT" 'evil\.example'
 	assert_one_kinbox_line "$KB_ERR" \
-		"^kinbox: $ws/.kinbox.ini:2: 'allowed_hosts' ignored: a project file may only tighten \\(network = off, mask, scrub_env, timeout, rlimit, memory\\)$"
+		"^kinbox: $ws/.kinbox.ini:2: 'allowed_hosts' ignored: a project file may only tighten \\(network = off, mode = read-only, mask, scrub_env, timeout, rlimit, memory\\)$"
 	# a typed --net wins over the list; a typed --allow-host adds to it
 	rm "$ws/.kinbox.ini"
 	kb_expect 0 --dry-run --net -- true

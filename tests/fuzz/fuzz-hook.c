@@ -48,22 +48,30 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					abort();
 		kb_strv_free(&paths);
 	}
-	w = kb_hook_wrap(K, R, S, s);
-	back = kb_hook_unwrap(K, R, S, w);
-	if (back != NULL && strcmp(back, s) != 0)
-		abort();
-	tail = xasprintf("%s; rm -rf x", w);
-	free(back);
-	if ((back = kb_hook_unwrap(K, R, S, tail)) != NULL ||
-	    (back = kb_hook_unwrap(K, R, NULL, tail)) != NULL)
-		abort();
-	if ((in = kb_hook_unwrap(K, R, NULL, s)) != NULL) {
-		char *again = kb_hook_wrap(K, R, NULL, in);
-
-		if (strcmp(again, s) != 0)
+	/* both rewrites: planning's read-only one and the other, each
+	 * recognised as itself only */
+	for (int ro = 0; ro < 2; ro++) {
+		w = kb_hook_wrap(K, R, S, ro, s);
+		back = kb_hook_unwrap(K, R, S, ro, w);
+		if (back != NULL && strcmp(back, s) != 0)
 			abort();
-		free(again);
-		free(in);
+		free(back);
+		if ((back = kb_hook_unwrap(K, R, S, !ro, w)) != NULL)
+			abort();
+		tail = xasprintf("%s; rm -rf x", w);
+		if ((back = kb_hook_unwrap(K, R, S, ro, tail)) != NULL ||
+		    (back = kb_hook_unwrap(K, R, NULL, ro, tail)) != NULL)
+			abort();
+		if ((in = kb_hook_unwrap(K, R, NULL, ro, s)) != NULL) {
+			char *again = kb_hook_wrap(K, R, NULL, ro, in);
+
+			if (strcmp(again, s) != 0)
+				abort();
+			free(again);
+			free(in);
+		}
+		free(tail);
+		free(w);
 	}
 	{
 		/* the other agents' rule files: bounded, every rule one the
@@ -93,8 +101,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    isupper((unsigned char)ids[i][k]))
 				abort();
 	}
-	free(tail);
-	free(w);
 	free(s);
 	return 0;
 }

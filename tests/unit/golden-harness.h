@@ -832,7 +832,8 @@ check_host_parts(const struct run *r, const struct kb_plan *pl,
 		return;
 	}
 	for (size_t i = 0; i + 2 < pl->argv.n; i++)
-		if (strcmp(pl->argv.v[i], "--bind") == 0 &&
+		if (strcmp(pl->argv.v[i],
+			p->read_only ? "--ro-bind" : "--bind") == 0 &&
 		    strcmp(pl->argv.v[i + 2], p->workspace) == 0)
 			ws = (long)i;
 	if (lstat("/run", &st) == 0 && S_ISDIR(st.st_mode)) {

@@ -307,7 +307,8 @@ test_allow_sockets(void)
 	    p.extra_mask.n == 1, "a project's allow_sockets is ignored, its "
 	    "mask applies");
 	want = at_line(proj_file, 3, "'allow_sockets' ignored: a project file "
-	    "may only tighten (network = off, mask, scrub_env, timeout, rlimit, memory)");
+	    "may only tighten (network = off, mode = read-only, mask, "
+	    "scrub_env, timeout, rlimit, memory)");
 	ok(warns.n == 1 && strcmp(warns.v[0], want) == 0 &&
 	    has(&p.notes, want), "... with one warning naming file, line and "
 	    "key, in the notes too");
@@ -478,7 +479,8 @@ test_allowed_hosts(void)
 	    &e) == 0 && p.nallow_host == 0 && p.extra_mask.n == 1,
 	    "a project's allowed_hosts is ignored, its mask applies");
 	want = at_line(proj_file, 2, "'allowed_hosts' ignored: a project file "
-	    "may only tighten (network = off, mask, scrub_env, timeout, rlimit, memory)");
+	    "may only tighten (network = off, mode = read-only, mask, "
+	    "scrub_env, timeout, rlimit, memory)");
 	ok(warns.n == 2 && strcmp(warns.v[0], want) == 0 && has(&p.notes, want),
 	    "... with one warning per line naming file, line and key");
 	kb_policy_free(&p);
@@ -1030,7 +1032,9 @@ test_project(void)
 	_cleanup_free_ char *x = at("home/x");
 	char *t = NULL;
 	static const char tighten[] = "a project file may only tighten "
-				      "(network = off, mask, scrub_env, timeout, rlimit, memory)";
+				      "(network = off, mode = read-only, "
+				      "mask, scrub_env, timeout, rlimit, "
+				      "memory)";
 
 	clean();
 	put(proj_file, "[sandbox]\nnetwork = off\nmask = ~/x\n"
@@ -1235,6 +1239,112 @@ test_memory(void)
 	kb_policy_free(&p);
 }
 
+/* [sandbox] mode = read-only: the system, global and project files may set
+ * it (the project: tightening only), no grant carries it, and in a
+ * read-only run no write root, persisted cache or unconfined grant
+ * survives validation; a typed --write is refused naming the file */
+static void
+test_mode(void)
+{
+	struct kb_policy p;
+	struct kb_err e;
+	_cleanup_free_ char *out = at("out");
+	_cleanup_free_ char *where = at_line(proj_file, 2, "");
+	char *t = NULL, *want = NULL;
+	int npm = cache_index("npm");
+
+	mkd("out");
+	where[strlen(where) - 2] = '\0'; /* "file:2" */
+	ok(only(glob_file, "[sandbox]\nmode = read-only\n", &p, &e) == 0 &&
+	    p.read_only && p.origin[KB_OPT_READ_ONLY] == KB_ORIGIN_GLOBAL &&
+	    p.typed[KB_OPT_READ_ONLY] == -1,
+	    "mode = read-only in the global config: read-only, its origin, "
+	    "not typed");
+	kb_policy_free(&p);
+	ok(only(sys_file, "[sandbox]\nmode = workspace-write\n", &p, &e) ==
+		0 && !p.read_only,
+	    "mode = workspace-write: the default");
+	kb_policy_free(&p);
+	check_err(glob_file, "[sandbox]\nmode = on\n", 2,
+	    "mode = on: not a mode; write read-only or workspace-write (the "
+	    "default)",
+	    "mode = on is no mode: an error naming file:line");
+	check_err(glob_file, "[network]\nmode = read-only\n", 2,
+	    "'mode' belongs in [sandbox], not [network]; move the line",
+	    "mode in [network]: names where it belongs");
+	/* never a grant: a grant permits, read-only permits less */
+	clean();
+	put(sess_file, "[grant]\nmode = read-only\n");
+	setenv("KINBOX_SESSION", SID, 1);
+	fresh(&p);
+	ok(load(&p, &e) == -1 && strstr(e.msg, "unknown grant key 'mode'"),
+	    "mode in a session's [grant]: unknown grant key (%s)", e.msg);
+	kb_policy_free(&p);
+
+	/* the project may set it, never lift it */
+	ok(only(proj_file, "[sandbox]\nmode = read-only\n", &p, &e) == 0 &&
+	    p.read_only && p.origin[KB_OPT_READ_ONLY] == KB_ORIGIN_PROJECT &&
+	    p.where[KB_OPT_READ_ONLY] != NULL &&
+	    strcmp(p.where[KB_OPT_READ_ONLY], where) == 0 && warns.n == 0,
+	    "a project's mode = read-only applies, recorded at its file:line");
+	kb_policy_free(&p);
+	clean();
+	put(glob_file, "[sandbox]\nmode = read-only\n");
+	put(proj_file, "[sandbox]\nmode = workspace-write\n");
+	fresh(&p);
+	want = at_line(proj_file, 2, "'mode' ignored: a project file may make "
+	    "a run read-only, never lift it");
+	ok(load(&p, &e) == 0 && p.read_only &&
+	    p.origin[KB_OPT_READ_ONLY] == KB_ORIGIN_GLOBAL && warns.n == 1 &&
+	    strcmp(warns.v[0], want) == 0,
+	    "a project's mode = workspace-write does not lift the user's "
+	    "read-only: one warning");
+	kb_policy_free(&p);
+	free(want);
+
+	/* validation: the config's roots, the session's grants and a
+	 * persisted cache are dropped with a note */
+	clean();
+	t = xasprintf("[sandbox]\nmode = read-only\nwrite_paths = %s\n\n"
+		      "[caches]\nnpm = persisted\n", out);
+	put(glob_file, t);
+	put(sess_file, "[grant]\nunconfined = on\n");
+	setenv("KINBOX_SESSION", SID, 1);
+	fresh(&p);
+	ok(load(&p, &e) == 0 && p.nwrite == 1 && p.unconfined &&
+	    kb_options_validate(&p, &e) == 0 && p.read_only && p.nwrite == 0 &&
+	    !p.unconfined && p.cache[npm] == KB_CACHE_EPHEMERAL,
+	    "read-only: a config's write root, a session's unconfined grant "
+	    "and a persisted cache do not survive validation");
+	{
+		size_t notes = 0;
+
+		for (size_t i = 0; i < p.notes.n; i++)
+			notes += strstr(p.notes.v[i], "read-only") != NULL;
+		ok(notes == 3, "... each with a note naming the mode (%zu)",
+		    notes);
+	}
+	ok(kb_options_validate(&p, &e) == 0, "validation runs twice unharmed");
+	kb_policy_free(&p);
+	free(t);
+
+	/* a typed --write in a run a file makes read-only */
+	clean();
+	put(proj_file, "[sandbox]\nmode = read-only\n");
+	fresh(&p);
+	want = xasprintf("--write %s: this run is read-only (mode = read-only "
+			 "in %s, a project file's tightening, which no flag "
+			 "lifts), so nothing is writable; drop --write, or "
+			 "run without read-only (remove that line)",
+	    out, where);
+	ok(load_flag(&p, KB_OPT_WRITE, out, "--write", &e) == 0 &&
+	    kb_options_validate(&p, &e) == -1 && strcmp(e.msg, want) == 0,
+	    "a typed --write with a project's read-only: refused, naming the "
+	    "file (%s)", e.msg);
+	kb_policy_free(&p);
+	free(want);
+}
+
 int
 main(void)
 {
@@ -1253,6 +1363,7 @@ main(void)
 	test_session();
 	test_project();
 	test_memory();
+	test_mode();
 	if (fixture_teardown() == -1)
 		return 1;
 	return tap_done();

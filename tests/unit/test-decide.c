@@ -141,6 +141,31 @@ test_planning_shell(void)
 		in.kind = "edit";
 		expect(&in, KB_DENY, "planning-freeze",
 		    "planning: an edit, whatever its command field");
+
+		/* a caller that runs it under kinbox --read-only: any
+		 * shell call runs, on that condition; edits stay frozen */
+		in.kind = "shell";
+		in.read_only_run = true;
+		in.command = "touch x; sed -i s/a/b/ f; git commit -m x";
+		expect(&in, KB_ALLOW, "planning-read-only",
+		    "planning, read-only run: a write runs read-only");
+		kb_decide(&in, &out);
+		ok(out.read_only && strstr(out.reason, "--read-only") != NULL,
+		    "... on the condition it runs under kinbox --read-only (%s)",
+		    out.reason);
+		kb_decide_out_free(&out);
+		in.sandbox_available = false;
+		expect(&in, KB_DENY, "planning-freeze",
+		    "planning, read-only run but no sandbox: frozen");
+		in.command = "ls -la";
+		kb_decide(&in, &out);
+		ok(out.verdict == KB_ALLOW && !out.read_only,
+		    "... a read-only command still runs by the classifier");
+		kb_decide_out_free(&out);
+		in.sandbox_available = true;
+		in.kind = "edit";
+		expect(&in, KB_DENY, "planning-freeze",
+		    "planning, read-only run: an edit stays frozen");
 	}
 }
 

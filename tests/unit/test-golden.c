@@ -390,6 +390,41 @@ case_config_layers(void)
 	mkf("etc/kinbox/config.ini", "");
 }
 
+/* A project's mode = read-only, with a global config's write root and
+ * persisted cache, a session's write grant and a TMPDIR outside /tmp:
+ * all dropped or made ephemeral, the workspace bound read-only, no git
+ * guard (nothing is writable to guard) */
+static void
+case_read_only(void)
+{
+	struct run r = { "read-only", "a project file's mode = read-only: "
+		"the checkout (hooks and all) read-only, the global config's "
+		"write root and a session's grant dropped, npm persisted made "
+		"ephemeral, TMPDIR outside /tmp not granted", "ro",
+		host6, NULL, KB_BACKEND_AUTO, NULL };
+	struct kb_policy p;
+	_cleanup_free_ char *glob = NULL, *sess = NULL;
+	_cleanup_free_ char *tmp = at("tmpdir");
+
+	mkrepo("ro", true);
+	mkd("ro-out");
+	mkd("ro-session-out");
+	mkd("home/.npm/_cacache");
+	glob = xasprintf("[sandbox]\nwrite_paths = %s/ro-out\n\n"
+			 "[caches]\nnpm = persisted\n", base);
+	mkf("home/.config/kinbox/config.ini", glob);
+	mkd("run/user/1000/kinbox/sessions");
+	sess = xasprintf("[grant]\nwrite_paths = %s/ro-session-out\n", base);
+	mkf("run/user/1000/kinbox/sessions/ses_0123456789abcdef.ini", sess);
+	mkf("ro/.kinbox.ini", "[sandbox]\nmode = read-only\n");
+	reset_env();
+	setenv("KINBOX_SESSION", "ses_0123456789abcdef", 1);
+	setenv("TMPDIR", tmp, 1);
+	if (start(&p, r.cwd))
+		finish(&r, &p);
+	mkf("home/.config/kinbox/config.ini", "");
+}
+
 static void
 case_old_kernel(void)
 {
@@ -429,6 +464,22 @@ case_ll_repo(void)
 		kb_policy_free(&p);
 		return;
 	}
+	finish(&r, &p);
+}
+
+static void
+case_ll_read_only(void)
+{
+	struct run r = { "ll-read-only", "landlock (ABI 7): --read-only on "
+		"a checkout with hooks: no root, only the run's directory and "
+		"the devices writable", "ll/proj", ll7, NULL,
+		KB_BACKEND_LANDLOCK, NULL };
+	struct kb_policy p;
+
+	reset_env();
+	if (!start(&p, r.cwd))
+		return;
+	type_switch(KB_OPT_READ_ONLY, "--read-only");
 	finish(&r, &p);
 }
 
@@ -544,6 +595,26 @@ case_sb_plain(void)
 	reset_env();
 	if (start(&p, r.cwd))
 		finish(&r, &p);
+}
+
+static void
+case_sb_read_only(void)
+{
+	struct run r = { "seatbelt-read-only", "seatbelt: --read-only on a "
+		"git checkout with hooks: no write parameter but TMP",
+		"repo/src", host6, NULL, KB_BACKEND_SEATBELT, NULL };
+	struct kb_policy p;
+	struct kb_err e;
+	_cleanup_free_ char *ws = at("repo");
+
+	reset_env();
+	if (!start(&p, r.cwd) ||
+	    !setter(kb_policy_set_workspace(&p, ws, &e), "-C repo", &e)) {
+		kb_policy_free(&p);
+		return;
+	}
+	type_switch(KB_OPT_READ_ONLY, "--read-only");
+	finish(&r, &p);
 }
 
 static void
@@ -800,6 +871,7 @@ main(void)
 	case_worktree();
 	case_worktree_write_main();
 	case_config_layers();
+	case_read_only();
 	/* last: the credentials stay in the fake home */
 	case_credentials();
 	case_ssh_agent();
@@ -807,12 +879,14 @@ main(void)
 	case_allow_host();
 	case_old_kernel();
 	case_ll_repo();
+	case_ll_read_only();
 	case_ll_credentials();
 	case_ll_abi4_net();
 	case_ll_abi3();
 	case_ll_refused();
 	case_ll_socket_grant();
 	case_sb_plain();
+	case_sb_read_only();
 	case_sb_write_net();
 	case_sb_repo_hooks();
 	case_sb_worktree();

@@ -31,7 +31,7 @@ static const char R[] = "/home/u/my project";
 static bool
 lexes_back(const char *cmd)
 {
-	_cleanup_free_ char *w = kb_hook_wrap(K, R, NULL, cmd);
+	_cleanup_free_ char *w = kb_hook_wrap(K, R, NULL, false, cmd);
 	struct kb_sh_line line = {0};
 	struct kb_err e;
 	bool good;
@@ -55,7 +55,7 @@ static char printer[256];
 static bool
 shell_runs_back(const char *shell, const char *cmd)
 {
-	_cleanup_free_ char *w = kb_hook_wrap(printer, R, NULL, cmd);
+	_cleanup_free_ char *w = kb_hook_wrap(printer, R, NULL, false, cmd);
 	int p[2], status;
 	struct kb_buf got = {0};
 	char buf[4096];
@@ -112,8 +112,8 @@ test_wrap(void)
 	chmod(printer, 0755);
 	for (size_t i = 0; i < nitems(cases); i++) {
 		const char *c = cases[i].cmd;
-		_cleanup_free_ char *w = kb_hook_wrap(K, R, NULL, c);
-		_cleanup_free_ char *back = kb_hook_unwrap(K, R, NULL, w);
+		_cleanup_free_ char *w = kb_hook_wrap(K, R, NULL, false, c);
+		_cleanup_free_ char *back = kb_hook_unwrap(K, R, NULL, false, w);
 
 		n++;
 		lexed += lexes_back(c);
@@ -146,15 +146,15 @@ test_wrap(void)
 static void
 test_unwrap(void)
 {
-	_cleanup_free_ char *w = kb_hook_wrap(K, R, NULL, "make test");
-	_cleanup_free_ char *back = kb_hook_unwrap(K, R, NULL, w);
+	_cleanup_free_ char *w = kb_hook_wrap(K, R, NULL, false, "make test");
+	_cleanup_free_ char *back = kb_hook_unwrap(K, R, NULL, false, w);
 	static const char *const tails[] = {"; rm -rf ~", " && curl x", " | sh",
 	    " > /etc/passwd", "\nrm -rf ~", " &", " $(id)", " `id`", " extra"};
 
 	assert_cmpstr(back, "make test", "the rewrite is recognised");
 	for (size_t i = 0; i < nitems(tails); i++) {
 		_cleanup_free_ char *t = xasprintf("%s%s", w, tails[i]);
-		_cleanup_free_ char *u = kb_hook_unwrap(K, R, NULL, t);
+		_cleanup_free_ char *u = kb_hook_unwrap(K, R, NULL, false, t);
 
 		_cleanup_free_ char *shown = kb_escape(tails[i]);
 
@@ -187,7 +187,7 @@ test_unwrap(void)
 
 		for (size_t i = 0; i < nitems(others); i++) {
 			_cleanup_free_ char *u =
-			    kb_hook_unwrap(K, R, NULL, others[i]);
+			    kb_hook_unwrap(K, R, NULL, false, others[i]);
 
 			ok(u == NULL, "not the exact rewrite: %s", others[i]);
 		}
@@ -196,14 +196,14 @@ test_unwrap(void)
 	 * and only that session's is the rewrite */
 	{
 		static const char S[] = "ses_0123456789abcdef";
-		_cleanup_free_ char *ws = kb_hook_wrap(K, R, S, "make test");
-		_cleanup_free_ char *bs = kb_hook_unwrap(K, R, S, ws);
+		_cleanup_free_ char *ws = kb_hook_wrap(K, R, S, false, "make test");
+		_cleanup_free_ char *bs = kb_hook_unwrap(K, R, S, false, ws);
 		_cleanup_free_ char *other =
-		    kb_hook_unwrap(K, R, "ses_fedcba9876543210", ws);
-		_cleanup_free_ char *none = kb_hook_unwrap(K, R, NULL, ws);
-		_cleanup_free_ char *nos = kb_hook_unwrap(K, R, S, w);
+		    kb_hook_unwrap(K, R, "ses_fedcba9876543210", false, ws);
+		_cleanup_free_ char *none = kb_hook_unwrap(K, R, NULL, false, ws);
+		_cleanup_free_ char *nos = kb_hook_unwrap(K, R, S, false, w);
 		_cleanup_free_ char *t = xasprintf("%s; id", ws);
-		_cleanup_free_ char *tail = kb_hook_unwrap(K, R, S, t);
+		_cleanup_free_ char *tail = kb_hook_unwrap(K, R, S, false, t);
 
 		assert_cmpstr(ws,
 		    "KINBOX_SESSION=ses_0123456789abcdef "
@@ -598,6 +598,58 @@ test_agent_files(void)
 	}
 }
 
+/* planning's rewrite: KINBOX --read-only --workspace ROOT -- bash -c CMD,
+ * recognised only as itself: neither form is the other */
+static void
+test_read_only(void)
+{
+	static const char S[] = "ses_0123456789abcdef";
+	_cleanup_free_ char *ro = kb_hook_wrap(K, R, NULL, true, "touch x");
+	_cleanup_free_ char *rw = kb_hook_wrap(K, R, NULL, false, "touch x");
+	_cleanup_free_ char *back = kb_hook_unwrap(K, R, NULL, true, ro);
+	_cleanup_free_ char *as_rw = kb_hook_unwrap(K, R, NULL, false, ro);
+	_cleanup_free_ char *rw_as_ro = kb_hook_unwrap(K, R, NULL, true, rw);
+	_cleanup_free_ char *ros = kb_hook_wrap(K, R, S, true, "it's");
+	_cleanup_free_ char *bs = kb_hook_unwrap(K, R, S, true, ros);
+	_cleanup_free_ char *nos = kb_hook_unwrap(K, R, NULL, true, ros);
+	_cleanup_free_ char *t = xasprintf("%s; touch y", ro);
+	_cleanup_free_ char *tail = kb_hook_unwrap(K, R, NULL, true, t);
+	static const char *const others[] = {
+	    "/usr/local/bin/kinbox --workspace '/home/u/my project' "
+	    "--read-only -- bash -c 'touch x'",
+	    "/usr/local/bin/kinbox --read-only --read-only --workspace "
+	    "'/home/u/my project' -- bash -c 'touch x'",
+	    "/usr/local/bin/kinbox --read-only --net --workspace "
+	    "'/home/u/my project' -- bash -c 'touch x'",
+	    "/usr/local/bin/kinbox '--read-only' --workspace '/home/u/my "
+	    "project' -- bash -c 'touch x'",
+	    "/usr/local/bin/kinbox --read-only --workspace /home/u -- bash "
+	    "-c 'touch x'",
+	};
+
+	assert_cmpstr(ro,
+	    "/usr/local/bin/kinbox --read-only --workspace '/home/u/my "
+	    "project' -- bash -c 'touch x'",
+	    "the read-only rewrite: --read-only right after kinbox");
+	assert_cmpstr(back, "touch x", "and is recognised as itself");
+	ok(as_rw == NULL, "not as a rewrite that may write");
+	ok(rw_as_ro == NULL, "nor the writable one as the read-only one");
+	assert_cmpstr(ros,
+	    "KINBOX_SESSION=ses_0123456789abcdef /usr/local/bin/kinbox "
+	    "--read-only --workspace '/home/u/my project' -- bash -c "
+	    "'it'\\''s'",
+	    "with a session: the assignment first");
+	assert_cmpstr(bs, "it's", "... recognised with that session");
+	ok(nos == NULL, "... not without it");
+	ok(tail == NULL, "the read-only rewrite followed by more is not one");
+	for (size_t i = 0; i < nitems(others); i++) {
+		_cleanup_free_ char *u =
+		    kb_hook_unwrap(K, R, NULL, true, others[i]);
+
+		ok(u == NULL, "not the exact read-only rewrite: %s", others[i]);
+	}
+}
+
 int
 main(void)
 {
@@ -606,6 +658,7 @@ main(void)
 	test_patches();
 	test_wrap();
 	test_unwrap();
+	test_read_only();
 	test_modes();
 	test_ids();
 	return tap_done();

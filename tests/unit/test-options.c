@@ -535,6 +535,77 @@ test_round_trip(void)
 	}
 }
 
+/* --read-only: a switch from a flag, a mode word from a file; the
+ * combinations a typed flag cannot have are refused in one line */
+static void
+test_read_only(void)
+{
+	struct kb_policy p;
+	struct kb_err e;
+	struct kb_src s = { KB_ORIGIN_FLAG, "--read-only" };
+	bool ro = false;
+	char dir[] = "/var/tmp/kb-options-ro.XXXXXX";
+
+	ok(kb_run_mode_parse("on", true, &ro) == 0 && ro &&
+	    kb_run_mode_parse("read-only", false, &ro) == 0 && ro &&
+	    kb_run_mode_parse("workspace-write", false, &ro) == 0 && !ro &&
+	    kb_run_mode_parse("on", false, &ro) == -1 &&
+	    kb_run_mode_parse("read-only", true, &ro) == -1 &&
+	    kb_run_mode_parse("Read-Only", false, &ro) == -1,
+	    "a flag's on/off, a file's read-only/workspace-write, nothing "
+	    "else");
+	ok(strcmp(kb_run_mode_name(true), "read-only") == 0 &&
+	    strcmp(kb_run_mode_name(false), "workspace-write") == 0,
+	    "the modes' names");
+	ok(kb_options[KB_OPT_READ_ONLY].max_life == KB_LIFE_NEVER &&
+	    !(kb_options[KB_OPT_READ_ONLY].sections & KB_IN_GRANT) &&
+	    kb_options[KB_OPT_READ_ONLY].project == KB_PROJECT_ON_ONLY,
+	    "read-only: never a grant; a project file may turn it on only");
+
+	kb_policy_init(&p);
+	ok(kb_option_set(&p, KB_OPT_READ_ONLY, "on", &s, &e) == 0 &&
+	    p.read_only && p.typed[KB_OPT_READ_ONLY] == 1 &&
+	    strcmp(p.where[KB_OPT_READ_ONLY], "--read-only") == 0,
+	    "--read-only: set, typed, where");
+	if (mkdtemp(dir) == NULL) {
+		ok(0, "mkdtemp: %s", strerror(errno));
+		kb_policy_free(&p);
+		return;
+	}
+	set_ok(&p, KB_OPT_WRITE, dir, KB_ORIGIN_FLAG, "--write");
+	{
+		_cleanup_free_ char *want = xasprintf("--write %s and "
+		    "--read-only: a read-only run writes nowhere but its "
+		    "private /tmp; drop one of the two", dir);
+
+		ok(kb_options_validate(&p, &e) == -1 &&
+		    strcmp(e.msg, want) == 0,
+		    "--write with --read-only: one line naming both: %s", e.msg);
+	}
+	kb_policy_free(&p);
+
+	kb_policy_init(&p);
+	set_ok(&p, KB_OPT_READ_ONLY, "on", KB_ORIGIN_FLAG, "--read-only");
+	set_ok(&p, KB_OPT_UNCONFINED, "on", KB_ORIGIN_FLAG, "--unconfined");
+	ok(kb_options_validate(&p, &e) == -1 &&
+	    strstr(e.msg, "--unconfined") != NULL &&
+	    strstr(e.msg, "use one of the two") != NULL,
+	    "--unconfined with --read-only: refused: %s", e.msg);
+	kb_policy_free(&p);
+
+	/* a grant of a write root: dropped, noted, no error */
+	kb_policy_init(&p);
+	set_ok(&p, KB_OPT_WRITE, dir, KB_ORIGIN_SESSION, "/r/s.ini:2");
+	set_ok(&p, KB_OPT_READ_ONLY, "on", KB_ORIGIN_FLAG, "--read-only");
+	ok(kb_options_validate(&p, &e) == 0 && p.nwrite == 0 &&
+	    p.notes.n == 1 && strstr(p.notes.v[0], "is read-only here") &&
+	    kb_policy_roots(&p, (const char *[KB_MAX_ROOTS]){ 0 }) == 0,
+	    "a session's write root under --read-only: dropped with a note; "
+	    "no root at all");
+	kb_policy_free(&p);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -544,5 +615,6 @@ main(void)
 	test_allow_socket();
 	test_reader();
 	test_round_trip();
+	test_read_only();
 	return tap_done();
 }
