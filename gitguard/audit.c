@@ -465,6 +465,25 @@ struct walk {
 	int found;
 };
 
+/*
+ * With no watch: did the .git in dirfd come in during the run, whatever
+ * its birth time (a directory prepared earlier and renamed to .git)? A
+ * rename moves the renamed inode's change time and its new parent's
+ * modification time; both must have (a repository that was there, in a
+ * directory the run changed nothing else in, stays one git commit inside
+ * it only changes).
+ */
+static bool
+renamed_in(const struct kb_policy *p, int dirfd)
+{
+	struct stat dir, git;
+
+	return fstat(dirfd, &dir) == 0 &&
+	       fstatat(dirfd, ".git", &git, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       S_ISDIR(git.st_mode) && newer(&git.st_ctim, &p->started) &&
+	       newer(&dir.st_mtim, &p->started);
+}
+
 static void
 walk_tree(struct walk *w, int top, int depth)
 {
@@ -482,8 +501,8 @@ walk_tree(struct walk *w, int top, int depth)
 		    strcmp(de->d_name, "..") == 0)
 			continue;
 		if (strcmp(de->d_name, ".git") == 0) {
-			w->found +=
-			    audit_repo_at(w->p, fd, ".", w->report, false);
+			w->found += audit_repo_at(
+			    w->p, fd, ".", w->report, renamed_in(w->p, fd));
 			continue;
 		}
 		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
