@@ -145,8 +145,9 @@ int kb_gitsnap_gc(const char *home, struct kb_strv *removed);
  */
 struct kb_gitwatch; /* opaque */
 
-/* Distinct directories kept at most; past it the audit walks. */
-#define KB_GITWATCH_MAX_DIRS (1u << 20)
+/* Distinct directories kept at most (about 16 MiB of handles and table);
+ * past it the audit walks. */
+#define KB_GITWATCH_MAX_DIRS (1u << 18)
 
 /* what happened in a directory, besides a change */
 #define KB_GITWATCH_DOTGIT   1u /* an entry named .git changed */
