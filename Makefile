@@ -49,7 +49,7 @@ POLICY_SRCS   = policy/policy.c policy/options.c policy/finalize.c policy/paths.
                 policy/stores.c policy/resolve.c policy/runs.c policy/hosts.c \
                 policy/devices.c
 GITGUARD_SRCS = gitguard/scan.c gitguard/include.c gitguard/audit.c gitguard/gitconfig.c \
-                gitguard/gitindex.c gitguard/snap.c gitguard/snapstore.c
+                gitguard/gitindex.c gitguard/snap.c gitguard/snapstore.c gitguard/watch.c
 BACKEND_SRCS  = backends/plan.c backends/bwrap.c backends/bwrap-probe.c \
                 backends/env.c backends/mounts.c backends/seccomp-blob.c \
                 backends/run.c backends/keeper.c backends/run-posix.c backends/proctab.c backends/landlock.c backends/status.c \

@@ -650,21 +650,51 @@ report_guard(const char *line, bool security)
  */
 static struct kb_gitsnap *gitsnap;
 static struct kb_gitsnap_file gitsnap_file = {.dirfd = -1, .fd = -1};
+static struct kb_gitwatch *gitwatch;
 
 static int
 audit_guards(const struct kb_policy *p)
 {
-	int n;
+	int n = 0;
 
+	/* every process of the run is dead: all it did is queued */
+	kb_gitwatch_stop(gitwatch);
+	if (gitsnap != NULL)
+		n = kb_gitguard_restore(p, gitsnap, report_guard);
+	n += kb_gitguard_audit_watched(p, gitsnap, gitwatch, report_guard);
+	kb_gitwatch_free(gitwatch);
+	gitwatch = NULL;
 	if (gitsnap == NULL)
-		return kb_gitguard_audit(p, report_guard);
-	n = kb_gitguard_restore(p, gitsnap, report_guard);
-	n += kb_gitguard_audit_after(p, gitsnap, report_guard);
+		return n;
 	kb_gitsnap_free(gitsnap);
 	gitsnap = NULL;
 	/* put back: the copy on disk is for a run that dies first */
 	kb_gitsnap_forget(&gitsnap_file);
 	return n;
+}
+
+/*
+ * The repositories the command makes: from here on the kernel reports
+ * every directory the run changes (gitguard/watch.c), so that the audit
+ * looks there only; where it cannot (fanotify's filesystem marks need
+ * root), every directory of the roots is walked after the run, and
+ * --dry-run says so once (kinbox --status too), not every run.
+ */
+static void
+watch_repos(struct kb_policy *p, const struct kb_opts *o)
+{
+	int err;
+
+	if (o->dry_run)
+		err = kb_gitwatch_probe(p->workspace);
+	else if ((gitwatch = kb_gitwatch_start(p, &err)) != NULL)
+		err = 0;
+	if (err != 0 && o->dry_run)
+		kb_strv_pushf(&p->gitnotes,
+		    "new repositories: every directory below the writable "
+		    "roots is walked after the run, its cost grows with "
+		    "them (fanotify: %s; a filesystem mark needs root)",
+		    strerror(err));
 }
 
 /*
@@ -1360,6 +1390,7 @@ main(int argc, char **argv)
 		    end != NULL ? (int)(end - b) : (int)strlen(b), b);
 		use_landlock = true;
 	}
+	watch_repos(&pol, &o);
 	for (int attempt = 0;; attempt++) {
 		struct kb_stopper stop = {
 		    KB_REVOKE_SIGNAL, arm_revocation, check_revoked, &pol};

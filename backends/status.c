@@ -17,6 +17,7 @@
 
 #include <jansson.h>
 
+#include "../gitguard/gitguard.h"
 #include "backend.h"
 #include "status.h"
 
@@ -230,6 +231,7 @@ probe_host(struct kb_status_probes *p)
 	p->user_notif = probe_user_notif();
 	p->no_mediate = kb_sup_unavailable();
 	p->in_agent_sandbox = kb_agent_sandbox(&p->agent_sandbox);
+	p->gitwatch_err = kb_gitwatch_probe(".");
 	{
 		/* the run directory as a run would make it: an agent's own
 		 * sandbox can leave no place for it */
@@ -1136,6 +1138,18 @@ kb_status_collect(const struct kb_status_roots *r,
 	collect_landlock(r, p, st);
 	collect_yama(r, st);
 	collect_memory(r, st);
+	st->new_repos.watched = p->gitwatch_err == 0;
+	st->new_repos.says =
+	    p->gitwatch_err == 0
+		? xstrdup("watched (fanotify): after a run kinbox looks for "
+			  "the repositories the command made only where the "
+			  "run changed something; the cost does not grow "
+			  "with the workspace")
+		: xasprintf("walked: after every run each directory below "
+			    "the writable roots is read, so the cost grows "
+			    "with the workspace (fanotify: %s; its "
+			    "filesystem marks need root)",
+		      strerror(p->gitwatch_err));
 	/* the fixes, now that every backend's state is known */
 	judge_userns(r, st);
 	judge_bwrap(r, st);
@@ -1162,6 +1176,7 @@ void
 kb_status_free(struct kb_status *st)
 {
 	free(st->kernel);
+	free(st->new_repos.says);
 	free(st->sandbox_env);
 	free(st->sandbox_effect);
 	free(st->bwrap.path);
@@ -1444,6 +1459,7 @@ kb_status_text(const struct kb_status *st)
 	}
 	for (size_t i = 0; i < nitems(mode_words); i++)
 		fact(&b, i == 0 ? "modes" : "", "%s", mode_words[i][1]);
+	fact(&b, "new repos", "%s", st->new_repos.says);
 	if (st->sandbox_env == NULL)
 		fact(&b, "KINBOX_SANDBOX", "%s", st->sandbox_effect);
 	else

@@ -72,6 +72,9 @@ struct kb_status_probes {
 	/* the agent sandbox kinbox runs inside (kb_agent_sandbox) */
 	bool in_agent_sandbox;
 	struct kb_agent_sandbox agent_sandbox;
+	/* kb_gitwatch_probe() of the working directory: 0 when a run's new
+	 * repositories are watched (fanotify), else its errno */
+	int gitwatch_err;
 };
 
 /* Fills every probe from this process and this machine: runs bwrap three
@@ -174,6 +177,12 @@ struct kb_status {
 		unsigned long long budget;
 		const char *bwrap, *landlock, *cgroup;
 	} memory;
+	/* how a run's new repositories are found: watched (gitwatch_err
+	 * 0) or walked, and why */
+	struct {
+		bool watched;
+		char *says;
+	} new_repos;
 	const char *pick; /* what auto picks: "bwrap", "landlock", NULL */
 	char *pick_why;
 };

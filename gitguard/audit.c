@@ -326,10 +326,13 @@ pointed_gitdir(const struct kb_policy *p, int dirfd, const char *name)
 }
 
 /* `wtfd`/<sub>/.git changed during the run: audited as a new repository,
- * or moved aside when it is a pointer (only a planted repo needs one). */
+ * or moved aside when it is a pointer (only a planted repo needs one).
+ * `appeared`: the kernel saw the .git entry created or renamed in during
+ * the run (gitwatch), whatever its birth time says (a directory made
+ * before the run and renamed to .git keeps its own). */
 static int
-audit_repo_at(
-    const struct kb_policy *p, int wtfd, const char *sub, report_fn report)
+audit_repo_at(const struct kb_policy *p, int wtfd, const char *sub,
+    report_fn report, bool appeared)
 {
 	_cleanup_free_ char *dotgit = xasprintf("%s/.git", sub);
 	_cleanup_free_ char *path = NULL;
@@ -345,7 +348,7 @@ audit_repo_at(
 	if (guarded(p, path))
 		goto out; /* it was there before: its guards held it */
 	if (!S_ISDIR(st.st_mode)) {
-		if (!newer(&st.st_ctim, &p->started))
+		if (!appeared && !newer(&st.st_ctim, &p->started))
 			goto out;
 		/* git submodule add writes a pointer into the superproject's
 		 * .git/modules: that git dir is disarmed, the pointer kept.
@@ -364,7 +367,7 @@ audit_repo_at(
 	if ((gitfd = kb_openat_beneath(parent, base, O_PATH | O_DIRECTORY)) ==
 	    -1)
 		goto out;
-	if (born_during(parent, base, &st, &p->started)) {
+	if (appeared || born_during(parent, base, &st, &p->started)) {
 		found = audit_newrepo(gitfd, report, 0);
 		close(gitfd);
 		goto out;
@@ -432,7 +435,8 @@ audit_index(const struct kb_policy *p, const struct kb_guard *g, int rootfd,
 	close(ifd);
 	for (size_t i = 0; i < links.n; i++)
 		if (links.v[i][0] != '/' && strstr(links.v[i], "..") == NULL)
-			found += audit_repo_at(p, wtfd, links.v[i], report);
+			found +=
+			    audit_repo_at(p, wtfd, links.v[i], report, false);
 	kb_strv_free(&links);
 	close(wtfd);
 	return found;
@@ -442,20 +446,43 @@ audit_index(const struct kb_policy *p, const struct kb_guard *g, int rootfd,
  * Repositories the command made anywhere below a root (no guard held them:
  * there was no .git at scan time). git run later in that directory would
  * obey them, so each .git created or changed during the run is disarmed
- * like a new top-level one. A bounded walk of the directories (readdir
- * only, no stat unless an entry is named .git); what lies past the bound is
+ * like a new top-level one.
+ *
+ * Where the run was watched (gitwatch: fanotify, as root) only the
+ * directories the run changed are looked at: the cost follows what the
+ * run did. Elsewhere every directory of the root is walked (readdir only,
+ * no stat unless an entry is named .git), whatever the count: the cost
+ * grows with the workspace (kinbox --status says which). Past
+ * WALK_DEPTH_MAX levels (a descriptor or two held per level) the rest is
  * named, not silently skipped.
  */
-#define WALK_DIRS_MAX  20000
-#define WALK_DEPTH_MAX 64
+#define WALK_DEPTH_MAX 128
 
 struct walk {
 	const struct kb_policy *p;
 	report_fn report;
-	unsigned dirs;
 	bool cut;
 	int found;
 };
+
+/*
+ * With no watch: did the .git in dirfd come in during the run, whatever
+ * its birth time (a directory prepared earlier and renamed to .git)? A
+ * rename moves the renamed inode's change time and its new parent's
+ * modification time; both must have (a repository that was there, in a
+ * directory the run changed nothing else in, stays one git commit inside
+ * it only changes).
+ */
+static bool
+renamed_in(const struct kb_policy *p, int dirfd)
+{
+	struct stat dir, git;
+
+	return fstat(dirfd, &dir) == 0 &&
+	       fstatat(dirfd, ".git", &git, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       S_ISDIR(git.st_mode) && newer(&git.st_ctim, &p->started) &&
+	       newer(&dir.st_mtim, &p->started);
+}
 
 static void
 walk_tree(struct walk *w, int top, int depth)
@@ -474,24 +501,24 @@ walk_tree(struct walk *w, int top, int depth)
 		    strcmp(de->d_name, "..") == 0)
 			continue;
 		if (strcmp(de->d_name, ".git") == 0) {
-			w->found += audit_repo_at(w->p, fd, ".", w->report);
+			w->found += audit_repo_at(
+			    w->p, fd, ".", w->report, renamed_in(w->p, fd));
 			continue;
 		}
 		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
 			continue;
-		if (depth + 1 >= WALK_DEPTH_MAX || ++w->dirs > WALK_DIRS_MAX) {
+		if (depth + 1 >= WALK_DEPTH_MAX) {
 			if (!w->cut) {
 				_cleanup_free_ char *at =
 				    kb_fd_path_at(fd, de->d_name);
 
 				w->cut = true;
 				reportf(w->report, false,
-				    "note: more than %d "
-				    "directories (or %d levels) below the "
-				    "writable "
-				    "roots; repositories the command may have "
-				    "created from %s on were not checked",
-				    WALK_DIRS_MAX, WALK_DEPTH_MAX, at);
+				    "note: more than %d levels of directories "
+				    "below the writable roots; repositories "
+				    "the command may have created from %s on "
+				    "were not checked",
+				    WALK_DEPTH_MAX, at);
 			}
 			continue;
 		}
@@ -502,6 +529,136 @@ walk_tree(struct walk *w, int top, int depth)
 		close(child);
 	}
 	closedir(d);
+}
+
+/* A place the watch says may hold a repository the run made or changed:
+ * rel (below root r) is the directory whose .git is audited. */
+struct cand {
+	size_t root;
+	char *rel;
+	unsigned flags;
+};
+
+struct watched {
+	const char *const *roots;
+	const int *fds;
+	size_t n;
+	const struct kb_gitwatch *w;
+	struct cand *v;
+	size_t nv, capv;
+};
+
+/* rel's first component named .git (any case): the length before it,
+ * or -1 when there is none */
+static ssize_t
+dotgit_at(const char *rel)
+{
+	const char *c = rel;
+
+	for (;;) {
+		size_t len = strcspn(c, "/");
+
+		if (len == 4 && strncasecmp(c, ".git", 4) == 0)
+			return c - rel;
+		if (c[len] == '\0')
+			return -1;
+		c += len + 1;
+	}
+}
+
+static void
+add_cand(
+    struct watched *x, size_t r, const char *rel, size_t len, unsigned flags)
+{
+	if (x->nv == x->capv) {
+		x->capv = x->capv ? x->capv * 2 : 64;
+		x->v = xreallocarray(x->v, x->capv, sizeof(*x->v));
+	}
+	x->v[x->nv].root = r;
+	x->v[x->nv].rel =
+	    len == 0 ? xstrdup(".") : xasprintf("%.*s", (int)(len - 1), rel);
+	x->v[x->nv].flags = flags;
+	x->nv++;
+}
+
+/* one directory the run changed: where it lies in a covered root, found
+ * again from the root's descriptor (the same inode, no symlink on the
+ * way), and what to audit there */
+static void
+watched_dir(int dirfd, unsigned flags, void *ctx)
+{
+	struct watched *x = ctx;
+	_cleanup_free_ char *path = kb_fd_path(dirfd);
+	struct stat a, b;
+
+	if (path[0] != '/' || fstat(dirfd, &a) == -1)
+		return;
+	for (size_t r = 0; r < x->n; r++) {
+		const char *root = x->roots[r];
+		const char *rel;
+		ssize_t at;
+		int fd;
+
+		if (x->fds[r] == -1 || !kb_gitwatch_covers(x->w, root) ||
+		    !kb_path_within(path, root))
+			continue;
+		rel = path[strlen(root)] == '\0'
+			  ? "."
+			  : path + strlen(root) + (strcmp(root, "/") != 0);
+		fd = kb_openat_beneath(x->fds[r], rel, O_PATH | O_DIRECTORY);
+		if (fd == -1)
+			return;
+		if (fstat(fd, &b) == -1 || a.st_dev != b.st_dev ||
+		    a.st_ino != b.st_ino) {
+			close(fd);
+			return;
+		}
+		close(fd);
+		/* a change inside a git dir: its repository (the .git
+		 * entry's own flags are its parent's) */
+		if ((at = dotgit_at(rel)) >= 0)
+			add_cand(x, r, rel, (size_t)at, 0);
+		else if (flags & KB_GITWATCH_DOTGIT)
+			add_cand(x, r, rel,
+			    strcmp(rel, ".") == 0 ? 0 : strlen(rel) + 1, flags);
+		return;
+	}
+}
+
+static int
+cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->root != y->root)
+		return x->root < y->root ? -1 : 1;
+	return strcmp(x->rel, y->rel);
+}
+
+/* the repositories the watched run made or changed, each audited once */
+static int
+audit_watched(const struct kb_policy *p, const struct kb_gitwatch *w,
+    const char *const *roots, const int *fds, size_t n, report_fn report)
+{
+	struct watched x = {.roots = roots, .fds = fds, .n = n, .w = w};
+	int found = 0;
+
+	kb_gitwatch_each(w, watched_dir, &x);
+	if (x.nv > 0)
+		qsort(x.v, x.nv, sizeof(*x.v), cand_cmp);
+	for (size_t i = 0; i < x.nv; i++) {
+		unsigned flags = x.v[i].flags;
+
+		while (i + 1 < x.nv && cand_cmp(&x.v[i], &x.v[i + 1]) == 0) {
+			free(x.v[i].rel);
+			flags |= x.v[++i].flags;
+		}
+		found += audit_repo_at(p, fds[x.v[i].root], x.v[i].rel, report,
+		    (flags & KB_GITWATCH_APPEARED) != 0);
+		free(x.v[i].rel);
+	}
+	free(x.v);
+	return found;
 }
 
 /* Is the guarded entry still what it was? */
@@ -675,6 +832,14 @@ int
 kb_gitguard_audit_after(
     const struct kb_policy *p, const struct kb_gitsnap *snap, report_fn report)
 {
+	return kb_gitguard_audit_watched(p, snap, NULL, report);
+}
+
+int
+kb_gitguard_audit_watched(const struct kb_policy *p,
+    const struct kb_gitsnap *snap, const struct kb_gitwatch *watch,
+    report_fn report)
+{
 	const char *roots[KB_MAX_ROOTS];
 	int fds[KB_MAX_ROOTS];
 	size_t n = kb_policy_roots(p, roots);
@@ -704,10 +869,11 @@ kb_gitguard_audit_after(
 				findings += audit_one(p, g, fds[r], report);
 		}
 	}
+	findings += audit_watched(p, watch, roots, fds, n, report);
 	for (size_t i = 0; i < n; i++) {
 		if (fds[i] == -1)
 			continue;
-		{
+		if (!kb_gitwatch_covers(watch, roots[i])) {
 			struct walk w = {.p = p, .report = report};
 
 			walk_tree(&w, fds[i], 0);

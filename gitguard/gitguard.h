@@ -132,6 +132,57 @@ int kb_gitguard_recover(const struct kb_policy *p, char **line);
  * writing; their paths are pushed to `removed`. 0, or -1 with errno. */
 int kb_gitsnap_gc(const char *home, struct kb_strv *removed);
 
+/*
+ * gitguard/watch.c: the directories the run changed, as fanotify reports
+ * them (a filesystem mark on each root's filesystem: CAP_SYS_ADMIN), so
+ * that the audit looks for new repositories there instead of walking
+ * every directory of the roots. The order:
+ *   w = kb_gitwatch_start(p, &err);   before the command can run
+ *   ... the run ...
+ *   kb_gitwatch_stop(w);              every process of the run dead
+ *   kb_gitguard_audit_watched(p, snap, w, report);
+ *   kb_gitwatch_free(w);
+ */
+struct kb_gitwatch; /* opaque */
+
+/* Distinct directories kept at most (about 16 MiB of handles and table);
+ * past it the audit walks. */
+#define KB_GITWATCH_MAX_DIRS (1u << 18)
+
+/* what happened in a directory, besides a change */
+#define KB_GITWATCH_DOTGIT   1u /* an entry named .git changed */
+#define KB_GITWATCH_APPEARED 2u /* ... was created or renamed in */
+
+/* 0 when a filesystem mark on dir's filesystem works here (kinbox
+ * --status), else the errno fanotify gave (EPERM: not privileged). */
+int kb_gitwatch_probe(const char *dir);
+
+/* Starts watching the filesystems of p's roots (borrowed: p must outlive
+ * the watch) on a thread of its own. NULL with *err (fanotify's errno)
+ * when no root's can be watched; *err is also set when some root's
+ * could not (that root is walked). */
+struct kb_gitwatch *kb_gitwatch_start(const struct kb_policy *p, int *err);
+
+/* After the run: reads what is queued and stops. Safe on NULL. */
+void kb_gitwatch_stop(struct kb_gitwatch *);
+
+/* A stopped watch that lost nothing and marked `root`'s filesystem. */
+bool kb_gitwatch_covers(const struct kb_gitwatch *, const char *root);
+
+/* Calls fn with an O_PATH descriptor of each directory the run changed
+ * that still exists (borrowed: closed after fn returns). */
+void kb_gitwatch_each(const struct kb_gitwatch *,
+    void (*fn)(int dirfd, unsigned flags, void *ctx), void *ctx);
+
+size_t kb_gitwatch_ndirs(const struct kb_gitwatch *);
+void kb_gitwatch_free(struct kb_gitwatch *);
+
+/* kb_gitguard_audit_after() with the new repositories found from `w`
+ * in each root it covers (kb_gitwatch_covers), by the walk elsewhere. */
+int kb_gitguard_audit_watched(const struct kb_policy *,
+    const struct kb_gitsnap *snap, const struct kb_gitwatch *w,
+    void (*report)(const char *line, bool security));
+
 /* gitguard/gitindex.c */
 
 /* Appends the paths of the gitlinks (submodules, embedded repositories)

@@ -47,7 +47,9 @@
 #
 # Knobs: KB_BENCH_RUNS (50), KB_BENCH_WARMUP (5), KB_BENCH_PEER_RUNS (20),
 # KB_BENCH_PEER_WARMUP (2), KB_BENCH_TIMER (auto | hyperfine | python),
-# KB_BENCH_CONNECTS (2000), KB_BENCH_CONNECT_RUNS (7).
+# KB_BENCH_CONNECTS (2000), KB_BENCH_CONNECT_RUNS (7), KB_BENCH_WS_RUNS (30:
+# kinbox -- /bin/true in workspaces of 0, 1,000, 30,000 and 100,000
+# directories, the new-repository audit's cost per run; target: flat).
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd) || exit 1
@@ -969,11 +971,67 @@ def main(tmp):
               % how)
     gitadd_rss(tmp)
     print()
+    workspace_sizes(tmp)
+    print()
     throughput(ws, argv, raw_fds)
     print()
     connect_cost(ws, tmp, argv, raw_fds)
     print()
     egress(ws, tmp)
+
+
+def workspace_sizes(tmp):
+    """kinbox -- /bin/true in git workspaces of 0, 1,000, 30,000 and
+    100,000 directories (tests/helpers/mktree.py), KB_BENCH_WS_RUNS (30)
+    runs each, round-robin: the new-repository audit's cost per run
+    (issue 35). Target: 100,000 within 5 ms of the empty one (median)."""
+    runs = int(os.environ.get("KB_BENCH_WS_RUNS", "30"))
+    sizes = [0, 1000, 30000, 100000]
+    made = {}
+    t0 = time.perf_counter()
+    for n in sizes:
+        ws = os.path.join(tmp, "ws%d" % n)
+        os.mkdir(ws)
+        r = subprocess.run(["git", "init", "-q", ws], capture_output=True)
+        if r.returncode != 0:
+            problem("workspace sizes: git init failed")
+            return
+        if n > 0:
+            subprocess.run([sys.executable, os.path.join(
+                TOP, "tests", "helpers", "mktree.py"), ws, str(n)],
+                check=True)
+        made[n] = ws
+    built = time.perf_counter() - t0
+    times = {n: [] for n in sizes}
+    row = {"argv": [KINBOX, "--", "/bin/true"], "fds": []}
+    for i in range(2 + runs):
+        for n in sizes:
+            dt, status, _ = spawn_once(row, made[n])
+            if status != 0:
+                problem("kinbox -- /bin/true in %d directories exited with "
+                        "wait status %d" % (n, status))
+                return
+            if i >= 2:
+                times[n].append(dt)
+    med = {n: statistics.median(times[n]) * 1e3 for n in sizes}
+    print("kinbox -- /bin/true by workspace size (a git repository with N "
+          "directories below it;")
+    print("wide and deep, tests/helpers/mktree.py; %d runs each, "
+          "round-robin; built in %.1f s):" % (runs, built))
+    print("%-22s %10s %10s" % ("directories", "median ms", "p90 ms"))
+    for n in sizes:
+        print("%-22s %10.2f %10.2f" % (format(n, ",") if n else
+                                       "0 (empty repo)", med[n],
+                                       p90(times[n]) * 1e3))
+    d = med[100000] - med[0]
+    print("target  100,000 directories within 5 ms of the empty repo:  "
+          "%+.2f ms  %s" % (d, met(d <= 5.0)))
+    print("        (new repositories %s)" % (
+        "watched by fanotify" if os.geteuid() == 0 else
+        "found by a walk of every directory: fanotify's filesystem marks "
+        "need root"))
+    for ws in made.values():
+        shutil.rmtree(ws, ignore_errors=True)
 
 
 def timed_run(cmd, ws, **kw):

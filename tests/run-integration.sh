@@ -186,9 +186,9 @@ if [ "$(id -u)" -eq 0 ] && [ "${KB_NO_UNPRIVILEGED:-}" != 1 ]; then
 		# the helpers that make bwrap fail (t97-landlock.sh), that take
 		# pidfd_getfd away and race a connect's address
 		# (t98-unix-sockets.sh), the egress tests' upstream
-		# (t99-egress.sh)
+		# (t99-egress.sh), the big workspaces' maker (t60-hostile.sh)
 		mkdir -p "$stage/tests/helpers"
-		for h in kb-no-userns kb-no-procwrite kb-no-pidfd-getfd kb-connect-race kb-upstream.py; do
+		for h in kb-no-userns kb-no-procwrite kb-no-pidfd-getfd kb-connect-race kb-upstream.py mktree.py; do
 			if [ -x "$here/helpers/$h" ]; then
 				cp "$here/helpers/$h" "$stage/tests/helpers/"
 			fi

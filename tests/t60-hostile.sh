@@ -15,6 +15,7 @@
 # commit inside still works), so that a kinbox that runs nothing fails.
 # Findings 1-10 of the issue are named in the test descriptions as [F1]..[F10];
 # [F11] is issue 28's finding 2 (the config files git includes).
+# [F12] is issue 35: repositories planted anywhere in a big workspace.
 #
 # Run: sh tests/t60-hostile.sh (TAP), or all suites: sh tests/run-integration.sh
 # KINBOX=/path/to/kinbox picks the binary (default: the repo's ./kinbox).
@@ -1446,5 +1447,102 @@ run_test "[F11] an include that is a symlink in the workspace: refused (125) wit
 run_test "[F11] an includeIf that is a FIFO in the workspace: refused at once (125), nothing run" t_include_unsafe fifo
 run_test "[F11] includes nested eleven deep: refused (125) with one line, nothing run" t_include_unsafe deep
 run_test "[F11] include.path %(prefix)/...: refused (125) with one line, nothing run" t_include_unsafe prefix
+
+
+# ============================================================================
+# [F12] issue 35: a repository planted anywhere in a big workspace
+# ============================================================================
+# Workspaces of 1,000, 30,000 and 100,000 directories (tests/helpers/
+# mktree.py: wide, node_modules/pP/dD, and deep, src/cP/l0/.../l39), each
+# made once. In each the command plants a repository with a pre-commit hook
+# and core.fsmonitor: at the deepest level, at a shallow one inside
+# node_modules, by renaming a directory the test prepared before the run to
+# .git, and as a .git file pointing to such a repository outside the
+# workspace. Judged from outside: the host's git status, diff, log and
+# commit there run nothing; the command ran; a run in the biggest prints
+# nothing (no note that a part was not checked).
+BIG=$KB_T/big
+DEEPEST=src/c0/$(i=0 && while [ $i -lt 40 ]; do printf 'l%d/' $i && i=$((i + 1)); done)
+
+# big_ws N: $ws is a repository with about N directories below it
+big_ws() {
+	d=$BIG/$1 ws=$BIG/$1/ws
+	if [ ! -d "$ws/node_modules" ]; then
+		rm -rf "$d" && mkdir -p "$d" && mkrepo "$ws"
+		"$PY" "$KB_TESTS_DIR/helpers/mktree.py" "$ws" "$1"
+		# the repository a planted .git file points to, outside
+		git init -q "$d/elsewhere"
+		git -C "$d/elsewhere" config core.fsmonitor "$EVIL"
+	fi
+	cd "$ws"
+}
+
+# plant_sh DIR: the command line that makes DIR a repository whose hook
+# and core.fsmonitor run $EVIL
+plant_sh() {
+	printf '%s' "git init -q '$1' && git -C '$1' config core.fsmonitor '$EVIL' && printf '#!/bin/sh\\n%s hook\\n' '$EVIL' >'$1/.git/hooks/pre-commit' && chmod 755 '$1/.git/hooks/pre-commit'"
+}
+
+# the positive controls, on the host: each plant arms git there
+t_big_control() {
+	c=$(newdir big-control)
+	sh -c "$(plant_sh "$c/r")"
+	mkdir "$c/g" && printf 'gitdir: %s\n' "$BIG/1000/elsewhere/.git" >"$c/g/.git"
+	big_ws 1000
+	for r in "$c/r" "$c/g"; do
+		rm -f "$RAN"
+		hgit "$r" status
+		[ -e "$RAN" ] || fail "test bug: git status in $r does not run what was planted"
+	done
+	rm -f "$RAN"
+	hgit "$c/r" commit -q --allow-empty -m x
+	grep -q hook "$RAN" || fail "test bug: git commit in $c/r does not run the planted hook"
+}
+run_test "[F12] control: on the host, a planted repository (hook, core.fsmonitor) and a .git file run code at git status/commit" t_big_control
+
+# t_big N KIND: the command plants KIND in a workspace of N directories
+t_big() {
+	big_ws "$1"
+	case $2 in
+	deep) loc=$DEEPEST/r script=$(plant_sh "$DEEPEST/r") ;;
+	shallow) loc=node_modules/p1/d1/r script=$(plant_sh node_modules/p1/d1/r) ;;
+	rename)
+		# prepared before the run, named so that git ignores it
+		loc=node_modules/p2/d2/prep
+		mkdir -p "$BIG/prep-$1" && sh -c "$(plant_sh "$BIG/prep-$1/r")"
+		mkdir "$ws/$loc" && mv "$BIG/prep-$1/r/.git" "$ws/$loc/notgit"
+		script="mv $loc/notgit $loc/.git" ;;
+	gitfile)
+		loc=node_modules/p3/d3/g
+		script="mkdir $loc && printf 'gitdir: %s\\n' '$d/elsewhere/.git' >$loc/.git" ;;
+	esac
+	kbt_ok -- sh -c "$script && touch '$ws/ran-$2'"
+	assert_exists "$ws/ran-$2"
+	[ "$2" = gitfile ] || [ -f "$ws/$loc/.git/HEAD" ] ||
+		fail "the repository the command made in $loc is gone"
+	if grep -q 'note:' "$KB_ERR"; then
+		_show_file "$KB_ERR"
+		fail "kinbox printed a note: a part of the workspace was not checked"
+	fi
+	assert_git_runs_nothing "$ws/$loc"
+}
+for n in 1000 30000 100000; do
+	run_test "[F12] $n directories: a repository planted at the deepest level (41 down) runs nothing at the host's git" t_big $n deep
+	run_test "[F12] $n directories: a repository planted in node_modules/p1/d1 runs nothing at the host's git" t_big $n shallow
+	run_test "[F12] $n directories: a directory prepared before the run renamed to .git runs nothing at the host's git" t_big $n rename
+	run_test "[F12] $n directories: a .git file pointing to a repository outside runs nothing at the host's git" t_big $n gitfile
+done
+
+t_big_quiet() {
+	big_ws 100000
+	kbt_ok -- sh -c "touch '$ws/ran-quiet'"
+	assert_streq "$KB_RC" 0 "kinbox's status"
+	assert_exists "$ws/ran-quiet"
+	if [ -s "$KB_ERR" ]; then
+		_show_file "$KB_ERR"
+		fail "a run that plants nothing in 100,000 directories printed something"
+	fi
+}
+run_test "[F12] 100000 directories: a run that plants nothing prints nothing (no note)" t_big_quiet
 
 done_testing
