@@ -35,6 +35,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,47 @@ kb_parent_of(pid_t pid)
 	if ((p = strrchr(buf, ')')) == NULL)
 		return -1;
 	return (pid_t)strtol(p + 4, NULL, 10);
+}
+
+/*
+ * The keeper is a fork of kinbox: its memory holds the caller's
+ * environment, tokens and all, which /proc/PID/environ would show to
+ * anything allowed to read it (the command cannot: Landlock keeps it out
+ * of processes outside its domain; but no process of the run is to hold a
+ * secret it does not need). The keeper needs none: the block the kernel
+ * reports (env_start..env_end of /proc/self/stat) is zeroed, and environ
+ * emptied. What was copied elsewhere in kinbox's heap stays there.
+ */
+static void
+scrub_environment(void)
+{
+	char buf[2048], *p;
+	unsigned long long start = 0, end = 0;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd == -1 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd != -1)
+		close(fd);
+	clearenv();
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	/* after "(comm)": fields 3..; env_start and env_end are 50 and 51 */
+	if ((p = strrchr(buf, ')')) == NULL)
+		return;
+	p++;
+	for (int field = 3; field <= 51 && p != NULL; field++) {
+		p = strchr(p, ' ');
+		if (p == NULL)
+			break;
+		p++;
+		if (field == 50)
+			start = strtoull(p, NULL, 10);
+		else if (field == 51)
+			end = strtoull(p, NULL, 10);
+	}
+	if (start != 0 && end > start && end - start < (64ULL << 20))
+		memset((void *)(uintptr_t)start, 0, (size_t)(end - start));
 }
 
 /*
@@ -179,6 +221,7 @@ kb_keeper_fork(int *sock)
 	if (setpgid(0, 0) == -1 || prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
 		_exit(KB_EXIT_ERROR);
 	prctl(PR_SET_NAME, "kinbox-keeper");
+	scrub_environment();
 	return 0;
 }
 
