@@ -913,10 +913,12 @@ note_lost_files(const struct kb_policy *p, const struct kb_run *run)
 				    p->home, kb_cache_table[c].path[j]);
 				const char *name = kb_cache_table[c].name;
 
-				/* read-only (off): the tool's own write
-				 * failed, which the denial names */
+				/* read-only (off, and every cache under
+				 * landlock, which has no overlay): the tool's
+				 * own write failed, which the denial names */
 				if (p->cache[c] == KB_CACHE_PERSISTED ||
 				    p->cache[c] == KB_CACHE_OFF ||
+				    p->backend == KB_BACKEND_LANDLOCK ||
 				    (end = path_below(tails[k].t, tails[k].n,
 					 dir, &start)) == NULL)
 					continue;

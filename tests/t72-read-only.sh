@@ -240,6 +240,45 @@ t_git() {
 }
 run_test "git status, diff and log -p work read-only; git commit is refused with a read-only denial, HEAD unchanged (control: it commits without)" t_git
 
+# the work a planner does reads: make -n, grep -r, a test runner that
+# only reads (pytest, or sh's own test script), each as without
+# --read-only; a cache write is discarded, as in any run; control: the
+# same make without -n builds without --read-only
+t_reading_work() {
+	ws=$(newdir ws10)
+	mkrepo "$ws"
+	cd "$ws"
+	printf 'all: out.txt\nout.txt:\n\techo built >out.txt\n' >Makefile
+	echo "needle in a file" >notes.txt
+	mkdir -p tests "$HOME/.npm"
+	cat >tests/test_read.py <<'EOF'
+def test_reads():
+    assert "needle" in open("notes.txt").read()
+EOF
+	kb_expect 0 --read-only -- sh -c 'make -n; grep -rn needle .'
+	assert_file_has_content "$KB_OUT" '^echo built >out.txt$'
+	assert_file_has_content "$KB_OUT" '^./notes.txt:1:needle in a file$'
+	assert_not_exists "$ws/out.txt"
+	if /usr/bin/python3 -c 'import pytest' 2>/dev/null; then
+		kb_expect 0 --read-only -- /usr/bin/python3 -m pytest -q -p no:cacheprovider tests
+		assert_file_has_content "$KB_OUT" '1 passed'
+	else
+		kb_expect 0 --read-only -- sh -c 'grep -q needle notes.txt && echo "1 passed"'
+		assert_file_has_content "$KB_OUT" '1 passed'
+	fi
+	# a cache's writes are the run's alone (ephemeral): gone after it
+	# (the landlock backend has no overlay: its caches are read-only)
+	if [ "${KB_BACKEND:-}" != landlock ]; then
+		kb_expect 0 --read-only -- sh -c 'echo c >"$HOME/.npm/ro-cache-write" && cat "$HOME/.npm/ro-cache-write"'
+		assert_file_has_content "$KB_OUT" '^c$'
+		assert_not_exists "$HOME/.npm/ro-cache-write"
+	fi
+	# the control: without --read-only the same make builds
+	kb_expect 0 -- make -s
+	assert_file_has_content "$ws/out.txt" '^built$'
+}
+run_test "--read-only: make -n, grep -r and a reading test runner work as without it, a cache write is discarded; control: make builds without --read-only" t_reading_work
+
 # --- 5. planning: the hook runs a writing shell call read-only ---------------
 
 t_plan_hook() {
