@@ -6,7 +6,7 @@
  *   argv → struct kb_policy (profile/) → struct kb_plan (backends/bwrap.c)
  *        → --dry-run prints it, or kb_run() executes it (backends/run.c),
  *          registered while it runs when it uses a grant (policy/runs.c)
- *        → the git guard audit (profile/gitguard.c)
+ *        → the git guard audit (gitguard/scan.c)
  *        → the stderr tail → kb_classify() (classify/) → the denial line,
  *          --json-fd record and journal entry → the command's exit status.
  */

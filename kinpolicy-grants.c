@@ -1,7 +1,7 @@
 /*
  * kinpolicy-grants.c — the verbs that answer denials: session new, show,
  * grant, decline, retry, pending, grants, revoke. kinpolicy is the only
- * writer of decisions and grant stores (profile/grants.c); kinbox reads.
+ * writer of decisions and grant stores (gate/grants.c); kinbox reads.
  * grants and revoke also see the running sandboxes that use a grant (the
  * run registry, policy/runs.h); revoke stops them.
  */

@@ -1,5 +1,5 @@
 /*
- * classify/denial.c — from a failed command's stderr to a denial record.
+ * denial/denial.c — from a failed command's stderr to a denial record.
  * Judged by policy and path, not by errno alone: EROFS on a path inside the
  * workspace is the git guard doing its job (nothing to grant), the same
  * message on /usr is a write the sandbox refused. No I/O of its own: the

@@ -1,5 +1,5 @@
 /*
- * classify/denial.h — was a failed command stopped by the sandbox, and
+ * denial/denial.h — was a failed command stopped by the sandbox, and
  * which grant would have helped? Input: the exit status, the tail of its
  * stderr and the policy in force. Output: a struct kb_denial.
  *

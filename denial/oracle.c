@@ -1,5 +1,5 @@
 /*
- * classify/oracle.c — the host-side answers kb_classify() needs: could the
+ * denial/oracle.c — the host-side answers kb_classify() needs: could the
  * caller write this path without the sandbox, and which --write root would
  * kinbox accept for it. Runs outside the sandbox, after the command.
  */

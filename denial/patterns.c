@@ -1,8 +1,8 @@
 /*
- * classify/patterns.c — the message shapes that mean "the sandbox said no",
+ * denial/patterns.c — the message shapes that mean "the sandbox said no",
  * as data: read this file as policy. Phrases are substrings (fast, no
  * regex) matched on one line of stderr; the path or host is then extracted
- * from that line (classify/denial.c). Add a tool here, not in the code.
+ * from that line (denial/denial.c). Add a tool here, not in the code.
  */
 #include "denial.h"
 

@@ -1,5 +1,5 @@
 /*
- * classify/report.c — rendering a denial: the human line and the JSON
+ * denial/report.c — rendering a denial: the human line and the JSON
  * record. JSON goes through jansson, never hand-written escaping: argv and
  * evidence are whatever the command printed or was given.
  */

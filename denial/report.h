@@ -1,5 +1,5 @@
 /*
- * classify/report.h — a denial as people and programs read it: one human
+ * denial/report.h — a denial as people and programs read it: one human
  * line on stderr, one JSON object (jansson) for --json-fd and the journal.
  */
 #ifndef KB_REPORT_H

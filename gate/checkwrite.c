@@ -1,10 +1,10 @@
 /*
- * profile/checkwrite.c — kinpolicy check-write. The agent's own write and
+ * gate/checkwrite.c — kinpolicy check-write. The agent's own write and
  * edit tools run in the agent's process, outside any sandbox kinbox builds,
  * so their writes are judged here before they happen: the path is resolved
  * the way the kernel will resolve it (symlinks, "..", a file not created
  * yet: kb_resolve_write(), policy/resolve.c), then held against the
- * workspace, the write roots and the tables of profile/protected.c. No
+ * workspace, the write roots and the tables of gate/protected.c. No
  * output, no exit: the verdict goes to the caller.
  */
 #include <errno.h>

@@ -1,9 +1,9 @@
 /*
- * profile/checkwrite.h — kinpolicy check-write: may the agent's in-process
+ * gate/checkwrite.h — kinpolicy check-write: may the agent's in-process
  * write/edit tool (which no OS sandbox wraps) write this path? ALLOW, ASK
  * or DENY, judged at the path's real location (realpath), with the rule
- * that decided. The protected-path list is data (profile/protected.c);
- * profile/decide.c uses kb_check_write() for edits.
+ * that decided. The protected-path list is data (gate/protected.c);
+ * gate/decide.c uses kb_check_write() for edits.
  */
 #ifndef KB_CHECKWRITE_H
 #define KB_CHECKWRITE_H

@@ -1,5 +1,5 @@
 /*
- * profile/decide.c — kinpolicy's permission gate: the mode × kind table and
+ * gate/decide.c — kinpolicy's permission gate: the mode × kind table and
  * the chain around it (planning freeze, sandbox, classifier, edit targets,
  * session grants). Pure: the only file system access is the path
  * resolution of kb_check_write(); the classifier and the session grants are

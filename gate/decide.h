@@ -1,8 +1,8 @@
 /*
- * profile/decide.h — kinpolicy's permission gate: one tool call of an agent
+ * gate/decide.h — kinpolicy's permission gate: one tool call of an agent
  * (its kind, tool, command or target path) and the session state in, ALLOW,
  * ASK or DENY out, with the rule of the chain that decided. Pure apart from
- * the path resolution of edits (profile/checkwrite.c) and the callbacks the
+ * the path resolution of edits (gate/checkwrite.c) and the callbacks the
  * caller passes (the read-only classifier, the session grants).
  */
 #ifndef KB_DECIDE_H

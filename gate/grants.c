@@ -1,8 +1,8 @@
 /*
- * profile/grants.c — writing and listing grants. Only kinpolicy links the
+ * gate/grants.c — writing and listing grants. Only kinpolicy links the
  * writers. Stores are plain INI text, appended to or rewritten whole
  * through a temporary file and rename(2), never edited in place, and are
- * hidden inside every sandbox (profile/masks.c).
+ * hidden inside every sandbox (policy/masks.c).
  */
 #include <dirent.h>
 #include <errno.h>

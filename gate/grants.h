@@ -1,6 +1,6 @@
 /*
- * profile/grants.h — the grant stores and denial decisions, written only by
- * kinpolicy (kinbox reads the stores through profile/config.c).
+ * gate/grants.h — the grant stores and denial decisions, written only by
+ * kinpolicy (kinbox reads the stores through policy/config.c).
  *
  *   session grants    $XDG_RUNTIME_DIR/kinbox/sessions/<session>.ini  [grant]
  *   workspace grants  the global config, [workspace] path = /canonical

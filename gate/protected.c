@@ -1,7 +1,7 @@
 /*
- * profile/protected.c — which writes of the agent's own edit tool need a
+ * gate/protected.c — which writes of the agent's own edit tool need a
  * human (protected) and which are never made (secret files), as data.
- * Extend here; profile/checkwrite.c holds the code that reads the tables.
+ * Extend here; gate/checkwrite.c holds the code that reads the tables.
  */
 #include "checkwrite.h"
 

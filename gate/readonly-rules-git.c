@@ -1,5 +1,5 @@
 /*
- * classify/readonly-rules-git.c — data only: git's read-only subcommands,
+ * gate/readonly-rules-git.c — data only: git's read-only subcommands,
  * their options, and the words a rewrite inserts so that no program a
  * repository's configuration names can run (see readonly-rules.c for the
  * other tools and readonly.c for how the rows are read). Checked against

@@ -1,6 +1,6 @@
 /*
- * classify/readonly-rules.c — data only: which commands are read-only, and
- * which of their options are. Read by classify/readonly.c (types in
+ * gate/readonly-rules.c — data only: which commands are read-only, and
+ * which of their options are. Read by gate/readonly.c (types in
  * readonly-rules.h). A tool is listed here only when every way of calling
  * it that the rules let through reads and prints, and nothing else: no
  * file written, no program run; for git, once the options of its row's

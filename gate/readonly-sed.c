@@ -1,5 +1,5 @@
 /*
- * classify/readonly-sed.c — does a sed script only read? A reading of GNU
+ * gate/readonly-sed.c — does a sed script only read? A reading of GNU
  * sed 4.9's compile.c, kept as close as it goes: where this reader and sed
  * could part ways it refuses. The aim is to find the commands w, W and e
  * and the s flags w and e, so text that sed takes as data (regexes,

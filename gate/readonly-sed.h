@@ -1,5 +1,5 @@
 /*
- * classify/readonly-sed.h — the sed script reader of the read-only
+ * gate/readonly-sed.h — the sed script reader of the read-only
  * classifier.
  */
 #ifndef KB_READONLY_SED_H

@@ -1,5 +1,5 @@
 /*
- * profile/gitaudit.c — after the sandbox is gone: undo what the command
+ * gitguard/audit.c — after the sandbox is gone: undo what the command
  * planted in git metadata, and report it.
  *
  * Everything here acts on paths the command could have rewritten, with the

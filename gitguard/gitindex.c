@@ -1,5 +1,5 @@
 /*
- * profile/gitindex.c — the gitlinks (mode 160000: submodules and embedded
+ * gitguard/gitindex.c — the gitlinks (mode 160000: submodules and embedded
  * repositories) recorded in a git index file. `git status` in the
  * superproject walks into each of them and obeys their own config
  * (core.fsmonitor runs a program), so a repository the command created

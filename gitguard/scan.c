@@ -1,5 +1,5 @@
 /*
- * profile/gitguard.c — which git metadata of a writable root must stay out of
+ * gitguard/scan.c — which git metadata of a writable root must stay out of
  * the command's reach (the scan, before the run; the audit after it is in
  * gitaudit.c).
  *

@@ -1,5 +1,5 @@
 /*
- * profile/fsat.c — descriptor-based file access below a verified directory
+ * lib/fsat.c — descriptor-based file access below a verified directory
  * (see fsat.h). openat2(2) does the work where the kernel has it (5.6+);
  * elsewhere each component is opened with O_NOFOLLOW from the one before,
  * refusing ".." and absolute paths, which gives the same guarantees.

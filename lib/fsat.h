@@ -1,5 +1,5 @@
 /*
- * profile/fsat.h — descriptor-based file access for paths the command may
+ * lib/fsat.h — descriptor-based file access for paths the command may
  * have written. After the first run every byte under a writable root is the
  * command's: kinbox reads and changes such paths only relative to a
  * directory descriptor it verified, never through a symlink, a "..", a

@@ -1,5 +1,5 @@
 /*
- * profile/env.c — the secret scrub: environment in, environment out plus the
+ * policy/env.c — the secret scrub: environment in, environment out plus the
  * names removed. Pure: it reads only its arguments and the tables.
  */
 #include <fnmatch.h>

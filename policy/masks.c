@@ -1,5 +1,5 @@
 /*
- * profile/masks.c — turns the tables (credential stores, host sockets) into
+ * policy/masks.c — turns the tables (credential stores, host sockets) into
  * the policy's mask list, and --ssh-agent and --allow-socket into the few
  * things they expose. Only paths that exist get a mask: each mount costs
  * bwrap a re-read of mountinfo, and no directory is scanned except ~/.ssh

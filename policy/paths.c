@@ -1,5 +1,5 @@
 /*
- * profile/paths.c — canonicalisation and the write-root acceptance rules.
+ * policy/paths.c — canonicalisation and the write-root acceptance rules.
  * Every path the sandbox makes writable goes through kb_paths_accept_root():
  * the kernel resolves symlinks and ".." (realpath) before we judge the path,
  * so a link inside the workspace cannot smuggle in a wider root.

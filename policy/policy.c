@@ -1,5 +1,5 @@
 /*
- * profile/policy.c — building and validating struct kb_policy. Setters record
+ * policy/policy.c — building and validating struct kb_policy. Setters record
  * where each grant came from; kb_policy_finalize() fills the defaults and
  * asks gitguard.c which git metadata to protect. No printing, no exiting.
  */

@@ -1,5 +1,5 @@
 /*
- * profile/policy.h — the backend-neutral policy: what the command may write,
+ * policy/policy.h — the backend-neutral policy: what the command may write,
  * whether it has network, which fds it keeps, which git metadata is guarded.
  * Data flow: argv (+ config, later) → kb_policy_* setters (with origin) →
  * kb_policy_finalize() → a backend planner (backends/) reads it as const.

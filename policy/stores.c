@@ -1,5 +1,5 @@
 /*
- * profile/stores.c — kinbox's own stores (the global config, the session
+ * policy/stores.c — kinbox's own stores (the global config, the session
  * grants, the journal, /etc/kinbox) lie outside what the command can
  * write: a store under a writable root, the writable TMPDIR or a persisted
  * cache (or one that holds such a root) would let a command grant itself

@@ -1,5 +1,5 @@
 /*
- * profile/tables.c — what kinbox hides, as data. Extend here; nothing else
+ * policy/tables.c — what kinbox hides, as data. Extend here; nothing else
  * needs to change. Each entry is cheap: only paths that exist are masked,
  * and no directory is scanned (startup cost is a benchmark figure).
  */

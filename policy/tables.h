@@ -1,6 +1,6 @@
 /*
- * profile/tables.h — the policy's data: secret environment names,
- * credential stores, host sockets. Data only (profile/tables.c); the code
+ * policy/tables.h — the policy's data: secret environment names,
+ * credential stores, host sockets. Data only (policy/tables.c); the code
  * that reads it lives in env.c and masks.c.
  */
 #ifndef KB_TABLES_H

@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/fuzz-gitindex.c — libFuzzer target: the git index reader
- * (profile/gitindex.c) on arbitrary bytes, as a command could leave them
+ * (gitguard/gitindex.c) on arbitrary bytes, as a command could leave them
  * in .git/index before kinbox reads it outside the sandbox.
  */
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/fuzz-shlex.c — libFuzzer target: the shell lexer
- * (classify/shlex.c) and the read-only classifier (classify/readonly.c)
+ * (gate/shlex.c) and the read-only classifier (gate/readonly.c)
  * on arbitrary bytes: NULs, invalid UTF-8, unbalanced quotes, endless
  * here-documents. Besides "no crash, no leak, no hang" it checks what the
  * callers rely on, and aborts when it does not hold:

@@ -1,6 +1,6 @@
 /*
  * tests/unit/test-bwrap.c — plan building (backends/bwrap.c) and the git
- * guard scan and audit (profile/gitguard.c) on repositories laid out by
+ * guard scan and audit (gitguard/scan.c) on repositories laid out by
  * hand in a temp dir. Pure planning: nothing is executed.
  */
 #include <errno.h>

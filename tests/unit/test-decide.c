@@ -1,5 +1,5 @@
 /*
- * tests/unit/test-decide.c — kinpolicy's permission gate (profile/decide.c):
+ * tests/unit/test-decide.c — kinpolicy's permission gate (gate/decide.c):
  * every mode × kind × planning row, then the rules one by one (sandbox,
  * classifier, edit targets, session grants, MCP), with a fake classifier
  * and a fake session store. Edits are judged on a small temp tree.

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test-env.c — the secret scrub (profile/env.c, tables.c):
+ * tests/unit/test-env.c — the secret scrub (policy/env.c, tables.c):
  * which names go, which stay, --keep-env and --ssh-agent exceptions, and
  * that values are never reported.
  */

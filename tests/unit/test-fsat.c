@@ -1,6 +1,6 @@
 /*
- * tests/unit/test-fsat.c — the descriptor-based file access (profile/fsat.c)
- * and the git config reader (profile/gitconfig.c): what a hostile tree can
+ * tests/unit/test-fsat.c — the descriptor-based file access (lib/fsat.c)
+ * and the git config reader (gitguard/gitconfig.c): what a hostile tree can
  * plant must not steer, hang or widen them.
  */
 #include <errno.h>

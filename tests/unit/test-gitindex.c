@@ -1,5 +1,5 @@
 /*
- * tests/unit/test-gitindex.c — the index reader (profile/gitindex.c) on
+ * tests/unit/test-gitindex.c — the index reader (gitguard/gitindex.c) on
  * indexes written by the real git, versions 2, 3 and 4, and on damaged
  * ones (truncated, wrong magic, garbage): found gitlinks, or a clean -1.
  */

@@ -1,6 +1,6 @@
 /*
  * tests/unit/test-paths.c — write-root acceptance rules and policy setters
- * (profile/paths.c, profile/policy.c). Builds its own directory tree under
+ * (policy/paths.c, policy/policy.c). Builds its own directory tree under
  * a temp dir; needs no root.
  */
 #include <fcntl.h>
