@@ -843,8 +843,10 @@ feature_words(unsigned lacking)
  */
 static char rundir[PATH_MAX];
 static int rundir_fd = -1;
-/* the index of run directories in kinbox's state store (-1: none) */
+/* the index of run directories in kinbox's state store (-1: none), and
+ * the home whose store was there before the masks (NULL: none) */
 static int rundir_index = -1;
+static const char *rundir_home;
 
 /* The first path in `t` (len bytes) below `dir`/: its end, or NULL */
 static const char *
@@ -966,6 +968,15 @@ rundir_make(const char *workspace)
 	struct kb_agent_sandbox as;
 	struct kb_err e;
 
+	if (rundir_home != NULL) {
+		_cleanup_free_ char *ip = NULL;
+		struct kb_err ie;
+
+		rundir_index =
+		    kb_state_subdir(rundir_home, "rundirs", true, &ip, &ie);
+		if (rundir_index < 0)
+			rundir_index = -1;
+	}
 	/* what runs killed before their clean-up left */
 	kb_landlock_rundir_sweep(rundir_index);
 	rundir_fd = kb_landlock_rundir(
@@ -1297,25 +1308,23 @@ main(int argc, char **argv)
 			die("%s", e.msg);
 		atexit(unregister_at_exit);
 	}
-	/* the landlock backend's index of run directories, made before the
-	 * masks too (hidden from every sandbox: it names the runs'
-	 * directories, which nothing else lets another run find) */
-	if (!o.dry_run && pol.backend != KB_BACKEND_BWRAP) {
+	/* the landlock backend's index of run directories lives in kinbox's
+	 * state store, and only in one that is there before the masks are
+	 * computed (then it is masked: its files name the runs' directories,
+	 * which nothing else lets another run find; and a run makes nothing
+	 * new in the home). Whether it is there is all that is asked now: the
+	 * index itself is made only when a landlock run makes its directory
+	 * (rundir_make) */
+	if (!o.dry_run && pol.backend != KB_BACKEND_BWRAP &&
+	    pol.backend != KB_BACKEND_SEATBELT) {
 		_cleanup_free_ char *sp = NULL;
-		_cleanup_free_ char *ip = NULL;
 		struct kb_err ie;
-		/* only in a state store that is there already: a run makes
-		 * nothing in the caller's home that was not there (the
-		 * store comes with the first denial or git snapshot) */
 		int sfd = kb_state_subdir(pol.home, ".", false, &sp, &ie);
 
 		if (sfd >= 0) {
 			close(sfd);
-			rundir_index = kb_state_subdir(
-			    pol.home, "rundirs", true, &ip, &ie);
+			rundir_home = pol.home;
 		}
-		if (rundir_index < 0)
-			rundir_index = -1;
 	}
 	/* the test build only: NULL (/dev) in the release build */
 	pol.gpu_root = kb_test_dev_root();
