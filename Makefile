@@ -43,7 +43,8 @@ LIBS_STATIC_EXTRA = -lmd
 #   gate/      kinpolicy's gate and grants (policy, lib)
 # kinbox links denial, backends, gitguard, policy, lib; never gate/
 # (`make check-layers` verifies both).
-LIB_SRCS      = lib/util.c lib/fsat.c lib/execsearch.c lib/envfd.c lib/hostenv.c
+LIB_SRCS      = lib/util.c lib/fsat.c lib/execsearch.c lib/envfd.c lib/hostenv.c \
+                lib/closelater.c
 POLICY_SRCS   = policy/policy.c policy/options.c policy/finalize.c policy/paths.c \
                 policy/tables.c policy/env.c policy/masks.c policy/config.c \
                 policy/stores.c policy/resolve.c policy/runs.c policy/hosts.c \

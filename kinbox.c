@@ -33,6 +33,7 @@
 #include "policy/policy.h"
 #include "policy/tables.h"
 #include "policy/runs.h"
+#include "lib/closelater.h"
 #include "lib/execsearch.h"
 #include "lib/fsat.h"
 #include "lib/hostenv.h"
@@ -664,6 +665,9 @@ audit_guards(const struct kb_policy *p)
 	n += kb_gitguard_audit_watched(p, gitsnap, gitwatch, report_guard);
 	kb_gitwatch_free(gitwatch);
 	gitwatch = NULL;
+	/* the slow last closes (the watch's group, the mount table of the
+	 * sandbox): nothing of the run holds them any more */
+	kb_close_later_flush();
 	if (gitsnap == NULL)
 		return n;
 	kb_gitsnap_free(gitsnap);
@@ -671,6 +675,13 @@ audit_guards(const struct kb_policy *p)
 	/* put back: the copy on disk is for a run that dies first */
 	kb_gitsnap_forget(&gitsnap_file);
 	return n;
+}
+
+/* the git watch's events, read on kinbox's thread during the run */
+static void
+read_watch(void *ctx)
+{
+	kb_gitwatch_read(ctx);
 }
 
 /*
@@ -687,8 +698,11 @@ watch_repos(struct kb_policy *p, const struct kb_opts *o)
 
 	if (o->dry_run)
 		err = kb_gitwatch_probe(p->workspace);
-	else if ((gitwatch = kb_gitwatch_start(p, &err)) != NULL)
+	else if ((gitwatch = kb_gitwatch_start(p, &err)) != NULL) {
 		err = 0;
+		/* read on kinbox's thread as the run goes */
+		kb_run_follow(kb_gitwatch_fd(gitwatch), read_watch, gitwatch);
+	}
 	if (err != 0 && o->dry_run)
 		kb_strv_pushf(&p->gitnotes,
 		    "new repositories: every directory below the writable "

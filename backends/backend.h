@@ -454,18 +454,26 @@ int kb_seccomp_fd(struct kb_err *e);
  * from its start into `points` (replaced). -1 with errno on failure. */
 int kb_mountinfo_read(int fd, struct kb_strv *points);
 
-/* Forks the mounter, which sets the limits of pl->tmpfs and mounts
- * pl->overlay inside the sandbox once it is set up (kb_plan_mounts) and
- * then writes kinbox-exec's go on `go_w` (the caller may close its own
- * copy); returns kinbox's end of its socket (the child's pid in *child),
- * -1 on failure. Closing the socket without kb_mounter_go() ends it, and
- * with it the run. */
+/* The first path of pl->watch that `points` (a mount table) lacks and
+ * Landlock does not keep unreadable, or NULL; the pl->watch_report ones
+ * it lacks are appended to `replaced` (newline-separated, `len` bytes). */
+const char *kb_watch_compare(const struct kb_plan *pl,
+    const struct kb_strv *points, char *replaced, size_t len);
+
+/* Forks the mounter. `go_w` is kinbox's end of the go socket
+ * (kinbox-exec --wait; the caller closes its own copy): kinbox-exec
+ * hands the mounter the sandbox there as soon as it starts, and the
+ * mounter sets the limits of pl->tmpfs, checks the sandbox's mount table
+ * against pl->watch (kb_watch_compare), mounts pl->overlay
+ * (kb_plan_mounts) and writes the go. Returns kinbox's end of its own
+ * socket (the child's pid in *child), -1 on failure. */
 int kb_mounter_start(const struct kb_plan *pl, int go_w, pid_t *child);
-/* Hands it the sandbox's mount namespace and mount points, waits
- * until it has done its work and let the command go: 0, or -1 with the
- * reason in `why`. */
-int kb_mounter_go(int sock, int mntfd, const struct kb_strv *points, char *why,
-    size_t whylen);
+/* Once the sandbox started: waits until the mounter is done. 0: the go
+ * is given, *watchfd a /proc/PID/mountinfo descriptor of the sandbox's,
+ * opened before the mounter's check (for kinbox's watch). 1: a watched
+ * mount is gone, its path in `why`, no go. -1: the reason in `why`, no
+ * go. */
+int kb_mounter_wait(int sock, int *watchfd, char *why, size_t whylen);
 
 /* backends/run.c */
 
@@ -532,6 +540,14 @@ struct kb_stopper {
  * passes it to the command.
  */
 void kb_run_hold(int fd);
+
+/*
+ * A descriptor kb_run()'s loop polls for POLLIN while the run goes,
+ * calling ready(ctx) each time it is readable (the git watch's fanotify
+ * group, gitguard/watch.c, read on kinbox's own thread), or -1. Borrowed:
+ * kb_run() neither closes it nor passes it to the command.
+ */
+void kb_run_follow(int fd, void (*ready)(void *ctx), void *ctx);
 
 /* Runs the plan: forks, execs the backend, relays signals and the
  * command's stderr (through a pseudo-terminal when our stderr is a

@@ -23,7 +23,13 @@
  *                    mounts the ephemeral caches' overlays into this
  *                    sandbox from outside and arms its mount watch
  *                    meanwhile; anything else (EOF included) ends the run
- *                    before the command, with kinbox saying why;
+ *                    before the command, with kinbox saying why. When FD
+ *                    is a socket, kinbox's mounter waits on its other
+ *                    end: right after 'S' this sends it 'R' with this
+ *                    sandbox's mount namespace and two descriptors of its
+ *                    mount table (one for the mounter's check, one for
+ *                    kinbox's watch), so that the mounter works while
+ *                    this process makes its Landlock rules;
  * --close-fds LO HI  closes the bind sources kinbox passed to bwrap as
  *                    descriptors (O_PATH descriptors of host directories:
  *                    openat() through one would bypass every mount);
@@ -531,6 +537,47 @@ send_meta_listener(int sock, int filter, const struct lmode *lm)
 }
 
 /*
+ * --wait on a socket: the mounter's start (see the top). Sent whatever
+ * could be opened; the mounter refuses a message without all three, and
+ * then no 'G' comes. A go that is not a socket (a file holding 'G') gets
+ * nothing.
+ */
+static void
+send_ready(int go_fd)
+{
+	static const char *const what[3] = {"/proc/self/ns/mnt",
+	    "/proc/self/mountinfo", "/proc/self/mountinfo"};
+	union {
+		char buf[CMSG_SPACE(3 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	char r = 'R';
+	struct iovec iov = {&r, 1};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+	struct cmsghdr *c;
+	struct stat st;
+	int fds[3], n = 0;
+
+	if (fstat(go_fd, &st) == -1 || !S_ISSOCK(st.st_mode))
+		return;
+	for (int i = 0; i < 3; i++)
+		if ((fds[n] = open(what[i], O_RDONLY | O_CLOEXEC)) != -1)
+			n++;
+	if (n > 0) {
+		m.msg_control = u.buf;
+		m.msg_controllen = CMSG_SPACE((size_t)n * sizeof(int));
+		c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN((size_t)n * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, (size_t)n * sizeof(int));
+	}
+	(void)!sendmsg(go_fd, &m, MSG_NOSIGNAL);
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+}
+
+/*
  * The egress proxy's listener (--proxy): bound before the command exists,
  * without SO_REUSEADDR or SO_REUSEPORT, so that nothing in the sandbox can
  * take the port or share it; sent to kinbox and closed here.
@@ -814,6 +861,8 @@ main(int argc, char **argv)
 		_exit(125);
 	if (write(status_fd, "S", 1) != 1)
 		_exit(125);
+	if (go_fd != -1)
+		send_ready(go_fd);
 	if (px_sock != -1 && send_proxy_listener(px_sock) == -1)
 		fail(status_fd, 'P', errno, 125);
 	/* the host's /dev is not read in full: only the nodes --dev names

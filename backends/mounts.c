@@ -25,9 +25,14 @@
  *   mount, the kernel detaches that mount in every namespace; a mask is
  *   then gone. /proc/PID/mountinfo polls POLLPRI on every change of the
  *   mount table, so kb_run() keeps one open and compares the watched
- *   mount points with it on each event. Unlike inotify it costs nothing at
- *   exit (closing an inotify instance waits for an SRCU grace period) and
- *   does not wake kinbox for every file created beside a watched one.
+ *   mount points with it on each event (kb_watch_compare). Unlike inotify
+ *   it does not wake kinbox for every file created beside a watched one.
+ *   Its descriptor is opened before the mounter reads the table through
+ *   one of its own and checks it, the last thing before the go: a mount
+ *   detached before that read stops the run there, one detached after it
+ *   is an event. Its last close may tear the dead sandbox's mount
+ *   namespace down, so it is made after kinbox is done
+ *   (lib/closelater.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -254,11 +259,72 @@ limit_tmpfs(
 	return rc;
 }
 
-static void __attribute__((noreturn)) mounter_child(int mntfd,
-    const struct kb_strv *points, const struct kb_plan *pl, int errfd, int go_w)
+/* Receives kinbox-exec's 'R' on the go socket: the sandbox's mount
+ * namespace and two descriptors of its mount table (kinbox-exec.c,
+ * send_ready). -1 when it did not come whole (EOF: the sandbox did not
+ * start). */
+static int
+recv_ready(int sock, int fds[3])
+{
+	char one;
+	union {
+		char buf[CMSG_SPACE(3 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {.iov_base = &one, .iov_len = 1};
+	struct msghdr msg = {.msg_iov = &iov,
+	    .msg_iovlen = 1,
+	    .msg_control = u.buf,
+	    .msg_controllen = sizeof(u.buf)};
+	struct cmsghdr *c;
+	ssize_t n;
+
+	while (
+	    (n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC)) == -1 && errno == EINTR)
+		;
+	if (n != 1 || one != 'R')
+		return -1;
+	c = CMSG_FIRSTHDR(&msg);
+	if (c == NULL || c->cmsg_level != SOL_SOCKET ||
+	    c->cmsg_type != SCM_RIGHTS ||
+	    c->cmsg_len != CMSG_LEN(3 * sizeof(int)) ||
+	    (msg.msg_flags & MSG_CTRUNC)) {
+		errno = EBADMSG;
+		return -2;
+	}
+	memcpy(fds, CMSG_DATA(c), 3 * sizeof(int));
+	return 0;
+}
+
+/* '+' and the watch's descriptor to kinbox: the go is given */
+static int
+send_done(int sock, int watchfd)
+{
+	char plus = '+';
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {.iov_base = &plus, .iov_len = 1};
+	struct msghdr msg = {.msg_iov = &iov,
+	    .msg_iovlen = 1,
+	    .msg_control = u.buf,
+	    .msg_controllen = sizeof(u.buf)};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &watchfd, sizeof(int));
+	return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -1;
+}
+
+static void __attribute__((noreturn)) mounter_child(int mntfd, int infofd,
+    int watchfd, const struct kb_plan *pl, int errfd, int go_w)
 {
 	int uns = ioctl(mntfd, NS_GET_USERNS), fsfd, up;
 	char usize[32], uinodes[32];
+	struct kb_strv mounted = {0}, *points = &mounted;
 
 	if (uns == -1 || setns(uns, CLONE_NEWUSER) == -1)
 		child_fail(errfd,
@@ -280,6 +346,22 @@ static void __attribute__((noreturn)) mounter_child(int mntfd,
 			    "cannot limit the tmpfs at %s to %llu bytes and "
 			    "%llu inodes: %s",
 			    t->path, t->size, t->inodes, strerror(errno));
+	}
+	/* the table kinbox-exec opened (the sandbox's, whatever this
+	 * process's /proc shows), read after it opened the watch's: a
+	 * watched mount the host detached since bwrap's setup stops the run
+	 * here, before the go; one detached later is an event on the
+	 * watch's; the mounts below the caches are cloned from it */
+	if (kb_mountinfo_read(infofd, points) == -1)
+		child_fail(errfd, "cannot read the sandbox's mount table: %s",
+		    strerror(errno));
+	{
+		char replaced[1024] = "";
+		const char *hit =
+		    kb_watch_compare(pl, points, replaced, sizeof(replaced));
+
+		if (hit != NULL)
+			child_fail(errfd, "!%s", hit);
 	}
 	if (pl->overlay.n == 0)
 		goto go;
@@ -370,50 +452,11 @@ go:
 	if (write(go_w, "G", 1) != 1)
 		child_fail(
 		    errfd, "cannot start the command: %s", strerror(errno));
-	if (write(errfd, "+", 1) != 1)
+	if (send_done(errfd, watchfd) == -1)
 		_exit(2);
 	_exit(0);
 }
 
-#define MSG_MAX (256 * 1024)
-
-/* Receives the mount namespace and the mount points (NUL-separated) that
- * kb_mounter_go() sends. */
-static int
-recv_go(int sock, int *mntfd, struct kb_strv *points)
-{
-	static char buf[MSG_MAX];
-	char ctl[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
-	struct msghdr msg = {.msg_iov = &iov,
-	    .msg_iovlen = 1,
-	    .msg_control = ctl,
-	    .msg_controllen = sizeof(ctl)};
-	struct cmsghdr *c;
-	ssize_t n;
-
-	while (
-	    (n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC)) == -1 && errno == EINTR)
-		;
-	c = n >= 1 ? CMSG_FIRSTHDR(&msg) : NULL;
-	if (c == NULL || c->cmsg_level != SOL_SOCKET ||
-	    c->cmsg_type != SCM_RIGHTS ||
-	    c->cmsg_len != CMSG_LEN(sizeof(int)) ||
-	    (msg.msg_flags & MSG_TRUNC) || buf[n - 1] != '\0')
-		return -1;
-	memcpy(mntfd, CMSG_DATA(c), sizeof(int));
-	for (char *p = buf; p < buf + n; p += strlen(p) + 1)
-		if (*p != '\0')
-			kb_strv_push(points, p);
-	return 0;
-}
-
-/*
- * The mounter (tmpfs limits, overlays), forked while bwrap still sets up
- * (its start and its exit are then not on the path the caller waits on).
- * It keeps only its socket and waits for the sandbox's mount namespace
- * and mount table.
- */
 /* closes every descriptor from 3 up but `a` and `b` */
 static void
 close_all_but(int a, int b)
@@ -428,6 +471,12 @@ close_all_but(int a, int b)
 	syscall(SYS_close_range, (unsigned)hi + 1, ~0U, 0U);
 }
 
+/*
+ * The mounter (tmpfs limits, the check, overlays), forked while bwrap
+ * still sets up (its start and its exit are then not on the path the
+ * caller waits on). It keeps only its socket and the go's, where
+ * kinbox-exec hands it the sandbox as soon as it starts.
+ */
 int
 kb_mounter_start(const struct kb_plan *pl, int go_w, pid_t *child)
 {
@@ -442,77 +491,98 @@ kb_mounter_start(const struct kb_plan *pl, int go_w, pid_t *child)
 		return -1;
 	}
 	if (*child == 0) {
-		struct kb_strv points = {0};
-		int mntfd;
+		int fds[3], rc;
 
 		/* nothing of kinbox's but the socket and the go: a pipe end
 		 * held here would keep kinbox waiting for its EOF */
 		close_all_but(sv[1], go_w);
-		if (recv_go(sv[1], &mntfd, &points) == -1)
-			_exit(3); /* kinbox went away, or stopped the run */
-		mounter_child(mntfd, &points, pl, sv[1], go_w);
+		if ((rc = recv_ready(go_w, fds)) == -1)
+			_exit(3); /* the sandbox never started */
+		if (rc == -2)
+			child_fail(sv[1],
+			    "the sandbox did not hand over its mount "
+			    "namespace and table: %s",
+			    strerror(errno));
+		mounter_child(fds[0], fds[1], fds[2], pl, sv[1], go_w);
 	}
 	close(sv[1]);
 	return sv[0];
 }
 
 int
-kb_mounter_go(
-    int sock, int mntfd, const struct kb_strv *points, char *why, size_t whylen)
+kb_mounter_wait(int sock, int *watchfd, char *why, size_t whylen)
 {
-	struct kb_buf b = {0};
-	char ctl[CMSG_SPACE(sizeof(int))];
-	struct iovec iov;
+	struct pollfd p = {.fd = sock, .events = POLLIN};
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {.iov_base = why, .iov_len = whylen - 1};
 	struct msghdr msg = {.msg_iov = &iov,
 	    .msg_iovlen = 1,
-	    .msg_control = ctl,
-	    .msg_controllen = sizeof(ctl)};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	    .msg_control = u.buf,
+	    .msg_controllen = sizeof(u.buf)};
+	struct cmsghdr *c;
 	ssize_t n;
+	int rc;
 
-	why[0] = '\0';
-	kb_buf_add(&b, "", 1);
-	for (size_t i = 0; i < points->n; i++)
-		kb_buf_add(&b, points->v[i], strlen(points->v[i]) + 1);
-	if (b.len > MSG_MAX) {
-		kb_buf_free(&b);
-		snprintf(why, whylen, "the sandbox has too many mounts");
-		return -1;
-	}
-	iov = (struct iovec){.iov_base = b.s, .iov_len = b.len};
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &mntfd, sizeof(int));
-	n = sendmsg(sock, &msg, MSG_NOSIGNAL);
-	kb_buf_free(&b);
-	if (n < 1) {
-		snprintf(why, whylen, "cannot reach kinbox's mounter: %s",
-		    strerror(errno));
-		return -1;
-	}
+	*watchfd = -1;
 	/* "+" when it is done, else why not; a mount that hangs (a dead
 	 * NFS home under a cache) fails the run rather than kinbox */
-	{
-		struct pollfd p = {.fd = sock, .events = POLLIN};
-		int rc;
-
-		while ((rc = poll(&p, 1, 20000)) == -1 && errno == EINTR)
-			;
-		if (rc == 0) {
-			snprintf(why, whylen,
-			    "kinbox's mounter did not answer in 20 s");
-			return -1;
-		}
+	why[0] = '\0';
+	while ((rc = poll(&p, 1, 20000)) == -1 && errno == EINTR)
+		;
+	if (rc == 0) {
+		snprintf(
+		    why, whylen, "kinbox's mounter did not answer in 20 s");
+		return -1;
 	}
-	while ((n = read(sock, why, whylen - 1)) == -1 && errno == EINTR)
+	while (
+	    (n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC)) == -1 && errno == EINTR)
 		;
 	why[n > 0 ? n : 0] = '\0';
-	if (n == 1 && why[0] == '+') {
+	c = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
+	if (c != NULL && c->cmsg_level == SOL_SOCKET &&
+	    c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(watchfd, CMSG_DATA(c), sizeof(int));
+	if (n == 1 && why[0] == '+' && *watchfd != -1) {
 		why[0] = '\0';
 		return 0;
 	}
+	if (*watchfd != -1) {
+		close(*watchfd);
+		*watchfd = -1;
+	}
 	if (n <= 0)
 		snprintf(why, whylen, "kinbox's mounter died");
+	if (n > 1 && why[0] == '!') { /* a watched mount is gone */
+		memmove(why, why + 1, (size_t)n);
+		return 1;
+	}
 	return -1;
+}
+
+const char *
+kb_watch_compare(const struct kb_plan *pl, const struct kb_strv *points,
+    char *replaced, size_t len)
+{
+	const char *hard = NULL;
+
+	for (size_t i = 0; i < pl->watch.n; i++) {
+		const char *path = pl->watch.v[i];
+		size_t at = strlen(replaced);
+
+		if (kb_strv_has(points, path))
+			continue;
+		if (!kb_strv_has(&pl->watch_report, path)) {
+			if (hard == NULL)
+				hard = path;
+			continue;
+		}
+		if (strstr(replaced, path) == NULL &&
+		    at + strlen(path) + 2 < len)
+			snprintf(replaced + at, len - at, "%s%s",
+			    at ? "\n" : "", path);
+	}
+	return hard;
 }

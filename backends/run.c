@@ -36,6 +36,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "../lib/closelater.h"
 #include "../lib/hostenv.h"
 #include "backend.h"
 
@@ -98,6 +99,21 @@ void
 kb_run_hold(int fd)
 {
 	hold_fd = fd;
+}
+
+/* kb_run_follow: a descriptor read on kinbox's thread during the run */
+static struct {
+	int fd;
+	void (*ready)(void *ctx);
+	void *ctx;
+} follow = {-1, NULL, NULL};
+
+void
+kb_run_follow(int fd, void (*ready)(void *ctx), void *ctx)
+{
+	follow.fd = fd;
+	follow.ready = ready;
+	follow.ctx = ctx;
 }
 
 /* The keeper's messages (backends/keeper.c): 'C' and the command's pid
@@ -627,45 +643,27 @@ struct watch {
 	struct kb_strv points;
 };
 
-/*
- * Compares the watched mount points with the mount table. A replaced path
- * that Landlock keeps unreadable (pl->watch_report) is only noted in
- * r->replaced; returns the plan path of the first one whose protection is
- * gone with its mount, or NULL.
- */
+/* The mount table changed: read again, then compared. */
 static const char *
 watch_hit(struct watch *w, const struct kb_plan *pl, struct kb_run *r)
 {
-	const char *hard = NULL;
-
 	if (kb_mountinfo_read(w->fd, &w->points) == -1)
 		return NULL; /* the namespace is gone: the run is over */
-	for (size_t i = 0; i < pl->watch.n; i++) {
-		const char *path = pl->watch.v[i];
-		size_t len = strlen(r->replaced);
-
-		if (kb_strv_has(&w->points, path))
-			continue;
-		if (!kb_strv_has(&pl->watch_report, path)) {
-			if (hard == NULL)
-				hard = path;
-			continue;
-		}
-		if (strstr(r->replaced, path) == NULL &&
-		    len + strlen(path) + 2 < sizeof(r->replaced))
-			snprintf(r->replaced + len, sizeof(r->replaced) - len,
-			    "%s%s", len ? "\n" : "", path);
-	}
-	return hard;
+	return kb_watch_compare(
+	    pl, &w->points, r->replaced, sizeof(r->replaced));
 }
 
 /*
- * bwrap is done and kinbox-exec waits (--wait): limit the tmpfs mounts
- * and mount the overlays (the mounter), arm the watch, then let it go.
- * The watch is opened after the overlays (their
- * mounts are no event) and checked once right away: a mount the host
- * detached between bwrap's setup and now is caught here. Returns false
- * when the command must not start (r->setup_fail says why, or r->broken).
+ * bwrap is done and kinbox-exec waits (--wait). With mounts to make,
+ * kinbox's mounter got the sandbox from kinbox-exec itself: it limits
+ * the tmpfs mounts, checks the mount table, mounts the overlays and gives
+ * the go (no hop through kinbox); kinbox waits for it to be done and takes
+ * the watch's descriptor, which kinbox-exec opened before the mounter's
+ * check. Else kinbox opens the watch, checks the table and the caller
+ * gives the go. A mount the host detached between bwrap's setup and the
+ * check stops the run there; later ones are events on w->fd. Returns
+ * false when the command must not start, or must be stopped
+ * (r->setup_fail says why, or r->broken; the sandbox is then killed).
  */
 static bool
 go_inside(const struct kb_plan *pl, pid_t bwrap, struct watch *w, int ov_sock,
@@ -673,46 +671,62 @@ go_inside(const struct kb_plan *pl, pid_t bwrap, struct watch *w, int ov_sock,
 {
 	char path[64];
 	pid_t pid;
-	int pidfd = command_pidfd(bwrap, &pid), mntfd = -1;
+	int pidfd = -1;
 	const char *hit;
-	bool ok = false;
+	bool ok = false, mounts = kb_plan_mounts(pl);
 
-	if (pidfd == -1) {
-		snprintf(r->setup_fail, sizeof(r->setup_fail),
-		    "the sandbox's first process is gone");
-		return false;
+	if (mounts) {
+		int rc = kb_mounter_wait(
+		    ov_sock, &w->fd, r->setup_fail, sizeof(r->setup_fail));
+
+		if (rc == 1) { /* its check of the table: a watched mount
+				* is gone */
+			snprintf(
+			    r->broken, sizeof(r->broken), "%s", r->setup_fail);
+			r->setup_fail[0] = '\0';
+		}
+		if (rc != 0)
+			goto out;
+	} else {
+		if ((pidfd = command_pidfd(bwrap, &pid)) == -1) {
+			snprintf(r->setup_fail, sizeof(r->setup_fail),
+			    "the sandbox's first process is gone");
+			return false;
+		}
+		snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)pid);
+		w->fd = open(path, O_RDONLY | O_CLOEXEC);
+		/* opened on the process pinned by the pidfd, not a
+		 * recycled pid: it is still there after the open */
+		if (w->fd == -1 ||
+		    syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == -1) {
+			snprintf(r->setup_fail, sizeof(r->setup_fail),
+			    "cannot read the sandbox's mount table (/proc/%d): "
+			    "%s",
+			    (int)pid, strerror(errno));
+			goto out;
+		}
 	}
-	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)pid);
-	w->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (kb_plan_mounts(pl)) {
-		snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
-		mntfd = open(path, O_RDONLY | O_CLOEXEC);
-	}
-	/* both opened on the process pinned by the pidfd, not a recycled
-	 * pid: it is still there after the opens */
-	if (w->fd == -1 || (kb_plan_mounts(pl) && mntfd == -1) ||
-	    syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == -1 ||
-	    kb_mountinfo_read(w->fd, &w->points) == -1) {
+	/* the mounter's check gave the go already; this one (also the
+	 * first read for the events) notes what Landlock keeps
+	 * unreadable, and stops a run whose mount went since */
+	if (kb_mountinfo_read(w->fd, &w->points) == -1) {
 		snprintf(r->setup_fail, sizeof(r->setup_fail),
-		    "cannot read the sandbox's mount table (/proc/%d): %s",
-		    (int)pid, strerror(errno));
+		    "cannot read the sandbox's mount table: %s",
+		    strerror(errno));
 		goto out;
 	}
-	/* a mount the host detached between bwrap's setup and the open
-	 * above; later ones are events on w->fd */
-	if ((hit = watch_hit(w, pl, r)) != NULL) {
+	if ((hit = kb_watch_compare(
+		 pl, &w->points, r->replaced, sizeof(r->replaced))) != NULL) {
 		snprintf(r->broken, sizeof(r->broken), "%s", hit);
 		goto out;
 	}
-	if (kb_plan_mounts(pl) &&
-	    kb_mounter_go(ov_sock, mntfd, &w->points, r->setup_fail,
-		sizeof(r->setup_fail)) == -1)
-		goto out;
 	ok = true;
 out:
-	if (mntfd != -1)
-		close(mntfd);
-	close(pidfd);
+	/* the mounter may have given the go already */
+	if (!ok && mounts)
+		kill(bwrap, SIGKILL);
+	if (pidfd != -1)
+		close(pidfd);
 	if (pl->watch.n == 0 && w->fd != -1) {
 		close(w->fd);
 		w->fd = -1;
@@ -723,8 +737,10 @@ out:
 static void
 watch_close(struct watch *w)
 {
-	if (w->fd != -1)
-		close(w->fd);
+	/* it may hold the last reference to the dead sandbox's mount
+	 * namespace, whose mounts its last close tears down: made after
+	 * kinbox's caller stopped waiting (lib/closelater.h) */
+	kb_close_later(w->fd);
 	kb_strv_free(&w->points);
 }
 
@@ -958,7 +974,8 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	if (empty == -1)
 		return kb_err_set(e, "memfd_create: %s", strerror(errno));
 	if (pipe2(status_p, O_CLOEXEC) == -1 || pipe2(err_p, O_CLOEXEC) == -1 ||
-	    (pl->go_fd != -1 && pipe2(go_p, O_CLOEXEC) == -1))
+	    (pl->go_fd != -1 &&
+		socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go_p) == -1))
 		return kb_err_set(e, "pipe: %s", strerror(errno));
 	seccomp_fd = lift(seccomp_fd, base);
 	if (pl->go_fd != -1 && (go_p[0] = lift(go_p[0], base)) == -1)
@@ -1090,7 +1107,7 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 	fcntl(err_p[0], F_SETFL, O_NONBLOCK);
 
 	for (;;) {
-		struct pollfd pfd[10] = {
+		struct pollfd pfd[11] = {
 		    {.fd = sigfd, .events = POLLIN},
 		    {.fd = status_p[0], .events = POLLIN},
 		    {.fd = err_p[0], .events = POLLIN},
@@ -1101,8 +1118,9 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 		    {.fd = reaped ? -1 : tfd, .events = POLLIN},
 		    {.fd = ksock, .events = POLLIN},
 		    {.fd = ro.fd, .events = POLLIN},
+		    {.fd = follow.fd, .events = POLLIN},
 		};
-		int n = poll(pfd, 10, reaped ? 1000 : -1);
+		int n = poll(pfd, 11, reaped ? 1000 : -1);
 
 		if (n == -1 && errno == EINTR)
 			continue;
@@ -1110,6 +1128,10 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 			break; /* reaped and the pipes stay quiet: done */
 		if (pfd[8].revents)
 			keeper_said(&ksock, &cmd_status, &have_status);
+		if (pfd[10].revents & POLLIN)
+			follow.ready(follow.ctx);
+		else if (pfd[10].revents)
+			follow.fd = -1; /* broken: no more to read */
 		if (pfd[1].revents) {
 			drain_status(status_p[0], r, stbuf, &stlen);
 			if (pfd[1].revents & (POLLHUP | POLLERR) &&

@@ -158,10 +158,17 @@ struct kb_gitwatch; /* opaque */
 int kb_gitwatch_probe(const char *dir);
 
 /* Starts watching the filesystems of p's roots (borrowed: p must outlive
- * the watch) on a thread of its own. NULL with *err (fanotify's errno)
- * when no root's can be watched; *err is also set when some root's
- * could not (that root is walked). */
+ * the watch). NULL with *err (fanotify's errno) when no root's can be
+ * watched; *err is also set when some root's could not (that root is
+ * walked). */
 struct kb_gitwatch *kb_gitwatch_start(const struct kb_policy *p, int *err);
+
+/* During the run, the caller's loop polls kb_gitwatch_fd() (POLLIN; -1
+ * when there is nothing to poll) and calls kb_gitwatch_read() when it is
+ * readable: the events are kept as the run goes, so the kernel's queue
+ * stays short. Both safe on NULL. */
+int kb_gitwatch_fd(const struct kb_gitwatch *);
+void kb_gitwatch_read(struct kb_gitwatch *);
 
 /* After the run: reads what is queued and stops. Safe on NULL. */
 void kb_gitwatch_stop(struct kb_gitwatch *);

@@ -15,10 +15,11 @@
  * now. Nothing reads a name out of the command's memory (a seccomp
  * notification would: the kernel reads it again after the decision).
  *
- * A thread reads the events during the run and keeps each directory once
- * (with whether an entry named .git appeared in it, or was changed);
- * kb_gitwatch_stop() drains the queue once every process of the run is
- * dead. The cost follows what the run (and the rest of the host, on the
+ * kinbox's own thread reads the events during the run (its run loop
+ * polls the group: kb_gitwatch_fd, kb_gitwatch_read) and keeps each
+ * directory once (with whether an entry named .git appeared in it, or
+ * was changed); kb_gitwatch_stop() drains the queue once every process
+ * of the run is dead. The cost follows what the run (and the rest of the host, on the
  * same filesystem) changed, not what the roots hold.
  *
  * Filesystem marks need CAP_SYS_ADMIN in the initial user namespace (an
@@ -27,8 +28,9 @@
  * watched, a user's are audited by the walk, and kinbox --status and
  * --dry-run say which. A root whose filesystem cannot be marked (no file
  * handles, a weak fsid: btrfs subvolumes, some FUSE) is walked; so are
- * all of them when the watch lost an event (the queue is unlimited, so
- * only when the thread could not keep up past KB_GITWATCH_MAX_DIRS).
+ * all of them when the watch lost an event (the kernel's queue
+ * overflowed while kinbox's loop was held up, or more than
+ * KB_GITWATCH_MAX_DIRS directories changed).
  */
 #include <errno.h>
 
@@ -37,8 +39,6 @@
 #ifdef __linux__
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +49,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../lib/closelater.h"
 #include "../lib/fsat.h"
 
 #define WATCH_MASK                                                             \
@@ -63,9 +64,7 @@ struct dir_ent {
 };
 
 struct kb_gitwatch {
-	int fan;     /* the fanotify group */
-	int stop[2]; /* a pipe: the reader's signal to drain and end */
-	pthread_t thread;
+	int fan; /* the fanotify group */
 	bool running;
 	/* the roots (borrowed from the policy) and, per root, the
 	 * descriptor open_by_handle_at() resolves through (-1: walked) */
@@ -253,33 +252,6 @@ drain(struct kb_gitwatch *w)
 	}
 }
 
-static void *
-reader(void *arg)
-{
-	struct kb_gitwatch *w = arg;
-	struct pollfd pf[2] = {{w->fan, POLLIN, 0}, {w->stop[0], POLLIN, 0}};
-
-	for (;;) {
-		if (poll(pf, 2, -1) == -1) {
-			if (errno == EINTR)
-				continue;
-			w->lost = true;
-			break;
-		}
-		if (!drain(w)) {
-			w->lost = true;
-			break;
-		}
-		/* stopped: every event of the run is queued by now */
-		if (pf[1].revents != 0) {
-			if (!drain(w))
-				w->lost = true;
-			break;
-		}
-	}
-	return NULL;
-}
-
 static uint64_t
 fsid_of(int fd)
 {
@@ -294,9 +266,12 @@ fsid_of(int fd)
 static int
 open_group(void)
 {
+	/* the kernel's bounded queue (fs.fanotify.max_queued_events): the
+	 * command cannot grow it past that while kinbox's loop is held up
+	 * (a caller that stopped reading the command's stdout); an
+	 * overflow makes the audit walk every root */
 	return fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME |
-				 FAN_UNLIMITED_QUEUE | FAN_CLOEXEC |
-				 FAN_NONBLOCK,
+				 FAN_CLOEXEC | FAN_NONBLOCK,
 	    O_RDONLY | O_CLOEXEC | O_LARGEFILE);
 }
 
@@ -319,11 +294,8 @@ struct kb_gitwatch *
 kb_gitwatch_start(const struct kb_policy *p, int *err)
 {
 	struct kb_gitwatch *w = xcalloc(1, sizeof(*w));
-	sigset_t all, old;
 	size_t marked = 0;
-	int rc;
 
-	w->stop[0] = w->stop[1] = -1;
 	w->nroots = kb_policy_roots(p, w->roots);
 	for (size_t i = 0; i < w->nroots; i++)
 		w->rootfd[i] = -1;
@@ -356,21 +328,9 @@ kb_gitwatch_start(const struct kb_policy *p, int *err)
 		w->fsid[i] = fsid_of(fd);
 		marked++;
 	}
-	if (marked == 0 || pipe2(w->stop, O_CLOEXEC) == -1) {
+	if (marked == 0) {
 		if (*err == 0)
-			*err = errno;
-		kb_gitwatch_free(w);
-		return NULL;
-	}
-	/* the thread takes no signal: the run waits for its own (SIGCHLD,
-	 * the caller's) where it blocked them, which a thread that left
-	 * them open would take first */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&w->thread, NULL, reader, w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0) {
-		*err = rc;
+			*err = ENOENT;
 		kb_gitwatch_free(w);
 		return NULL;
 	}
@@ -378,18 +338,30 @@ kb_gitwatch_start(const struct kb_policy *p, int *err)
 	return w;
 }
 
+int
+kb_gitwatch_fd(const struct kb_gitwatch *w)
+{
+	return w == NULL || !w->running ? -1 : w->fan;
+}
+
+void
+kb_gitwatch_read(struct kb_gitwatch *w)
+{
+	if (w != NULL && w->running && !drain(w))
+		w->lost = true;
+}
+
 void
 kb_gitwatch_stop(struct kb_gitwatch *w)
 {
 	if (w == NULL || !w->running)
 		return;
-	(void)!write(w->stop[1], "x", 1);
-	pthread_join(w->thread, NULL);
+	/* every process of the run is dead: each of its changes was
+	 * queued when its call was made */
+	kb_gitwatch_read(w);
 	w->running = false;
-	/* The marks go now, the group after the audit: the last close of
-	 * a group that still has a filesystem mark waits for an SRCU grace
-	 * period (up to 15 ms measured here, more than the whole audit);
-	 * a mark removed first is freed by the kernel's reaper meanwhile. */
+	/* the marks go now (nothing more to report while the audit runs);
+	 * the group's last close is kb_close_later()'s */
 	(void)fanotify_mark(
 	    w->fan, FAN_MARK_FLUSH | FAN_MARK_FILESYSTEM, 0, AT_FDCWD, NULL);
 }
@@ -451,42 +423,17 @@ kb_gitwatch_ndirs(const struct kb_gitwatch *w)
 	return w == NULL ? 0 : w->n;
 }
 
-/*
- * The last close of a group that had a filesystem mark waits until the
- * kernel has freed its marks (an SRCU grace period: 5 to 15 ms measured
- * here, longer than the whole audit and than many a command), and so
- * would kinbox's exit. A child holding nothing else makes that last close
- * while kinbox goes on; it is reaped by whoever inherits it (it ends on
- * its own within milliseconds).
- */
-static void
-release_group(int fan)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		/* nothing else held: a pipe the caller reads is not kept
-		 * open by it */
-		if (fan > 0)
-			syscall(SYS_close_range, 0U, (unsigned)fan - 1, 0U);
-		syscall(SYS_close_range, (unsigned)fan + 1, ~0U, 0U);
-		close(fan);
-		_exit(0);
-	}
-	close(fan);
-}
-
 void
 kb_gitwatch_free(struct kb_gitwatch *w)
 {
 	if (w == NULL)
 		return;
 	kb_gitwatch_stop(w);
-	if (w->fan != -1)
-		release_group(w->fan);
-	for (int i = 0; i < 2; i++)
-		if (w->stop[i] != -1)
-			close(w->stop[i]);
+	/* the last close of a group that had a filesystem mark waits for
+	 * an SRCU grace period (5 to 15 ms measured here, more than the
+	 * whole audit and than many a command): made after kinbox's
+	 * caller stopped waiting (lib/closelater.h) */
+	kb_close_later(w->fan);
 	for (size_t i = 0; i < w->nroots; i++)
 		if (w->rootfd[i] != -1)
 			close(w->rootfd[i]);
@@ -510,6 +457,19 @@ kb_gitwatch_start(const struct kb_policy *p, int *err)
 	(void)p;
 	*err = ENOSYS;
 	return NULL;
+}
+
+int
+kb_gitwatch_fd(const struct kb_gitwatch *w)
+{
+	(void)w;
+	return -1;
+}
+
+void
+kb_gitwatch_read(struct kb_gitwatch *w)
+{
+	(void)w;
 }
 
 void
@@ -540,31 +500,6 @@ kb_gitwatch_ndirs(const struct kb_gitwatch *w)
 {
 	(void)w;
 	return 0;
-}
-
-/*
- * The last close of a group that had a filesystem mark waits until the
- * kernel has freed its marks (an SRCU grace period: 5 to 15 ms measured
- * here, longer than the whole audit and than many a command), and so
- * would kinbox's exit. A child holding nothing else makes that last close
- * while kinbox goes on; it is reaped by whoever inherits it (it ends on
- * its own within milliseconds).
- */
-static void
-release_group(int fan)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		/* nothing else held: a pipe the caller reads is not kept
-		 * open by it */
-		if (fan > 0)
-			syscall(SYS_close_range, 0U, (unsigned)fan - 1, 0U);
-		syscall(SYS_close_range, (unsigned)fan + 1, ~0U, 0U);
-		close(fan);
-		_exit(0);
-	}
-	close(fan);
 }
 
 void

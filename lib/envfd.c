@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "hostenv.h"
@@ -41,9 +42,38 @@ kb_env_memfd(char *const *envp)
 
 	if (fd == -1)
 		return -1;
-	for (char *const *e = envp; e != NULL && *e != NULL; e++)
-		if (write_all(fd, *e, strlen(*e) + 1) == -1)
+	/* a batch of entries a write: an environment of 50 variables is a
+	 * system call, not 50 */
+	for (char *const *e = envp; e != NULL && *e != NULL;) {
+		struct iovec iov[64];
+		size_t n = 0, want = 0;
+		ssize_t w;
+
+		for (; *e != NULL && n < 64; e++, n++) {
+			iov[n].iov_base = *e;
+			iov[n].iov_len = strlen(*e) + 1;
+			want += iov[n].iov_len;
+		}
+		while ((w = writev(fd, iov, (int)n)) == -1 && errno == EINTR)
+			;
+		if (w == -1)
 			goto fail;
+		/* short: the rest of the batch one entry at a time */
+		for (size_t i = 0; (size_t)w < want && i < n; i++) {
+			size_t len = iov[i].iov_len;
+
+			if ((size_t)w >= len) {
+				w -= (ssize_t)len;
+				want -= len;
+				continue;
+			}
+			if (write_all(fd, (const char *)iov[i].iov_base + w,
+				len - (size_t)w) == -1)
+				goto fail;
+			want -= len;
+			w = 0;
+		}
+	}
 	if (fcntl(fd, F_ADD_SEALS,
 		F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) == -1)
 		goto fail;

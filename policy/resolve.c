@@ -129,6 +129,12 @@ walk(const char *abs, unsigned flags, char out[PATH_MAX])
 		errno = ENAMETOOLONG;
 		return -1;
 	}
+	/* a path that is there (the usual case) is realpath()'s: one walk
+	 * of its components, not one for each prefix */
+	if (!(flags & KB_RESOLVE_NOFOLLOW) && realpath(abs, real) != NULL) {
+		strcpy(out, real);
+		return 0;
+	}
 	strcpy(pending, abs);
 	strcpy(out, "/");
 	end = pending;
