@@ -19,8 +19,8 @@
  * polls the group: kb_gitwatch_fd, kb_gitwatch_read) and keeps each
  * directory once (with whether an entry named .git appeared in it, or
  * was changed); kb_gitwatch_stop() drains the queue once every process
- * of the run is dead. The cost follows what the run (and the rest of the host, on the
- * same filesystem) changed, not what the roots hold.
+ * of the run is dead. The cost follows what the run (and the rest of
+ * the host, on the same filesystem) changed, not what the roots hold.
  *
  * Filesystem marks need CAP_SYS_ADMIN in the initial user namespace (an
  * unprivileged user may mark only a filesystem its own user namespace
@@ -270,8 +270,8 @@ open_group(void)
 	 * command cannot grow it past that while kinbox's loop is held up
 	 * (a caller that stopped reading the command's stdout); an
 	 * overflow makes the audit walk every root */
-	return fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME |
-				 FAN_CLOEXEC | FAN_NONBLOCK,
+	return fanotify_init(
+	    FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_CLOEXEC | FAN_NONBLOCK,
 	    O_RDONLY | O_CLOEXEC | O_LARGEFILE);
 }
 
