@@ -1536,17 +1536,24 @@ done
 # t_big_stalled: the watch's queue is the kernel's bounded one; kinbox's
 # loop reads it as the run goes, and is held up while the caller does not
 # read the command's stdout (relayed: a pipe). The command floods stdout,
-# makes 60,000 files meanwhile (past the queue's 16,384 events) and plants
+# makes 40,000 files meanwhile (past the queue's 16,384 events) and plants
 # a repository at the deepest level: the overflow makes the audit walk the
 # workspace, which finds it.
 t_big_stalled() {
+	# the watch is root's (as a user the walk is the whole audit, and
+	# the other runs here cover it); the landlock pass runs the same
+	# watch
+	if [ "$(id -u)" != 0 ] || [ "$KB_BACKEND" = landlock ]; then
+		skip_other_pass "the fanotify watch runs as root; the root pass under bwrap checks its overflow"
+		return
+	fi
 	big_ws 30000
 	rm -rf "$ws/flood"
-	{ timeout -k 5 "$KB_TMO" "$KINBOX" -- sh -c "mkdir flood && (cd flood && seq 1 60000 | xargs touch) & head -c 20000000 /dev/zero; wait; $(plant_sh "$DEEPEST/s") && touch '$ws/ran-stalled'" </dev/null 2>"$KB_ERR"; } |
-		{ sleep 3; wc -c >"$KB_OUT"; }
-	assert_streq "$(tr -d ' ' <"$KB_OUT")" 20000000 "the bytes the caller read"
+	{ timeout -k 5 "$KB_TMO" "$KINBOX" -- sh -c "mkdir flood && (cd flood && seq 1 40000 | xargs touch) & head -c 8000000 /dev/zero; wait; $(plant_sh "$DEEPEST/s") && touch '$ws/ran-stalled'" </dev/null 2>"$KB_ERR"; } |
+		{ sleep 2; wc -c >"$KB_OUT"; }
+	assert_streq "$(tr -d ' ' <"$KB_OUT")" 8000000 "the bytes the caller read"
 	assert_exists "$ws/ran-stalled"
-	[ "$(ls "$ws/flood" | wc -l)" -eq 60000 ] || fail "the command did not make its 60,000 files"
+	[ "$(ls "$ws/flood" | wc -l)" -eq 40000 ] || fail "the command did not make its 40,000 files"
 	[ -f "$ws/$DEEPEST/s/.git/HEAD" ] || fail "the repository the command made is gone"
 	assert_git_runs_nothing "$ws/$DEEPEST/s"
 	rm -rf "$ws/flood"
