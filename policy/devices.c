@@ -83,6 +83,14 @@ static const struct devclass devclasses[] = {
     {10, 10, 239, 239, NULL, "the uhid device",
 	"a virtual HID keyboard, keystrokes injected"},
     {10, 10, 1, 1, NULL, "a raw PS/2 port", "keyboard and mouse bytes"},
+    {0, 0, ALL_MINORS, "hidraw", "a raw HID device",
+	"a keyboard's reports, read and sent"},
+    /* a USB device talked to directly: a keyboard or a disk by another
+     * name; usbmon reads every transfer, keystrokes included */
+    {189, 189, ALL_MINORS, "usb_device", "a raw USB device",
+	"any USB device's traffic, a keyboard's or a disk's"},
+    {0, 0, ALL_MINORS, "usbmon", "the USB monitor",
+	"every USB transfer read, keystrokes included"},
     /* consoles and other sessions' terminals (/dev/tty, 5:0, is the
      * process's own and /dev/ptmx, 5:2, makes a new one: both pass) */
     {4, 4, 0, 63, NULL, "a virtual console",

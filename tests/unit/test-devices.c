@@ -83,6 +83,8 @@ test_fixed(void)
 	    {90, 1, "an MTD flash device (raw flash access, major 90)"},
 	    {10, 130, "a hardware watchdog (opening it can reboot the "
 		      "machine, 10:130)"},
+	    {189, 5, "a raw USB device (any USB device's traffic, a "
+		     "keyboard's or a disk's, major 189)"},
 	};
 	/* the controls: null, zero, random, urandom, kmsg, the caller's
 	 * tty, ptmx, ttyS0 (4:64), misc's fuse, kvm, hwrng, DRM, NVIDIA */
@@ -118,6 +120,8 @@ test_dynamic(void)
 	    "243 dax\n"
 	    "244 ubi12\n"
 	    "245 watchdog\n"
+	    "238 hidraw\n"
+	    "239 usbmon\n"
 	    "246 nvidia-uvm\n"
 	    "247 kfd\n"
 	    "\n"
@@ -146,6 +150,13 @@ test_dynamic(void)
 	    "ubi12, a pattern: %s", got);
 	ok(cls(245, 0, devs, &got) == 1 && strstr(got, "watchdog"),
 	    "a watchdog's load-time major: %s", got);
+	ok(cls(238, 2, devs, &got) == 1 &&
+	       strcmp(got, "a raw HID device (a keyboard's reports, read and "
+			   "sent, major 238: hidraw)") == 0,
+	    "hidraw: %s", got);
+	ok(cls(239, 0, devs, &got) == 1 && strstr(got, "the USB monitor") &&
+	       strstr(got, "major 239: usbmon)"),
+	    "usbmon: %s", got);
 	ok(cls(246, 0, devs, &got) == 0 && cls(247, 0, devs, &got) == 0,
 	    "control: nvidia-uvm and kfd, load-time majors of GPUs, pass");
 	ok(cls(248, 0, devs, &got) == -1 && strstr(got, "no driver holds") &&
