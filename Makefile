@@ -44,7 +44,7 @@ LIBS_STATIC_EXTRA = -lmd
 # kinbox links denial, backends, gitguard, policy, lib; never gate/
 # (`make check-layers` verifies both).
 LIB_SRCS      = lib/util.c lib/fsat.c lib/execsearch.c lib/envfd.c lib/hostenv.c \
-                lib/closelater.c
+                lib/closelater.c lib/fdpass.c
 POLICY_SRCS   = policy/policy.c policy/options.c policy/finalize.c policy/paths.c \
                 policy/tables.c policy/env.c policy/masks.c policy/config.c \
                 policy/stores.c policy/resolve.c policy/runs.c policy/hosts.c \
@@ -168,8 +168,8 @@ backends/seccomp-blob.o: backends/seccomp-blob.c backends/seccomp-bpf.h $(HDRS)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 
 # Static and libc-only: it is exec'd once per sandboxed command.
-kinbox-exec: backends/kinbox-exec.c backends/exec-landlock.c backends/exec-landlock.h backends/unotify.h backends/unotify-meta.h lib/execsearch.c lib/execsearch.h lib/envfd.c lib/hostenv.h
-	$(CC) $(CSTD) $(WARN) -O2 -static -o $@ backends/kinbox-exec.c backends/exec-landlock.c lib/execsearch.c lib/envfd.c
+kinbox-exec: backends/kinbox-exec.c backends/exec-landlock.c backends/exec-landlock.h backends/unotify.h backends/unotify-meta.h lib/execsearch.c lib/execsearch.h lib/envfd.c lib/hostenv.h lib/fdpass.c lib/fdpass.h
+	$(CC) $(CSTD) $(WARN) -O2 -static -o $@ backends/kinbox-exec.c backends/exec-landlock.c lib/execsearch.c lib/envfd.c lib/fdpass.c
 
 # The sh-compatible shim (kinbox-sh.c): static and libc-only as
 # kinbox-exec, started once per shell command a tool runs

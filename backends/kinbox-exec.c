@@ -127,6 +127,7 @@
 #include "unotify.h"
 
 #include "../lib/execsearch.h"
+#include "../lib/fdpass.h"
 #include "../lib/hostenv.h"
 
 extern char **environ;
@@ -449,21 +450,10 @@ own_mounts(char **own, int nown, struct kb_sup_hello *h)
 static int
 send_filter_listener(int sock, int filter, const void *hello, size_t len)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = {(void *)hello, len};
-	struct msghdr m = {.msg_iov = &iov,
-	    .msg_iovlen = 1,
-	    .msg_control = u.buf,
-	    .msg_controllen = sizeof(u.buf)};
-	struct cmsghdr *c;
 	struct sock_fprog fp;
 	long lfd;
-	int errsv;
+	int errsv, fd;
 
-	memset(&u, 0, sizeof(u));
 	if (read_seccomp(filter, &fp) == -1)
 		return -1;
 	lfd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
@@ -475,23 +465,15 @@ send_filter_listener(int sock, int filter, const void *hello, size_t len)
 		    SECCOMP_FILTER_FLAG_NEW_LISTENER, &fp);
 	if (lfd == -1)
 		return -1;
-	if ((c = CMSG_FIRSTHDR(&m)) == NULL) {
-		close((int)lfd);
-		errno = EINVAL;
-		return -1;
-	}
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &(int){(int)lfd}, sizeof(int));
+	fd = (int)lfd;
 	/* no mediated call from here on: it would wait for kinbox's answer */
-	if (sendmsg(sock, &m, MSG_NOSIGNAL) != (ssize_t)len) {
+	if (kb_fd_send(sock, hello, len, &fd, 1) != (ssize_t)len) {
 		errsv = errno;
-		close((int)lfd);
+		close(fd);
 		errno = errsv;
 		return -1;
 	}
-	close((int)lfd);
+	close(fd);
 	close(sock);
 	return 0;
 }
@@ -547,34 +529,18 @@ send_ready(int go_fd)
 {
 	static const char *const what[3] = {"/proc/self/ns/mnt",
 	    "/proc/self/mountinfo", "/proc/self/mountinfo"};
-	union {
-		char buf[CMSG_SPACE(3 * sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	char r = 'R';
-	struct iovec iov = {&r, 1};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
-	struct cmsghdr *c;
 	struct stat st;
-	int fds[3], n = 0;
+	int fds[3];
+	size_t n = 0;
 
 	if (fstat(go_fd, &st) == -1 || !S_ISSOCK(st.st_mode))
 		return;
 	for (int i = 0; i < 3; i++)
 		if ((fds[n] = open(what[i], O_RDONLY | O_CLOEXEC)) != -1)
 			n++;
-	if (n > 0) {
-		m.msg_control = u.buf;
-		m.msg_controllen = CMSG_SPACE((size_t)n * sizeof(int));
-		c = CMSG_FIRSTHDR(&m);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN((size_t)n * sizeof(int));
-		memcpy(CMSG_DATA(c), fds, (size_t)n * sizeof(int));
-	}
-	(void)!sendmsg(go_fd, &m, MSG_NOSIGNAL);
-	for (int i = 0; i < n; i++)
-		close(fds[i]);
+	(void)kb_fd_send(go_fd, "R", 1, fds, n);
+	while (n > 0)
+		close(fds[--n]);
 }
 
 /*
@@ -589,30 +555,15 @@ send_proxy_listener(int sock)
 	struct sockaddr_in a = {.sin_family = AF_INET,
 	    .sin_port = htons(KB_PROXY_PORT),
 	    .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = {&hello, sizeof(hello)};
-	struct msghdr m = {.msg_iov = &iov,
-	    .msg_iovlen = 1,
-	    .msg_control = u.buf,
-	    .msg_controllen = sizeof(u.buf)};
-	struct cmsghdr *c;
 	int fd, errsv;
 
-	memset(&u, 0, sizeof(u));
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd == -1)
 		return -1;
 	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) == -1 ||
-	    listen(fd, 512) == -1 || (c = CMSG_FIRSTHDR(&m)) == NULL)
-		goto out;
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	if (sendmsg(sock, &m, MSG_NOSIGNAL) != (ssize_t)sizeof(hello))
+	    listen(fd, 512) == -1 ||
+	    kb_fd_send(sock, &hello, sizeof(hello), &fd, 1) !=
+		(ssize_t)sizeof(hello))
 		goto out;
 	close(fd);
 	close(sock);

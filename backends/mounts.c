@@ -55,6 +55,7 @@
 
 #include <linux/nsfs.h>
 
+#include "../lib/fdpass.h"
 #include "backend.h"
 
 #ifndef SYS_open_tree
@@ -261,62 +262,23 @@ limit_tmpfs(
 
 /* Receives kinbox-exec's 'R' on the go socket: the sandbox's mount
  * namespace and two descriptors of its mount table (kinbox-exec.c,
- * send_ready). -1 when it did not come whole (EOF: the sandbox did not
- * start). */
+ * send_ready). -1 at end of file (the sandbox did not start), -2 with
+ * errno when the message is not that. */
 static int
 recv_ready(int sock, int fds[3])
 {
-	char one;
-	union {
-		char buf[CMSG_SPACE(3 * sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = {.iov_base = &one, .iov_len = 1};
-	struct msghdr msg = {.msg_iov = &iov,
-	    .msg_iovlen = 1,
-	    .msg_control = u.buf,
-	    .msg_controllen = sizeof(u.buf)};
-	struct cmsghdr *c;
-	ssize_t n;
+	char one = 0;
+	size_t n = 0;
+	ssize_t r = kb_fd_recv(sock, &one, 1, fds, 3, &n);
 
-	while (
-	    (n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC)) == -1 && errno == EINTR)
-		;
-	if (n != 1 || one != 'R')
+	if (r == 0 || (r == -1 && errno != EBADMSG))
 		return -1;
-	c = CMSG_FIRSTHDR(&msg);
-	if (c == NULL || c->cmsg_level != SOL_SOCKET ||
-	    c->cmsg_type != SCM_RIGHTS ||
-	    c->cmsg_len != CMSG_LEN(3 * sizeof(int)) ||
-	    (msg.msg_flags & MSG_CTRUNC)) {
-		errno = EBADMSG;
-		return -2;
-	}
-	memcpy(fds, CMSG_DATA(c), 3 * sizeof(int));
-	return 0;
-}
-
-/* '+' and the watch's descriptor to kinbox: the go is given */
-static int
-send_done(int sock, int watchfd)
-{
-	char plus = '+';
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = {.iov_base = &plus, .iov_len = 1};
-	struct msghdr msg = {.msg_iov = &iov,
-	    .msg_iovlen = 1,
-	    .msg_control = u.buf,
-	    .msg_controllen = sizeof(u.buf)};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &watchfd, sizeof(int));
-	return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -1;
+	if (r == 1 && one == 'R' && n == 3)
+		return 0;
+	while (n > 0)
+		close(fds[--n]);
+	errno = EBADMSG;
+	return -2;
 }
 
 static void __attribute__((noreturn)) mounter_child(int mntfd, int infofd,
@@ -452,7 +414,8 @@ go:
 	if (write(go_w, "G", 1) != 1)
 		child_fail(
 		    errfd, "cannot start the command: %s", strerror(errno));
-	if (send_done(errfd, watchfd) == -1)
+	/* '+' and the watch's descriptor to kinbox */
+	if (kb_fd_send(errfd, "+", 1, &watchfd, 1) != 1)
 		_exit(2);
 	_exit(0);
 }
@@ -513,22 +476,14 @@ int
 kb_mounter_wait(int sock, int *watchfd, char *why, size_t whylen)
 {
 	struct pollfd p = {.fd = sock, .events = POLLIN};
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = {.iov_base = why, .iov_len = whylen - 1};
-	struct msghdr msg = {.msg_iov = &iov,
-	    .msg_iovlen = 1,
-	    .msg_control = u.buf,
-	    .msg_controllen = sizeof(u.buf)};
-	struct cmsghdr *c;
+	size_t nfd = 0;
 	ssize_t n;
 	int rc;
 
+	/* "+" and the watch's descriptor when it is done, else why not; a
+	 * mount that hangs (a dead NFS home under a cache) fails the run
+	 * rather than kinbox */
 	*watchfd = -1;
-	/* "+" when it is done, else why not; a mount that hangs (a dead
-	 * NFS home under a cache) fails the run rather than kinbox */
 	why[0] = '\0';
 	while ((rc = poll(&p, 1, 20000)) == -1 && errno == EINTR)
 		;
@@ -537,19 +492,13 @@ kb_mounter_wait(int sock, int *watchfd, char *why, size_t whylen)
 		    why, whylen, "kinbox's mounter did not answer in 20 s");
 		return -1;
 	}
-	while (
-	    (n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC)) == -1 && errno == EINTR)
-		;
+	n = kb_fd_recv(sock, why, whylen - 1, watchfd, 1, &nfd);
 	why[n > 0 ? n : 0] = '\0';
-	c = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
-	if (c != NULL && c->cmsg_level == SOL_SOCKET &&
-	    c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(watchfd, CMSG_DATA(c), sizeof(int));
-	if (n == 1 && why[0] == '+' && *watchfd != -1) {
+	if (n == 1 && why[0] == '+' && nfd == 1) {
 		why[0] = '\0';
 		return 0;
 	}
-	if (*watchfd != -1) {
+	if (nfd == 1) {
 		close(*watchfd);
 		*watchfd = -1;
 	}

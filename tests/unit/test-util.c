@@ -10,11 +10,13 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../../denial/report.h"
+#include "../../lib/fdpass.h"
 #include "../../lib/util.h"
 #include "tap.h"
 
@@ -433,6 +435,51 @@ test_size(void)
 		    shown[i].out);
 }
 
+/* lib/fdpass.c: the mounter's and kinbox-exec's messages */
+static void
+test_fdpass(void)
+{
+	int sv[2], fds[3], got[4], nullfd = open("/dev/null", O_RDONLY);
+	char buf[16];
+	size_t n = 99;
+	struct stat a, b;
+	ssize_t r;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1 ||
+	    nullfd == -1) {
+		ok(0, "fdpass: a socket pair");
+		return;
+	}
+	for (int i = 0; i < 3; i++)
+		fds[i] = dup(nullfd);
+	ok(kb_fd_send(sv[0], "R", 1, fds, 3) == 1, "fdpass: 'R' and 3 sent");
+	r = kb_fd_recv(sv[1], buf, sizeof(buf), got, 3, &n);
+	ok(r == 1 && buf[0] == 'R' && n == 3, "fdpass: 'R' and 3 received");
+	ok(n == 3 && fstat(got[2], &a) == 0 && fstat(nullfd, &b) == 0 &&
+	       a.st_rdev == b.st_rdev && (fcntl(got[0], F_GETFD) & FD_CLOEXEC),
+	    "fdpass: the same file, close on exec");
+	for (size_t i = 0; i < n && i < 3; i++)
+		close(got[i]);
+	/* more than the receiver takes: all closed, the message refused */
+	ok(kb_fd_send(sv[0], "+", 1, fds, 3) == 1, "fdpass: 3 sent again");
+	r = kb_fd_recv(sv[1], buf, sizeof(buf), got, 1, &n);
+	ok(r == -1 && errno == EBADMSG && n == 0,
+	    "fdpass: 3 for a receiver of 1: EBADMSG, none kept");
+	ok(kb_fd_send(sv[0], "text", 4, NULL, 0) == 4, "fdpass: bytes alone");
+	r = kb_fd_recv(sv[1], buf, sizeof(buf), got, 1, &n);
+	ok(r == 4 && n == 0 && memcmp(buf, "text", 4) == 0,
+	    "fdpass: bytes alone received, no descriptor");
+	ok(kb_fd_send(sv[0], "x", 1, fds, 5) == -1 && errno == EINVAL,
+	    "fdpass: more than KB_FDPASS_MAX refused");
+	close(sv[0]);
+	ok(kb_fd_recv(sv[1], buf, sizeof(buf), got, 1, &n) == 0 && n == 0,
+	    "fdpass: end of file");
+	close(sv[1]);
+	for (int i = 0; i < 3; i++)
+		close(fds[i]);
+	close(nullfd);
+}
+
 int
 main(void)
 {
@@ -451,6 +498,7 @@ main(void)
 	test_report_line();
 	test_duration();
 	test_size();
+	test_fdpass();
 	err = xasprintf("%s/err", dir);
 	unlink(err);
 	free(err);
