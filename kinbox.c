@@ -1187,6 +1187,476 @@ run_seatbelt(struct kb_policy *p, const struct kb_opts *o)
 	return run.exit_code;
 }
 
+/* argv + config → profile: the sources in rank order (see kinbox(1)),
+ * the stores checked and what a killed landlock run left put back */
+static void
+read_profile(int argc, char **argv, const char *mode, struct kb_policy *p,
+    struct kb_opts *o)
+{
+	struct pending *pend =
+	    xreallocarray(NULL, (size_t)argc + 1, sizeof(*pend));
+	size_t npend = 0;
+	bool unconfined_flag = false, with_config;
+	struct kb_err e;
+
+	kb_policy_init(p);
+	parse_args(argc, argv, o, pend, &npend);
+	p->argv = argv + optind;
+	for (size_t i = 0; i < npend; i++)
+		if (pend[i].id == KB_OPT_UNCONFINED &&
+		    strcmp(pend[i].value, "on") == 0)
+			unconfined_flag = true;
+	/* the sources in rank order: the workspace (which the config
+	 * layers need), the config files and grants, the flags, the
+	 * project's tightening; validated once, in kb_policy_finalize */
+	apply_flags(p, pend, npend, true);
+	check_cwd(p);
+	with_config = !unconfined_flag &&
+		      (mode == NULL || strcmp(mode, "container") != 0);
+	if (with_config) {
+		if (kb_policy_resolve_workspace(p, &e) == -1)
+			die_policy(&e);
+		if (kb_config_load_layers(p, NULL, config_warning, &e) == -1)
+			die("%s", e.msg);
+	}
+	apply_flags(p, pend, npend, false);
+	if (with_config) {
+		if (kb_config_load_project(p, config_warning, &e) == -1)
+			die("%s", e.msg);
+		/* before anything runs, also before a session's unconfined
+		 * grant is obeyed: the roots known so far */
+		check_stores(p);
+		recover_guards(p, o);
+	}
+	check_json_fd(p, o);
+	for (size_t i = 0; i < npend; i++)
+		free((char *)pend[i].where);
+	free(pend);
+}
+
+/* --unconfined (a flag or a session's grant) and KINBOX_SANDBOX: what may
+ * run unsandboxed does so here (exec: no return), what may not is
+ * refused */
+static void
+unsandboxed_if_asked(
+    struct kb_policy *p, const struct kb_opts *o, const char *mode)
+{
+	struct kb_err e;
+
+	if (mode != NULL && *mode != '\0') {
+		if (strcmp(mode, "off") == 0 && !p->unconfined)
+			die("KINBOX_SANDBOX=off is refused: nothing runs "
+			    "unconfined unless --unconfined is given; unset "
+			    "KINBOX_SANDBOX");
+		if (strcmp(mode, "container") != 0 && strcmp(mode, "off") != 0)
+			set_backend_env(p, mode);
+	}
+	/* No sandbox, no workspace to judge: the escape hatch works from
+	 * anywhere, still without secrets and stray descriptors. Its one
+	 * combination rule (no typed --allow-host with it) is judged here:
+	 * kb_policy_finalize, which judges the others, is not reached. */
+	if (p->unconfined && kb_options_validate(p, &e) == -1)
+		die("%s", e.msg);
+	/* unsandboxed, kinbox execs the command and is gone: no one to
+	 * time it or to set its limits after setup */
+	if (p->unconfined || (mode != NULL && strcmp(mode, "container") == 0))
+		for (unsigned i = 0; i <= KB_RLIM__N; i++)
+			if (i == KB_RLIM__N ? p->timeout > 0 : p->rlim_set[i])
+				die("%s: kinbox execs the command unsandboxed "
+				    "(%s) and is not there to %s; run it "
+				    "under timeout(1) or prlimit(1) instead",
+				    i == KB_RLIM__N ? "--timeout" : "--rlimit",
+				    p->unconfined ? "--unconfined"
+						  : "KINBOX_SANDBOX=container",
+				    i == KB_RLIM__N ? "stop it" : "limit it");
+	/* nor is there a sandbox's tmpfs to size */
+	if ((p->unconfined ||
+		(mode != NULL && strcmp(mode, "container") == 0)) &&
+	    p->origin[KB_OPT_MEMORY] == KB_ORIGIN_FLAG)
+		die("--memory: kinbox execs the command unsandboxed (%s) and "
+		    "makes no tmpfs to bound; run it under systemd-run -p "
+		    "MemoryMax=SIZE instead",
+		    p->unconfined ? "--unconfined"
+				  : "KINBOX_SANDBOX=container");
+	/* nor one to keep it from writing */
+	if (mode != NULL && strcmp(mode, "container") == 0 && p->read_only)
+		die("%s: KINBOX_SANDBOX=container runs the command "
+		    "unsandboxed, "
+		    "which cannot keep it from writing; unset KINBOX_SANDBOX "
+		    "to run it read-only in a sandbox",
+		    p->origin[KB_OPT_READ_ONLY] == KB_ORIGIN_FLAG
+			? "--read-only"
+			: p->where[KB_OPT_READ_ONLY]);
+	if (p->unconfined)
+		exec_unsandboxed(p, o,
+		    p->origin[KB_OPT_UNCONFINED] == KB_ORIGIN_SESSION
+			? "unconfined by a session grant: the "
+			  "command runs with the sandbox lifted (secrets still "
+			  "scrubbed)"
+			: "--unconfined: the command runs with the "
+			  "sandbox lifted (secrets still scrubbed)");
+	if (mode != NULL && strcmp(mode, "container") == 0)
+		exec_unsandboxed(p, o,
+		    "KINBOX_SANDBOX=container: the "
+		    "container is the boundary, the command runs unconfined "
+		    "inside it");
+}
+
+/* the profile made final: kinbox's own stores (the run registry, the
+ * landlock runs' index), the policy validated, the git repositories
+ * scanned */
+static void
+finish_profile(struct kb_policy *p, const struct kb_opts *o)
+{
+	struct kb_err e;
+
+	/* before the masks are computed: the registry's directories exist
+	 * then, and are hidden like the rest of kinbox's stores */
+	if (p->ngrants > 0 && !o->dry_run) {
+		if (kb_runs_open(&registry, p->home, &e) == -1)
+			die("%s", e.msg);
+		atexit(unregister_at_exit);
+	}
+	/* the landlock backend's index of run directories lives in kinbox's
+	 * state store, and only in one that is there before the masks are
+	 * computed (then it is masked: its files name the runs' directories,
+	 * which nothing else lets another run find; and a run makes nothing
+	 * new in the home). Whether it is there is all that is asked now: the
+	 * index itself is made only when a landlock run makes its directory
+	 * (rundir_make) */
+	if (!o->dry_run && p->backend != KB_BACKEND_BWRAP &&
+	    p->backend != KB_BACKEND_SEATBELT) {
+		_cleanup_free_ char *sp = NULL;
+		struct kb_err ie;
+		int sfd = kb_state_subdir(p->home, ".", false, &sp, &ie);
+
+		if (sfd >= 0) {
+			close(sfd);
+			rundir_home = p->home;
+		}
+	}
+	/* the test build only: NULL (/dev) in the release build */
+	p->gpu_root = kb_test_dev_root();
+	p->proc_devices = kb_test_proc_devices();
+	if (kb_policy_finalize(p, &e) == -1 ||
+	    kb_gitguard_scan_roots(p, &e) == -1)
+		die_policy(&e);
+	/* again with TMPDIR settled */
+	check_stores(p);
+}
+
+/* What this host can do, and which backend runs: bubblewrap where it
+ * can make its namespaces, else the landlock backend, found out by
+ * trying (a probe for --dry-run); *bwrap is bubblewrap's path when it is
+ * a candidate. The reason for the choice in `why`. true: landlock. */
+static bool
+choose_backend(struct kb_policy *p, const struct kb_opts *o,
+    struct kb_host *host, char **bwrap, char *why, size_t whylen)
+{
+	struct kb_err e;
+	char *bw = NULL;
+	bool use_landlock = false;
+
+	host->landlock_abi = kb_landlock_abi();
+	host->root = geteuid() == 0;
+	host->overlay = kb_overlay_supported();
+	host->no_mediate = kb_sup_unavailable();
+	host->no_meta = kb_meta_unavailable();
+	host->seccomp_outer = kb_sup_under_seccomp();
+	host->mem_total = kb_host_mem_total();
+	/* auto: bubblewrap where it can make its namespaces, else the
+	 * landlock backend; found out by trying (a probe for --dry-run) */
+	if (p->backend == KB_BACKEND_AUTO && getenv("KINBOX_ACTIVE") != NULL &&
+	    strcmp(getenv("KINBOX_ACTIVE"), "landlock") == 0) {
+		/* its seccomp filter refuses user namespaces: bwrap cannot */
+		snprintf(why, whylen,
+		    "chosen by auto: inside a landlock sandbox, which refuses "
+		    "the user namespaces bubblewrap needs");
+		use_landlock = true;
+	} else if (p->backend != KB_BACKEND_LANDLOCK &&
+		   (bw = kb_bwrap_find(&e)) == NULL) {
+		if (p->backend == KB_BACKEND_BWRAP)
+			die("%s", e.msg);
+		snprintf(why, whylen,
+		    "chosen by auto: bubblewrap is not installed (install it "
+		    "for the stronger backend: apt-get install bubblewrap)");
+		use_landlock = true;
+		if (o->verbosity >= 0 && !o->dry_run &&
+		    kb_landlock_lacks(host, p->require) == 0)
+			say_fallback("bubblewrap (bwrap) is not installed "
+				     "(apt-get install bubblewrap)",
+			    NULL);
+	} else if (p->backend == KB_BACKEND_LANDLOCK) {
+		snprintf(why, whylen, "as asked (%s)",
+		    p->where[KB_OPT_BACKEND] ? p->where[KB_OPT_BACKEND]
+					     : "backend = landlock");
+		use_landlock = true;
+	} else if (p->backend == KB_BACKEND_AUTO && o->dry_run &&
+		   kb_bwrap_probe(bw, &e) == -1 &&
+		   kb_bwrap_userns_failure(e.msg)) {
+		/* bwrap's own words, from the probe's explanation */
+		const char *b = strstr(e.msg, "[bwrap: "), *end;
+
+		b = b != NULL ? b + 8 : e.msg;
+		end = strstr(b, "] — ");
+		snprintf(why, whylen,
+		    "chosen by auto: bubblewrap cannot make its namespaces "
+		    "here (bwrap: %.*s)",
+		    end != NULL ? (int)(end - b) : (int)strlen(b), b);
+		use_landlock = true;
+	}
+	*bwrap = bw;
+	return use_landlock;
+}
+
+/* → plan → run: the plan of the chosen backend, printed by --dry-run
+ * (true: nothing more to do), else run; bubblewrap that cannot make its
+ * namespaces falls back to the landlock backend under auto, and says so */
+static bool
+plan_and_run(struct kb_policy *p, const struct kb_opts *o, struct kb_host *host,
+    const char *bwrap, const char *helper, int helper_fd, char *why,
+    size_t whylen, bool *use_landlock, struct kb_plan *plan, struct kb_run *run)
+{
+	struct kb_err e;
+
+	for (int attempt = 0;; attempt++) {
+		struct kb_stopper stop = {
+		    KB_REVOKE_SIGNAL, arm_revocation, check_revoked, p};
+
+		if (*use_landlock) {
+			_cleanup_free_ char *lacking =
+			    feature_words(kb_landlock_lacks(host, p->require));
+
+			if (lacking != NULL)
+				die("no sandbox: the landlock backend has no "
+				    "%s, which --require (or require =) asks "
+				    "for%s%s%s; nothing was run",
+				    lacking,
+				    p->backend == KB_BACKEND_AUTO ? " (" : "",
+				    p->backend == KB_BACKEND_AUTO ? why : "",
+				    p->backend == KB_BACKEND_AUTO ? ")" : "");
+			/* a read-only run makes nothing in its workspace */
+			if (!o->dry_run && rundir_fd == -1)
+				rundir_make(p->read_only ? NULL : p->workspace);
+			if (kb_landlock_plan(p, host, helper, helper_fd,
+				o->dry_run ? KB_LANDLOCK_RUNDIR_TEMPLATE
+					   : rundir,
+				rundir_fd, why, caller_env, plan, &e) == -1)
+				die("%s%s%s", e.msg, attempt > 0 ? " (" : "",
+				    attempt > 0 ? "bubblewrap cannot make its "
+						  "namespaces here)"
+						: "");
+			/* the classifier judges by this backend's errors */
+			p->backend = KB_BACKEND_LANDLOCK;
+		} else if (kb_bwrap_plan(p, host, bwrap, helper, helper_fd,
+			       caller_env, plan, &e) == -1) {
+			die("%s", e.msg);
+		}
+		if (o->dry_run || o->verbosity > 0) {
+			_cleanup_free_ char *text = o->dry_run && o->json
+							? kb_plan_json(plan)
+							: kb_plan_render(plan);
+
+			fputs(text, o->dry_run ? stdout : stderr);
+			if (o->dry_run) {
+				kb_plan_free(plan);
+				kb_policy_free(p);
+				return true;
+			}
+		}
+		/* what no mount will hold, recorded to be put back */
+		if (*use_landlock && gitsnap == NULL) {
+			if (kb_gitguard_snapshot(p, &gitsnap, &e) == -1)
+				die("%s", e.msg);
+			/* on disk too, held by the keeper until every process
+			 * of the run is dead: a run that dies before its
+			 * restore is put back by the next one */
+			if (kb_gitsnap_persist(p, gitsnap, &gitsnap_file, &e) ==
+				-1 &&
+			    o->verbosity >= 0)
+				warnx(
+				    "note: the git guards' snapshot cannot be "
+				    "kept on disk (%s): if kinbox is killed "
+				    "during this run, what the command "
+				    "planted in .git stays until you check "
+				    "it",
+				    e.msg);
+			kb_run_hold(gitsnap_file.fd);
+		}
+		/* the test build says so where it matters */
+		if (kb_resolve_test_note != NULL && plan->proxy_fd != -1 &&
+		    o->verbosity >= 0)
+			warnx("%s", kb_resolve_test_note);
+		if (kb_run(plan, p->ngrants > 0 ? &stop : NULL, run, &e) == -1)
+			die("%s", e.msg);
+		/* bubblewrap could not make its namespaces and nothing ran:
+		 * auto tries the landlock backend, and says so */
+		if (!*use_landlock && p->backend == KB_BACKEND_AUTO &&
+		    !run->started && !WIFSIGNALED(run->wstatus) &&
+		    kb_bwrap_userns_failure(run->setup_err)) {
+			char first[512];
+
+			snprintf(first, sizeof(first), "%.*s",
+			    (int)strcspn(run->setup_err, "\n"), run->setup_err);
+			snprintf(why, whylen,
+			    "chosen by auto: bubblewrap cannot make its "
+			    "namespaces here (%s)",
+			    first);
+			if (o->verbosity >= 0 &&
+			    kb_landlock_lacks(host, p->require) == 0)
+				say_fallback("bubblewrap cannot make its "
+					     "namespaces here",
+				    first);
+			kb_plan_free(plan);
+			*use_landlock = true;
+			continue;
+		}
+		break;
+	}
+	return false;
+}
+
+/* → classify → report: the run's outcome as one line (kinbox's own
+ * failures), the command's exit status, and a denial when the sandbox
+ * is why it failed */
+static int
+report_run(struct kb_policy *p, const struct kb_opts *o, struct kb_plan *plan,
+    struct kb_run *run, const struct kb_host *host, bool use_landlock)
+{
+	/* the run is over: nothing left for kinpolicy revoke to stop */
+	kb_runs_unregister(&registry);
+	/* from here on kinbox's lines follow the command's output: each
+	 * starts clean (SGR reset on a terminal, a fresh line) */
+	kb_after_command(
+	    run->tail_len > 0 && run->tail[run->tail_len - 1] != '\n');
+	if (run->revoked[0] != '\0') {
+		audit_guards(p);
+		die("%s", run->revoked);
+	}
+	if (run->broken[0] != '\0') {
+		audit_guards(p);
+		die("SECURITY: %s was replaced on the host during the run, "
+		    "which "
+		    "drops the sandbox's mount over it; the command was "
+		    "stopped "
+		    "(run it again)",
+		    run->broken);
+	}
+	/* a timeout is not a denial: one line, timeout(1)'s status */
+	if (run->timed_out) {
+		if (audit_guards(p) > 0 && o->verbosity >= 0)
+			warnx("SECURITY: the command tampered with git "
+			      "metadata; see the lines above");
+		warnx("the command ran out of its --timeout %llds%s and was "
+		      "stopped (exit %d)",
+		    p->timeout, run->started ? "" : " before it started",
+		    KB_EXIT_TIMEOUT);
+		kb_plan_free(plan);
+		kb_policy_free(p);
+		return KB_EXIT_TIMEOUT;
+	}
+	if (!run->started) {
+		_cleanup_free_ char *cause = NULL;
+
+		audit_guards(p);
+		if (WIFSIGNALED(run->wstatus))
+			return run->exit_code; /* killed before it started */
+		cause = kb_bwrap_explain_failure(run->setup_err);
+		if (o->verbosity > 0)
+			fputs(run->setup_err, stderr);
+		/* --backend bwrap was asked for: the way out is the other */
+		if (!use_landlock && kb_bwrap_userns_failure(run->setup_err) &&
+		    host->landlock_abi >= KB_LANDLOCK_ABI_MIN) {
+			char *tail = strstr(cause, " — nothing was run");
+
+			if (tail != NULL)
+				*tail = '\0';
+			die("%s; --backend auto or landlock would run it under "
+			    "Landlock instead (weaker: kinbox --status) — "
+			    "nothing was run",
+			    cause);
+		}
+		die("%s", cause);
+	}
+	if (run->replaced[0] != '\0') {
+		char *line, *save = NULL;
+
+		for (line = strtok_r(run->replaced, "\n", &save); line != NULL;
+		     line = strtok_r(NULL, "\n", &save))
+			fprintf(stderr,
+			    "kinbox: note: %s was replaced on the host "
+			    "during the run; the command could not read the "
+			    "new "
+			    "one (Landlock)\n",
+			    line);
+	}
+	if (run->setup_fail[0] != '\0' && !WIFSIGNALED(run->wstatus)) {
+		audit_guards(p);
+		die("no sandbox: %s; nothing was run — if it names a cache, "
+		    "set "
+		    "it to empty or off in [caches] (kinbox.conf(5))",
+		    run->setup_fail);
+	}
+	if (run->check_failed != 0) {
+		size_t i = (size_t)run->check_failed - 1;
+
+		audit_guards(p);
+		die("SECURITY: %s was not where kinbox mounted it (a "
+		    "concurrent "
+		    "process swapped a directory on its path while the sandbox "
+		    "was set up); nothing was run — run it again",
+		    i < plan->checks.n ? plan->checks.v[i] : "a guarded path");
+	}
+	if (run->confine_errno != 0)
+		die("no sandbox: Landlock could not be applied inside the "
+		    "sandbox (%s); nothing was run — report this with the "
+		    "output of kinbox --dry-run",
+		    strerror(run->confine_errno));
+	if (run->rlimit_errno != 0)
+		die("no sandbox: an --rlimit could not be set inside the "
+		    "sandbox (%s); nothing was run",
+		    strerror(run->rlimit_errno));
+	if (run->proxy_errno != 0)
+		die("no sandbox: the egress proxy's port 127.0.0.1:%d could "
+		    "not be opened inside the sandbox (%s); nothing was run — "
+		    "report this with the output of kinbox --dry-run",
+		    KB_PROXY_PORT, strerror(run->proxy_errno));
+	if (run->exec_errno != 0)
+		warnx("%s: %s", p->argv[0],
+		    exec_error_text(p->argv[0], run->exec_errno));
+	if (audit_guards(p) > 0 && o->verbosity >= 0)
+		warnx("SECURITY: the command tampered with git metadata; see "
+		      "the lines above");
+	if (run->exec_errno == 0 && run->exit_code != 0 &&
+	    run->sock.failed > 0 && o->verbosity >= 0)
+		warnx(
+		    "%llu unix-socket connect%s refused: kinbox could not act "
+		    "for the command (its memory or descriptors out of reach: "
+		    "a program that is executable but not readable?); make "
+		    "it readable, or run as root",
+		    run->sock.failed,
+		    run->sock.failed == 1 ? " was" : "s were");
+	if (run->exec_errno == 0 && run->exit_code != 0 && run->sock.busy > 0 &&
+	    o->verbosity >= 0)
+		warnx("%llu blocking unix-socket or TCP connect%s failed "
+		      "with EAGAIN: kinbox lets at most %zu connects of a "
+		      "run wait at once, %zu of them for one address (a "
+		      "listener that does not accept, a slow handshake)",
+		    run->sock.busy, run->sock.busy == 1 ? "" : "s",
+		    run->sock.max_wait, run->sock.max_per_peer);
+	/* what the egress proxy refused is reported whatever the exit
+	 * status: kinbox saw it (a command may take the 403 and succeed,
+	 * without what it asked for) */
+	if (run->exec_errno == 0 &&
+	    (run->exit_code != 0 || run->egress.ndenial > 0))
+		report_denial(p, o, run);
+	if (run->exec_errno == 0 && run->exit_code != 0)
+		note_lost_files(p, run);
+	kb_plan_free(plan);
+	kb_policy_free(p);
+	return run->exit_code;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1195,18 +1665,12 @@ main(int argc, char **argv)
 	struct kb_plan plan;
 	struct kb_host host;
 	struct kb_run run;
-	struct kb_err e;
 	_cleanup_free_ char *bwrap = NULL;
 	_cleanup_free_ char *helper = NULL;
 	_cleanup_close_ int helper_fd = -1;
 	const char *mode = getenv("KINBOX_SANDBOX");
 	char why[1024] = "";
 	bool use_landlock = false;
-
-	struct pending *pend =
-	    xreallocarray(NULL, (size_t)argc + 1, sizeof(*pend));
-	size_t npend = 0;
-	bool unconfined_flag = false, with_config;
 
 	kb_progname = "kinbox";
 	caller_env = kb_self_env_guard(argv);
@@ -1224,130 +1688,11 @@ main(int argc, char **argv)
 		return fflush(stdout) == 0 && !ferror(stdout) ? 0
 							      : KB_EXIT_ERROR;
 	}
-	kb_policy_init(&pol);
-	parse_args(argc, argv, &o, pend, &npend);
-	pol.argv = argv + optind;
-	for (size_t i = 0; i < npend; i++)
-		if (pend[i].id == KB_OPT_UNCONFINED &&
-		    strcmp(pend[i].value, "on") == 0)
-			unconfined_flag = true;
-	/* the sources in rank order: the workspace (which the config
-	 * layers need), the config files and grants, the flags, the
-	 * project's tightening; validated once, in kb_policy_finalize */
-	apply_flags(&pol, pend, npend, true);
-	check_cwd(&pol);
-	with_config = !unconfined_flag &&
-		      (mode == NULL || strcmp(mode, "container") != 0);
-	if (with_config) {
-		if (kb_policy_resolve_workspace(&pol, &e) == -1)
-			die_policy(&e);
-		if (kb_config_load_layers(&pol, NULL, config_warning, &e) == -1)
-			die("%s", e.msg);
-	}
-	apply_flags(&pol, pend, npend, false);
-	if (with_config) {
-		if (kb_config_load_project(&pol, config_warning, &e) == -1)
-			die("%s", e.msg);
-		/* before anything runs, also before a session's unconfined
-		 * grant is obeyed: the roots known so far */
-		check_stores(&pol);
-		recover_guards(&pol, &o);
-	}
-	check_json_fd(&pol, &o);
-	for (size_t i = 0; i < npend; i++)
-		free((char *)pend[i].where);
-	free(pend);
-
-	if (mode != NULL && *mode != '\0') {
-		if (strcmp(mode, "off") == 0 && !pol.unconfined)
-			die("KINBOX_SANDBOX=off is refused: nothing runs "
-			    "unconfined unless --unconfined is given; unset "
-			    "KINBOX_SANDBOX");
-		if (strcmp(mode, "container") != 0 && strcmp(mode, "off") != 0)
-			set_backend_env(&pol, mode);
-	}
-	/* No sandbox, no workspace to judge: the escape hatch works from
-	 * anywhere, still without secrets and stray descriptors. Its one
-	 * combination rule (no typed --allow-host with it) is judged here:
-	 * kb_policy_finalize, which judges the others, is not reached. */
-	if (pol.unconfined && kb_options_validate(&pol, &e) == -1)
-		die("%s", e.msg);
-	/* unsandboxed, kinbox execs the command and is gone: no one to
-	 * time it or to set its limits after setup */
-	if (pol.unconfined || (mode != NULL && strcmp(mode, "container") == 0))
-		for (unsigned i = 0; i <= KB_RLIM__N; i++)
-			if (i == KB_RLIM__N ? pol.timeout > 0 : pol.rlim_set[i])
-				die("%s: kinbox execs the command unsandboxed "
-				    "(%s) and is not there to %s; run it "
-				    "under timeout(1) or prlimit(1) instead",
-				    i == KB_RLIM__N ? "--timeout" : "--rlimit",
-				    pol.unconfined ? "--unconfined"
-						   : "KINBOX_SANDBOX=container",
-				    i == KB_RLIM__N ? "stop it" : "limit it");
-	/* nor is there a sandbox's tmpfs to size */
-	if ((pol.unconfined ||
-		(mode != NULL && strcmp(mode, "container") == 0)) &&
-	    pol.origin[KB_OPT_MEMORY] == KB_ORIGIN_FLAG)
-		die("--memory: kinbox execs the command unsandboxed (%s) and "
-		    "makes no tmpfs to bound; run it under systemd-run -p "
-		    "MemoryMax=SIZE instead",
-		    pol.unconfined ? "--unconfined"
-				   : "KINBOX_SANDBOX=container");
-	/* nor one to keep it from writing */
-	if (mode != NULL && strcmp(mode, "container") == 0 && pol.read_only)
-		die("%s: KINBOX_SANDBOX=container runs the command "
-		    "unsandboxed, "
-		    "which cannot keep it from writing; unset KINBOX_SANDBOX "
-		    "to run it read-only in a sandbox",
-		    pol.origin[KB_OPT_READ_ONLY] == KB_ORIGIN_FLAG
-			? "--read-only"
-			: pol.where[KB_OPT_READ_ONLY]);
-	if (pol.unconfined)
-		exec_unsandboxed(&pol, &o,
-		    pol.origin[KB_OPT_UNCONFINED] == KB_ORIGIN_SESSION
-			? "unconfined by a session grant: the "
-			  "command runs with the sandbox lifted (secrets still "
-			  "scrubbed)"
-			: "--unconfined: the command runs with the "
-			  "sandbox lifted (secrets still scrubbed)");
-	if (mode != NULL && strcmp(mode, "container") == 0)
-		exec_unsandboxed(&pol, &o,
-		    "KINBOX_SANDBOX=container: the "
-		    "container is the boundary, the command runs unconfined "
-		    "inside it");
-	/* before the masks are computed: the registry's directories exist
-	 * then, and are hidden like the rest of kinbox's stores */
-	if (pol.ngrants > 0 && !o.dry_run) {
-		if (kb_runs_open(&registry, pol.home, &e) == -1)
-			die("%s", e.msg);
-		atexit(unregister_at_exit);
-	}
-	/* the landlock backend's index of run directories lives in kinbox's
-	 * state store, and only in one that is there before the masks are
-	 * computed (then it is masked: its files name the runs' directories,
-	 * which nothing else lets another run find; and a run makes nothing
-	 * new in the home). Whether it is there is all that is asked now: the
-	 * index itself is made only when a landlock run makes its directory
-	 * (rundir_make) */
-	if (!o.dry_run && pol.backend != KB_BACKEND_BWRAP &&
-	    pol.backend != KB_BACKEND_SEATBELT) {
-		_cleanup_free_ char *sp = NULL;
-		struct kb_err ie;
-		int sfd = kb_state_subdir(pol.home, ".", false, &sp, &ie);
-
-		if (sfd >= 0) {
-			close(sfd);
-			rundir_home = pol.home;
-		}
-	}
-	/* the test build only: NULL (/dev) in the release build */
-	pol.gpu_root = kb_test_dev_root();
-	pol.proc_devices = kb_test_proc_devices();
-	if (kb_policy_finalize(&pol, &e) == -1 ||
-	    kb_gitguard_scan_roots(&pol, &e) == -1)
-		die_policy(&e);
-	/* again with TMPDIR settled */
-	check_stores(&pol);
+	/* argv + config → profile */
+	read_profile(argc, argv, mode, &pol, &o);
+	unsandboxed_if_asked(&pol, &o, mode);
+	finish_profile(&pol, &o);
+	/* → plan → run: on macOS Seatbelt, its own path (run_seatbelt) */
 #ifdef __APPLE__
 	/* macOS has one sandbox: auto is Seatbelt */
 	if (pol.backend == KB_BACKEND_AUTO)
@@ -1360,6 +1705,8 @@ main(int argc, char **argv)
 		return rc;
 	}
 
+	/* on Linux: kinbox-exec, the chain's last link, then the backend,
+	 * the git watch, the plan and the run */
 	helper = find_helper();
 	/* O_PATH: the backend executes it through /proc/self/fd (see the
 	 * plans) */
@@ -1367,280 +1714,12 @@ main(int argc, char **argv)
 		die("no sandbox: cannot open the helper %s (%s); reinstall "
 		    "kinbox — nothing was run",
 		    helper, strerror(errno));
-	host.landlock_abi = kb_landlock_abi();
-	host.root = geteuid() == 0;
-	host.overlay = kb_overlay_supported();
-	host.no_mediate = kb_sup_unavailable();
-	host.no_meta = kb_meta_unavailable();
-	host.seccomp_outer = kb_sup_under_seccomp();
-	host.mem_total = kb_host_mem_total();
-	/* auto: bubblewrap where it can make its namespaces, else the
-	 * landlock backend; found out by trying (a probe for --dry-run) */
-	if (pol.backend == KB_BACKEND_AUTO && getenv("KINBOX_ACTIVE") != NULL &&
-	    strcmp(getenv("KINBOX_ACTIVE"), "landlock") == 0) {
-		/* its seccomp filter refuses user namespaces: bwrap cannot */
-		snprintf(why, sizeof(why),
-		    "chosen by auto: inside a landlock sandbox, which refuses "
-		    "the user namespaces bubblewrap needs");
-		use_landlock = true;
-	} else if (pol.backend != KB_BACKEND_LANDLOCK &&
-		   (bwrap = kb_bwrap_find(&e)) == NULL) {
-		if (pol.backend == KB_BACKEND_BWRAP)
-			die("%s", e.msg);
-		snprintf(why, sizeof(why),
-		    "chosen by auto: bubblewrap is not installed (install it "
-		    "for the stronger backend: apt-get install bubblewrap)");
-		use_landlock = true;
-		if (o.verbosity >= 0 && !o.dry_run &&
-		    kb_landlock_lacks(&host, pol.require) == 0)
-			say_fallback("bubblewrap (bwrap) is not installed "
-				     "(apt-get install bubblewrap)",
-			    NULL);
-	} else if (pol.backend == KB_BACKEND_LANDLOCK) {
-		snprintf(why, sizeof(why), "as asked (%s)",
-		    pol.where[KB_OPT_BACKEND] ? pol.where[KB_OPT_BACKEND]
-					      : "backend = landlock");
-		use_landlock = true;
-	} else if (pol.backend == KB_BACKEND_AUTO && o.dry_run &&
-		   kb_bwrap_probe(bwrap, &e) == -1 &&
-		   kb_bwrap_userns_failure(e.msg)) {
-		/* bwrap's own words, from the probe's explanation */
-		const char *b = strstr(e.msg, "[bwrap: "), *end;
-
-		b = b != NULL ? b + 8 : e.msg;
-		end = strstr(b, "] — ");
-		snprintf(why, sizeof(why),
-		    "chosen by auto: bubblewrap cannot make its namespaces "
-		    "here (bwrap: %.*s)",
-		    end != NULL ? (int)(end - b) : (int)strlen(b), b);
-		use_landlock = true;
-	}
+	use_landlock =
+	    choose_backend(&pol, &o, &host, &bwrap, why, sizeof(why));
 	watch_repos(&pol, &o);
-	for (int attempt = 0;; attempt++) {
-		struct kb_stopper stop = {
-		    KB_REVOKE_SIGNAL, arm_revocation, check_revoked, &pol};
-
-		if (use_landlock) {
-			_cleanup_free_ char *lacking = feature_words(
-			    kb_landlock_lacks(&host, pol.require));
-
-			if (lacking != NULL)
-				die("no sandbox: the landlock backend has no "
-				    "%s, which --require (or require =) asks "
-				    "for%s%s%s; nothing was run",
-				    lacking,
-				    pol.backend == KB_BACKEND_AUTO ? " (" : "",
-				    pol.backend == KB_BACKEND_AUTO ? why : "",
-				    pol.backend == KB_BACKEND_AUTO ? ")" : "");
-			/* a read-only run makes nothing in its workspace */
-			if (!o.dry_run && rundir_fd == -1)
-				rundir_make(
-				    pol.read_only ? NULL : pol.workspace);
-			if (kb_landlock_plan(&pol, &host, helper, helper_fd,
-				o.dry_run ? KB_LANDLOCK_RUNDIR_TEMPLATE
-					  : rundir,
-				rundir_fd, why, caller_env, &plan, &e) == -1)
-				die("%s%s%s", e.msg, attempt > 0 ? " (" : "",
-				    attempt > 0 ? "bubblewrap cannot make its "
-						  "namespaces here)"
-						: "");
-			/* the classifier judges by this backend's errors */
-			pol.backend = KB_BACKEND_LANDLOCK;
-		} else if (kb_bwrap_plan(&pol, &host, bwrap, helper, helper_fd,
-			       caller_env, &plan, &e) == -1) {
-			die("%s", e.msg);
-		}
-		if (o.dry_run || o.verbosity > 0) {
-			_cleanup_free_ char *text = o.dry_run && o.json
-							? kb_plan_json(&plan)
-							: kb_plan_render(&plan);
-
-			fputs(text, o.dry_run ? stdout : stderr);
-			if (o.dry_run) {
-				kb_plan_free(&plan);
-				kb_policy_free(&pol);
-				return 0;
-			}
-		}
-		/* what no mount will hold, recorded to be put back */
-		if (use_landlock && gitsnap == NULL) {
-			if (kb_gitguard_snapshot(&pol, &gitsnap, &e) == -1)
-				die("%s", e.msg);
-			/* on disk too, held by the keeper until every process
-			 * of the run is dead: a run that dies before its
-			 * restore is put back by the next one */
-			if (kb_gitsnap_persist(
-				&pol, gitsnap, &gitsnap_file, &e) == -1 &&
-			    o.verbosity >= 0)
-				warnx(
-				    "note: the git guards' snapshot cannot be "
-				    "kept on disk (%s): if kinbox is killed "
-				    "during this run, what the command "
-				    "planted in .git stays until you check "
-				    "it",
-				    e.msg);
-			kb_run_hold(gitsnap_file.fd);
-		}
-		/* the test build says so where it matters */
-		if (kb_resolve_test_note != NULL && plan.proxy_fd != -1 &&
-		    o.verbosity >= 0)
-			warnx("%s", kb_resolve_test_note);
-		if (kb_run(&plan, pol.ngrants > 0 ? &stop : NULL, &run, &e) ==
-		    -1)
-			die("%s", e.msg);
-		/* bubblewrap could not make its namespaces and nothing ran:
-		 * auto tries the landlock backend, and says so */
-		if (!use_landlock && pol.backend == KB_BACKEND_AUTO &&
-		    !run.started && !WIFSIGNALED(run.wstatus) &&
-		    kb_bwrap_userns_failure(run.setup_err)) {
-			char first[512];
-
-			snprintf(first, sizeof(first), "%.*s",
-			    (int)strcspn(run.setup_err, "\n"), run.setup_err);
-			snprintf(why, sizeof(why),
-			    "chosen by auto: bubblewrap cannot make its "
-			    "namespaces here (%s)",
-			    first);
-			if (o.verbosity >= 0 &&
-			    kb_landlock_lacks(&host, pol.require) == 0)
-				say_fallback("bubblewrap cannot make its "
-					     "namespaces here",
-				    first);
-			kb_plan_free(&plan);
-			use_landlock = true;
-			continue;
-		}
-		break;
-	}
-	/* the run is over: nothing left for kinpolicy revoke to stop */
-	kb_runs_unregister(&registry);
-	/* from here on kinbox's lines follow the command's output: each
-	 * starts clean (SGR reset on a terminal, a fresh line) */
-	kb_after_command(
-	    run.tail_len > 0 && run.tail[run.tail_len - 1] != '\n');
-	if (run.revoked[0] != '\0') {
-		audit_guards(&pol);
-		die("%s", run.revoked);
-	}
-	if (run.broken[0] != '\0') {
-		audit_guards(&pol);
-		die("SECURITY: %s was replaced on the host during the run, "
-		    "which "
-		    "drops the sandbox's mount over it; the command was "
-		    "stopped "
-		    "(run it again)",
-		    run.broken);
-	}
-	/* a timeout is not a denial: one line, timeout(1)'s status */
-	if (run.timed_out) {
-		if (audit_guards(&pol) > 0 && o.verbosity >= 0)
-			warnx("SECURITY: the command tampered with git "
-			      "metadata; see the lines above");
-		warnx("the command ran out of its --timeout %llds%s and was "
-		      "stopped (exit %d)",
-		    pol.timeout, run.started ? "" : " before it started",
-		    KB_EXIT_TIMEOUT);
-		kb_plan_free(&plan);
-		kb_policy_free(&pol);
-		return KB_EXIT_TIMEOUT;
-	}
-	if (!run.started) {
-		_cleanup_free_ char *cause = NULL;
-
-		audit_guards(&pol);
-		if (WIFSIGNALED(run.wstatus))
-			return run.exit_code; /* killed before it started */
-		cause = kb_bwrap_explain_failure(run.setup_err);
-		if (o.verbosity > 0)
-			fputs(run.setup_err, stderr);
-		/* --backend bwrap was asked for: the way out is the other */
-		if (!use_landlock && kb_bwrap_userns_failure(run.setup_err) &&
-		    host.landlock_abi >= KB_LANDLOCK_ABI_MIN) {
-			char *tail = strstr(cause, " — nothing was run");
-
-			if (tail != NULL)
-				*tail = '\0';
-			die("%s; --backend auto or landlock would run it under "
-			    "Landlock instead (weaker: kinbox --status) — "
-			    "nothing was run",
-			    cause);
-		}
-		die("%s", cause);
-	}
-	if (run.replaced[0] != '\0') {
-		char *line, *save = NULL;
-
-		for (line = strtok_r(run.replaced, "\n", &save); line != NULL;
-		     line = strtok_r(NULL, "\n", &save))
-			fprintf(stderr,
-			    "kinbox: note: %s was replaced on the host "
-			    "during the run; the command could not read the "
-			    "new "
-			    "one (Landlock)\n",
-			    line);
-	}
-	if (run.setup_fail[0] != '\0' && !WIFSIGNALED(run.wstatus)) {
-		audit_guards(&pol);
-		die("no sandbox: %s; nothing was run — if it names a cache, "
-		    "set "
-		    "it to empty or off in [caches] (kinbox.conf(5))",
-		    run.setup_fail);
-	}
-	if (run.check_failed != 0) {
-		size_t i = (size_t)run.check_failed - 1;
-
-		audit_guards(&pol);
-		die("SECURITY: %s was not where kinbox mounted it (a "
-		    "concurrent "
-		    "process swapped a directory on its path while the sandbox "
-		    "was set up); nothing was run — run it again",
-		    i < plan.checks.n ? plan.checks.v[i] : "a guarded path");
-	}
-	if (run.confine_errno != 0)
-		die("no sandbox: Landlock could not be applied inside the "
-		    "sandbox (%s); nothing was run — report this with the "
-		    "output of kinbox --dry-run",
-		    strerror(run.confine_errno));
-	if (run.rlimit_errno != 0)
-		die("no sandbox: an --rlimit could not be set inside the "
-		    "sandbox (%s); nothing was run",
-		    strerror(run.rlimit_errno));
-	if (run.proxy_errno != 0)
-		die("no sandbox: the egress proxy's port 127.0.0.1:%d could "
-		    "not be opened inside the sandbox (%s); nothing was run — "
-		    "report this with the output of kinbox --dry-run",
-		    KB_PROXY_PORT, strerror(run.proxy_errno));
-	if (run.exec_errno != 0)
-		warnx("%s: %s", pol.argv[0],
-		    exec_error_text(pol.argv[0], run.exec_errno));
-	if (audit_guards(&pol) > 0 && o.verbosity >= 0)
-		warnx("SECURITY: the command tampered with git metadata; see "
-		      "the lines above");
-	if (run.exec_errno == 0 && run.exit_code != 0 && run.sock.failed > 0 &&
-	    o.verbosity >= 0)
-		warnx(
-		    "%llu unix-socket connect%s refused: kinbox could not act "
-		    "for the command (its memory or descriptors out of reach: "
-		    "a program that is executable but not readable?); make "
-		    "it readable, or run as root",
-		    run.sock.failed, run.sock.failed == 1 ? " was" : "s were");
-	if (run.exec_errno == 0 && run.exit_code != 0 && run.sock.busy > 0 &&
-	    o.verbosity >= 0)
-		warnx("%llu blocking unix-socket or TCP connect%s failed "
-		      "with EAGAIN: kinbox lets at most %zu connects of a "
-		      "run wait at once, %zu of them for one address (a "
-		      "listener that does not accept, a slow handshake)",
-		    run.sock.busy, run.sock.busy == 1 ? "" : "s",
-		    run.sock.max_wait, run.sock.max_per_peer);
-	/* what the egress proxy refused is reported whatever the exit
-	 * status: kinbox saw it (a command may take the 403 and succeed,
-	 * without what it asked for) */
-	if (run.exec_errno == 0 &&
-	    (run.exit_code != 0 || run.egress.ndenial > 0))
-		report_denial(&pol, &o, &run);
-	if (run.exec_errno == 0 && run.exit_code != 0)
-		note_lost_files(&pol, &run);
-	kb_plan_free(&plan);
-	kb_policy_free(&pol);
-	return run.exit_code;
+	if (plan_and_run(&pol, &o, &host, bwrap, helper, helper_fd, why,
+		sizeof(why), &use_landlock, &plan, &run))
+		return 0; /* --dry-run */
+	/* → classify → report */
+	return report_run(&pol, &o, &plan, &run, &host, use_landlock);
 }
