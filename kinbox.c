@@ -1516,111 +1516,150 @@ plan_and_run(struct kb_policy *p, const struct kb_opts *o, struct kb_host *host,
 	return false;
 }
 
-/* → classify → report: the run's outcome as one line (kinbox's own
- * failures), the command's exit status, and a denial when the sandbox
- * is why it failed */
-static int
-report_run(struct kb_policy *p, const struct kb_opts *o, struct kb_plan *plan,
-    struct kb_run *run, const struct kb_host *host, bool use_landlock)
+/*
+ * What ended the run, in the order it is judged: each but the last is
+ * kinbox's own failure, told in one line (outcomes[] below), and the
+ * command's exit status is then kinbox's.
+ */
+enum outcome {
+	OUT_REVOKED,     /* kinpolicy revoke stopped it */
+	OUT_BROKEN,      /* a mount's target replaced on the host */
+	OUT_TIMED_OUT,   /* --timeout */
+	OUT_NOT_STARTED, /* the backend could not set up */
+	OUT_SETUP,       /* kinbox's side of the setup (mounter, watch) */
+	OUT_CHECK,       /* a guard not where it was mounted */
+	OUT_CONFINE,     /* Landlock inside the sandbox */
+	OUT_RLIMIT,      /* an --rlimit inside the sandbox */
+	OUT_PROXY,       /* the egress proxy's port inside the sandbox */
+	OUT_RAN,         /* the command ran: its status is the run's */
+};
+
+static enum outcome
+outcome_of(const struct kb_run *run)
 {
-	/* the run is over: nothing left for kinpolicy revoke to stop */
-	kb_runs_unregister(&registry);
-	/* from here on kinbox's lines follow the command's output: each
-	 * starts clean (SGR reset on a terminal, a fresh line) */
-	kb_after_command(
-	    run->tail_len > 0 && run->tail[run->tail_len - 1] != '\n');
-	if (run->revoked[0] != '\0') {
-		audit_guards(p);
-		die("%s", run->revoked);
-	}
-	if (run->broken[0] != '\0') {
-		audit_guards(p);
-		die("SECURITY: %s was replaced on the host during the run, "
-		    "which "
-		    "drops the sandbox's mount over it; the command was "
-		    "stopped "
-		    "(run it again)",
-		    run->broken);
-	}
-	/* a timeout is not a denial: one line, timeout(1)'s status */
-	if (run->timed_out) {
-		if (audit_guards(p) > 0 && o->verbosity >= 0)
-			warnx("SECURITY: the command tampered with git "
-			      "metadata; see the lines above");
-		warnx("the command ran out of its --timeout %llds%s and was "
-		      "stopped (exit %d)",
-		    p->timeout, run->started ? "" : " before it started",
-		    KB_EXIT_TIMEOUT);
-		kb_plan_free(plan);
-		kb_policy_free(p);
-		return KB_EXIT_TIMEOUT;
-	}
-	if (!run->started) {
-		_cleanup_free_ char *cause = NULL;
-
-		audit_guards(p);
-		if (WIFSIGNALED(run->wstatus))
-			return run->exit_code; /* killed before it started */
-		cause = kb_bwrap_explain_failure(run->setup_err);
-		if (o->verbosity > 0)
-			fputs(run->setup_err, stderr);
-		/* --backend bwrap was asked for: the way out is the other */
-		if (!use_landlock && kb_bwrap_userns_failure(run->setup_err) &&
-		    host->landlock_abi >= KB_LANDLOCK_ABI_MIN) {
-			char *tail = strstr(cause, " — nothing was run");
-
-			if (tail != NULL)
-				*tail = '\0';
-			die("%s; --backend auto or landlock would run it under "
-			    "Landlock instead (weaker: kinbox --status) — "
-			    "nothing was run",
-			    cause);
-		}
-		die("%s", cause);
-	}
-	if (run->replaced[0] != '\0') {
-		char *line, *save = NULL;
-
-		for (line = strtok_r(run->replaced, "\n", &save); line != NULL;
-		     line = strtok_r(NULL, "\n", &save))
-			fprintf(stderr,
-			    "kinbox: note: %s was replaced on the host "
-			    "during the run; the command could not read the "
-			    "new "
-			    "one (Landlock)\n",
-			    line);
-	}
-	if (run->setup_fail[0] != '\0' && !WIFSIGNALED(run->wstatus)) {
-		audit_guards(p);
-		die("no sandbox: %s; nothing was run — if it names a cache, "
-		    "set "
-		    "it to empty or off in [caches] (kinbox.conf(5))",
-		    run->setup_fail);
-	}
-	if (run->check_failed != 0) {
-		size_t i = (size_t)run->check_failed - 1;
-
-		audit_guards(p);
-		die("SECURITY: %s was not where kinbox mounted it (a "
-		    "concurrent "
-		    "process swapped a directory on its path while the sandbox "
-		    "was set up); nothing was run — run it again",
-		    i < plan->checks.n ? plan->checks.v[i] : "a guarded path");
-	}
+	if (run->revoked[0] != '\0')
+		return OUT_REVOKED;
+	if (run->broken[0] != '\0')
+		return OUT_BROKEN;
+	if (run->timed_out)
+		return OUT_TIMED_OUT;
+	if (!run->started)
+		return OUT_NOT_STARTED;
+	if (run->setup_fail[0] != '\0' && !WIFSIGNALED(run->wstatus))
+		return OUT_SETUP;
+	if (run->check_failed != 0)
+		return OUT_CHECK;
 	if (run->confine_errno != 0)
-		die("no sandbox: Landlock could not be applied inside the "
-		    "sandbox (%s); nothing was run — report this with the "
-		    "output of kinbox --dry-run",
-		    strerror(run->confine_errno));
+		return OUT_CONFINE;
 	if (run->rlimit_errno != 0)
-		die("no sandbox: an --rlimit could not be set inside the "
-		    "sandbox (%s); nothing was run",
-		    strerror(run->rlimit_errno));
+		return OUT_RLIMIT;
 	if (run->proxy_errno != 0)
-		die("no sandbox: the egress proxy's port 127.0.0.1:%d could "
-		    "not be opened inside the sandbox (%s); nothing was run — "
-		    "report this with the output of kinbox --dry-run",
-		    KB_PROXY_PORT, strerror(run->proxy_errno));
+		return OUT_PROXY;
+	return OUT_RAN;
+}
+
+#define STR_(x) #x
+#define STR(x)  STR_(x)
+
+/* the one line of each of kinbox's failures (its %s the outcome's detail,
+ * outcome_detail), and whether the git guards are audited first (a run
+ * that may have run the command) */
+static const struct {
+	const char *line;
+	bool audit;
+} outcomes[] = {
+    [OUT_REVOKED] = {"%s", true},
+    [OUT_BROKEN] = {"SECURITY: %s was replaced on the host during the run, "
+		    "which drops the sandbox's mount over it; the command "
+		    "was stopped (run it again)",
+	true},
+    [OUT_SETUP] = {"no sandbox: %s; nothing was run — if it names a cache, "
+		   "set it to empty or off in [caches] (kinbox.conf(5))",
+	true},
+    [OUT_CHECK] = {"SECURITY: %s was not where kinbox mounted it (a "
+		   "concurrent process swapped a directory on its path while "
+		   "the sandbox was set up); nothing was run — run it again",
+	true},
+    [OUT_CONFINE] = {"no sandbox: Landlock could not be applied inside the "
+		     "sandbox (%s); nothing was run — report this with the "
+		     "output of kinbox --dry-run",
+	false},
+    [OUT_RLIMIT] = {"no sandbox: an --rlimit could not be set inside the "
+		    "sandbox (%s); nothing was run",
+	false},
+    [OUT_PROXY] = {"no sandbox: the egress proxy's port "
+		   "127.0.0.1:" STR(
+		       KB_PROXY_PORT) " could not be opened inside "
+				      "the sandbox (%s); nothing was run — "
+				      "report this with the "
+				      "output of kinbox --dry-run",
+	false},
+};
+
+static const char *
+outcome_detail(
+    enum outcome out, const struct kb_run *run, const struct kb_plan *plan)
+{
+	size_t i = (size_t)run->check_failed - 1;
+
+	switch (out) {
+	case OUT_REVOKED:
+		return run->revoked;
+	case OUT_BROKEN:
+		return run->broken;
+	case OUT_SETUP:
+		return run->setup_fail;
+	case OUT_CHECK:
+		return i < plan->checks.n ? plan->checks.v[i]
+					  : "a guarded path";
+	case OUT_CONFINE:
+		return strerror(run->confine_errno);
+	case OUT_RLIMIT:
+		return strerror(run->rlimit_errno);
+	case OUT_PROXY:
+		return strerror(run->proxy_errno);
+	case OUT_TIMED_OUT:
+	case OUT_NOT_STARTED:
+	case OUT_RAN:
+		break;
+	}
+	return "";
+}
+
+/* the backend could not set up: bubblewrap's own words explained, or
+ * killed before it started (its status) */
+static int
+report_not_started(const struct kb_policy *p, const struct kb_opts *o,
+    const struct kb_run *run, const struct kb_host *host, bool use_landlock)
+{
+	_cleanup_free_ char *cause = NULL;
+
+	audit_guards(p);
+	if (WIFSIGNALED(run->wstatus))
+		return run->exit_code; /* killed before it started */
+	cause = kb_bwrap_explain_failure(run->setup_err);
+	if (o->verbosity > 0)
+		fputs(run->setup_err, stderr);
+	/* --backend bwrap was asked for: the way out is the other */
+	if (!use_landlock && kb_bwrap_userns_failure(run->setup_err) &&
+	    host->landlock_abi >= KB_LANDLOCK_ABI_MIN) {
+		char *tail = strstr(cause, " — nothing was run");
+
+		if (tail != NULL)
+			*tail = '\0';
+		die("%s; --backend auto or landlock would run it under "
+		    "Landlock instead (weaker: kinbox --status) — "
+		    "nothing was run",
+		    cause);
+	}
+	die("%s", cause);
+}
+
+/* what the run left kinbox to say after the command ran */
+static void
+report_ran(
+    const struct kb_policy *p, const struct kb_opts *o, struct kb_run *run)
+{
 	if (run->exec_errno != 0)
 		warnx("%s: %s", p->argv[0],
 		    exec_error_text(p->argv[0], run->exec_errno));
@@ -1652,9 +1691,71 @@ report_run(struct kb_policy *p, const struct kb_opts *o, struct kb_plan *plan,
 		report_denial(p, o, run);
 	if (run->exec_errno == 0 && run->exit_code != 0)
 		note_lost_files(p, run);
+}
+
+/* → classify → report: the run's outcome as one line (kinbox's own
+ * failures, exit 125), the timeout's (124), else the command's exit
+ * status and a denial when the sandbox is why it failed */
+static int
+report_run(struct kb_policy *p, const struct kb_opts *o, struct kb_plan *plan,
+    struct kb_run *run, const struct kb_host *host, bool use_landlock)
+{
+	enum outcome out = outcome_of(run);
+	int status = run->exit_code;
+
+	/* the run is over: nothing left for kinpolicy revoke to stop */
+	kb_runs_unregister(&registry);
+	/* from here on kinbox's lines follow the command's output: each
+	 * starts clean (SGR reset on a terminal, a fresh line) */
+	kb_after_command(
+	    run->tail_len > 0 && run->tail[run->tail_len - 1] != '\n');
+	/* what Landlock kept unreadable when the host replaced it: a note
+	 * for a run that started (and was not stopped for something else) */
+	if (out >= OUT_SETUP && run->replaced[0] != '\0') {
+		char *line, *save = NULL;
+
+		for (line = strtok_r(run->replaced, "\n", &save); line != NULL;
+		     line = strtok_r(NULL, "\n", &save))
+			fprintf(stderr,
+			    "kinbox: note: %s was replaced on the host "
+			    "during the run; the command could not read the "
+			    "new one (Landlock)\n",
+			    line);
+	}
+	switch (out) {
+	case OUT_NOT_STARTED:
+		return report_not_started(p, o, run, host, use_landlock);
+	case OUT_TIMED_OUT:
+		/* not a denial: one line, timeout(1)'s status */
+		if (audit_guards(p) > 0 && o->verbosity >= 0)
+			warnx("SECURITY: the command tampered with git "
+			      "metadata; see the lines above");
+		warnx("the command ran out of its --timeout %llds%s and was "
+		      "stopped (exit %d)",
+		    p->timeout, run->started ? "" : " before it started",
+		    KB_EXIT_TIMEOUT);
+		status = KB_EXIT_TIMEOUT;
+		break;
+	case OUT_RAN:
+		report_ran(p, o, run);
+		break;
+	case OUT_REVOKED:
+	case OUT_BROKEN:
+	case OUT_SETUP:
+	case OUT_CHECK:
+	case OUT_CONFINE:
+	case OUT_RLIMIT:
+	case OUT_PROXY:
+		if (outcomes[out].audit)
+			audit_guards(p);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+		die(outcomes[out].line, outcome_detail(out, run, plan));
+#pragma GCC diagnostic pop
+	}
 	kb_plan_free(plan);
 	kb_policy_free(p);
-	return run->exit_code;
+	return status;
 }
 
 int

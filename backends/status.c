@@ -1649,6 +1649,9 @@ kb_status_json(const struct kb_status *st)
 	set(mem, "landlock", jstr(st->memory.landlock));
 	set(mem, "cgroup", jstr(st->memory.cgroup));
 	set(o, "memory", mem);
+	set(o, "new_repos",
+	    json_pack("{s:b,s:s}", "watched", st->new_repos.watched, "says",
+		st->new_repos.says != NULL ? st->new_repos.says : ""));
 	{
 		json_t *md = json_object();
 

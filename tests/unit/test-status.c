@@ -1291,7 +1291,7 @@ test_json(void)
 	static const char *const top[] = {"schema", "available", "auto",
 	    "auto_reason", "sandbox_env", "sandbox_env_effect", "root",
 	    "kernel", "bwrap", "userns", "agent_sandbox", "container",
-	    "landlock", "seccomp", "yama", "memory", "modes"};
+	    "landlock", "seccomp", "yama", "memory", "new_repos", "modes"};
 	static const char *const bwrap[] = {"path", "version", "setuid",
 	    "probe", "error", "options", "options_from", "usable", "cause",
 	    "why", "fix"};
