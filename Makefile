@@ -34,44 +34,63 @@ LIBS_STATIC_EXTRA = -lmd
 
 # One static library per stage; each program links the stages it uses
 # and the linker takes only the objects it needs from each. The layers,
-# lowest first (a stage includes only the headers of the stages below it):
-#   lib/       util, fsat, execsearch, hostenv (libc, libbsd)
-#   policy/    the policy model and config (lib)
-#   gitguard/  the git scan and audit      (policy, lib)
-#   backends/  policy -> plan -> run       (gitguard, policy, lib)
-#   denial/    classifier, report, journal (policy, lib)
-#   gate/      kinpolicy's gate and grants (policy, lib)
-# kinbox links denial, backends, gitguard, policy, lib; never gate/
-# (`make check-layers` verifies both).
+# lowest first (a stage includes only the headers of the stages it uses):
+#   lib/       util, fsat, execsearch, envfd, hostenv, closelater, fdpass
+#              (libc, libbsd)
+#   profile/   the policy model, its config and stores: the option table,
+#              paths, tables, grants/runs/journal stores, the completion
+#              scripts                                        (lib)
+#   gitguard/  the git scan, snapshot and audit              (profile, lib)
+#   host/      what this machine can do: the probes, the run directory,
+#              kinbox --status                      (gitguard, profile, lib)
+#   mediate/   services outside the sandbox acting for the command: the
+#              egress proxy and its resolver, the unix-socket and
+#              metadata supervisors                    (host, profile, lib)
+#   backends/  policy -> plan -> run: bwrap, landlock, seatbelt, seccomp,
+#              mounts, memory, env, the run and its keeper
+#                                   (mediate, host, gitguard, profile, lib)
+#   classify/  text in, verdict out: the denial classifier and report,
+#              the shell lexer and the read-only classifier   (profile, lib)
+#   sidecar/   kinpolicy's verbs and rules: decide, check-write, protected,
+#              grants, hook, hook install      (classify, host, gitguard,
+#                                                           profile, lib)
+# kinbox links classify, backends, mediate, host, gitguard, profile, lib,
+# never sidecar/; kinpolicy links sidecar, classify, host, gitguard,
+# profile, lib, never backends/ or mediate/ (`make check-layers` verifies
+# the includes, the symbols and these link lists).
 LIB_SRCS      = lib/util.c lib/fsat.c lib/execsearch.c lib/envfd.c lib/hostenv.c \
                 lib/closelater.c lib/fdpass.c
-POLICY_SRCS   = policy/policy.c policy/options.c policy/finalize.c policy/paths.c \
-                policy/tables.c policy/env.c policy/masks.c policy/config.c \
-                policy/stores.c policy/resolve.c policy/runs.c policy/hosts.c \
-                policy/devices.c
+PROFILE_SRCS  = profile/policy.c profile/options.c profile/finalize.c profile/paths.c \
+                profile/tables.c profile/env.c profile/masks.c profile/config.c \
+                profile/stores.c profile/resolve.c profile/runs.c profile/hosts.c \
+                profile/devices.c profile/journal.c profile/completion.c
 GITGUARD_SRCS = gitguard/scan.c gitguard/include.c gitguard/audit.c gitguard/gitconfig.c \
                 gitguard/gitindex.c gitguard/snap.c gitguard/snapstore.c gitguard/watch.c
-BACKEND_SRCS  = backends/plan.c backends/bwrap.c backends/bwrap-probe.c \
+HOST_SRCS     = host/probe.c host/rundir.c host/bwrap-probe.c host/status.c
+MEDIATE_SRCS  = mediate/unotify.c mediate/unotify-decide.c mediate/unotify-meta.c \
+                mediate/egress.c mediate/egress-http.c mediate/egress-tls.c \
+                mediate/proxy.c mediate/proxy-relay.c mediate/resolve.c
+BACKEND_SRCS  = backends/plan.c backends/bwrap.c \
                 backends/env.c backends/mounts.c backends/seccomp-blob.c \
-                backends/run.c backends/keeper.c backends/run-posix.c backends/proctab.c backends/landlock.c backends/status.c \
-                backends/unotify.c backends/unotify-decide.c backends/unotify-meta.c \
-                backends/egress.c backends/egress-http.c backends/egress-tls.c \
-                backends/proxy.c backends/proxy-relay.c backends/resolve.c \
-                backends/seatbelt.c backends/memory.c
-DENIAL_SRCS   = denial/denial.c denial/patterns.c denial/oracle.c \
-                denial/report.c denial/journal.c
-GATE_SRCS     = gate/shlex.c gate/readonly.c gate/readonly-rules.c \
-                gate/readonly-rules-git.c gate/readonly-sed.c gate/readonly-getopt.c \
-                gate/readonly-tools.c gate/decide.c \
-                gate/checkwrite.c gate/protected.c gate/grants.c gate/hook.c \
-                gate/agentrules.c gate/agentpolicy.c gate/hookinstall.c gate/udiff.c
-STAGES = lib policy gitguard backends denial gate
+                backends/run.c backends/keeper.c backends/run-posix.c backends/proctab.c \
+                backends/landlock.c backends/seatbelt.c backends/memory.c
+CLASSIFY_SRCS = classify/denial.c classify/patterns.c classify/oracle.c \
+                classify/report.c classify/shlex.c classify/readonly.c \
+                classify/readonly-rules.c classify/readonly-rules-git.c \
+                classify/readonly-sed.c classify/readonly-getopt.c \
+                classify/readonly-tools.c
+SIDECAR_SRCS  = sidecar/decide.c sidecar/checkwrite.c sidecar/protected.c \
+                sidecar/grants.c sidecar/hook.c sidecar/agentrules.c \
+                sidecar/agentpolicy.c sidecar/hookinstall.c sidecar/udiff.c
+STAGES = lib profile gitguard host mediate backends classify sidecar
 lib_SRCS = $(LIB_SRCS)
-policy_SRCS = $(POLICY_SRCS)
+profile_SRCS = $(PROFILE_SRCS)
 gitguard_SRCS = $(GITGUARD_SRCS)
+host_SRCS = $(HOST_SRCS)
+mediate_SRCS = $(MEDIATE_SRCS)
 backends_SRCS = $(BACKEND_SRCS)
-denial_SRCS = $(DENIAL_SRCS)
-gate_SRCS = $(GATE_SRCS)
+classify_SRCS = $(CLASSIFY_SRCS)
+sidecar_SRCS = $(SIDECAR_SRCS)
 STAGE_LIBS = $(foreach s,$(STAGES),$(s)/libkb-$(s).a)
 define stage_lib
 $(1)/libkb-$(1).a: $$($(1)_SRCS:.c=.o)
@@ -79,16 +98,18 @@ $(1)/libkb-$(1).a: $$($(1)_SRCS:.c=.o)
 endef
 $(foreach s,$(STAGES),$(eval $(call stage_lib,$(s))))
 
-CORE_SRCS = $(LIB_SRCS) $(POLICY_SRCS) $(GITGUARD_SRCS) $(BACKEND_SRCS) \
-            $(DENIAL_SRCS) $(GATE_SRCS)
+CORE_SRCS = $(LIB_SRCS) $(PROFILE_SRCS) $(GITGUARD_SRCS) $(HOST_SRCS) \
+            $(MEDIATE_SRCS) $(BACKEND_SRCS) $(CLASSIFY_SRCS) $(SIDECAR_SRCS)
 CORE_OBJS = $(CORE_SRCS:.c=.o)
 # link order: a library before the ones it uses
-KINBOX_LIBS    = denial/libkb-denial.a backends/libkb-backends.a \
-                 gitguard/libkb-gitguard.a policy/libkb-policy.a lib/libkb-lib.a
-KINPOLICY_LIBS = gate/libkb-gate.a denial/libkb-denial.a \
-                 backends/libkb-backends.a gitguard/libkb-gitguard.a \
-                 policy/libkb-policy.a lib/libkb-lib.a
-HDRS = $(filter-out backends/seccomp-bpf.h,$(wildcard lib/*.h policy/*.h gitguard/*.h backends/*.h denial/*.h gate/*.h))
+KINBOX_LIBS    = classify/libkb-classify.a backends/libkb-backends.a \
+                 mediate/libkb-mediate.a host/libkb-host.a \
+                 gitguard/libkb-gitguard.a profile/libkb-profile.a lib/libkb-lib.a
+KINPOLICY_LIBS = sidecar/libkb-sidecar.a classify/libkb-classify.a \
+                 host/libkb-host.a gitguard/libkb-gitguard.a \
+                 profile/libkb-profile.a lib/libkb-lib.a
+HDRS = $(filter-out backends/seccomp-bpf.h,$(wildcard lib/*.h profile/*.h gitguard/*.h host/*.h \
+         mediate/*.h backends/*.h classify/*.h sidecar/*.h))
 
 UNIT_TESTS = tests/unit/test-util tests/unit/test-paths tests/unit/test-bwrap tests/unit/test-env tests/unit/test-classify tests/unit/test-seccomp tests/unit/test-gitindex \
              tests/unit/test-decide tests/unit/test-checkwrite tests/unit/test-readonly \
@@ -127,31 +148,32 @@ BUILD_DEFS = $(VERSION) $(LIBEXECDIR)
 .build-defs: FORCE
 	@printf '%s\n' '$(BUILD_DEFS)' | cmp -s - $@ || \
 	  printf '%s\n' '$(BUILD_DEFS)' >$@
-kinbox.o kinbox-completion.o kinpolicy.o: .build-defs
+kinbox.o profile/completion.o kinpolicy.o: .build-defs
 
-# kinbox's own objects: main and the completion scripts (kinbox-completion.c,
-# presentation of the option table as --help is)
-KINBOX_OBJS = kinbox.o kinbox-completion.o
-kinbox-completion.o: kinbox-completion.h
+# kinbox's own object: main (the completion scripts, profile/completion.c,
+# present the option table as --help does)
+KINBOX_OBJS = kinbox.o
 kinbox: $(KINBOX_OBJS) $(KINBOX_LIBS)
 	$(CC) $(ALLCFLAGS) $(STATICLDFLAGS) -o $@ $(KINBOX_OBJS) $(KINBOX_LIBS) $(LIBS_KINBOX) $(LIBS_STATIC_EXTRA)
 
-# The test build: kinbox with backends/resolve.c's KINBOX_TEST_RESOLVE
+# The test build: kinbox with mediate/resolve.c's KINBOX_TEST_RESOLVE
 # override compiled in (the tests' upstreams live on 127.0.0.1, which the
 # release build refuses). Never installed, never named kinbox.
-backends/resolve-test.o: backends/resolve.c $(HDRS)
+mediate/resolve-test.o: mediate/resolve.c $(HDRS)
 	$(CC) $(ALLCFLAGS) -DKB_TEST_BUILD -c -o $@ $<
-kinbox-test: $(KINBOX_OBJS) backends/resolve-test.o $(KINBOX_LIBS)
-	$(CC) $(ALLCFLAGS) $(STATICLDFLAGS) -o $@ $(KINBOX_OBJS) backends/resolve-test.o $(KINBOX_LIBS) $(LIBS_KINBOX) $(LIBS_STATIC_EXTRA)
+kinbox-test: $(KINBOX_OBJS) mediate/resolve-test.o $(KINBOX_LIBS)
+	$(CC) $(ALLCFLAGS) $(STATICLDFLAGS) -o $@ $(KINBOX_OBJS) mediate/resolve-test.o $(KINBOX_LIBS) $(LIBS_KINBOX) $(LIBS_STATIC_EXTRA)
 
 kinbox.bash-completion: kinbox
 	./kinbox completion bash >$@.tmp && mv $@.tmp $@
 kinbox.zsh-completion: kinbox
 	./kinbox completion zsh >$@.tmp && mv $@.tmp $@
 
-KINPOLICY_OBJS = kinpolicy.o kinpolicy-grants.o kinpolicy-gate.o kinpolicy-journal.o \
-                 kinpolicy-gc.o kinpolicy-hook.o kinpolicy-install.o
-$(KINPOLICY_OBJS): kinpolicy.h kinpolicy-journal.h
+# kinpolicy's own objects: main and the verb table (kinpolicy.c), the
+# verbs (sidecar/kinpolicy-*.c)
+KINPOLICY_OBJS = kinpolicy.o sidecar/kinpolicy-grants.o sidecar/kinpolicy-gate.o \
+                 sidecar/kinpolicy-journal.o sidecar/kinpolicy-gc.o \
+                 sidecar/kinpolicy-hook.o sidecar/kinpolicy-install.o
 kinpolicy: $(KINPOLICY_OBJS) $(KINPOLICY_LIBS)
 	$(CC) $(ALLCFLAGS) $(STATICLDFLAGS) -o $@ $(KINPOLICY_OBJS) $(KINPOLICY_LIBS) $(LIBS_KINBOX) $(LIBS_STATIC_EXTRA)
 
@@ -168,7 +190,9 @@ backends/seccomp-blob.o: backends/seccomp-blob.c backends/seccomp-bpf.h $(HDRS)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 
 # Static and libc-only: it is exec'd once per sandboxed command.
-kinbox-exec: backends/kinbox-exec.c backends/exec-landlock.c backends/exec-landlock.h backends/unotify.h backends/unotify-meta.h lib/execsearch.c lib/execsearch.h lib/envfd.c lib/hostenv.h lib/fdpass.c lib/fdpass.h
+kinbox-exec: backends/kinbox-exec.c backends/exec-landlock.c backends/exec-landlock.h \
+             mediate/proxy.h mediate/unotify.h mediate/unotify-meta.h \
+             lib/execsearch.c lib/execsearch.h lib/envfd.c lib/hostenv.h lib/fdpass.c lib/fdpass.h
 	$(CC) $(CSTD) $(WARN) -O2 -static -o $@ backends/kinbox-exec.c backends/exec-landlock.c lib/execsearch.c lib/envfd.c lib/fdpass.c
 
 # The sh-compatible shim (kinbox-sh.c): static and libc-only as
@@ -199,17 +223,17 @@ tests/unit/san-%: tests/unit/test-%.c $(CORE_SRCS) backends/seccomp.c $(HDRS) ba
 # own on 127.0.0.1, which the release resolver refuses: it links the test
 # resolver (KINBOX_TEST_RESOLVE, as kinbox-test does) instead. These
 # explicit rules take the place of the pattern rules above for it.
-PROXY_TEST_OBJS = $(filter-out backends/resolve.o,$(CORE_OBJS)) backends/resolve-test.o
+PROXY_TEST_OBJS = $(filter-out mediate/resolve.o,$(CORE_OBJS)) mediate/resolve-test.o
 tests/unit/test-proxy: tests/unit/test-proxy.c $(PROXY_TEST_OBJS) backends/seccomp.o $(UNIT_HDRS)
 	$(CC) $(ALLCFLAGS) $(ALLLDFLAGS) -o $@ $< $(PROXY_TEST_OBJS) backends/seccomp.o $(LIBS_KINBOX) -lseccomp
 
-backends/resolve-test-san.o: backends/resolve.c $(HDRS)
+mediate/resolve-test-san.o: mediate/resolve.c $(HDRS)
 	$(CC) $(CSTD) $(WARN) $(SAN) $(DEFS) -DKB_TEST_BUILD -c -o $@ $<
-tests/unit/san-proxy: tests/unit/test-proxy.c $(filter-out backends/resolve.c,$(CORE_SRCS)) \
-                      backends/resolve-test-san.o backends/seccomp.c $(HDRS) \
+tests/unit/san-proxy: tests/unit/test-proxy.c $(filter-out mediate/resolve.c,$(CORE_SRCS)) \
+                      mediate/resolve-test-san.o backends/seccomp.c $(HDRS) \
                       backends/seccomp-bpf.h $(UNIT_HDRS)
-	$(CC) $(CSTD) $(WARN) $(SAN) $(DEFS) -o $@ $< $(filter-out backends/resolve.c,$(CORE_SRCS)) \
-	    backends/resolve-test-san.o backends/seccomp.c $(LIBS_KINBOX) -lseccomp
+	$(CC) $(CSTD) $(WARN) $(SAN) $(DEFS) -o $@ $< $(filter-out mediate/resolve.c,$(CORE_SRCS)) \
+	    mediate/resolve-test-san.o backends/seccomp.c $(LIBS_KINBOX) -lseccomp
 
 unit: $(UNIT_TESTS)
 	@for t in $(UNIT_TESTS); do echo "# $$t"; ./$$t || exit 1; done
@@ -255,7 +279,7 @@ install-check: all
 	@$(MAKE) -s --no-print-directory all
 
 # The layers (the stages at the top of this file): includes, the symbols
-# each library takes from the others, no gate/ symbol in kinbox, and the
+# each library takes from the others, no sidecar/ symbol in kinbox, and the
 # programs' link lists (tests/check-layers.sh)
 check-layers: all
 	@KINBOX_OBJS="$(KINBOX_OBJS)" KINBOX_LIBS="$(KINBOX_LIBS)" \

@@ -1,6 +1,6 @@
 /*
- * kinbox-sh — an sh-compatible shim for the tools that take a shell
- * ($SHELL, make SHELL=, an agent's --test-cmd, an editor's terminal):
+ * kinbox-sh.c — kinbox-sh, an sh-compatible shim for the tools that take a
+ * shell ($SHELL, make SHELL=, an agent's --test-cmd, an editor's terminal):
  *   kinbox-sh [-exul]... -c CMD [ARG0 [ARG...]]
  *     → kinbox [$KINBOX_SH_FLAGS] -- /bin/sh [-e -x -u] -c CMD [ARG0 ...]
  *   kinbox-sh [-exu]... SCRIPT [ARG...] → kinbox -- /bin/sh SCRIPT ARG...

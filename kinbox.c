@@ -1,14 +1,20 @@
 /*
- * kinbox — run a command in a sandbox that confines writes to the workspace
- * and keeps the network off unless granted. Fail closed: no sandbox, no run.
+ * kinbox.c — kinbox's main: run a command in a sandbox that confines writes
+ * to the workspace and keeps the network off unless granted. Fail closed:
+ * no sandbox, no run.
  *
  * The data flow, one way:
- *   argv → struct kb_policy (profile/) → struct kb_plan (backends/bwrap.c)
- *        → --dry-run prints it, or kb_run() executes it (backends/run.c),
- *          registered while it runs when it uses a grant (policy/runs.c)
+ *   argv → struct kb_policy (profile/) → what this machine can do (host/)
+ *        → struct kb_plan (backends/: bwrap.c, landlock.c)
+ *        → --dry-run prints it, or kb_run() executes it (backends/run.c)
+ *          with the services that act for the command outside the
+ *          sandbox (mediate/: the egress proxy, the unix-socket
+ *          supervisor), registered while it runs when it uses a grant
+ *          (profile/runs.c)
  *        → the git guard audit (gitguard/scan.c)
  *        → the stderr tail → kb_classify() (classify/) → the denial line,
- *          --json-fd record and journal entry → the command's exit status.
+ *          --json-fd record and journal entry (profile/journal.c)
+ *        → the command's exit status.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,22 +28,22 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "kinbox-completion.h"
 #include "backends/backend.h"
 #include "backends/run-posix.h"
-#include "backends/status.h"
-#include "denial/denial.h"
-#include "denial/journal.h"
-#include "denial/report.h"
+#include "classify/denial.h"
+#include "classify/report.h"
 #include "gitguard/gitguard.h"
-#include "policy/policy.h"
-#include "policy/tables.h"
-#include "policy/runs.h"
+#include "host/status.h"
 #include "lib/closelater.h"
 #include "lib/execsearch.h"
 #include "lib/fsat.h"
 #include "lib/hostenv.h"
 #include "lib/util.h"
+#include "profile/completion.h"
+#include "profile/journal.h"
+#include "profile/policy.h"
+#include "profile/runs.h"
+#include "profile/tables.h"
 
 #ifndef KB_VERSION
 #define KB_VERSION "0.1.0"
@@ -63,7 +69,7 @@ struct kb_opts {
 };
 
 /*
- * The option parser is built from the option table (policy/options.c):
+ * The option parser is built from the option table (profile/options.c):
  * getopt_long's array and short-option string, and --help. A long option
  * returns OPT_ON + its row (OPT_OFF + row for a switch's negation).
  */
@@ -121,7 +127,7 @@ usage(FILE *f)
 	    opts);
 }
 
-/* kinbox --status [--json]: the doctor (backends/status.c); what follows
+/* kinbox --status [--json]: the doctor (host/status.c); what follows
  * --status on the command line may only be --json */
 static void __attribute__((noreturn)) status_and_exit(int argc, char **argv)
 {

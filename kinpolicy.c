@@ -1,7 +1,7 @@
 /*
- * kinpolicy — the sidecar of kinbox: everything about policy that is not
- * running a command. kinbox only reads policy; kinpolicy is the only writer
- * of grants and decisions.
+ * kinpolicy.c — kinpolicy, the sidecar of kinbox: everything about policy that
+ * is not running a command. kinbox only reads policy; kinpolicy is the only
+ * writer of grants and decisions.
  *
  *   fingerprint  classify a failed command's stderr against a policy
  *   session new  start a session (grants that last while KINBOX_SESSION is
@@ -25,10 +25,11 @@
  * Verbs are a table of {name, handler, usage}; each parses its own flags
  * and says its usage from the table (kp_usage), which kinpolicy --help
  * prints and the man page's SYNOPSIS repeats. This file: main, the table
- * and fingerprint; the verbs live in kinpolicy-grants.c, kinpolicy-gate.c
- * and kinpolicy-gc.c, hook in kinpolicy-hook.c (hook install and
- * uninstall in kinpolicy-install.c), the journal helpers they share in
- * kinpolicy-journal.c.
+ * and fingerprint; the verbs live in sidecar/kinpolicy-grants.c,
+ * sidecar/kinpolicy-gate.c and sidecar/kinpolicy-gc.c, hook in
+ * sidecar/kinpolicy-hook.c (hook install and uninstall in
+ * sidecar/kinpolicy-install.c), the journal helpers they share in
+ * sidecar/kinpolicy-journal.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -46,21 +47,20 @@
 
 #include <jansson.h>
 
-#include "backends/backend.h"
-#include "denial/denial.h"
-#include "gate/readonly.h"
-#include "denial/report.h"
-#include "gate/decide.h"
-#include "gate/grants.h"
-#include "policy/policy.h"
+#include "classify/denial.h"
+#include "classify/readonly.h"
+#include "classify/report.h"
 #include "lib/util.h"
+#include "profile/policy.h"
+#include "sidecar/decide.h"
+#include "sidecar/grants.h"
 
 #ifndef KB_VERSION
 #define KB_VERSION "0.1.0"
 #endif
 
-#include "kinpolicy-journal.h"
-#include "kinpolicy.h"
+#include "sidecar/kinpolicy-journal.h"
+#include "sidecar/kinpolicy.h"
 
 struct verb {
 	const char *name;

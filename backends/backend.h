@@ -10,11 +10,12 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "../policy/policy.h"
+#include "../host/host.h"
 #include "../lib/util.h"
-#include "proxy.h"
-#include "unotify-meta.h"
-#include "unotify.h"
+#include "../mediate/proxy.h"
+#include "../mediate/unotify-meta.h"
+#include "../mediate/unotify.h"
+#include "../profile/policy.h"
 
 /*
  * A tmpfs the bwrap backend makes, and its limits (backends/memory.c):
@@ -89,7 +90,7 @@ struct kb_plan {
 	int go_fd;
 	/* which of the seccomp programs (enum kb_seccomp_variant) */
 	int seccomp_variant;
-	/* The unix-socket supervisor (backends/unotify.c): kinbox-exec
+	/* The unix-socket supervisor (mediate/unotify.c): kinbox-exec
 	 * loads the connect() filter from notify_fd and sends its listener
 	 * over unotify_fd (-1 both when connects are not mediated), with the
 	 * mount ids of `own` (mount points inside: the command's own, where
@@ -97,7 +98,7 @@ struct kb_plan {
 	 * --allow-socket grant. */
 	int notify_fd, unotify_fd;
 	/* the landlock backend: notify_fd and unotify_fd carry the metadata
-	 * filter and its listener instead (backends/unotify-meta.c) */
+	 * filter and its listener instead (mediate/unotify-meta.c) */
 	bool meta;
 	struct kb_strv own;
 	struct kb_sockid *granted;
@@ -106,7 +107,7 @@ struct kb_plan {
 	 * the host's: the supervisor connects an abstract name only when a
 	 * socket of the sandbox listens on it */
 	bool check_abstract;
-	/* The egress proxy (backends/proxy.h): kinbox-exec sends the
+	/* The egress proxy (mediate/proxy.h): kinbox-exec sends the
 	 * listener it made inside over proxy_fd (-1 when the network is not
 	 * limited to `hosts`, borrowed from the policy) */
 	int proxy_fd;
@@ -230,64 +231,11 @@ struct kb_host {
 	unsigned long long mem_total;
 };
 
-/* Does the running kernel mount overlayfs in a user namespace? */
-bool kb_overlay_supported(void);
-
 /* backends/landlock.c */
-
-/* The kernel's Landlock ABI version, 0 when unsupported or disabled. */
-int kb_landlock_abi(void);
-/* First ABI with LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (Linux 6.12). */
-#define KB_LANDLOCK_ABI_SCOPE 6
-/*
- * The landlock backend needs ABI 3 (Linux 6.2): ABI 2 brings REFER
- * (without it every rename or link across directories fails) and ABI 3
- * TRUNCATE (without it truncate(2) of any file the caller owns is not
- * confined).
- */
-#define KB_LANDLOCK_ABI_MIN 3
-/* First ABI with TCP bind/connect rights (Linux 6.7). */
-#define KB_LANDLOCK_ABI_NET 4
 
 /* The features of `require` (enum kb_feature bits) the landlock backend
  * cannot give on this host; 0 when it gives them all. */
 unsigned kb_landlock_lacks(const struct kb_host *, unsigned require);
-
-/* The placeholder --dry-run shows for the per-run temporary directory */
-#define KB_LANDLOCK_RUNDIR_TEMPLATE "/tmp/kinbox-UID/run.XXXXXX"
-
-/*
- * Makes the landlock backend's per-run temporary directory (0700) in the
- * first place that takes one: /tmp, then $TMPDIR, then /dev/shm (an
- * agent's own sandbox leaves /tmp read-only: sandbox-runtime, Codex's),
- * each as PLACE/kinbox-UID/run.<32 random hex digits> under a parent only
- * its owner can enter and no one can list (mode 0300: another run of the
- * same user cannot find it), then `workspace` itself (a hidden
- * .kinbox-run.XXXXXX, the one place such a sandbox always leaves
- * writable; NULL: not tried). With an `index_fd` (a directory of kinbox's
- * state store; -1: none) the run records its directory there, locked
- * while the process lives, so that kb_landlock_rundir_sweep() of a later
- * run removes what a killed one left. Its path in out (outlen bytes); an
- * O_PATH descriptor of it, or -1 with e saying where it was tried and why
- * not.
- */
-int kb_landlock_rundir(const char *workspace, int index_fd, char *out,
-    size_t outlen, struct kb_err *e);
-/* after the run's directory `dir` is removed: its index entry, and its
- * parent when that is empty now */
-void kb_landlock_rundir_forget(const char *dir);
-/* the directories of dead runs in the index removed (descriptor-based,
- * never following a symlink); how many */
-int kb_landlock_rundir_sweep(int index_fd);
-
-/* The agent sandbox kinbox runs inside, by the variables it sets
- * (sandbox-runtime's SANDBOX_RUNTIME, Codex's CODEX_SANDBOX*, Gemini
- * CLI's SANDBOX): its name, the evidence and the setting that turns it
- * off, static strings; false when none is seen. */
-struct kb_agent_sandbox {
-	const char *name, *evidence, *fix;
-};
-bool kb_agent_sandbox(struct kb_agent_sandbox *out);
 
 /*
  * Builds the landlock plan: kinbox-exec, exec'd directly by kb_run(),
@@ -355,9 +303,6 @@ char *kb_plan_json(const struct kb_plan *);
 
 /* backends/bwrap.c */
 
-/* Finds bwrap in $PATH; returns a new string or NULL with `e` set. */
-char *kb_bwrap_find(struct kb_err *e);
-
 /* Builds the bwrap plan. `bwrap` and `helper` are absolute paths (borrowed),
  * `helper_fd` an O_PATH descriptor of the helper that bwrap executes it
  * through (so that it runs wherever kinbox lives, /tmp included), or -1 to
@@ -383,21 +328,6 @@ void kb_plan_env_set(struct kb_plan *, const char *name, const char *value);
 void kb_plan_env_append(struct kb_plan *, const char *name, const char *sep,
     const char *word, const char *value);
 
-/* Runs a minimal bwrap sandbox around /bin/true: 0 when bwrap works here,
- * else -1 with the explanation in `e`. */
-int kb_bwrap_probe(const char *bwrap, struct kb_err *e);
-
-/*
- * Turns bwrap's setup error text (what it printed before the command
- * started) into one line naming the cause and the way out. Reads the
- * userns sysctls to tell them apart. Returns a new string.
- */
-char *kb_bwrap_explain_failure(const char *bwrap_stderr);
-
-/* Is bwrap's setup error (its first line, with or without "bwrap: ", or
- * kb_bwrap_probe's message) the kernel refusing it namespaces? */
-bool kb_bwrap_userns_failure(const char *bwrap_stderr);
-
 /* backends/seccomp.c */
 
 /* The filters, one per backend posture. Every landlock one refuses what
@@ -418,10 +348,10 @@ enum kb_seccomp_variant {
 				      work: no socket(AF_UNIX) at all */
 	KB_SECCOMP_NOTIFY,         /* not a sandbox of its own: connect()
 				      as a user notification (kinbox-exec
-				      loads it on top; backends/unotify.c) */
+				      loads it on top; mediate/unotify.c) */
 	KB_SECCOMP_META,           /* not a sandbox of its own: the landlock
 				      backend's metadata calls as user
-				      notifications (backends/unotify-meta.c) */
+				      notifications (mediate/unotify-meta.c) */
 	KB_SECCOMP__N
 };
 
@@ -517,7 +447,7 @@ struct kb_run {
 };
 
 /*
- * How a run is stopped from outside (kinpolicy revoke, policy/runs.h).
+ * How a run is stopped from outside (kinpolicy revoke, profile/runs.h).
  * kb_run() reads `sig` with the signals it relays and calls arm() once
  * they are blocked, before the backend starts: a `sig` sent as soon as
  * arm() has registered the run is read, not lost, and arm()'s -1 (with

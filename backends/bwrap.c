@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../policy/tables.h"
+#include "../profile/tables.h"
 #include "backend.h"
 
 static void
@@ -587,7 +587,7 @@ plan_exposes(const struct kb_policy *p, struct kb_plan *pl)
 }
 
 /*
- * --device, --gpu: each node judged at finalize (policy/devices.c), bound
+ * --device, --gpu: each node judged at finalize (profile/devices.c), bound
  * from kinbox's O_PATH descriptor of it at its place in the sandbox: a
  * --dev-bind, bwrap's one bind that keeps device nodes usable (its others
  * are nodev). After every other mount, so that nothing covers one; bwrap

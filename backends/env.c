@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../policy/tables.h"
+#include "../profile/tables.h"
 #include "backend.h"
 
 /*
  * With the network limited to the allow-list (pl->proxy_fd set), the
- * variables that point tools at kinbox's proxy (backends/proxy.h). The
+ * variables that point tools at kinbox's proxy (mediate/proxy.h). The
  * caller's own values of these are replaced; JAVA_TOOL_OPTIONS and
  * git's GIT_CONFIG_* list are added to. Who reads which:
  *   http(s)_proxy, all_proxy, no_proxy, upper and lower case: curl and

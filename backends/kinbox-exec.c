@@ -1,6 +1,7 @@
 /*
- * kinbox-exec — the last link of the chain, run by bubblewrap inside the
- * sandbox: kinbox-exec STATUS_FD STDERR_FD -- COMMAND [ARG...]
+ * backends/kinbox-exec.c — kinbox-exec, the last link of the chain, run by
+ * bubblewrap inside the sandbox:
+ *   kinbox-exec STATUS_FD STDERR_FD -- COMMAND [ARG...]
  *
  * kinbox starts bwrap with SIGINT, SIGQUIT, SIGTERM and SIGHUP ignored, so
  * that a Ctrl-C meant for the command does not kill bwrap's monitor (which
@@ -51,7 +52,7 @@
  *                    in the memfd FILTER (connect() as a user
  *                    notification) with a listener, and sends the
  *                    listener over the unix socket SOCK to kinbox, which
- *                    answers every connect (backends/unotify.c), with the
+ *                    answers every connect (mediate/unotify.c), with the
  *                    mount ids of the --own PATH mounts (the command's
  *                    own: writable here), read before the command runs;
  *
@@ -59,7 +60,7 @@
  *                    127.0.0.1:KB_PROXY_PORT of this network namespace
  *                    and sends it over the unix socket SOCK to kinbox,
  *                    whose egress proxy serves it from outside
- *                    (backends/proxy.h); no copy stays here ('P' + errno
+ *                    (mediate/proxy.h); no copy stays here ('P' + errno
  *                    when it cannot be made: nothing runs);
  *
  * --rlimit NAME=N, last, just before the exec (after Landlock, seccomp
@@ -88,7 +89,7 @@
  * then the seccomp filter in the memfd --seccomp FD; with --meta SOCK FILTER
  * then the metadata filter in the memfd FILTER (chmod, chown, utimes,
  * xattrs as user notifications) with a listener, sent over SOCK to kinbox
- * with the inodes of the write roots (backends/unotify-meta.c); then the
+ * with the inodes of the write roots (mediate/unotify-meta.c); then the
  * command.
  *
  * Built static and tiny: it is one extra exec on every start.
@@ -122,9 +123,9 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
-#include "proxy.h"
-#include "unotify-meta.h"
-#include "unotify.h"
+#include "../mediate/proxy.h"
+#include "../mediate/unotify-meta.h"
+#include "../mediate/unotify.h"
 
 #include "../lib/execsearch.h"
 #include "../lib/fdpass.h"

@@ -98,17 +98,6 @@
 #define FSCONFIG_CMD_RECONFIGURE 7
 #endif
 
-bool
-kb_overlay_supported(void)
-{
-	struct utsname u;
-	unsigned major = 0, minor = 0;
-
-	if (uname(&u) == -1 || sscanf(u.release, "%u.%u", &major, &minor) != 2)
-		return false;
-	return major > 5 || (major == 5 && minor >= 11);
-}
-
 /* --- /proc/PID/mountinfo ---------------------------------------------- */
 
 /* Undoes mountinfo's octal escapes (\040 space, \011, \012, \134) in place. */

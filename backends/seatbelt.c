@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../policy/tables.h"
+#include "../profile/tables.h"
 #include "backend.h"
 
 /*

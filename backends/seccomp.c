@@ -392,7 +392,7 @@ landlock_rules(scmp_filter_ctx ctx, enum kb_seccomp_variant v)
 }
 
 /*
- * The bwrap backend with unix connects mediated (backends/unotify.c): a
+ * The bwrap backend with unix connects mediated (mediate/unotify.c): a
  * connect() is a user notification that kinbox answers, but a datagram
  * socket looks its peer up again on every sendto(), a path the supervisor
  * never sees, so unix datagram sockets are refused, socketpairs included
@@ -458,7 +458,7 @@ notify_rules(scmp_filter_ctx ctx)
 
 /*
  * The landlock backend's metadata calls handed to kinbox as user
- * notifications (backends/unotify-meta.c): Landlock has no right for a
+ * notifications (mediate/unotify-meta.c): Landlock has no right for a
  * file's mode, owner, times or extended attributes. setxattrat and
  * removexattrat (Linux 6.13) take their arguments in a struct: ENOSYS
  * sends libc back to the calls above. No listener of the command's own

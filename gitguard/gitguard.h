@@ -1,13 +1,13 @@
 /*
  * gitguard/gitguard.h — which git metadata a run must not change (the scan,
  * before the sandbox is built) and what the command did to it anyway (the
- * audit, after it is gone). Reads struct kb_policy; policy/ knows nothing
+ * audit, after it is gone). Reads struct kb_policy; profile/ knows nothing
  * of this stage.
  */
 #ifndef KB_GITGUARD_H
 #define KB_GITGUARD_H
 
-#include "../policy/policy.h"
+#include "../profile/policy.h"
 
 /* gitguard/scan.c */
 

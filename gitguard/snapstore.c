@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #include "../lib/fsat.h"
-#include "../policy/runs.h"
+#include "../profile/runs.h"
 #include "snap-int.h"
 
 #ifndef RENAME_NOREPLACE

@@ -1,5 +1,5 @@
 /*
- * util.c — die/warn for the CLI, never-failing allocators, string vectors,
+ * lib/util.c — die/warn for the CLI, never-failing allocators, string vectors,
  * a string builder, shell quoting and the escaping of the lines people
  * read. The only file besides the two main programs allowed to exit
  * (through die()).

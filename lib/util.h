@@ -1,6 +1,6 @@
 /*
- * util.h — the shared toolbox: die/warn (CLI only), x* allocators that never
- * fail, NULL-terminated string vectors, a small string builder, cleanup
+ * lib/util.h — the shared toolbox: die/warn (CLI only), x* allocators that
+ * never fail, NULL-terminated string vectors, a small string builder, cleanup
  * attributes and the error record used by every module that must not exit.
  */
 #ifndef KB_UTIL_H

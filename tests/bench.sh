@@ -21,7 +21,7 @@
 # same sandboxed command piped through cat, 8 GiB to stdout on /dev/null
 # (untouched), and 1 GiB to stdout on a pipe (relayed, its tail read),
 # what answering every connect() costs (kinbox's unix-socket mediation,
-# backends/unotify.c): a small C program (compiled for the run with cc)
+# mediate/unotify.c): a small C program (compiled for the run with cc)
 # that times KB_BENCH_CONNECTS connects to a listener of its own, a unix
 # socket in the private /tmp and TCP on the sandbox's loopback, blocking
 # and non-blocking, in microseconds per connect, run by kinbox and by the

@@ -2,10 +2,11 @@
 # tests/check-layers.sh — `make check-layers`: the stages stay layered.
 #
 # The stages, lowest first (see the top of the Makefile):
-#   lib < policy < gitguard < backends,   policy < denial,   policy < gate
+#   lib < profile < gitguard < host < mediate < backends
+#   profile < classify;   classify, host, gitguard < sidecar
 # and the programs above them: kinbox (kinbox.c) uses every stage but
-# gate (kinbox.c and kinbox-completion.c); kinpolicy (kinpolicy*.c) any;
-# kinbox-sh (kinbox-sh.c) none.
+# sidecar; kinpolicy (kinpolicy.c and sidecar/kinpolicy-*.c) every stage
+# but backends and mediate; kinbox-sh (kinbox-sh.c) none.
 #
 #  (a) includes: every #include "..." in the stage folders and the
 #      top-level .c/.h files, resolved against the including file's
@@ -13,10 +14,11 @@
 #      stages it may use. The folder -> folder graph is printed either way.
 #  (b) symbols, with nm: a stage library refers to no symbol that another
 #      stage's library defines unless it may use that stage (the linker's
-#      view of (a): denial/ calling into backends/ fails here even without
-#      an include); a stage's headers declare only functions its own
-#      folder defines; kinbox holds no symbol that gate/libkb-gate.a
-#      defines (the list comes from nm, not from this file).
+#      view of (a): classify/ calling into backends/ fails here even
+#      without an include); a stage's headers declare only functions its
+#      own folder defines; kinbox holds no symbol that
+#      sidecar/libkb-sidecar.a defines (the list comes from nm, not from
+#      this file).
 #  (c) prints each program's link list: the objects and stage libraries
 #      it is linked from, and which members the linker took from each.
 #
@@ -24,18 +26,18 @@
 #   KINBOX_LIBS, KINPOLICY_LIBS   the stage libraries, in link order
 #   KINBOX_OBJS, KINPOLICY_OBJS   the programs' own objects
 # Exit status 0 when every check holds, 1 otherwise. KB_LAYERS_KINBOX
-# names another kinbox binary to hold against gate's symbols (a test of
+# names another kinbox binary to hold against sidecar's symbols (a test of
 # the test: kinpolicy must fail it).
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd) || exit 1
 cd "$top" || exit 1
 
-STAGES="lib policy gitguard backends denial gate"
-KINBOX_OBJS=${KINBOX_OBJS:-kinbox.o kinbox-completion.o}
-KINPOLICY_OBJS=${KINPOLICY_OBJS:-kinpolicy.o kinpolicy-grants.o kinpolicy-gate.o kinpolicy-journal.o kinpolicy-gc.o kinpolicy-hook.o kinpolicy-install.o}
-KINBOX_LIBS=${KINBOX_LIBS:-denial/libkb-denial.a backends/libkb-backends.a gitguard/libkb-gitguard.a policy/libkb-policy.a lib/libkb-lib.a}
-KINPOLICY_LIBS=${KINPOLICY_LIBS:-gate/libkb-gate.a $KINBOX_LIBS}
+STAGES="lib profile gitguard host mediate backends classify sidecar"
+KINBOX_OBJS=${KINBOX_OBJS:-kinbox.o}
+KINPOLICY_OBJS=${KINPOLICY_OBJS:-kinpolicy.o sidecar/kinpolicy-grants.o sidecar/kinpolicy-gate.o sidecar/kinpolicy-journal.o sidecar/kinpolicy-gc.o sidecar/kinpolicy-hook.o sidecar/kinpolicy-install.o}
+KINBOX_LIBS=${KINBOX_LIBS:-classify/libkb-classify.a backends/libkb-backends.a mediate/libkb-mediate.a host/libkb-host.a gitguard/libkb-gitguard.a profile/libkb-profile.a lib/libkb-lib.a}
+KINPOLICY_LIBS=${KINPOLICY_LIBS:-sidecar/libkb-sidecar.a classify/libkb-classify.a host/libkb-host.a gitguard/libkb-gitguard.a profile/libkb-profile.a lib/libkb-lib.a}
 
 failed=0 # the number of checks that failed
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kb-layers.XXXXXX") || exit 1
@@ -51,13 +53,15 @@ not_ok() {
 allowed() {
 	case $1 in
 	lib) echo "lib" ;;
-	policy) echo "policy lib" ;;
-	gitguard) echo "gitguard policy lib" ;;
-	backends) echo "backends gitguard policy lib" ;;
-	denial) echo "denial policy lib" ;;
-	gate) echo "gate policy lib" ;;
-	kinbox) echo "kinbox denial backends gitguard policy lib" ;;
-	kinpolicy) echo "kinpolicy gate denial backends gitguard policy lib" ;;
+	profile) echo "profile lib" ;;
+	gitguard) echo "gitguard profile lib" ;;
+	host) echo "host gitguard profile lib" ;;
+	mediate) echo "mediate host profile lib" ;;
+	backends) echo "backends mediate host gitguard profile lib" ;;
+	classify) echo "classify profile lib" ;;
+	sidecar) echo "sidecar classify host gitguard profile lib" ;;
+	kinbox) echo "kinbox classify backends mediate host gitguard profile lib" ;;
+	kinpolicy) echo "kinpolicy sidecar classify host gitguard profile lib" ;;
 	kinbox-sh) echo "kinbox-sh" ;; # libc only
 	*) echo "" ;;
 	esac
@@ -75,9 +79,9 @@ may_use() { # FROM TO
 node_of() {
 	case $1 in
 	*/*) echo "${1%%/*}" ;;
-	kinbox.* | kinbox-completion.*) echo kinbox ;;
+	kinbox.*) echo kinbox ;;
 	kinbox-sh.*) echo kinbox-sh ;;
-	kinpolicy*) echo kinpolicy ;;
+	kinpolicy.*) echo kinpolicy ;;
 	*) echo "?" ;;
 	esac
 }
@@ -178,7 +182,7 @@ else
 	echo "ok - each stage's headers declare only functions of its own folder"
 fi
 
-gate_syms=$(wc -l <"$tmp/def.gate")
+sidecar_syms=$(wc -l <"$tmp/def.sidecar")
 kinbox=${KB_LAYERS_KINBOX:-kinbox}
 if [ ! -f "$kinbox" ]; then
 	not_ok "$kinbox is not built (make all first)"
@@ -187,15 +191,18 @@ elif ! nm --defined-only "$kinbox" >"$tmp/kinbox.nm" 2>/dev/null ||
 	not_ok "nm $kinbox: no symbol table (stripped?)"
 else
 	awk 'NF == 3 { print $3 }' "$tmp/kinbox.nm" | sort -u >"$tmp/kinbox.def"
-	comm -12 "$tmp/kinbox.def" "$tmp/def.gate" >"$tmp/leak"
+	comm -12 "$tmp/kinbox.def" "$tmp/def.sidecar" >"$tmp/leak"
 	if [ -s "$tmp/leak" ]; then
-		not_ok "$kinbox holds $(wc -l <"$tmp/leak") of gate's symbols: $(head -n 20 "$tmp/leak" | tr '\n' ' ')"
+		not_ok "$kinbox holds $(wc -l <"$tmp/leak") of sidecar's symbols: $(head -n 20 "$tmp/leak" | tr '\n' ' ')"
 	else
-		echo "ok - $kinbox holds none of the $gate_syms symbols gate/libkb-gate.a defines"
+		echo "ok - $kinbox holds none of the $sidecar_syms symbols sidecar/libkb-sidecar.a defines"
 	fi
 fi
 case " $KINBOX_LIBS " in
-*gate/*) not_ok "kinbox's link list names gate/: $KINBOX_LIBS" ;;
+*sidecar/*) not_ok "kinbox's link list names sidecar/: $KINBOX_LIBS" ;;
+esac
+case " $KINPOLICY_LIBS " in
+*backends/* | *mediate/*) not_ok "kinpolicy's link list names backends/ or mediate/: $KINPOLICY_LIBS" ;;
 esac
 
 # --- (c) link lists ----------------------------------------------------------

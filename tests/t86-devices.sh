@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/t86-devices.sh — --device PATH and --gpu (policy/devices.c): a
+# tests/t86-devices.sh — --device PATH and --gpu (profile/devices.c): a
 # character device the caller may open outside is bound read-write at the
 # same path (a --dev-bind of kinbox's O_PATH descriptor of it), usable
 # inside; without the grant it is absent (or, on the host's nodev binds,

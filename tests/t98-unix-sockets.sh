@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/t98-unix-sockets.sh — unix sockets under the bwrap backend: every
 # connect() of the command is a seccomp user notification that kinbox
-# answers on its behalf (backends/unotify.c). A pathname connect succeeds
+# answers on its behalf (mediate/unotify.c). A pathname connect succeeds
 # only to a socket on one of the command's own mounts (the workspace, a
 # --write root, the private /tmp, ...) or to a granted one (--ssh-agent,
 # --allow-socket); any other gets EACCES. Abstract, unnamed and inet

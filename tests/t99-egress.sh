@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/t99-egress.sh — the egress allow-list (--allow-host HOST[:PORT]):
 # the command keeps its private network namespace, and the only way out is
-# kinbox's proxy outside the sandbox (backends/proxy.h), which lets out
+# kinbox's proxy outside the sandbox (mediate/proxy.h), which lets out
 # plain-HTTP requests and CONNECT tunnels (with a TLS ClientHello whose SNI
 # is the CONNECT host) to the listed hosts at addresses the host's resolver
 # gave and the range check accepted.

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../denial/denial.h"
-#include "../../denial/report.h"
+#include "../../classify/denial.h"
+#include "../../classify/report.h"
 
 static bool
 always(const char *path, void *ctx)

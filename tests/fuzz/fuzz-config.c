@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/fuzz-config.c — libFuzzer target: the config layers
- * (policy/config.c and inih) on arbitrary bytes, through
+ * (profile/config.c and inih) on arbitrary bytes, through
  * kb_config_load_all() on a fresh policy each time. The first byte picks
  * the file the rest becomes:
  *   'g'  the global config ($XDG_CONFIG_HOME/kinbox/config.ini)
@@ -34,7 +34,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../policy/policy.h"
+#include "../../profile/policy.h"
 
 #define SID "ses_fuzz0123456789"
 #define WS_FD 200 /* the workspace: /proc/self/fd/200 */

@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/fuzz-egress.c — libFuzzer target: the egress proxy's
- * judgements (backends/egress*.c) on bytes a hostile client chose: the
+ * judgements (mediate/egress*.c) on bytes a hostile client chose: the
  * TLS ClientHello reader (several name buffer sizes), the request head
  * parser and, on a plain-HTTP request it accepts, the upstream head;
  * the host canonicaliser on a NUL-terminated copy; the address check on
@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../backends/egress.h"
+#include "../../mediate/egress.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

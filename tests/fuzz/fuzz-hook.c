@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/fuzz-hook.c — libFuzzer target: the pure half of kinpolicy
- * hook (gate/hook.c) on arbitrary bytes. Besides "no crash, no leak", it
+ * hook (sidecar/hook.c) on arbitrary bytes. Besides "no crash, no leak", it
  * checks what the hook relies on, and aborts when it does not hold:
  *   - the rewrite of any command is recognised as the rewrite, and gives
  *     back that exact command (when the lexer reads it at all);
@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../gate/agentrules.h"
-#include "../../gate/hook.h"
+#include "../../sidecar/agentrules.h"
+#include "../../sidecar/hook.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

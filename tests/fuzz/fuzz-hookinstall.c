@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/fuzz-hookinstall.c — libFuzzer target: the merge of kinpolicy
- * hook install (gate/hookinstall.c) and its --dry-run diff (gate/udiff.c)
+ * hook install (sidecar/hookinstall.c) and its --dry-run diff (sidecar/udiff.c)
  * on arbitrary settings files. The first byte picks the agent (mod 4:
  * claude-code, codex, gemini, cursor), the rest is the file. Besides "no
  * crash, no leak", it checks, and aborts when it does not hold:
@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../gate/hookinstall.h"
-#include "../../gate/udiff.h"
+#include "../../sidecar/hookinstall.h"
+#include "../../sidecar/udiff.h"
 #include "../unit/udiff-apply.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/fuzz-shlex.c — libFuzzer target: the shell lexer
- * (gate/shlex.c) and the read-only classifier (gate/readonly.c)
+ * (classify/shlex.c) and the read-only classifier (classify/readonly.c)
  * on arbitrary bytes: NULs, invalid UTF-8, unbalanced quotes, endless
  * here-documents. Besides "no crash, no leak, no hang" it checks what the
  * callers rely on, and aborts when it does not hold:
@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../gate/readonly.h"
-#include "../../gate/shlex.h"
+#include "../../classify/readonly.h"
+#include "../../classify/shlex.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

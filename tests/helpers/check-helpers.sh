@@ -9,7 +9,7 @@
 #                    bwrap: setting up uid map: Permission denied
 #
 # For each helper and each of two bwrap command lines (the smallest, and
-# kinbox's probe, backends/bwrap-probe.c), one run of the helper starts a
+# kinbox's probe, host/bwrap-probe.c), one run of the helper starts a
 # shell that writes a file, runs bwrap, records its status and writes
 # another file: checked from outside, the shell ran (the positive control)
 # and bwrap failed with exactly the expected message. Then ordinary work

@@ -1,5 +1,5 @@
 /*
- * tests/helpers/kb-connect-race — a test helper:
+ * tests/helpers/kb-connect-race.c — a test helper:
  * kb-connect-race OWN HOST N
  *
  * Races the address of a unix-socket connect(2) against the check made on

@@ -1,12 +1,12 @@
 /*
- * tests/helpers/kb-no-pidfd-getfd — a test helper:
+ * tests/helpers/kb-no-pidfd-getfd.c — a test helper:
  * kb-no-pidfd-getfd -- CMD [ARG...]
  *
  * Runs CMD where pidfd_getfd(2) fails with EPERM, as a container's seccomp
  * profile can leave it (kinbox's own message names Docker's default, which
  * grants the call only with CAP_SYS_PTRACE). kinbox started below
  * it cannot take the sandboxed command's sockets to connect them on its
- * behalf (backends/unotify.c), so it falls back to refusing every
+ * behalf (mediate/unotify.c), so it falls back to refusing every
  * socket(AF_UNIX) of the command: this is what lets that fallback be
  * tested for real on a machine where mediation works (tests/t98-unix-
  * sockets.sh). Nothing else changes: bubblewrap still makes its

@@ -1,5 +1,5 @@
 /*
- * tests/helpers/kb-no-procwrite — a test helper:
+ * tests/helpers/kb-no-procwrite.c — a test helper:
  * kb-no-procwrite -- CMD [ARG...]
  *
  * Runs CMD where nothing under /proc can be written, while the rest of the

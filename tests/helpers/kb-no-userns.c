@@ -1,5 +1,5 @@
 /*
- * tests/helpers/kb-no-userns — a test helper: kb-no-userns -- CMD [ARG...]
+ * tests/helpers/kb-no-userns.c — a test helper: kb-no-userns -- CMD [ARG...]
  *
  * Runs CMD where no user namespace can be created, the way Docker's
  * default seccomp profile (and podman's, and many CI runners) leaves a

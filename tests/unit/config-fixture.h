@@ -24,8 +24,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../policy/policy.h"
-#include "../../policy/tables.h"
+#include "../../profile/policy.h"
+#include "../../profile/tables.h"
 #include "tap.h"
 
 #define SID "ses_0123456789abcdef"

@@ -8,14 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../gate/readonly.h"
+#include "../../classify/readonly.h"
 #include "tap.h"
 
 #define SAFE   1
 #define UNSAFE 0
 
 /* the words a git command needs so that no program the repository's
- * configuration names can run (gate/readonly-rules-git.c), as the
+ * configuration names can run (classify/readonly-rules-git.c), as the
  * classifier's rewrite inserts them */
 #define NG "GIT_NO_LAZY_FETCH=1 git --no-pager -c core.fsmonitor=false"
 #define NSIG                                                                   \

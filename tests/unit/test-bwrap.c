@@ -15,7 +15,7 @@
 
 #include "../../backends/backend.h"
 #include "../../gitguard/gitguard.h"
-#include "../../policy/tables.h"
+#include "../../profile/tables.h"
 #include "tap.h"
 
 static char base[PATH_MAX];
@@ -864,7 +864,7 @@ test_memory(void)
 	const struct kb_tmpfs *t;
 	unsigned long long size, inodes;
 	char *render, *gc, *rm;
-	/* caches below /tmp are not mounted (policy/masks.c): a home of
+	/* caches below /tmp are not mounted (profile/masks.c): a home of
 	 * their own elsewhere */
 	char vhome[] = "/var/tmp/kb-test-bwrap-home.XXXXXX";
 	int g = -1;

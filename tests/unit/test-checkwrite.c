@@ -1,6 +1,6 @@
 /*
- * tests/unit/test-checkwrite.c — kinpolicy check-write (gate/checkwrite.c,
- * gate/protected.c) on a real tree with symlinks under a temp dir:
+ * tests/unit/test-checkwrite.c — kinpolicy check-write (sidecar/checkwrite.c,
+ * sidecar/protected.c) on a real tree with symlinks under a temp dir:
  * outside the workspace, secrets, protected paths, files not created yet,
  * dangling links, ".." before and after symlinks, write roots, modes.
  */
@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../gate/checkwrite.h"
+#include "../../sidecar/checkwrite.h"
 #include "tap.h"
 #include "tree.h"
 

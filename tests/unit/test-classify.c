@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../denial/denial.h"
+#include "../../classify/denial.h"
 #include "tap.h"
 
 #define CAPROOT "/var/tmp/kbfix"

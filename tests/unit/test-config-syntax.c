@@ -1,6 +1,6 @@
 /*
  * tests/unit/test-config-syntax.c — the reader of the config files
- * (policy/config.c), black box as test-config.c: the INI syntax (line
+ * (profile/config.c), black box as test-config.c: the INI syntax (line
  * lengths, CRLF, comments, indented lines, NUL bytes) and the files it
  * takes (regular files and symlinks, FIFOs and directories refused, the
  * size limits), against kinbox.conf(5) and the messages it documents.

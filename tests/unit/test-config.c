@@ -1,5 +1,5 @@
 /*
- * tests/unit/test-config.c — the config layers (policy/config.c), black
+ * tests/unit/test-config.c — the config layers (profile/config.c), black
  * box: files in a temp tree, kb_config_load_all(), then the policy and the
  * error text. Written against kinbox.conf(5) and the messages it
  * documents, not against how config.c is built, so that it guards a
@@ -16,8 +16,8 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include "../../sidecar/grants.h"
 #include "config-fixture.h"
-#include "../../gate/grants.h"
 
 /* --- [sandbox] ------------------------------------------------------------ */
 
@@ -520,7 +520,7 @@ mksock(const char *rel)
 	return p;
 }
 
-/* kinpolicy grant --allow-socket (gate/grants.c) writes what this reader
+/* kinpolicy grant --allow-socket (sidecar/grants.c) writes what this reader
  * reads back: checked, canonical, stored, loaded with its origin */
 static void
 test_grant_roundtrip(void)

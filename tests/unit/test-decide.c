@@ -1,5 +1,5 @@
 /*
- * tests/unit/test-decide.c — kinpolicy's permission gate (gate/decide.c):
+ * tests/unit/test-decide.c — kinpolicy's permission gate (sidecar/decide.c):
  * every mode × kind × planning row, then the rules one by one (sandbox,
  * classifier, edit targets, session grants, MCP), with a fake classifier
  * and a fake session store. Edits are judged on a small temp tree.
@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../gate/decide.h"
+#include "../../sidecar/decide.h"
 #include "tap.h"
 
 static char base[256], ws[300], inside[320], outside[320], lockfile[320];

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test-devices.c — kb_device_class() (policy/devices.c): the
+ * tests/unit/test-devices.c — kb_device_class() (profile/devices.c): the
  * character devices refused whoever asks (issue 28, finding 7), by fixed
  * major and minor, and by the driver's name in a /proc/devices stand-in
  * for a major given out at load time; the file read on a descriptor,
@@ -15,7 +15,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "../../policy/policy.h"
+#include "../../profile/policy.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/kb-test-devices.XXXXXX";

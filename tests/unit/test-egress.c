@@ -15,8 +15,8 @@
 #include <string.h>
 #include <sys/un.h>
 
-#include "../../backends/egress.h"
 #include "../../lib/util.h"
+#include "../../mediate/egress.h"
 #include "egress-hellos.h"
 #include "tap.h"
 

@@ -1,12 +1,12 @@
 /*
- * tests/unit/test-env.c — the secret scrub (policy/env.c, tables.c):
+ * tests/unit/test-env.c — the secret scrub (profile/env.c, tables.c):
  * which names go, which stay, --keep-env and --ssh-agent exceptions, and
  * that values are never reported.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../policy/policy.h"
+#include "../../profile/policy.h"
 #include "tap.h"
 
 static const struct {

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test-hook.c — gate/hook.c: the kinbox rewrite survives every
+ * tests/unit/test-hook.c — sidecar/hook.c: the kinbox rewrite survives every
  * command string of the read-only classifier's adversarial set, checked by
  * the shell lexer and by real shells (dash and bash run the rewrite with a
  * kinbox that prints its argv); its exact inverse accepts only the exact
@@ -18,9 +18,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../gate/hook.h"
-#include "../../gate/shlex.h"
-#include "../../gate/agentrules.h"
+#include "../../classify/shlex.h"
+#include "../../sidecar/agentrules.h"
+#include "../../sidecar/hook.h"
 #include "tap.h"
 
 static const char K[] = "/usr/local/bin/kinbox";

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test-hookinstall.c — gate/hookinstall.c and gate/udiff.c: the
+ * tests/unit/test-hookinstall.c — sidecar/hookinstall.c and sidecar/udiff.c: the
  * merge of kinpolicy's hook block into each agent's settings JSON keeps
  * every other key and hook, in order; a second install changes nothing;
  * an entry with another kinpolicy path is updated, not duplicated;
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../gate/hookinstall.h"
-#include "../../gate/udiff.h"
+#include "../../sidecar/hookinstall.h"
+#include "../../sidecar/udiff.h"
 #include "tap.h"
 #include "udiff-apply.h"
 

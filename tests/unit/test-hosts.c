@@ -1,5 +1,5 @@
 /*
- * tests/unit/test-hosts.c — the egress allow-list (policy/hosts.c): the
+ * tests/unit/test-hosts.c — the egress allow-list (profile/hosts.c): the
  * form of one --allow-host entry (every refusal class, with varied
  * examples, and the edges of the label and name lengths), the setter
  * through the option table (messages, duplicates, the cap, a file's
@@ -14,10 +14,10 @@
 
 #include <jansson.h>
 
-#include "../../denial/report.h"
-#include "../../gate/grants.h"
-#include "../../policy/options.h"
-#include "../../policy/policy.h"
+#include "../../classify/report.h"
+#include "../../profile/options.h"
+#include "../../profile/policy.h"
+#include "../../sidecar/grants.h"
 #include "tap.h"
 
 /* the refusal messages, as hosts.c words them (a change there is a

@@ -1,8 +1,8 @@
 /*
- * tests/unit/test-options.c — the option table (policy/options.c): the man
+ * tests/unit/test-options.c — the option table (profile/options.c): the man
  * pages list exactly its flags and keys, --help is made from it, the one
  * setter records origins, validation names what was typed or which
- * file:line, and the one INI reader (policy/config.c) keeps its limits
+ * file:line, and the one INI reader (profile/config.c) keeps its limits
  * and tells each section header to its visitor.
  */
 #include <errno.h>
@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../policy/config.h"
-#include "../../policy/options.h"
-#include "../../policy/policy.h"
+#include "../../profile/config.h"
+#include "../../profile/options.h"
+#include "../../profile/policy.h"
 #include "tap.h"
 
 static char *

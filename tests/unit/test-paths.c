@@ -1,6 +1,6 @@
 /*
  * tests/unit/test-paths.c — write-root acceptance rules and policy setters
- * (policy/paths.c, policy/policy.c). Builds its own directory tree under
+ * (profile/paths.c, profile/policy.c). Builds its own directory tree under
  * a temp dir; needs no root.
  */
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../policy/policy.h"
+#include "../../profile/policy.h"
 #include "tap.h"
 
 static char base[PATH_MAX];

@@ -1,10 +1,10 @@
 /*
- * tests/unit/test-proxy.c — the egress proxy (backends/proxy.c) served
+ * tests/unit/test-proxy.c — the egress proxy (mediate/proxy.c) served
  * in-process, against upstreams of the test's own on 127.0.0.1: each case
  * is judged by what the client received, what the upstream accepted and
  * read, and the report kb_proxy_stop() returns.
  *
- * Linked with the test resolver (backends/resolve.c -DKB_TEST_BUILD):
+ * Linked with the test resolver (mediate/resolve.c -DKB_TEST_BUILD):
  * KINBOX_TEST_RESOLVE gives the test's names 127.0.0.1. Nothing is looked
  * up: every name the proxy resolves is in that list, the others are
  * refused before any lookup, so no packet leaves loopback. (A listed name
@@ -26,8 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../backends/proxy.h"
-#include "../../policy/policy.h"
+#include "../../mediate/proxy.h"
+#include "../../profile/policy.h"
 #include "egress-hellos.h"
 #include "tap.h"
 

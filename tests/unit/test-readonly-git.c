@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../gate/readonly.h"
+#include "../../classify/readonly.h"
 #include "../../lib/util.h"
-#include "tap.h"
 #include "ro-check.h"
+#include "tap.h"
 
 /*
  * git, both ways: a bare command that can run a program the repository's

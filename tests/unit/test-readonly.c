@@ -1,6 +1,6 @@
 /*
  * tests/unit/test-readonly.c — the read-only command classifier
- * (gate/readonly.c, gate/shlex.c) against a table of command lines, most
+ * (classify/readonly.c, classify/shlex.c) against a table of command lines, most
  * of them adversarial: quoting tricks, operators, expansions,
  * substitutions, subshells, redirections, here-documents, builtins that
  * evaluate arithmetic, and each tool's options that write or run
@@ -14,11 +14,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../gate/readonly.h"
-#include "../../gate/shlex.h"
-#include "tap.h"
-#include "ro-check.h"
+#include "../../classify/readonly.h"
+#include "../../classify/shlex.h"
 #include "readonly-cases.h"
+#include "ro-check.h"
+#include "tap.h"
 
 /* a shell line in which every word is a plain word: the lexer's view */
 static void

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test-resolve.c — where a write lands (policy/resolve.c), on a
+ * tests/unit/test-resolve.c — where a write lands (profile/resolve.c), on a
  * real tree under a temp dir: symlink chains, dangling links (the last
  * component too), ".." through a symlink, a symlinked directory that
  * points out of the workspace, relative paths, loops; the lexical form;
@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../denial/denial.h"
-#include "../../policy/resolve.h"
+#include "../../classify/denial.h"
+#include "../../profile/resolve.h"
 #include "tap.h"
 #include "tree.h"
 

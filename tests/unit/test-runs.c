@@ -1,6 +1,6 @@
 /*
- * tests/unit/test-runs.c — the run registry (policy/runs.c) and the grant
- * blocks it names (policy/config.c): which blocks a run records, that
+ * tests/unit/test-runs.c — the run registry (profile/runs.c) and the grant
+ * blocks it names (profile/config.c): which blocks a run records, that
  * kinbox and kinpolicy give a block the same id, that a revoked block is
  * seen as gone (and an intact one is not), where the registry lives and
  * which XDG_RUNTIME_DIR it refuses, and what kinpolicy's listing makes of
@@ -12,8 +12,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include "../../profile/runs.h"
 #include "config-fixture.h"
-#include "../../policy/runs.h"
 
 /* the ids kb_grant_blocks() gives the blocks of `file`, in order */
 static void

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test-status.c — kinbox --status (backends/status.c): every
+ * tests/unit/test-status.c — kinbox --status (host/status.c): every
  * machine it tells apart, built as fake /proc, /sys and / trees under a
  * temp dir with hand-set probes (the Landlock ABI, bwrap and its probe,
  * seccomp's user notification): the user-namespace sysctls (with and
@@ -19,7 +19,7 @@
 #include <jansson.h>
 
 #include "../../backends/backend.h"
-#include "../../backends/status.h"
+#include "../../host/status.h"
 #include "tap.h"
 
 /* short, so that every path below it fits */

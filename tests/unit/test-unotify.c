@@ -50,8 +50,8 @@
 #include <linux/stat.h>
 
 #include "../../backends/backend.h"
-#include "../../backends/unotify-int.h"
-#include "../../backends/unotify.h"
+#include "../../mediate/unotify-int.h"
+#include "../../mediate/unotify.h"
 #include "tap.h"
 
 #ifndef STATX_MNT_ID_UNIQUE

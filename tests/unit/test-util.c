@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../denial/report.h"
+#include "../../classify/report.h"
 #include "../../lib/fdpass.h"
 #include "../../lib/util.h"
 #include "tap.h"

@@ -1,5 +1,5 @@
 /*
- * tests/unit/udiff-apply.h — applies a unified diff as gate/udiff.c writes
+ * tests/unit/udiff-apply.h — applies a unified diff as sidecar/udiff.c writes
  * it (and as patch(1) reads it) to a text, strictly: every context and
  * removed line must be there, in order, and every line of the text not in
  * a hunk is copied. For test-hookinstall.c and fuzz-hookinstall.c: the
