@@ -57,7 +57,8 @@ LIBS_STATIC_EXTRA = -lmd
 # kinbox links classify, backends, mediate, host, gitguard, profile, lib,
 # never sidecar/; kinpolicy links sidecar, classify, host, gitguard,
 # profile, lib, never backends/ or mediate/ (`make check-layers` verifies
-# the includes, the symbols and these link lists).
+# the includes, the symbols and these link lists; it reads the stage lists
+# below).
 LIB_SRCS      = lib/util.c lib/fsat.c lib/execsearch.c lib/envfd.c lib/hostenv.c \
                 lib/closelater.c lib/fdpass.c
 PROFILE_SRCS  = profile/policy.c profile/options.c profile/finalize.c profile/paths.c \
@@ -279,12 +280,12 @@ install-check: all
 	@$(MAKE) -s --no-print-directory all
 
 # The layers (the stages at the top of this file): includes, the symbols
-# each library takes from the others, no sidecar/ symbol in kinbox, and the
-# programs' link lists (tests/check-layers.sh)
+# each library takes from the others, no sidecar/ symbol in kinbox, no
+# backends/ or mediate/ symbol in kinpolicy, the programs' link lists, and
+# each file's first comment naming its own path (tests/check-layers.sh,
+# which reads the stage lists from this Makefile)
 check-layers: all
-	@KINBOX_OBJS="$(KINBOX_OBJS)" KINBOX_LIBS="$(KINBOX_LIBS)" \
-	 KINPOLICY_OBJS="$(KINPOLICY_OBJS)" KINPOLICY_LIBS="$(KINPOLICY_LIBS)" \
-	 sh tests/check-layers.sh
+	@sh tests/check-layers.sh
 
 # make stub-check: a self-test of the suites. They run (as the caller only)
 # against tests/stub/kinbox-stub, which runs nothing, and the real kinpolicy;

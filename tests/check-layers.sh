@@ -1,12 +1,17 @@
 #!/bin/sh
 # tests/check-layers.sh — `make check-layers`: the stages stay layered.
 #
-# The stages, lowest first (see the top of the Makefile):
+# The stages, their sources and the programs' link lists are read from the
+# Makefile (STAGES, each stage's STAGE_SRCS, KINBOX_OBJS, KINBOX_LIBS,
+# KINPOLICY_OBJS, KINPOLICY_LIBS); what each may use is the rule below
+# (allowed), which must name every stage the Makefile has:
 #   lib < profile < gitguard < host < mediate < backends
 #   profile < classify;   classify, host, gitguard < sidecar
-# and the programs above them: kinbox (kinbox.c) uses every stage but
-# sidecar; kinpolicy (kinpolicy.c and sidecar/kinpolicy-*.c) every stage
-# but backends and mediate; kinbox-sh (kinbox-sh.c) none.
+# and the programs above them: kinbox (kinbox.c) links classify, backends,
+# mediate, host, gitguard, profile and lib, never sidecar/; kinpolicy
+# (kinpolicy.c and sidecar/kinpolicy-*.c) links sidecar, classify, host,
+# gitguard, profile and lib, never backends/ or mediate/; kinbox-sh
+# (kinbox-sh.c) none.
 #
 #  (a) includes: every #include "..." in the stage folders and the
 #      top-level .c/.h files, resolved against the including file's
@@ -16,28 +21,25 @@
 #      stage's library defines unless it may use that stage (the linker's
 #      view of (a): classify/ calling into backends/ fails here even
 #      without an include); a stage's headers declare only functions its
-#      own folder defines; kinbox holds no symbol that
-#      sidecar/libkb-sidecar.a defines (the list comes from nm, not from
-#      this file).
-#  (c) prints each program's link list: the objects and stage libraries
-#      it is linked from, and which members the linker took from each.
+#      own folder defines; a program holds no symbol of a stage it may not
+#      use (kinbox none of sidecar/libkb-sidecar.a's, kinpolicy none of
+#      backends/ and mediate/: the lists come from nm, not from this file).
+#  (c) link lists: each program's libraries are stages it may use, in link
+#      order (a library before the ones it uses); printed with the objects
+#      and which members the linker took from each.
+#  (d) names: each .c and .h file's first comment names its own path
+#      ("/*" then " * lib/util.c — ..."), in the stage folders, at the top
+#      and under tests/; and every .c file of a stage folder is built
+#      (a stage's source, a program's object, or one of the build-time
+#      files named below).
 #
-# Environment (make check-layers sets them from the Makefile):
-#   KINBOX_LIBS, KINPOLICY_LIBS   the stage libraries, in link order
-#   KINBOX_OBJS, KINPOLICY_OBJS   the programs' own objects
 # Exit status 0 when every check holds, 1 otherwise. KB_LAYERS_KINBOX
-# names another kinbox binary to hold against sidecar's symbols (a test of
-# the test: kinpolicy must fail it).
+# names another kinbox binary to hold against the stages kinbox may not
+# use (a test of the test: kinpolicy must fail it).
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd) || exit 1
 cd "$top" || exit 1
-
-STAGES="lib profile gitguard host mediate backends classify sidecar"
-KINBOX_OBJS=${KINBOX_OBJS:-kinbox.o}
-KINPOLICY_OBJS=${KINPOLICY_OBJS:-kinpolicy.o sidecar/kinpolicy-grants.o sidecar/kinpolicy-gate.o sidecar/kinpolicy-journal.o sidecar/kinpolicy-gc.o sidecar/kinpolicy-hook.o sidecar/kinpolicy-install.o}
-KINBOX_LIBS=${KINBOX_LIBS:-classify/libkb-classify.a backends/libkb-backends.a mediate/libkb-mediate.a host/libkb-host.a gitguard/libkb-gitguard.a profile/libkb-profile.a lib/libkb-lib.a}
-KINPOLICY_LIBS=${KINPOLICY_LIBS:-sidecar/libkb-sidecar.a classify/libkb-classify.a host/libkb-host.a gitguard/libkb-gitguard.a profile/libkb-profile.a lib/libkb-lib.a}
 
 failed=0 # the number of checks that failed
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kb-layers.XXXXXX") || exit 1
@@ -48,6 +50,30 @@ not_ok() {
 	echo "not ok - $*"
 	failed=$((failed + 1))
 }
+
+# --- the Makefile's lists ----------------------------------------------------
+# a rule of our own appended to the Makefile prints its variables as shell
+# assignments (a stage's sources as SRCS_<stage>)
+printf '%s\n' 'kb-layers-vars:' \
+	'	@echo "STAGES='"'"'$(STAGES)'"'"'"' \
+	'	@echo "KINBOX_OBJS='"'"'$(KINBOX_OBJS)'"'"'"' \
+	'	@echo "KINBOX_LIBS='"'"'$(KINBOX_LIBS)'"'"'"' \
+	'	@echo "KINPOLICY_OBJS='"'"'$(KINPOLICY_OBJS)'"'"'"' \
+	'	@echo "KINPOLICY_LIBS='"'"'$(KINPOLICY_LIBS)'"'"'"' \
+	'	@echo "$(foreach s,$(STAGES),SRCS_$(s)='"'"'$($(s)_SRCS)'"'"';)"' \
+	>"$tmp/vars.mk"
+if ! MAKEFLAGS= MAKELEVEL= ${MAKE:-make} -s --no-print-directory \
+	-f Makefile -f "$tmp/vars.mk" kb-layers-vars >"$tmp/vars" 2>"$tmp/vars.err"; then
+	cat "$tmp/vars.err"
+	echo "check-layers: cannot read the stage lists from the Makefile"
+	exit 1
+fi
+. "$tmp/vars"
+if [ -z "$STAGES" ] || [ -z "$KINBOX_LIBS" ] || [ -z "$KINPOLICY_LIBS" ]; then
+	echo "check-layers: the Makefile names no STAGES, KINBOX_LIBS or KINPOLICY_LIBS"
+	exit 1
+fi
+srcs_of() { eval "echo \"\${SRCS_$1:-}\""; }
 
 # the stages (and programs) a node may use, itself included
 allowed() {
@@ -73,6 +99,11 @@ may_use() { # FROM TO
 	done
 	return 1
 }
+
+for s in $STAGES; do
+	[ -n "$(allowed "$s")" ] ||
+		not_ok "the Makefile's stage $s/ has no rule here (allowed)"
+done
 
 # the node a file belongs to: its stage folder, or the program of a
 # top-level file
@@ -182,31 +213,62 @@ else
 	echo "ok - each stage's headers declare only functions of its own folder"
 fi
 
-sidecar_syms=$(wc -l <"$tmp/def.sidecar")
-kinbox=${KB_LAYERS_KINBOX:-kinbox}
-if [ ! -f "$kinbox" ]; then
-	not_ok "$kinbox is not built (make all first)"
-elif ! nm --defined-only "$kinbox" >"$tmp/kinbox.nm" 2>/dev/null ||
-	[ ! -s "$tmp/kinbox.nm" ]; then
-	not_ok "nm $kinbox: no symbol table (stripped?)"
-else
-	awk 'NF == 3 { print $3 }' "$tmp/kinbox.nm" | sort -u >"$tmp/kinbox.def"
-	comm -12 "$tmp/kinbox.def" "$tmp/def.sidecar" >"$tmp/leak"
-	if [ -s "$tmp/leak" ]; then
-		not_ok "$kinbox holds $(wc -l <"$tmp/leak") of sidecar's symbols: $(head -n 20 "$tmp/leak" | tr '\n' ' ')"
-	else
-		echo "ok - $kinbox holds none of the $sidecar_syms symbols sidecar/libkb-sidecar.a defines"
+# a program holds no symbol of a stage it may not use
+# prog_holds PROGRAM NODE: its defined symbols against those stages'
+prog_holds() {
+	if [ ! -f "$1" ]; then
+		not_ok "$1 is not built (make all first)"
+		return
 	fi
-fi
-case " $KINBOX_LIBS " in
-*sidecar/*) not_ok "kinbox's link list names sidecar/: $KINBOX_LIBS" ;;
-esac
-case " $KINPOLICY_LIBS " in
-*backends/* | *mediate/*) not_ok "kinpolicy's link list names backends/ or mediate/: $KINPOLICY_LIBS" ;;
-esac
+	if ! nm --defined-only "$1" >"$tmp/prog.nm" 2>/dev/null ||
+		[ ! -s "$tmp/prog.nm" ]; then
+		not_ok "nm $1: no symbol table (stripped?)"
+		return
+	fi
+	awk 'NF == 3 { print $3 }' "$tmp/prog.nm" | sort -u >"$tmp/prog.all"
+	for t in $STAGES; do
+		may_use "$2" "$t" && continue
+		comm -12 "$tmp/prog.all" "$tmp/def.$t" >"$tmp/leak"
+		if [ -s "$tmp/leak" ]; then
+			not_ok "$1 holds $(wc -l <"$tmp/leak") of $t's symbols: $(head -n 20 "$tmp/leak" | tr '\n' ' ')"
+		else
+			echo "ok - $1 holds none of the $(wc -l <"$tmp/def.$t") symbols $t/libkb-$t.a defines"
+		fi
+	done
+}
+prog_holds "${KB_LAYERS_KINBOX:-kinbox}" kinbox
+prog_holds kinpolicy kinpolicy
 
 # --- (c) link lists ----------------------------------------------------------
 echo "# (c) link lists"
+# link_order PROGRAM "LIBS": each library a stage the program may use, no
+# library after one that uses it
+link_order() {
+	before=$failed
+	seen=""
+	for lib in $2; do
+		s=${lib%%/*}
+		case " $STAGES " in
+		*" $s "*) ;;
+		*) not_ok "$1's link list names $lib, no stage's library" ;;
+		esac
+		if [ "$lib" != "$s/libkb-$s.a" ]; then
+			not_ok "$1's link list names $lib, not $s/libkb-$s.a"
+		fi
+		may_use "$1" "$s" ||
+			not_ok "$1's link list names $lib: $1 may use only $(allowed "$1" | sed 's/^[^ ]* *//')"
+		for e in $seen; do
+			[ "$e" != "$s" ] && may_use "$s" "$e" &&
+				not_ok "$1's link list names $lib after $e/, which $s/ uses"
+		done
+		seen="$seen $s"
+	done
+	[ "$failed" = "$before" ] &&
+		echo "ok - $1 links only stages it may use, in link order: $2"
+}
+link_order kinbox "$KINBOX_LIBS"
+link_order kinpolicy "$KINPOLICY_LIBS"
+
 # link_list PROGRAM "OBJS" "LIBS": the objects, then per library the
 # members whose global symbols the program holds
 link_list() {
@@ -236,6 +298,48 @@ for p in kinbox kinpolicy; do
 done
 [ -f kinbox ] && link_list kinbox "$KINBOX_OBJS" "$KINBOX_LIBS"
 [ -f kinpolicy ] && link_list kinpolicy "$KINPOLICY_OBJS" "$KINPOLICY_LIBS"
+
+# --- (d) names ---------------------------------------------------------------
+echo "# (d) names"
+before=$failed
+n=0
+for f in $(ls $(for s in $STAGES; do echo "$s/*.c $s/*.h"; done) *.c *.h \
+	tests/*.c tests/*.h tests/*/*.c tests/*/*.h 2>/dev/null); do
+	case $f in
+	backends/seccomp-bpf.h) continue ;; # generated by seccomp-gen
+	tests/agents/*) continue ;;         # npm's
+	esac
+	n=$((n + 1))
+	l1=$(sed -n 1p "$f")
+	l2=$(sed -n 2p "$f")
+	case "$l1|$l2" in
+	"/*| * $f "* | "/* $f "*) ;;
+	*) not_ok "$f: its first comment does not name its path (\"/*\" then \" * $f — ...\"): $l1${l2:+ $l2}" ;;
+	esac
+done
+[ "$failed" = "$before" ] &&
+	echo "ok - the first comment of each of the $n .c and .h files names its own path"
+
+# every .c file of a stage folder is built: a stage's source, a program's
+# object, or a build-time file (the seccomp filter's generator, the static
+# kinbox-exec)
+before=$failed
+built=" $KINBOX_OBJS $KINPOLICY_OBJS "
+for s in $STAGES; do
+	built="$built $(srcs_of "$s" | sed 's/\.c\>/.o/g') "
+done
+for f in $(ls $(for s in $STAGES; do echo "$s/*.c"; done) 2>/dev/null); do
+	case $f in
+	backends/seccomp.c | backends/seccomp-gen.c) continue ;;
+	backends/kinbox-exec.c | backends/exec-landlock.c) continue ;;
+	esac
+	case "$built" in
+	*" ${f%.c}.o "*) ;;
+	*) not_ok "$f is in no stage's source list and no program's objects (Makefile)" ;;
+	esac
+done
+[ "$failed" = "$before" ] &&
+	echo "ok - every .c file of a stage folder is a stage's source or a program's object"
 
 if [ "$failed" = 0 ]; then
 	echo "check-layers: ok"
