@@ -95,11 +95,14 @@ run_suites() {
 		echo "# === $name"
 		log=$work/log.$$.$(basename "$t").$(printf '%s' "$label" | tr / -)
 		rcfile=$work/rc
+		_ts=$(date +%s)
 		{
 			"$@" sh "$t"
 			echo $? >"$rcfile"
 		} 2>&1 | tee "$log"
 		rc=$(cat "$rcfile" 2>/dev/null || echo 1)
+		# where the time goes, in the CI log
+		echo "# $name: $(($(date +%s) - _ts)) s"
 		add_summary "$log" "$rc" "$name"
 	done
 	if [ "$found" -eq 0 ]; then
@@ -137,7 +140,9 @@ if [ "$(id -u)" -eq 0 ]; then
 else
 	label=$(id -un 2>/dev/null || id -u)
 fi
+_tp=$(date +%s)
 run_suites "$label" "$here" env KB_BACKEND=
+echo "# $label: $(($(date +%s) - _tp)) s"
 landlock_suites "landlock/$label" "$here" env KB_BACKEND=landlock
 
 # --- pass 2: as root, again as an unprivileged user -------------------------
@@ -220,7 +225,9 @@ if [ "$(id -u)" -eq 0 ] && [ "${KB_NO_UNPRIVILEGED:-}" != 1 ]; then
 			KINBOX_MUST_WORK="${KINBOX_MUST_WORK:-}" \
 			KB_VERBOSE="${KB_VERBOSE:-}" \
 			KB_AGENTS_MODULES="${KB_AGENTS_MODULES:-$here/agents/node_modules}"
+		_tp=$(date +%s)
 		run_suites "$user" "$stage/tests" "$@" KB_BACKEND=
+		echo "# $user: $(($(date +%s) - _tp)) s"
 		landlock_suites "landlock/$user" "$stage/tests" "$@" KB_BACKEND=landlock
 	fi
 fi
