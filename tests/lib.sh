@@ -342,7 +342,7 @@ run_test() {
 	shift
 	rm -f "$KB_T/.lib/skip" "$KB_T/.lib/rootonly" "$KB_T/.lib/limitation"
 	_rc=0
-	_t0=$(date +%s)
+	_t0=$(date +%s%N)
 	set +e
 	(
 		set -e
@@ -351,7 +351,7 @@ run_test() {
 	) >"$KB_T/.lib/log" 2>&1
 	_rc=$?
 	set -e
-	_t0=$(($(date +%s) - _t0))
+	_t0=$((($(date +%s%N) - _t0) / 1000000))
 	if [ "$_rc" -eq 77 ] && [ -f "$KB_T/.lib/skip" ]; then
 		if [ -f "$KB_T/.lib/rootonly" ]; then
 			KINBOX_MUST_WORK= tap_skip "$_desc" \
@@ -382,8 +382,8 @@ run_test() {
 		sed 's/^/#   /' "$KB_T/.lib/log"
 	fi
 	# where a suite's time goes (the CI log): the slow tests
-	if [ "$_t0" -ge "$KB_SLOW" ]; then
-		diag "$KB_N took $_t0 s"
+	if [ "$_t0" -ge $((KB_SLOW * 1000)) ]; then
+		diag "$KB_N took $((_t0 / 1000)).$((_t0 % 1000 / 100)) s"
 	fi
 	return 0
 }

@@ -804,7 +804,7 @@ t_cred() {
 		timeout -k 2 20 "$KINBOX" -- "$PY" "$B/readloop.py" "$ws/copy" 1.5 \
 			"$HOME/.profile" "$f" </dev/null >"$KB_OUT" 2>"$KB_ERR" &
 		p=$!
-		poll_for "$ws/ready" 100 || fail "trial $n: the sandboxed reader never got ready: $(cat "$KB_ERR")"
+		poll_while_running "$p" "$ws/ready" 100 || fail "trial $n: the sandboxed reader never got ready: $(cat "$KB_ERR")"
 		sleep 0.2
 		if [ "$1" = aws ]; then
 			# odd trials: two renames; even: one atomic exchange
@@ -868,7 +868,7 @@ t_race() {
 		sp=$!
 		bg_register "$sp"
 		starts=$((starts + 1))
-		poll_for "$ws/swapping" 100 || fail "the swapper did not start: $(cat "$d/swap.err")"
+		poll_while_running "$sp" "$ws/swapping" 100 || fail "the swapper did not start: $(cat "$d/swap.err")"
 	}
 	swapper
 	i=0 ran=0 pran=0 start=$(date +%s)
