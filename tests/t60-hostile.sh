@@ -1461,19 +1461,77 @@ run_test "[F11] include.path %(prefix)/...: refused (125) with one line, nothing
 # workspace. Judged from outside: the host's git status, diff, log and
 # commit there run nothing; the command ran; a run in the biggest prints
 # nothing (no note that a part was not checked).
-BIG=$KB_T/big
+# KB_BIG_DIR (tests/run-integration.sh gives each user's bwrap and landlock
+# passes one): where the workspaces are made, and found again by the next
+# run of this script, which takes out what the run before planted
+# (big_reuse) rather than making 131,000 directories again (and removing
+# them: about 20 s a pass). Default: in $KB_T, made by each run.
+BIG=${KB_BIG_DIR:-$KB_T/big}
 DEEPEST=src/c0/$(i=0 && while [ $i -lt 40 ]; do printf 'l%d/' $i && i=$((i + 1)); done)
+
+# big_reuse N: $d was made by another run of this script. Everything its
+# tests plant is known (below, and the repository elsewhere, which each run
+# makes anew): it goes, and the directories it was planted in are empty
+# again, as mktree.py made them; the workspace's .git is the copy made with
+# it. Then nothing in $d may be newer than its
+# making ($d/.made); when anything is (or .made is missing: the making was
+# cut short), $d goes whole and is made again.
+big_reuse() {
+	_ok=1
+	if [ -f "$d/.made" ]; then
+		rm -rf "$ws/$DEEPEST/r" "$ws/$DEEPEST/s" "$ws/node_modules/p1/d1/r" \
+			"$ws/node_modules/p2/d2/prep" "$ws/node_modules/p3/d3/g" \
+			"$ws/flood" "$ws"/ran-* "$BIG/prep-$1" "$d/elsewhere"
+		# the host's git in a plant that is gone finds the workspace's
+		# repository (and writes its index): it is put back as made
+		rm -rf "$ws/.git" && cp -a "$d/git.made" "$ws/.git"
+		for _p in "$DEEPEST" node_modules/p1/d1 node_modules/p2/d2 node_modules/p3/d3; do
+			if [ -n "$(ls -A "$ws/$_p")" ]; then
+				echo "in $ws/$_p: $(ls -A "$ws/$_p" | head -n 5)"
+				_ok=0
+			fi
+			touch -r "$d/.made" "$ws/$_p"
+		done
+		_top=$(cd "$ws" && ls -A | tr '\n' ' ')
+		if [ "$_top" != ".git node_modules src " ]; then
+			echo "in $ws: $_top"
+			_ok=0
+		fi
+		touch -r "$d/.made" "$ws" "$d"
+		_new=$(find "$d" -newer "$d/.made" ! -path "$d/.owner" | head -n 5)
+		if [ -n "$_new" ]; then
+			echo "newer than its making: $_new"
+			_ok=0
+		fi
+	else
+		_ok=0
+	fi
+	if [ "$_ok" = 1 ]; then
+		echo "the $1-directory workspace of an earlier run, its plants taken out"
+	else
+		echo "the $1-directory workspace of an earlier run changed beyond its plants: made again"
+		rm -rf "$d"
+	fi
+}
 
 # big_ws N: $ws is a repository with about N directories below it
 big_ws() {
 	d=$BIG/$1 ws=$BIG/$1/ws
+	if [ -e "$d" ] && [ "$(cat "$d/.owner" 2>/dev/null)" != "$KB_T" ]; then
+		big_reuse "$1"
+	fi
 	if [ ! -d "$ws/node_modules" ]; then
 		rm -rf "$d" && mkdir -p "$d" && mkrepo "$ws"
 		"$PY" "$KB_TESTS_DIR/helpers/mktree.py" "$ws" "$1"
+		cp -a "$ws/.git" "$d/git.made"
+		: >"$d/.made"
+	fi
+	if [ ! -d "$d/elsewhere" ]; then
 		# the repository a planted .git file points to, outside
 		git init -q "$d/elsewhere"
 		git -C "$d/elsewhere" config core.fsmonitor "$EVIL"
 	fi
+	echo "$KB_T" >"$d/.owner"
 	cd "$ws"
 }
 
