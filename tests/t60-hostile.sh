@@ -725,7 +725,11 @@ newcfg_script() {
 newcfg_trigger() {
 	rm -f "$RAN"
 	if [ "$trigger" = PTY ]; then
-		(cd "$1" && timeout -k 2 20 "$PY" "$B/ptyrun.py" "$KB_T/pty.out" git log) >/dev/null 2>&1 || true
+		# PAGER=cat: the pager when no core.pager speaks (it comes
+		# before PAGER), not less, which without a TERM (the
+		# unprivileged pass, CI) waits on the terminal for a RETURN
+		# until the timeout
+		(cd "$1" && PAGER=cat timeout -k 2 20 "$PY" "$B/ptyrun.py" "$KB_T/pty.out" git log) >/dev/null 2>&1 || true
 	else
 		# shellcheck disable=SC2086 # a command line, split on purpose
 		hgit "$1" $trigger
