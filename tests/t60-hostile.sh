@@ -729,7 +729,7 @@ newcfg_trigger() {
 		# before PAGER), not less, which without a TERM (the
 		# unprivileged pass, CI) waits on the terminal for a RETURN
 		# until the timeout
-		(cd "$1" && PAGER=cat timeout -k 2 20 "$PY" "$B/ptyrun.py" "$KB_T/pty.out" git log) >/dev/null 2>&1 || true
+		(cd "$1" && env PAGER=cat timeout -k 2 20 "$PY" "$B/ptyrun.py" "$KB_T/pty.out" git log) >/dev/null 2>&1 || true
 	else
 		# shellcheck disable=SC2086 # a command line, split on purpose
 		hgit "$1" $trigger
@@ -1490,13 +1490,14 @@ big_reuse() {
 		# repository (and writes its index): it is put back as made
 		rm -rf "$ws/.git" && cp -a "$d/git.made" "$ws/.git"
 		for _p in "$DEEPEST" node_modules/p1/d1 node_modules/p2/d2 node_modules/p3/d3; do
-			if [ -n "$(ls -A "$ws/$_p")" ]; then
-				echo "in $ws/$_p: $(ls -A "$ws/$_p" | head -n 5)"
+			_in=$(find "$ws/$_p" -mindepth 1 -maxdepth 1 | head -n 5)
+			if [ -n "$_in" ]; then
+				echo "in $ws/$_p: $_in"
 				_ok=0
 			fi
 			touch -r "$d/.made" "$ws/$_p"
 		done
-		_top=$(cd "$ws" && ls -A | tr '\n' ' ')
+		_top=$(find "$ws" -mindepth 1 -maxdepth 1 -printf '%f\n' | LC_ALL=C sort | tr '\n' ' ')
 		if [ "$_top" != ".git node_modules src " ]; then
 			echo "in $ws: $_top"
 			_ok=0
