@@ -21,6 +21,8 @@
 #   KINPOLICY         the kinpolicy binary (default: beside $KINBOX)
 #   KINBOX_MUST_WORK  1: a skip counts as a failure (CI that must sandbox)
 #   KB_VERBOSE        1: show every test body's output
+#   KB_SLOW           seconds: a test taking at least this long is followed
+#                     by "# N took S s" (default 5)
 #   KB_BACKEND        landlock: every kinbox call runs under the landlock
 #                     backend (KINBOX_SANDBOX=landlock is exported, which
 #                     wins over --backend and the config); unset or empty:
@@ -54,6 +56,7 @@ esac
 export KINPOLICY
 KINBOX_MUST_WORK=${KINBOX_MUST_WORK:-}
 KB_VERBOSE=${KB_VERBOSE:-}
+KB_SLOW=${KB_SLOW:-5}
 KB_BACKEND=${KB_BACKEND:-}
 case $KB_BACKEND in
 '' | landlock) ;;
@@ -339,6 +342,7 @@ run_test() {
 	shift
 	rm -f "$KB_T/.lib/skip" "$KB_T/.lib/rootonly" "$KB_T/.lib/limitation"
 	_rc=0
+	_t0=$(date +%s%N)
 	set +e
 	(
 		set -e
@@ -347,6 +351,7 @@ run_test() {
 	) >"$KB_T/.lib/log" 2>&1
 	_rc=$?
 	set -e
+	_t0=$((($(date +%s%N) - _t0) / 1000000))
 	if [ "$_rc" -eq 77 ] && [ -f "$KB_T/.lib/skip" ]; then
 		if [ -f "$KB_T/.lib/rootonly" ]; then
 			KINBOX_MUST_WORK= tap_skip "$_desc" \
@@ -375,6 +380,10 @@ run_test() {
 	fi
 	if [ "$_rc" -ne 0 ] || [ "$KB_VERBOSE" = 1 ]; then
 		sed 's/^/#   /' "$KB_T/.lib/log"
+	fi
+	# where a suite's time goes (the CI log): the slow tests
+	if [ "$_t0" -ge $((KB_SLOW * 1000)) ]; then
+		diag "$KB_N took $((_t0 / 1000)).$((_t0 % 1000 / 100)) s"
 	fi
 	return 0
 }

@@ -20,7 +20,10 @@
 # t99-egress.sh runs; default: beside KINBOX),
 # KINBOX_MUST_WORK=1 (skips fail), KB_VERBOSE=1, KB_TEST_USER (default
 # kinbox-test), KB_NO_UNPRIVILEGED=1 (root: skip the second pass),
-# KB_SUITES="t10-core.sh t85-edges.sh" (only these scripts).
+# KB_SUITES="t10-core.sh t85-edges.sh" (only these scripts),
+# KB_BIG_DIR (where t60-hostile.sh makes its big workspaces for the first
+# pass and its landlock pass; default: one in the run's temporary
+# directory, and another for the unprivileged passes).
 #
 # Each pass then runs the confinement suites (KB_LANDLOCK_SUITES, default
 # t10-core.sh t20-secrets.sh t60-hostile.sh t72-read-only.sh t85-edges.sh;
@@ -95,11 +98,14 @@ run_suites() {
 		echo "# === $name"
 		log=$work/log.$$.$(basename "$t").$(printf '%s' "$label" | tr / -)
 		rcfile=$work/rc
+		_ts=$(date +%s)
 		{
 			"$@" sh "$t"
 			echo $? >"$rcfile"
 		} 2>&1 | tee "$log"
 		rc=$(cat "$rcfile" 2>/dev/null || echo 1)
+		# where the time goes, in the CI log
+		echo "# $name: $(($(date +%s) - _ts)) s"
 		add_summary "$log" "$rc" "$name"
 	done
 	if [ "$found" -eq 0 ]; then
@@ -137,7 +143,13 @@ if [ "$(id -u)" -eq 0 ]; then
 else
 	label=$(id -un 2>/dev/null || id -u)
 fi
+# t60-hostile.sh's big workspaces (131,000 directories): made once for the
+# caller's two passes, its landlock pass takes out what the first planted
+export KB_BIG_DIR="${KB_BIG_DIR:-$work/big-$label}"
+mkdir -p "$KB_BIG_DIR"
+_tp=$(date +%s)
 run_suites "$label" "$here" env KB_BACKEND=
+echo "# $label: $(($(date +%s) - _tp)) s"
 landlock_suites "landlock/$label" "$here" env KB_BACKEND=landlock
 
 # --- pass 2: as root, again as an unprivileged user -------------------------
@@ -165,6 +177,9 @@ if [ "$(id -u)" -eq 0 ] && [ "${KB_NO_UNPRIVILEGED:-}" != 1 ]; then
 		# journal (~/.local/state/kinbox), and tools (git, npm) want one
 		uhome=$work/home-$user
 		mkdir -p "$uhome" && chown "$user:" "$uhome" && chmod 700 "$uhome"
+		# the user's own big workspaces (t60-hostile.sh), for both passes
+		ubig=$work/big-$user
+		mkdir -p "$ubig" && chown "$user:" "$ubig" && chmod 700 "$ubig"
 		stage=$work/stage
 		mkdir -p "$stage/tests"
 		cp "$KINBOX" "$stage/kinbox"
@@ -218,9 +233,11 @@ if [ "$(id -u)" -eq 0 ] && [ "${KB_NO_UNPRIVILEGED:-}" != 1 ]; then
 			PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
 			KINBOX="$stage/kinbox" KINPOLICY="$stage/kinpolicy" \
 			KINBOX_MUST_WORK="${KINBOX_MUST_WORK:-}" \
-			KB_VERBOSE="${KB_VERBOSE:-}" \
+			KB_VERBOSE="${KB_VERBOSE:-}" KB_BIG_DIR="$ubig" \
 			KB_AGENTS_MODULES="${KB_AGENTS_MODULES:-$here/agents/node_modules}"
+		_tp=$(date +%s)
 		run_suites "$user" "$stage/tests" "$@" KB_BACKEND=
+		echo "# $user: $(($(date +%s) - _tp)) s"
 		landlock_suites "landlock/$user" "$stage/tests" "$@" KB_BACKEND=landlock
 	fi
 fi

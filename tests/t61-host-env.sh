@@ -151,7 +151,7 @@ t_procs() {
 		>"$KB_T/out.log" 2>&1 &
 	k=$!
 	bg_register "$k"
-	poll_for "$w/started" 150 || {
+	poll_while_running "$k" "$w/started" 150 || {
 		cat "$KB_T/out.log"
 		fail "the command did not start"
 	}

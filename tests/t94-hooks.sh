@@ -165,6 +165,63 @@ def codex(path, kind):
                                     list(e.absolute_path)), file=sys.stderr)
     sys.exit(1 if errs else 0)
 
+def codexall(fixdir, resdir, counts):
+    """codex for every codex-*.json fixture's input (against the schema of
+    its hook_event_name; none known: answered as a PreToolUse) and answer,
+    in one process: prints "NAME: ANSWER" for each answer that does not
+    validate (the reasons on stderr), then the totals; writes "IN OUT BAD"
+    and the answers' kinds to COUNTS"""
+    try:
+        import jsonschema
+    except ImportError:
+        sys.exit(77)
+    kinds = {"PreToolUse": "pre-tool-use", "PostToolUse": "post-tool-use",
+             "SessionStart": "session-start"}
+    schemas = {}
+    def valid(path, kind):
+        if kind not in schemas:
+            schemas[kind] = jsonschema.Draft7Validator(json.load(open(
+                os.path.join(os.environ["KBH_SCHEMA"], kind + ".schema.json"))))
+        try:
+            o = load1(path) if kind.endswith("output") else json.load(open(path))
+        except (Exception, SystemExit) as e:
+            print("%s: %s: %s" % (path, kind, e), file=sys.stderr)
+            return False
+        errs = list(schemas[kind].iter_errors(o))
+        for e in errs:
+            print("%s: %s: %s at %s" % (path, kind, e.message,
+                                        list(e.absolute_path)), file=sys.stderr)
+        return not errs
+    def nonempty(path):
+        return os.path.isfile(path) and os.path.getsize(path) > 0
+    n_in = n_out = bad = 0
+    seen = []
+    names = sorted(f[:-5] for f in os.listdir(fixdir)
+                   if f.startswith("codex-") and f.endswith(".json"))
+    for n in names:
+        inp, out = os.path.join(resdir, n + ".in"), os.path.join(resdir, n + ".out")
+        if not nonempty(inp):
+            continue
+        try:
+            k = kinds.get(json.load(open(inp))["hook_event_name"])
+        except Exception:
+            k = None
+        if k:
+            n_in += 1
+            if not valid(inp, k + ".command.input"):
+                bad += 1
+        else:
+            k = "pre-tool-use"  # a refused event is answered as a PreToolUse deny
+        if not nonempty(out):
+            continue
+        n_out += 1
+        seen.append(k)
+        if not valid(out, k + ".command.output"):
+            print("%s: %s" % (n, open(out, encoding="utf-8", errors="replace").read().rstrip("\n")))
+            bad += 1
+    print("codex: %d inputs, %d outputs validated, %d invalid" % (n_in, n_out, bad))
+    open(counts, "w").write("%d %d %d\n%s\n" % (n_in, n_out, bad, " ".join(seen)))
+
 # Claude Code, Gemini CLI and Cursor publish no JSON schema for their hook
 # answers: the keys each documents (research17.md), nothing else.
 UNIVERSAL = {"continue", "stopReason", "suppressOutput", "systemMessage"}
@@ -305,13 +362,16 @@ def hostile(header, printer):
     argv_out = os.path.join(os.environ["KB_T"], "argv.bin")
     tried = same = 0
     bad = []
-    for raw in c_strings(open(header, encoding="latin-1").read()):
+
+    # one case: None (not text, or denied outright: nothing runs, nothing
+    # to compare), or (cmd, why) with why None when it ran byte for byte
+    def case(i, raw):
         try:
             cmd = raw.decode("utf-8")  # JSON carries text only
         except UnicodeDecodeError:
-            continue
+            return None
         if "\0" in cmd:
-            continue
+            return None
         ev = {"session_id": "s", "transcript_path": "/dev/null", "cwd": cwd,
               "permission_mode": "bypassPermissions",
               "hook_event_name": "PreToolUse", "tool_name": "Bash",
@@ -320,27 +380,40 @@ def hostile(header, printer):
                            input=json.dumps(ev).encode(), capture_output=True,
                            cwd=cwd)
         if p.returncode != 0:
-            bad.append((cmd, "hook exited %d: %s" % (p.returncode, p.stderr)))
-            continue
+            return (cmd, "hook exited %d: %s" % (p.returncode, p.stderr))
         hs = json.loads(p.stdout)["hookSpecificOutput"]
         if "updatedInput" not in hs:
-            continue  # denied outright: nothing runs, nothing to compare
-        tried += 1
+            return None
         rw = hs["updatedInput"]["command"]
-        if os.path.exists(argv_out):
-            os.unlink(argv_out)
+        out = "%s.%d" % (argv_out, i)  # each case its own
         subprocess.run(["bash", "-c", rw], cwd=cwd, capture_output=True,
-                       env=dict(os.environ, KBH_ARGV_OUT=argv_out))
+                       env=dict(os.environ, KBH_ARGV_OUT=out))
         try:
-            got = open(argv_out, "rb").read().split(b"\0")[:-1]
+            got = open(out, "rb").read().split(b"\0")[:-1]
         except OSError:
             got = None
         want = [printer.encode(), b"--workspace", root.encode(), b"--",
                 b"bash", b"-c", raw]
-        if got == want:
+        return (cmd, None if got == want else "argv %r" % got)
+
+    # the cases are independent processes: as many at once as there are
+    # CPUs (the results in the cases' order)
+    from concurrent.futures import ThreadPoolExecutor
+    cases = c_strings(open(header, encoding="latin-1").read())
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as ex:
+        results = list(ex.map(case, range(len(cases)), cases))
+    for r in results:
+        if r is None:
+            continue
+        cmd, why = r
+        if why is not None and why.startswith("hook exited"):
+            bad.append((cmd, why))
+            continue
+        tried += 1
+        if why is None:
             same += 1
         else:
-            bad.append((cmd, "argv %r" % got))
+            bad.append((cmd, why))
     for cmd, why in bad[:10]:
         print("case %r: %s" % (cmd, why), file=sys.stderr)
     print("%d adversarial command strings rewritten, %d ran byte for byte, "
@@ -348,7 +421,7 @@ def hostile(header, printer):
     sys.exit(0 if not bad and same >= 40 else 1)
 
 verb, args = sys.argv[1], sys.argv[2:]
-{"subst": subst, "unsubst": unsubst, "nosess": nosess, "get": get, "suffix": suffix, "codex": codex,
+{"subst": subst, "unsubst": unsubst, "nosess": nosess, "get": get, "suffix": suffix, "codex": codex, "codexall": codexall,
  "struct": struct, "denies": denies, "hostile": hostile}[verb](*args)
 EOF
 
@@ -579,41 +652,16 @@ t_default_kinbox() {
 run_test "claude-code: without --kinbox the rewrite names the kinbox beside kinpolicy, absolutely" t_default_kinbox
 
 # --- the agents' schemas ------------------------------------------------------------
-codex_kind() {
-	case $(hk get "$1" hook_event_name 2>/dev/null) in
-	PreToolUse) echo pre-tool-use ;;
-	PostToolUse) echo post-tool-use ;;
-	SessionStart) echo session-start ;;
-	*) return 1 ;;
-	esac
-}
-
 t_codex_schema() {
 	"$PY" -c 'import jsonschema' 2>/dev/null ||
 		skip_test "python3's jsonschema module is missing (apt-get install python3-jsonschema, or make deps)"
-	_out=0
-	_in=0
-	_bad=0
-	_kinds=
-	for _f in "$FIX"/codex-*.json; do
-		_n=$(basename "$_f" .json)
-		[ -s "$R/$_n.in" ] || continue
-		# the input: fixtures must be what Codex sends
-		if _k=$(codex_kind "$R/$_n.in"); then
-			_in=$((_in + 1))
-			hk codex "$R/$_n.in" "$_k.command.input" || _bad=$((_bad + 1))
-		else
-			_k=pre-tool-use # a refused event is answered as a PreToolUse deny
-		fi
-		[ -s "$R/$_n.out" ] || continue
-		_out=$((_out + 1))
-		_kinds="$_kinds $_k"
-		hk codex "$R/$_n.out" "$_k.command.output" || {
-			echo "$_n: $(cat "$R/$_n.out")"
-			_bad=$((_bad + 1))
-		}
-	done
-	echo "codex: $_in inputs, $_out outputs validated, $_bad invalid"
+	# every fixture's input (fixtures must be what Codex sends) and
+	# answer against the schema of its event, in one python (hk codexall)
+	hk codexall "$FIX" "$R" "$KB_T/codex.counts" || fail "hk codexall failed"
+	{
+		read -r _in _out _bad
+		read -r _kinds || true
+	} <"$KB_T/codex.counts"
 	[ "$_out" -ge 10 ] || fail "only $_out outputs validated"
 	[ "$_in" -ge 10 ] || fail "only $_in inputs validated"
 	# the context after a call kinbox denied (@ID@, a real run's) is one

@@ -340,7 +340,7 @@ t_fallback_state() {
 		wait "$KPID" || echo "$?" >"$d/f.rc"
 	) &
 	sub=$!
-	poll_for "$d/f.pid" 200 || fail "the run did not start"
+	poll_while_running "$sub" "$d/f.pid" 200 || fail "the run did not start"
 	read -r fpid fsleep <"$d/f.pid"
 	entry_of "$fpid" "$XDG_STATE_HOME/kinbox/runs" >/dev/null ||
 		fail "no entry in \$XDG_STATE_HOME/kinbox/runs"
