@@ -97,12 +97,15 @@ runs_sh() {
 	mkdir -p "$2"
 	echo before >"$tmp/outside-sh"
 	rc=0
+	# stdout and stderr apart: sh writes its redirection error in pieces
+	# on stderr (relayed by kinbox) while $? goes straight to stdout, so
+	# in one file the two can interleave
 	(cd "$2" && "$1" -c 'echo ok >inws; echo x >"$1" 2>/dev/null; echo $?' \
-		sh "$tmp/outside-sh") >"$tmp/run.out" 2>&1 || rc=$?
+		sh "$tmp/outside-sh") >"$tmp/run.out" 2>"$tmp/run.err" || rc=$?
 	if [ "$rc" -ne 0 ] || [ "$(cat "$2/inws" 2>/dev/null)" != ok ] ||
 		[ "$(cat "$tmp/outside-sh")" != before ] ||
 		! grep -q '^[1-9][0-9]*$' "$tmp/run.out"; then
-		sed 's/^/#   /' "$tmp/run.out"
+		sed 's/^/#   /' "$tmp/run.out" "$tmp/run.err"
 		not_ok "$3: the installed kinbox-sh wrote in its workspace and not outside it (exit $rc)"
 	else
 		ok "$3: the installed kinbox-sh ran sh -c: $2/inws written, $tmp/outside-sh unchanged"
