@@ -3,17 +3,26 @@
  * to the workspace and keeps the network off unless granted. Fail closed:
  * no sandbox, no run.
  *
- * The data flow, one way:
- *   argv → struct kb_policy (profile/) → what this machine can do (host/)
- *        → struct kb_plan (backends/: bwrap.c, landlock.c)
- *        → --dry-run prints it, or kb_run() executes it (backends/run.c)
- *          with the services that act for the command outside the
- *          sandbox (mediate/: the egress proxy, the unix-socket
- *          supervisor), registered while it runs when it uses a grant
- *          (profile/runs.c)
- *        → the git guard audit (gitguard/scan.c)
- *        → the stderr tail → kb_classify() (classify/) → the denial line,
- *          --json-fd record and journal entry (profile/journal.c)
+ * The data flow, one way, as main() reads:
+ *   argv + config → struct kb_policy (profile/)
+ *        → the backends to try, in order (choose_backend: Seatbelt on
+ *          macOS or when asked, else bubblewrap then the landlock backend,
+ *          with what this machine can do, host/)
+ *        → struct kb_plan, one candidate's (backends/: bwrap.c,
+ *          landlock.c, seatbelt.c)
+ *        → --dry-run prints it, or the run executes it (kb_run() in
+ *          backends/run.c, kb_seatbelt_run() for Seatbelt) with the
+ *          services that act for the command outside the sandbox
+ *          (mediate/: the egress proxy, the unix-socket supervisor),
+ *          registered while it runs when it uses a grant (profile/runs.c);
+ *          a bubblewrap that cannot make its namespaces gives way to the
+ *          next candidate
+ *        → struct kb_run: the backend that ran, how it ended, the tails
+ *        → its outcome (outcome_of): kinbox's own failure, one line
+ *        → the git guard audit (gitguard/)
+ *        → the whole run → kb_classify_run() (classify/evidence.c) → the
+ *          denial lines, --json-fd record and journal entry
+ *          (profile/journal.c)
  *        → the command's exit status.
  */
 #include <errno.h>
@@ -370,7 +379,7 @@ apply_flags(struct kb_policy *p, const struct pending *pend, size_t n,
  * and a moved tree included), else in the LIBEXECDIR it was built for.
  */
 static char *
-find_helper(void)
+helper_path(void)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -399,6 +408,24 @@ find_helper(void)
 	die("no sandbox: the helper %s is missing; reinstall kinbox "
 	    "(make install) — nothing was run",
 	    cand);
+}
+
+/* kinbox-exec, the chain's last link of the Linux backends: its path,
+ * and an O_PATH descriptor the backend executes through /proc/self/fd
+ * (see the plans) */
+struct helper {
+	char *path;
+	int fd;
+};
+
+static void
+open_helper(struct helper *h)
+{
+	h->path = helper_path();
+	if ((h->fd = open(h->path, O_PATH | O_CLOEXEC)) == -1)
+		die("no sandbox: cannot open the helper %s (%s); reinstall "
+		    "kinbox — nothing was run",
+		    h->path, strerror(errno));
 }
 
 /* What a shell says of a command that did not start: "command not found"
@@ -457,109 +484,6 @@ static void __attribute__((noreturn)) exec_unsandboxed(
 }
 
 /*
- * The connects the supervisor refused: exact denials, first (kinbox saw
- * the path). The grant that helps is --allow-socket on it, unless it lies
- * in a writable root (a guard's mount there: no grant lifts it) or could
- * not be named (a link through /proc).
- */
-static size_t
-socket_denials(const struct kb_policy *p, const struct kb_sup_report *rep,
-    struct kb_denial *d, size_t max)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < rep->ndenial && n < max; i++) {
-		const struct kb_sup_denial *s = &rep->denial[i];
-		struct kb_denial *x = &d[n++];
-
-		memset(x, 0, sizeof(*x));
-		x->cls = KB_CLASS_SOCKET;
-		snprintf(x->path, sizeof(x->path), "%s", s->path);
-		snprintf(x->reason, sizeof(x->reason), "%s",
-		    strerrorname_np(s->err) ? strerrorname_np(s->err)
-					    : "EACCES");
-		snprintf(x->evidence, sizeof(x->evidence),
-		    "connect(\"%s\") refused %u time%s", s->named, s->count,
-		    s->count == 1 ? "" : "s");
-		if (s->path[0] == '/' && strncmp(s->path, "/proc/", 6) != 0 &&
-		    !kb_policy_within_writable(p, s->path))
-			snprintf(x->suggest_socket, sizeof(x->suggest_socket),
-			    "%s", s->path);
-	}
-	return n;
-}
-
-/*
- * What the egress proxy refused: exact network denials (kinbox saw the
- * host), one per host, port and reason. The grant that helps is
- * --allow-host HOST:PORT when the host was only missing from the list and
- * is a name kinbox would accept there.
- */
-static size_t
-egress_denials(
-    const struct kb_egress_report *rep, struct kb_denial *d, size_t max)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < rep->ndenial && n < max; i++) {
-		const struct kb_egress_denial *g = &rep->denial[i];
-		struct kb_denial *x = &d[n++];
-		char entry[300], name[256];
-		unsigned port;
-		const char *why;
-
-		memset(x, 0, sizeof(*x));
-		x->cls = KB_CLASS_NETWORK;
-		x->exact = true;
-		/* the destination as the proxy saw it */
-		snprintf(
-		    x->host, sizeof(x->host), "%.250s:%u", g->host, g->port);
-		snprintf(x->reason, sizeof(x->reason), "%s",
-		    g->grantable ? "not on the allow-list"
-				 : "refused destination");
-		snprintf(x->evidence, sizeof(x->evidence), "%s%s", g->why,
-		    g->count > 1 ? ", more than once" : "");
-		snprintf(entry, sizeof(entry), "%s:%u", g->host, g->port);
-		if (g->grantable && kb_host_entry_parse(entry, name,
-					sizeof(name), &port, &why) == 0)
-			snprintf(x->suggest_host, sizeof(x->suggest_host),
-			    "%s:%u", name, port);
-	}
-	return n;
-}
-
-/* Does a denial read from stderr tell of a socket kinbox refused (the
- * command's own complaint about it)? Then the exact one says it. */
-static bool
-told_already(const struct kb_denial *exact, size_t n, const struct kb_denial *d)
-{
-	for (size_t i = 0; i < n; i++) {
-		const char *base = strrchr(exact[i].path, '/');
-
-		if (strcmp(d->path, exact[i].path) == 0 ||
-		    (base != NULL && base[1] != '\0' &&
-			strstr(d->evidence, base + 1) != NULL))
-			return true;
-	}
-	return false;
-}
-
-/* Is `d` one of the first n already (the same class and path, host or
- * reason: a tool that says it on both streams)? */
-static bool
-same_as(const struct kb_denial *have, size_t n, const struct kb_denial *d)
-{
-	for (size_t i = 0; i < n; i++)
-		if (have[i].cls == d->cls &&
-		    strcmp(have[i].path, d->path) == 0 &&
-		    strcmp(have[i].host, d->host) == 0 &&
-		    (d->path[0] != '\0' || d->host[0] != '\0' ||
-			strcmp(have[i].reason, d->reason) == 0))
-			return true;
-	return false;
-}
-
-/*
  * After a failed run: was it the sandbox? One human line on stderr, the
  * JSON record on --json-fd, the journal entry for kinpolicy. The command's
  * exit status is never changed by this.
@@ -570,38 +494,28 @@ report_denial(const struct kb_policy *p, const struct kb_opts *o,
 {
 	struct kb_host_oracle_ctx ctx = {.home = p->home, .check_access = true};
 	struct kb_oracle oracle = kb_host_oracle_template;
+	const struct kb_evidence ev = {
+	    .backend = run->backend,
+	    .exit_status = run->exit_code,
+	    .err_tail = run->tail,
+	    .err_len = run->tail_len,
+	    .out_tail = run->stdout_read ? run->out_tail : NULL,
+	    .out_len = run->stdout_read ? run->out_tail_len : 0,
+	    .sockets = run->sock.denial,
+	    .nsockets = run->sock.ndenial,
+	    .hosts = run->egress.denial,
+	    .nhosts = run->egress.ndenial,
+	};
 	_cleanup_free_ struct kb_denial *d =
 	    xcalloc(KB_MAX_DENIALS + 1, sizeof(*d));
 	char id[KB_ID_LEN + 1];
 	_cleanup_free_ char *json = NULL;
 	struct kb_err e;
-	size_t nd, nc, ns, shown;
+	size_t nd, shown;
 
 	oracle.ctx = &ctx;
-	ns = socket_denials(p, &run->sock, d, KB_MAX_DENIALS + 1);
-	ns += egress_denials(&run->egress, d + ns, KB_MAX_DENIALS + 1 - ns);
 	/* one more than is shown: to say that there were more */
-	nc = kb_classify_all(run->exit_code, run->tail, run->tail_len, p,
-	    &oracle, d + ns, KB_MAX_DENIALS + 1 - ns);
-	/* what the tool reported on stdout (test runners, hook managers):
-	 * the denials stderr did not already tell */
-	if (run->stdout_read && run->out_tail_len > 0 &&
-	    ns + nc < KB_MAX_DENIALS + 1) {
-		size_t no = kb_classify_all(run->exit_code, run->out_tail,
-		    run->out_tail_len, p, &oracle, d + ns + nc,
-		    KB_MAX_DENIALS + 1 - ns - nc);
-
-		for (size_t i = ns + nc; i < ns + nc + no; i++)
-			d[i].from_stdout = true;
-		nc += no;
-	}
-	nd = ns;
-	for (size_t i = ns; i < ns + nc; i++)
-		if (!told_already(d, ns, &d[i]) && !same_as(d, nd, &d[i]) &&
-		    !(d[i].cls == KB_CLASS_NETWORK &&
-			run->egress.ndenial > 0) &&
-		    !(d[i].from_stdout && d[i].from_status))
-			d[nd++] = d[i];
+	nd = kb_classify_run(&ev, p, &oracle, d, KB_MAX_DENIALS + 1);
 	if (nd == 0)
 		return;
 	shown = nd > KB_MAX_DENIALS ? KB_MAX_DENIALS : nd;
@@ -617,7 +531,7 @@ report_denial(const struct kb_policy *p, const struct kb_opts *o,
 	if (nd > shown)
 		kb_line("more denials than these; kinpolicy show ID lists "
 			"the ones recorded");
-	json = kb_report_json(d, shown, id, p, run->exit_code);
+	json = kb_report_json(d, shown, id, p, run->backend, run->exit_code);
 	if (o->json_fd != -1) {
 		size_t n = strlen(json);
 
@@ -940,7 +854,7 @@ note_lost_files(const struct kb_policy *p, const struct kb_run *run)
 				 * own write failed, which the denial names */
 				if (p->cache[c] == KB_CACHE_PERSISTED ||
 				    p->cache[c] == KB_CACHE_OFF ||
-				    p->backend == KB_BACKEND_LANDLOCK ||
+				    run->backend == KB_BACKEND_LANDLOCK ||
 				    (end = path_below(tails[k].t, tails[k].n,
 					 dir, &start)) == NULL)
 					continue;
@@ -1021,22 +935,27 @@ rundir_make(const char *workspace)
  * sandbox-exec's place (KINBOX_TEST_SANDBOX_EXEC) to drive this path —
  * the stand-in runs the command, it enforces nothing.
  */
-static int
-run_seatbelt(struct kb_policy *p, const struct kb_opts *o)
+/* sandbox-exec, or the test build's stand-in for it (never in the
+ * release build: KINBOX_TEST_SANDBOX_EXEC is read by kinbox-test only) */
+static const char *
+seatbelt_exe(void)
+{
+	const char *stand_in = kb_test_sandbox_exec();
+
+	return stand_in != NULL ? stand_in : KB_SANDBOX_EXEC;
+}
+
+static void
+plan_seatbelt(
+    const struct kb_policy *p, const struct kb_opts *o, struct kb_plan *plan)
 {
 	struct kb_seatbelt_host sh = {0};
-	struct kb_plan plan;
 	struct kb_err e;
-	static struct kb_posix_run pr;
-	static struct kb_run run;
 	char tmp[PATH_MAX], vartmp[PATH_MAX], sock[PATH_MAX], tag[64];
 	char ttys[3][PATH_MAX], runtmp[PATH_MAX + 16];
 	char id[KB_ID_LEN + 1];
-	/* the test build only: NULL in the release build */
-	const char *stand_in = kb_test_sandbox_exec();
-	const char *exe = stand_in != NULL ? stand_in : KB_SANDBOX_EXEC;
+	const char *exe = seatbelt_exe();
 	const char *ssh = getenv("SSH_AUTH_SOCK");
-	_cleanup_free_ char *why = NULL;
 
 	/* every path the profile names is canonical: on macOS /tmp is
 	 * /private/tmp, /var/tmp /private/var/tmp */
@@ -1103,21 +1022,18 @@ run_seatbelt(struct kb_policy *p, const struct kb_opts *o)
 			    "run",
 			    lacking);
 	}
-	if (kb_seatbelt_plan(p, &sh, exe, caller_env, &plan, &e) == -1)
+	if (kb_seatbelt_plan(p, &sh, exe, caller_env, plan, &e) == -1)
 		die("%s", e.msg);
-	if (o->dry_run || o->verbosity > 0) {
-		_cleanup_free_ char *text = o->dry_run && o->json
-						? kb_plan_json(&plan)
-						: kb_plan_render(&plan);
+}
 
-		fputs(text, o->dry_run ? stdout : stderr);
-		if (o->dry_run) {
-			kb_plan_free(&plan);
-			return 0;
-		}
-	}
+/* What the Seatbelt run needs before sandbox-exec starts: a real
+ * sandbox-exec (the test build's stand-in says it enforces nothing), no
+ * proxy, only 0-2 and the kept descriptors inherited */
+static void
+seatbelt_prepare(const struct kb_policy *p, const struct kb_plan *plan)
+{
 #ifndef __APPLE__
-	if (stand_in == NULL)
+	if (kb_test_sandbox_exec() == NULL)
 		die("%s%s: Seatbelt is macOS's sandbox (sandbox-exec); on "
 		    "Linux use auto, bwrap or landlock",
 		    p->where[KB_OPT_BACKEND] ? p->where[KB_OPT_BACKEND]
@@ -1126,7 +1042,7 @@ run_seatbelt(struct kb_policy *p, const struct kb_opts *o)
 							       : " seatbelt");
 	warnx("test build: %s stands in for sandbox-exec and enforces "
 	      "nothing",
-	    exe);
+	    plan->exe);
 #endif
 	/* the egress proxy is Linux code (splice, a network namespace to
 	 * listen in) */
@@ -1134,11 +1050,11 @@ run_seatbelt(struct kb_policy *p, const struct kb_opts *o)
 		die("--allow-host: the egress proxy runs only under the Linux "
 		    "backends so far; under Seatbelt use --net or leave the "
 		    "network off — nothing was run");
-	if (access(exe, X_OK) == -1)
+	if (access(plan->exe, X_OK) == -1)
 		die("no sandbox: %s: %s; it ships with macOS (a system "
 		    "without it cannot run the seatbelt backend) — nothing was "
 		    "run",
-		    exe, strerror(errno));
+		    plan->exe, strerror(errno));
 		/* only 0-2 and the kept descriptors reach the command */
 #ifdef __APPLE__
 	for (long fd = 3, max = sysconf(_SC_OPEN_MAX); fd < max; fd++)
@@ -1156,41 +1072,24 @@ run_seatbelt(struct kb_policy *p, const struct kb_opts *o)
 	 * no such thing; there the walk can miss one (said below) */
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 #endif
-	if (kb_run_posix(plan.exe, plan.argv.v, plan.envp.v, &pr, &e) == -1)
-		die("%s", e.msg);
-	if (pr.walk_errno != 0 && o->verbosity >= 0)
+}
+
+/* What Seatbelt's run could not make sure of: what the command left
+ * running (macOS has no subreaper) */
+static void
+note_left_running(const struct kb_opts *o, const struct kb_run *run)
+{
+	if (run->walk_errno != 0 && o->verbosity >= 0)
 		warnx("note: the process table could not be read (%s): what "
 		      "the command left running outside its process group may "
 		      "still run",
-		    strerror(pr.walk_errno));
-	else if (pr.left_killed > 0 && o->verbosity >= 0)
+		    strerror(run->walk_errno));
+	else if (run->left_killed > 0 && o->verbosity >= 0)
 		warnx("note: killed %u process%s the command left running; one "
 		      "that left its process group and whose parent exited "
 		      "between two looks may still run (macOS has no "
 		      "subreaper)",
-		    pr.left_killed, pr.left_killed == 1 ? "" : "es");
-	kb_after_command(pr.tail_len > 0 && pr.tail[pr.tail_len - 1] != '\n');
-	if (!pr.started) {
-		audit_guards(p);
-		why = kb_posix_explain_failure(pr.setup_err);
-		die("%s", why);
-	}
-	if (pr.exec_errno != 0)
-		warnx("%s: %s", p->argv[0],
-		    exec_error_text(p->argv[0], pr.exec_errno));
-	if (audit_guards(p) > 0 && o->verbosity >= 0)
-		warnx("SECURITY: the command tampered with git metadata; see "
-		      "the lines above");
-	run.wstatus = pr.wstatus;
-	run.exit_code = pr.exit_code;
-	run.started = true;
-	run.tail_len =
-	    pr.tail_len < sizeof(run.tail) ? pr.tail_len : sizeof(run.tail);
-	memcpy(run.tail, pr.tail + (pr.tail_len - run.tail_len), run.tail_len);
-	if (pr.exec_errno == 0 && run.exit_code != 0)
-		report_denial(p, o, &run);
-	kb_plan_free(&plan);
-	return run.exit_code;
+		    run->left_killed, run->left_killed == 1 ? "" : "es");
 }
 
 /* argv + config → profile: the sources in rank order (see kinbox(1)),
@@ -1351,18 +1250,19 @@ finish_profile(struct kb_policy *p, const struct kb_opts *o)
 	check_stores(p);
 }
 
-/* What this host can do, and which backend runs: bubblewrap where it
- * can make its namespaces, else the landlock backend, found out by
- * trying (a probe for --dry-run); *bwrap is bubblewrap's path when it is
- * a candidate. The reason for the choice in `why`. true: landlock. */
-static bool
-choose_backend(struct kb_policy *p, const struct kb_opts *o,
-    struct kb_host *host, char **bwrap, char *why, size_t whylen)
-{
-	struct kb_err e;
-	char *bw = NULL;
-	bool use_landlock = false;
+/* The backends a run tries, in order: the first that can set up runs;
+ * only bubblewrap that cannot make its namespaces (under auto) gives way
+ * to the next. `why` says why the first (the posture line). */
+struct candidates {
+	enum kb_backend_kind v[2];
+	size_t n;
+	char why[1024];
+};
 
+/* What this host can do (the Linux backends' planners read it). */
+static void
+probe_host(struct kb_host *host)
+{
 	host->landlock_abi = kb_landlock_abi();
 	host->root = geteuid() == 0;
 	host->overlay = kb_overlay_supported();
@@ -1370,94 +1270,162 @@ choose_backend(struct kb_policy *p, const struct kb_opts *o,
 	host->no_meta = kb_meta_unavailable();
 	host->seccomp_outer = kb_sup_under_seccomp();
 	host->mem_total = kb_host_mem_total();
-	/* auto: bubblewrap where it can make its namespaces, else the
-	 * landlock backend; found out by trying (a probe for --dry-run) */
-	if (p->backend == KB_BACKEND_AUTO && getenv("KINBOX_ACTIVE") != NULL &&
-	    strcmp(getenv("KINBOX_ACTIVE"), "landlock") == 0) {
+}
+
+/*
+ * → the backend: the candidates in order, and why. Seatbelt when asked
+ * (macOS: auto); bubblewrap where it can make its namespaces, else the
+ * landlock backend, found out by trying (a probe for --dry-run; under
+ * auto a run that finds bwrap unable falls back); *bwrap is bubblewrap's
+ * path when it is a candidate.
+ */
+static void
+choose_backend(const struct kb_policy *p, const struct kb_opts *o,
+    struct kb_host *host, char **bwrap, struct candidates *c)
+{
+	struct kb_err e;
+	enum kb_backend_kind asked = p->backend;
+	const char *active = getenv("KINBOX_ACTIVE");
+
+	*bwrap = NULL;
+	c->n = 0;
+	c->why[0] = '\0';
+#ifdef __APPLE__
+	/* macOS has one sandbox: auto is Seatbelt */
+	if (asked == KB_BACKEND_AUTO)
+		asked = KB_BACKEND_SEATBELT;
+#endif
+	if (asked == KB_BACKEND_SEATBELT) {
+		c->v[c->n++] = KB_BACKEND_SEATBELT;
+		return;
+	}
+	probe_host(host);
+	if (asked == KB_BACKEND_AUTO && active != NULL &&
+	    strcmp(active, "landlock") == 0) {
 		/* its seccomp filter refuses user namespaces: bwrap cannot */
-		snprintf(why, whylen,
+		snprintf(c->why, sizeof(c->why),
 		    "chosen by auto: inside a landlock sandbox, which refuses "
 		    "the user namespaces bubblewrap needs");
-		use_landlock = true;
-	} else if (p->backend != KB_BACKEND_LANDLOCK &&
-		   (bw = kb_bwrap_find(&e)) == NULL) {
-		if (p->backend == KB_BACKEND_BWRAP)
+	} else if (asked != KB_BACKEND_LANDLOCK &&
+		   (*bwrap = kb_bwrap_find(&e)) == NULL) {
+		if (asked == KB_BACKEND_BWRAP)
 			die("%s", e.msg);
-		snprintf(why, whylen,
+		snprintf(c->why, sizeof(c->why),
 		    "chosen by auto: bubblewrap is not installed (install it "
 		    "for the stronger backend: apt-get install bubblewrap)");
-		use_landlock = true;
 		if (o->verbosity >= 0 && !o->dry_run &&
 		    kb_landlock_lacks(host, p->require) == 0)
 			say_fallback("bubblewrap (bwrap) is not installed "
 				     "(apt-get install bubblewrap)",
 			    NULL);
-	} else if (p->backend == KB_BACKEND_LANDLOCK) {
-		snprintf(why, whylen, "as asked (%s)",
+	} else if (asked == KB_BACKEND_LANDLOCK) {
+		snprintf(c->why, sizeof(c->why), "as asked (%s)",
 		    p->where[KB_OPT_BACKEND] ? p->where[KB_OPT_BACKEND]
 					     : "backend = landlock");
-		use_landlock = true;
-	} else if (p->backend == KB_BACKEND_AUTO && o->dry_run &&
-		   kb_bwrap_probe(bw, &e) == -1 &&
+	} else if (asked == KB_BACKEND_AUTO && o->dry_run &&
+		   kb_bwrap_probe(*bwrap, &e) == -1 &&
 		   kb_bwrap_userns_failure(e.msg)) {
 		/* bwrap's own words, from the probe's explanation */
 		const char *b = strstr(e.msg, "[bwrap: "), *end;
 
 		b = b != NULL ? b + 8 : e.msg;
 		end = strstr(b, "] — ");
-		snprintf(why, whylen,
+		snprintf(c->why, sizeof(c->why),
 		    "chosen by auto: bubblewrap cannot make its namespaces "
 		    "here (bwrap: %.*s)",
 		    end != NULL ? (int)(end - b) : (int)strlen(b), b);
-		use_landlock = true;
+	} else {
+		c->v[c->n++] = KB_BACKEND_BWRAP;
+		if (asked == KB_BACKEND_BWRAP)
+			return;
 	}
-	*bwrap = bw;
-	return use_landlock;
+	c->v[c->n++] = KB_BACKEND_LANDLOCK;
 }
 
-/* → plan → run: the plan of the chosen backend, printed by --dry-run
- * (true: nothing more to do), else run; bubblewrap that cannot make its
- * namespaces falls back to the landlock backend under auto, and says so */
-static bool
-plan_and_run(struct kb_policy *p, const struct kb_opts *o, struct kb_host *host,
-    const char *bwrap, const char *helper, int helper_fd, char *why,
-    size_t whylen, bool *use_landlock, struct kb_plan *plan, struct kb_run *run)
+/* The plan of one candidate; `fell_back`: bubblewrap, tried first, could
+ * not make its namespaces */
+static void
+plan_for(enum kb_backend_kind b, struct kb_policy *p, const struct kb_opts *o,
+    const struct kb_host *host, const char *bwrap, const struct helper *h,
+    const char *why, bool fell_back, struct kb_plan *plan)
+{
+	_cleanup_free_ char *lacking = NULL;
+	struct kb_err e;
+
+	switch (b) {
+	case KB_BACKEND_SEATBELT:
+		plan_seatbelt(p, o, plan);
+		return;
+	case KB_BACKEND_BWRAP:
+		if (kb_bwrap_plan(p, host, bwrap, h->path, h->fd, caller_env,
+			plan, &e) == -1)
+			die("%s", e.msg);
+		return;
+	case KB_BACKEND_LANDLOCK:
+		lacking = feature_words(kb_landlock_lacks(host, p->require));
+		if (lacking != NULL)
+			die("no sandbox: the landlock backend has no %s, which "
+			    "--require (or require =) asks for%s%s%s; nothing "
+			    "was run",
+			    lacking, p->backend == KB_BACKEND_AUTO ? " (" : "",
+			    p->backend == KB_BACKEND_AUTO ? why : "",
+			    p->backend == KB_BACKEND_AUTO ? ")" : "");
+		/* a read-only run makes nothing in its workspace */
+		if (!o->dry_run && rundir_fd == -1)
+			rundir_make(p->read_only ? NULL : p->workspace);
+		if (kb_landlock_plan(p, host, h->path, h->fd,
+			o->dry_run ? KB_LANDLOCK_RUNDIR_TEMPLATE : rundir,
+			rundir_fd, why, caller_env, plan, &e) == -1)
+			die("%s%s%s", e.msg, fell_back ? " (" : "",
+			    fell_back ? "bubblewrap cannot make its "
+					"namespaces here)"
+				      : "");
+		return;
+	case KB_BACKEND_AUTO:
+		break;
+	}
+	die("internal: no planner for backend %d", (int)b);
+}
+
+/* What the landlock backend's mounts cannot hold, recorded before the
+ * run to be put back after it */
+static void
+snapshot_guards(struct kb_policy *p, const struct kb_opts *o)
 {
 	struct kb_err e;
 
-	for (int attempt = 0;; attempt++) {
-		struct kb_stopper stop = {
-		    KB_REVOKE_SIGNAL, arm_revocation, check_revoked, p};
+	if (gitsnap != NULL)
+		return;
+	if (kb_gitguard_snapshot(p, &gitsnap, &e) == -1)
+		die("%s", e.msg);
+	/* on disk too, held by the keeper until every process of the run is
+	 * dead: a run that dies before its restore is put back by the next
+	 * one */
+	if (kb_gitsnap_persist(p, gitsnap, &gitsnap_file, &e) == -1 &&
+	    o->verbosity >= 0)
+		warnx("note: the git guards' snapshot cannot be kept on disk "
+		      "(%s): if kinbox is killed during this run, what the "
+		      "command planted in .git stays until you check it",
+		    e.msg);
+	kb_run_hold(gitsnap_file.fd);
+}
 
-		if (*use_landlock) {
-			_cleanup_free_ char *lacking =
-			    feature_words(kb_landlock_lacks(host, p->require));
+/* → plan → run: each candidate's plan in turn, printed by --dry-run
+ * (true: nothing more to do), else run; bubblewrap that cannot make its
+ * namespaces gives way to the next candidate, and says so */
+static bool
+plan_and_run(struct kb_policy *p, const struct kb_opts *o,
+    const struct kb_host *host, const char *bwrap, const struct helper *h,
+    struct candidates *c, struct kb_plan *plan, struct kb_run *run)
+{
+	struct kb_stopper stop = {
+	    KB_REVOKE_SIGNAL, arm_revocation, check_revoked, p};
+	struct kb_err e;
 
-			if (lacking != NULL)
-				die("no sandbox: the landlock backend has no "
-				    "%s, which --require (or require =) asks "
-				    "for%s%s%s; nothing was run",
-				    lacking,
-				    p->backend == KB_BACKEND_AUTO ? " (" : "",
-				    p->backend == KB_BACKEND_AUTO ? why : "",
-				    p->backend == KB_BACKEND_AUTO ? ")" : "");
-			/* a read-only run makes nothing in its workspace */
-			if (!o->dry_run && rundir_fd == -1)
-				rundir_make(p->read_only ? NULL : p->workspace);
-			if (kb_landlock_plan(p, host, helper, helper_fd,
-				o->dry_run ? KB_LANDLOCK_RUNDIR_TEMPLATE
-					   : rundir,
-				rundir_fd, why, caller_env, plan, &e) == -1)
-				die("%s%s%s", e.msg, attempt > 0 ? " (" : "",
-				    attempt > 0 ? "bubblewrap cannot make its "
-						  "namespaces here)"
-						: "");
-			/* the classifier judges by this backend's errors */
-			p->backend = KB_BACKEND_LANDLOCK;
-		} else if (kb_bwrap_plan(p, host, bwrap, helper, helper_fd,
-			       caller_env, plan, &e) == -1) {
-			die("%s", e.msg);
-		}
+	for (size_t i = 0; i < c->n; i++) {
+		enum kb_backend_kind b = c->v[i];
+
+		plan_for(b, p, o, host, bwrap, h, c->why, i > 0, plan);
 		if (o->dry_run || o->verbosity > 0) {
 			_cleanup_free_ char *text = o->dry_run && o->json
 							? kb_plan_json(plan)
@@ -1470,25 +1438,14 @@ plan_and_run(struct kb_policy *p, const struct kb_opts *o, struct kb_host *host,
 				return true;
 			}
 		}
-		/* what no mount will hold, recorded to be put back */
-		if (*use_landlock && gitsnap == NULL) {
-			if (kb_gitguard_snapshot(p, &gitsnap, &e) == -1)
+		if (b == KB_BACKEND_SEATBELT) {
+			seatbelt_prepare(p, plan);
+			if (kb_seatbelt_run(plan, run, &e) == -1)
 				die("%s", e.msg);
-			/* on disk too, held by the keeper until every process
-			 * of the run is dead: a run that dies before its
-			 * restore is put back by the next one */
-			if (kb_gitsnap_persist(p, gitsnap, &gitsnap_file, &e) ==
-				-1 &&
-			    o->verbosity >= 0)
-				warnx(
-				    "note: the git guards' snapshot cannot be "
-				    "kept on disk (%s): if kinbox is killed "
-				    "during this run, what the command "
-				    "planted in .git stays until you check "
-				    "it",
-				    e.msg);
-			kb_run_hold(gitsnap_file.fd);
+			break;
 		}
+		if (b == KB_BACKEND_LANDLOCK)
+			snapshot_guards(p, o);
 		/* the test build says so where it matters */
 		if (kb_resolve_test_note != NULL && plan->proxy_fd != -1 &&
 		    o->verbosity >= 0)
@@ -1496,15 +1453,15 @@ plan_and_run(struct kb_policy *p, const struct kb_opts *o, struct kb_host *host,
 		if (kb_run(plan, p->ngrants > 0 ? &stop : NULL, run, &e) == -1)
 			die("%s", e.msg);
 		/* bubblewrap could not make its namespaces and nothing ran:
-		 * auto tries the landlock backend, and says so */
-		if (!*use_landlock && p->backend == KB_BACKEND_AUTO &&
-		    !run->started && !WIFSIGNALED(run->wstatus) &&
+		 * the next candidate, said */
+		if (b == KB_BACKEND_BWRAP && i + 1 < c->n && !run->started &&
+		    !WIFSIGNALED(run->wstatus) &&
 		    kb_bwrap_userns_failure(run->setup_err)) {
 			char first[512];
 
 			snprintf(first, sizeof(first), "%.*s",
 			    (int)strcspn(run->setup_err, "\n"), run->setup_err);
-			snprintf(why, whylen,
+			snprintf(c->why, sizeof(c->why),
 			    "chosen by auto: bubblewrap cannot make its "
 			    "namespaces here (%s)",
 			    first);
@@ -1514,7 +1471,6 @@ plan_and_run(struct kb_policy *p, const struct kb_opts *o, struct kb_host *host,
 					     "namespaces here",
 				    first);
 			kb_plan_free(plan);
-			*use_landlock = true;
 			continue;
 		}
 		break;
@@ -1632,22 +1588,27 @@ outcome_detail(
 	return "";
 }
 
-/* the backend could not set up: bubblewrap's own words explained, or
- * killed before it started (its status) */
+/* the backend could not set up: its own words explained (bubblewrap's,
+ * sandbox-exec's), or killed before it started (its status) */
 static int
 report_not_started(const struct kb_policy *p, const struct kb_opts *o,
-    const struct kb_run *run, const struct kb_host *host, bool use_landlock)
+    const struct kb_run *run, const struct kb_host *host)
 {
 	_cleanup_free_ char *cause = NULL;
 
 	audit_guards(p);
 	if (WIFSIGNALED(run->wstatus))
 		return run->exit_code; /* killed before it started */
+	if (run->backend == KB_BACKEND_SEATBELT) {
+		cause = kb_posix_explain_failure(run->setup_err);
+		die("%s", cause);
+	}
 	cause = kb_bwrap_explain_failure(run->setup_err);
 	if (o->verbosity > 0)
 		fputs(run->setup_err, stderr);
 	/* --backend bwrap was asked for: the way out is the other */
-	if (!use_landlock && kb_bwrap_userns_failure(run->setup_err) &&
+	if (run->backend == KB_BACKEND_BWRAP &&
+	    kb_bwrap_userns_failure(run->setup_err) &&
 	    host->landlock_abi >= KB_LANDLOCK_ABI_MIN) {
 		char *tail = strstr(cause, " — nothing was run");
 
@@ -1695,7 +1656,9 @@ report_ran(
 	if (run->exec_errno == 0 &&
 	    (run->exit_code != 0 || run->egress.ndenial > 0))
 		report_denial(p, o, run);
-	if (run->exec_errno == 0 && run->exit_code != 0)
+	/* Seatbelt has no private /tmp and no overlays: nothing is lost */
+	if (run->exec_errno == 0 && run->exit_code != 0 &&
+	    run->backend != KB_BACKEND_SEATBELT)
 		note_lost_files(p, run);
 }
 
@@ -1704,7 +1667,7 @@ report_ran(
  * status and a denial when the sandbox is why it failed */
 static int
 report_run(struct kb_policy *p, const struct kb_opts *o, struct kb_plan *plan,
-    struct kb_run *run, const struct kb_host *host, bool use_landlock)
+    struct kb_run *run, const struct kb_host *host)
 {
 	enum outcome out = outcome_of(run);
 	int status = run->exit_code;
@@ -1715,6 +1678,8 @@ report_run(struct kb_policy *p, const struct kb_opts *o, struct kb_plan *plan,
 	 * starts clean (SGR reset on a terminal, a fresh line) */
 	kb_after_command(
 	    run->tail_len > 0 && run->tail[run->tail_len - 1] != '\n');
+	if (run->backend == KB_BACKEND_SEATBELT)
+		note_left_running(o, run);
 	/* what Landlock kept unreadable when the host replaced it: a note
 	 * for a run that started (and was not stopped for something else) */
 	if (out >= OUT_SETUP && run->replaced[0] != '\0') {
@@ -1730,7 +1695,7 @@ report_run(struct kb_policy *p, const struct kb_opts *o, struct kb_plan *plan,
 	}
 	switch (out) {
 	case OUT_NOT_STARTED:
-		return report_not_started(p, o, run, host, use_landlock);
+		return report_not_started(p, o, run, host);
 	case OUT_TIMED_OUT:
 		/* not a denial: one line, timeout(1)'s status */
 		if (audit_guards(p) > 0 && o->verbosity >= 0)
@@ -1770,14 +1735,13 @@ main(int argc, char **argv)
 	struct kb_policy pol;
 	struct kb_opts o = {.json_fd = -1};
 	struct kb_plan plan;
-	struct kb_host host;
+	struct kb_host host = {0};
 	struct kb_run run;
+	struct candidates cands;
+	struct helper helper = {NULL, -1};
 	_cleanup_free_ char *bwrap = NULL;
-	_cleanup_free_ char *helper = NULL;
-	_cleanup_close_ int helper_fd = -1;
 	const char *mode = getenv("KINBOX_SANDBOX");
-	char why[1024] = "";
-	bool use_landlock = false;
+	int status;
 
 	kb_progname = "kinbox";
 	caller_env = kb_self_env_guard(argv);
@@ -1799,34 +1763,20 @@ main(int argc, char **argv)
 	read_profile(argc, argv, mode, &pol, &o);
 	unsandboxed_if_asked(&pol, &o, mode);
 	finish_profile(&pol, &o);
-	/* → plan → run: on macOS Seatbelt, its own path (run_seatbelt) */
-#ifdef __APPLE__
-	/* macOS has one sandbox: auto is Seatbelt */
-	if (pol.backend == KB_BACKEND_AUTO)
-		pol.backend = KB_BACKEND_SEATBELT;
-#endif
-	if (pol.backend == KB_BACKEND_SEATBELT) {
-		int rc = run_seatbelt(&pol, &o);
-
-		kb_policy_free(&pol);
-		return rc;
+	/* → the backends to try; on Linux kinbox-exec, the chain's last
+	 * link, and the git watch */
+	choose_backend(&pol, &o, &host, &bwrap, &cands);
+	if (cands.v[0] != KB_BACKEND_SEATBELT) {
+		open_helper(&helper);
+		watch_repos(&pol, &o);
 	}
-
-	/* on Linux: kinbox-exec, the chain's last link, then the backend,
-	 * the git watch, the plan and the run */
-	helper = find_helper();
-	/* O_PATH: the backend executes it through /proc/self/fd (see the
-	 * plans) */
-	if ((helper_fd = open(helper, O_PATH | O_CLOEXEC)) == -1)
-		die("no sandbox: cannot open the helper %s (%s); reinstall "
-		    "kinbox — nothing was run",
-		    helper, strerror(errno));
-	use_landlock =
-	    choose_backend(&pol, &o, &host, &bwrap, why, sizeof(why));
-	watch_repos(&pol, &o);
-	if (plan_and_run(&pol, &o, &host, bwrap, helper, helper_fd, why,
-		sizeof(why), &use_landlock, &plan, &run))
-		return 0; /* --dry-run */
-	/* → classify → report */
-	return report_run(&pol, &o, &plan, &run, &host, use_landlock);
+	/* → plan → run */
+	if (plan_and_run(&pol, &o, &host, bwrap, &helper, &cands, &plan, &run))
+		status = 0; /* --dry-run */
+	else                /* → classify → report */
+		status = report_run(&pol, &o, &plan, &run, &host);
+	free(helper.path);
+	if (helper.fd != -1)
+		close(helper.fd);
+	return status;
 }

@@ -295,6 +295,18 @@ int kb_seatbelt_plan(const struct kb_policy *, const struct kb_seatbelt_host *,
     const char *sandbox_exec, char *const *envp, struct kb_plan *out,
     struct kb_err *e);
 
+/*
+ * Runs a seatbelt plan (backends/run-posix.c: sandbox-exec, POSIX
+ * interfaces only) and fills `out` as kb_run() does, for the common
+ * report: started, the exec's errno, sandbox-exec's own words when it
+ * refused, the exit status, the stderr tail, and what the command left
+ * running. The caller has made every descriptor but 0-2 and the kept ones
+ * close on exec. 0, or -1 with `e` set when nothing could be started.
+ */
+struct kb_run;
+int kb_seatbelt_run(
+    const struct kb_plan *, struct kb_run *out, struct kb_err *e);
+
 /* backends/plan.c: any plan as one JSON object (kinbox --dry-run --json):
  * backend, exe, argv, notes, fds (a bind source passed as a descriptor:
  * number -> path) and, for seatbelt, profile and params (an object, name
@@ -408,6 +420,9 @@ int kb_mounter_wait(int sock, int *watchfd, char *why, size_t whylen);
 /* backends/run.c */
 
 struct kb_run {
+	/* the backend that ran (the plan's): the classifier judges by its
+	 * errors, the journal records it; the policy keeps what was asked */
+	enum kb_backend_kind backend;
 	int wstatus;           /* bwrap's wait status */
 	bool started;          /* the command was exec'd (or exec was tried) */
 	int exec_errno;        /* exec failed inside with this errno, else 0 */
@@ -433,6 +448,11 @@ struct kb_run {
 			     ran */
 	bool timed_out;   /* --timeout expired: the sandbox was stopped */
 	int exit_code;    /* kinbox's exit status for this run */
+	/* Seatbelt's run (no pid namespace, no subreaper on macOS): how many
+	 * processes the command left running were killed, and why the
+	 * process table could not be read (0: it could) */
+	unsigned left_killed;
+	int walk_errno;
 	/* stdout was a pipe, socket or regular file: its tail is read too
 	 * (a terminal or a device is left to the command) */
 	bool stdout_read;

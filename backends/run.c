@@ -939,6 +939,7 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 
 	/* not the 64 KiB tail: zeroing it would fault in 16 pages per start */
 	memset(r, 0, offsetof(struct kb_run, tail));
+	r->backend = pl->backend;
 	r->tail_len = 0;
 	r->stderr_bytes = 0;
 	for (size_t i = 0; i < pl->nkeep; i++)

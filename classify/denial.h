@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "../profile/policy.h"
+#include "../profile/refusal.h"
 
 enum kb_class {
 	KB_CLASS_NONE,
@@ -117,6 +118,38 @@ extern const struct kb_oracle kb_host_oracle_template;
 size_t kb_classify_all(int exit_status, const char *tail, size_t len,
     const struct kb_policy *, const struct kb_oracle *, struct kb_denial *out,
     size_t max);
+
+/*
+ * A finished run, as the classifier takes it whole (classify/evidence.c):
+ * the backend that ran it (the policy names what was asked, auto
+ * included), the command's exit status, the tail of its stderr and, when
+ * kinbox read its stdout, of that; what the services outside the sandbox
+ * refused it (the unix-socket supervisor's connects, the egress proxy's
+ * destinations), which are exact and come first. Borrowed pointers.
+ */
+struct kb_evidence {
+	enum kb_backend_kind backend;
+	int exit_status;
+	const char *err_tail;
+	size_t err_len;
+	const char *out_tail; /* NULL when stdout was not read */
+	size_t out_len;
+	const struct kb_refused_socket *sockets;
+	size_t nsockets;
+	const struct kb_refused_host *hosts;
+	size_t nhosts;
+};
+
+/*
+ * Every distinct denial of the run, merged: the refused connects, the
+ * refused destinations, then what stderr tells and what stdout tells
+ * that stderr did not (a command's own complaint about a refused socket
+ * or destination is the exact one already; a line a tool writes on both
+ * streams is one denial). Fills out[0..max) and returns how many; a
+ * caller that gives one more than it shows learns that there were more.
+ */
+size_t kb_classify_run(const struct kb_evidence *, const struct kb_policy *,
+    const struct kb_oracle *, struct kb_denial *out, size_t max);
 
 /*
  * The first denial only (kb_classify_all with max 1). `tail` holds the last

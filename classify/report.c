@@ -644,7 +644,7 @@ policy_value(const struct kb_policy *p, const struct kb_option *r, bool typed)
 
 char *
 kb_report_json(const struct kb_denial *d, size_t n, const char *id,
-    const struct kb_policy *p, int exit_status)
+    const struct kb_policy *p, enum kb_backend_kind ran, int exit_status)
 {
 	json_t *o = fingerprints(d, n, id), *pol = json_object();
 	json_t *fl = json_object(), *argv = json_array();
@@ -664,9 +664,10 @@ kb_report_json(const struct kb_denial *d, size_t n, const char *id,
 	/* the command ran until it failed: some of it may have happened */
 	set(o, "partial", json_true());
 	set(o, "time", json_string(when));
+	/* the backend that ran (the policy says what was asked: auto) */
 	set(o, "backend",
 	    json_string(
-		p->backend == KB_BACKEND_LANDLOCK ? "landlock" : "bwrap"));
+		ran == KB_BACKEND_AUTO ? "bwrap" : kb_backend_name(ran)));
 	/* the run's mode, and what set a read-only one */
 	set(o, "mode", json_string(kb_run_mode_name(p->read_only)));
 	if (p->read_only)

@@ -20,10 +20,10 @@ char *kb_report_line(const struct kb_denial *, const char *id);
 
 /* The JSON record of a run's n denials ("schema": 1): the first one's
  * fingerprint, the grants all of them suggest, "denials" (each one's
- * fingerprint), the exact argv, cwd, exit status and the policy in force.
- * Caller frees. */
+ * fingerprint), the exact argv, cwd, exit status, the backend that ran
+ * and the policy in force. Caller frees. */
 char *kb_report_json(const struct kb_denial *, size_t n, const char *id,
-    const struct kb_policy *, int exit_status);
+    const struct kb_policy *, enum kb_backend_kind ran, int exit_status);
 
 /* The fingerprints alone (class, evidence, reason, path, host, suggest;
  * "denials"), as `kinpolicy fingerprint --json` prints them; n may be 0

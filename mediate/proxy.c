@@ -113,7 +113,7 @@ note_denial(struct kb_proxy *px, const char *host, unsigned port,
 	pthread_mutex_lock(&px->mu);
 	r->refused++;
 	for (size_t i = 0; i < r->ndenial; i++) {
-		struct kb_egress_denial *d = &r->denial[i];
+		struct kb_refused_host *d = &r->denial[i];
 
 		if (d->port == port && strcmp(d->host, host) == 0 &&
 		    strcmp(d->why, why) == 0) {
@@ -123,7 +123,7 @@ note_denial(struct kb_proxy *px, const char *host, unsigned port,
 		}
 	}
 	if (r->ndenial < KB_MAX_EGRESS_DENIALS) {
-		struct kb_egress_denial *d = &r->denial[r->ndenial++];
+		struct kb_refused_host *d = &r->denial[r->ndenial++];
 
 		snprintf(d->host, sizeof(d->host), "%s", host);
 		snprintf(d->why, sizeof(d->why), "%s", why);

@@ -32,6 +32,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "../profile/refusal.h"
+
 /* the proxy's port on the sandbox's loopback; the sandbox's own network
  * namespace is fresh, so nothing else can hold it when kinbox-exec binds */
 #define KB_PROXY_PORT  3128
@@ -45,18 +47,8 @@ struct kb_proxy_hello {
 
 #define KB_MAX_EGRESS_DENIALS 32
 
-/* One refused destination, once per host, port and reason. */
-struct kb_egress_denial {
-	char host[256]; /* as the client sent it, cut (escape to print) */
-	unsigned port;
-	char why[256];  /* "not on the allow-list", "resolves only to
-			   refused addresses (loopback 127.0.0.0/8)", ... */
-	bool grantable; /* --allow-host host:port would let it out */
-	unsigned count;
-};
-
 struct kb_egress_report {
-	struct kb_egress_denial denial[KB_MAX_EGRESS_DENIALS];
+	struct kb_refused_host denial[KB_MAX_EGRESS_DENIALS];
 	size_t ndenial;
 	unsigned long long more;    /* denials past the table */
 	unsigned long long allowed; /* connections let out */

@@ -59,7 +59,7 @@ sup_note_denial(struct kb_sup *s, const char *named, int opath, int err)
 			return;
 		}
 	if (s->rep.ndenial < KB_SUP_MAX_DENIAL) {
-		struct kb_sup_denial *d = &s->rep.denial[s->rep.ndenial++];
+		struct kb_refused_socket *d = &s->rep.denial[s->rep.ndenial++];
 
 		snprintf(d->path, sizeof(d->path), "%s", path);
 		snprintf(d->named, sizeof(d->named), "%s", named);

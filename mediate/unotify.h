@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "../profile/refusal.h"
+
 /* a granted socket (--ssh-agent, --allow-socket): this inode only */
 struct kb_sockid {
 	dev_t dev;
@@ -31,15 +33,6 @@ struct kb_sup_hello {
 };
 #define KB_SUP_MAGIC 0x6b62756eU /* "kbun" */
 
-/* One refused connect: the socket as kinbox resolved it in the sandbox
- * (what the command named when it could not be resolved), how often. */
-struct kb_sup_denial {
-	char path[4096];
-	char named[109]; /* sun_path as the command gave it */
-	int err;         /* what the command got */
-	unsigned count;
-};
-
 struct kb_sup_report {
 	unsigned long long connects;   /* answered on the command's behalf */
 	unsigned long long refused;    /* pathname unix connects refused */
@@ -51,7 +44,7 @@ struct kb_sup_report {
 					  waited already (to that address) */
 	size_t max_wait, max_per_peer; /* how many: the table's size */
 	size_t ndenial;
-	struct kb_sup_denial denial[KB_SUP_MAX_DENIAL];
+	struct kb_refused_socket denial[KB_SUP_MAX_DENIAL];
 };
 
 struct kb_sup;

@@ -698,7 +698,8 @@ test_denial(void)
 	set_ok(&p, KB_OPT_ALLOW_HOST, "b.org:8443", KB_ORIGIN_SESSION,
 	    "/r/s.ini:2");
 	snprintf(d.suggest_host, sizeof(d.suggest_host), "api.github.com:443");
-	json = kb_report_json(&d, 1, "sbx_0123456789abcdef", &p, 1);
+	json = kb_report_json(
+	    &d, 1, "sbx_0123456789abcdef", &p, KB_BACKEND_BWRAP, 1);
 	r = json_loads(json, 0, NULL);
 	{
 		json_t *sug = json_object_get(r, "suggest");

@@ -381,10 +381,10 @@ build_hello(unsigned char *out, const char *sni)
 	return sizeof(head) + 32 + 9 + ext;
 }
 
-static const struct kb_egress_denial *
+static const struct kb_refused_host *
 denial(const char *host)
 {
-	static const struct kb_egress_denial none;
+	static const struct kb_refused_host none;
 
 	for (size_t i = 0; i < REP.ndenial; i++)
 		if (strcmp(REP.denial[i].host, host) == 0)
@@ -429,7 +429,7 @@ test_refused(void)
 {
 	static const char origin[] =
 	    "GET / HTTP/1.1\r\nHost: " ALLOWED "\r\n\r\n";
-	const struct kb_egress_denial *d;
+	const struct kb_refused_host *d;
 	bool all = true;
 	size_t len;
 	char *r;
@@ -560,7 +560,7 @@ test_tunnels_refused(void)
 	ok(REP.ndenial == n && REP.refused == n && REP.allowed == 0,
 	    "refused tunnels: a denial each, none allowed");
 	for (size_t i = 0; i < n && i < REP.ndenial; i++) {
-		const struct kb_egress_denial *d = &REP.denial[i];
+		const struct kb_refused_host *d = &REP.denial[i];
 
 		ok(strcmp(d->host, ALLOWED) == 0 && d->port == U->port &&
 			!d->grantable && d->count == 1 &&
