@@ -394,6 +394,77 @@ out:
 	return found;
 }
 
+/*
+ * Is dirfd itself shaped like a git directory, as git's discovery judges
+ * one (is_git_directory: a HEAD, and objects and refs or a commondir)?
+ * git run there or below uses it as a bare repository (safe.bareRepository
+ * is "all" unless the user set it). A superset: the entries' types and
+ * HEAD's contents are git's to judge.
+ */
+static bool
+gitdir_shaped(int dirfd)
+{
+	struct stat st;
+
+	if (fstatat(dirfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return false;
+	if (fstatat(dirfd, "commondir", &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return true;
+	return fstatat(dirfd, "objects", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       fstatat(dirfd, "refs", &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* did gitfd/name, or (a directory) an entry of it, change during the run? */
+static bool
+changed_during(int gitfd, const char *name, const struct timespec *started)
+{
+	struct stat st;
+	struct dirent *de;
+	bool changed;
+	DIR *d;
+
+	if (fstatat(gitfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return false;
+	changed = newer(&st.st_ctim, started);
+	if (changed || !S_ISDIR(st.st_mode) ||
+	    (d = kb_opendir_beneath(gitfd, name)) == NULL)
+		return changed;
+	while (!changed && (de = readdir(d)) != NULL)
+		changed = strcmp(de->d_name, ".") != 0 &&
+			  strcmp(de->d_name, "..") != 0 &&
+			  fstatat(dirfd(d), de->d_name, &st,
+			      AT_SYMLINK_NOFOLLOW) == 0 &&
+			  newer(&st.st_ctim, started);
+	closedir(d);
+	return changed;
+}
+
+/*
+ * A directory that is itself a git directory (a bare repository), not
+ * named .git: audited as a new repository when anything at its top
+ * changed during the run (an entry made, renamed in or out: a shape
+ * completed, a HEAD or config written; the directory renamed into place)
+ * or in its hooks; one the run left alone stays as it is. A bare
+ * repository the user keeps in the workspace and the command pushed to
+ * has its executable hooks disarmed too (said, as for any other).
+ */
+static int
+audit_bare(const struct kb_policy *p, int gitfd, report_fn report)
+{
+	_cleanup_free_ char *path = kb_fd_path(gitfd);
+	struct stat st;
+
+	if (guarded(p, path) || fstat(gitfd, &st) == -1)
+		return 0; /* it was there before: its guards held it */
+	if (!newer(&st.st_ctim, &p->started) &&
+	    !changed_during(gitfd, "config", &p->started) &&
+	    !changed_during(gitfd, "hooks", &p->started) &&
+	    !changed_during(gitfd, "commondir", &p->started) &&
+	    !changed_during(gitfd, "config.worktree", &p->started))
+		return 0;
+	return audit_newrepo(gitfd, report, 0);
+}
+
 /* The index changed during the run: the repositories it gitlinks (at any
  * depth) whose .git changed are audited as new ones. */
 static int
@@ -451,18 +522,32 @@ audit_index(const struct kb_policy *p, const struct kb_guard *g, int rootfd,
  * Where the run was watched (gitwatch: fanotify, as root) only the
  * directories the run changed are looked at: the cost follows what the
  * run did. Elsewhere every directory of the root is walked (readdir only,
- * no stat unless an entry is named .git), whatever the count: the cost
- * grows with the workspace (kinbox --status says which). Past
- * WALK_DEPTH_MAX levels (a descriptor or two held per level) the rest is
- * named, not silently skipped.
+ * no stat unless an entry is named .git), whatever the count and the
+ * depth: the cost grows with the workspace (kinbox --status says which).
+ * Up to WALK_HELD levels each directory's descriptor is held while what
+ * lies below it is walked; deeper, a directory is closed while its
+ * subtree is walked and opened again from its child as ".." (checked to
+ * be the same directory by device and inode), so that no depth runs out
+ * of descriptors or is left unchecked.
  */
-#define WALK_DEPTH_MAX 128
+#define WALK_HELD 64
 
 struct walk {
 	const struct kb_policy *p;
 	report_fn report;
 	bool cut;
 	int found;
+};
+
+/* One directory of the walk: its descriptor (O_PATH; -1 while a deeper
+ * one's subtree is walked), its identity, and its subdirectories' names
+ * (NUL-separated; `at` the next one to walk) */
+struct level {
+	int fd;
+	dev_t dev;
+	ino_t ino;
+	char *names;
+	size_t len, at;
 };
 
 /*
@@ -484,18 +569,29 @@ renamed_in(const struct kb_policy *p, int dirfd)
 	       newer(&dir.st_mtim, &p->started);
 }
 
-static void
-walk_tree(struct walk *w, int top, int depth)
+/* Reads l->fd's entries: audits the .git it holds, keeps the names of
+ * its subdirectories (and of entries of unknown type). false: it could
+ * not be read (gone, or not a directory: git stops there too) */
+static bool
+read_level(struct walk *w, struct level *l)
 {
-	DIR *d = kb_opendir_beneath(top, ".");
+	DIR *d;
 	struct dirent *de;
+	struct stat st;
+	size_t cap = 0;
+	bool shaped = false;
 	int fd;
 
-	if (d == NULL)
-		return;
+	l->names = NULL;
+	l->len = l->at = 0;
+	if (fstat(l->fd, &st) == -1 ||
+	    (d = kb_opendir_beneath(l->fd, ".")) == NULL)
+		return false;
+	l->dev = st.st_dev;
+	l->ino = st.st_ino;
 	fd = dirfd(d);
 	while ((de = readdir(d)) != NULL) {
-		int child;
+		size_t n;
 
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
@@ -505,30 +601,113 @@ walk_tree(struct walk *w, int top, int depth)
 			    w->p, fd, ".", w->report, renamed_in(w->p, fd));
 			continue;
 		}
+		shaped = shaped || strcmp(de->d_name, "HEAD") == 0;
 		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
 			continue;
-		if (depth + 1 >= WALK_DEPTH_MAX) {
-			if (!w->cut) {
-				_cleanup_free_ char *at =
-				    kb_fd_path_at(fd, de->d_name);
+		n = strlen(de->d_name) + 1;
+		if (l->len + n > cap) {
+			cap = cap ? cap * 2 : 256;
+			while (cap < l->len + n)
+				cap *= 2;
+			l->names = xreallocarray(l->names, cap, 1);
+		}
+		memcpy(l->names + l->len, de->d_name, n);
+		l->len += n;
+	}
+	/* a HEAD: perhaps a bare repository (below it, git finds it) */
+	if (shaped && gitdir_shaped(fd))
+		w->found += audit_bare(w->p, fd, w->report);
+	closedir(d);
+	return true;
+}
 
-				w->cut = true;
-				reportf(w->report, false,
-				    "note: more than %d levels of directories "
-				    "below the writable roots; repositories "
-				    "the command may have created from %s on "
-				    "were not checked",
-				    WALK_DEPTH_MAX, at);
+/* The directory `want` again, from its child `below` (O_PATH), as "..":
+ * the same directory by device and inode, or -1 (it was moved while the
+ * walk was below it) */
+static int
+reopen_parent(int below, const struct level *want)
+{
+	struct stat st;
+	int fd = openat(below, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd != -1 && (fstat(fd, &st) == -1 || st.st_dev != want->dev ||
+			    st.st_ino != want->ino)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* Every directory below `top` (held by the caller), depth first, to any
+ * depth */
+static void
+walk_tree(struct walk *w, int top)
+{
+	struct level *st = xcalloc(1, sizeof(*st));
+	size_t n = 0, cap = 1;
+
+	st[0].fd = top;
+	if (!read_level(w, &st[0])) {
+		free(st);
+		return;
+	}
+	n = 1;
+	while (n > 0) {
+		struct level *l = &st[n - 1], c = {.fd = -1};
+		const char *name;
+
+		if (l->at >= l->len) {
+			struct level done = *l;
+
+			n--;
+			free(done.names);
+			/* a closed parent opened again from this child */
+			if (n > 0 && st[n - 1].fd == -1 &&
+			    (st[n - 1].fd =
+				    reopen_parent(done.fd, &st[n - 1])) == -1) {
+				if (!w->cut) {
+					_cleanup_free_ char *at =
+					    kb_fd_path_at(done.fd, ".");
+
+					w->cut = true;
+					reportf(w->report, false,
+					    "note: a directory above %s was "
+					    "moved while kinbox checked it for "
+					    "repositories the command made; "
+					    "the rest of it was not checked",
+					    at);
+				}
+				/* back to the nearest one still held */
+				while (n > 0 && st[n - 1].fd == -1)
+					free(st[--n].names);
 			}
+			if (done.fd != top)
+				close(done.fd);
 			continue;
 		}
-		child = kb_openat_beneath(fd, de->d_name, O_PATH | O_DIRECTORY);
-		if (child == -1)
+		name = l->names + l->at;
+		l->at += strlen(name) + 1;
+		c.fd = kb_openat_beneath(l->fd, name, O_PATH | O_DIRECTORY);
+		if (c.fd == -1)
 			continue; /* a symlink or no directory: git stops too */
-		walk_tree(w, child, depth + 1);
-		close(child);
+		if (!read_level(w, &c) || c.len == 0) {
+			free(c.names);
+			close(c.fd);
+			continue; /* nothing below it to walk */
+		}
+		if (n == cap) {
+			cap *= 2;
+			st = xreallocarray(st, cap, sizeof(*st));
+			l = &st[n - 1];
+		}
+		/* deep: closed while its subtree is walked */
+		if (n >= WALK_HELD && l->fd != top) {
+			close(l->fd);
+			l->fd = -1;
+		}
+		st[n++] = c;
 	}
-	closedir(d);
+	free(st);
 }
 
 /* A place the watch says may hold a repository the run made or changed:
@@ -581,6 +760,35 @@ add_cand(
 	x->nv++;
 }
 
+/* a candidate that is a bare repository itself (not a .git's worktree) */
+#define CAND_BARE 0x100u
+
+/* rel's last component */
+static const char *
+last_name(const char *rel)
+{
+	const char *slash = strrchr(rel, '/');
+
+	return slash != NULL ? slash + 1 : rel;
+}
+
+/* Is the directory holding rel's last component (below rootfd) a bare
+ * repository? */
+static bool
+bare_above(int rootfd, const char *rel)
+{
+	const char *base = last_name(rel);
+	_cleanup_free_ char *up =
+	    base == rel ? xstrdup(".")
+			: xasprintf("%.*s", (int)(base - rel - 1), rel);
+	int fd = kb_openat_beneath(rootfd, up, O_PATH | O_DIRECTORY);
+	bool shaped = fd != -1 && gitdir_shaped(fd);
+
+	if (fd != -1)
+		close(fd);
+	return shaped;
+}
+
 /* one directory the run changed: where it lies in a covered root, found
  * again from the root's descriptor (the same inode, no symlink on the
  * way), and what to audit there */
@@ -613,7 +821,6 @@ watched_dir(int dirfd, unsigned flags, void *ctx)
 			close(fd);
 			return;
 		}
-		close(fd);
 		/* a change inside a git dir: its repository (the .git
 		 * entry's own flags are its parent's) */
 		if ((at = dotgit_at(rel)) >= 0)
@@ -621,6 +828,14 @@ watched_dir(int dirfd, unsigned flags, void *ctx)
 		else if (flags & KB_GITWATCH_DOTGIT)
 			add_cand(x, r, rel,
 			    strcmp(rel, ".") == 0 ? 0 : strlen(rel) + 1, flags);
+		/* a bare repository changed at its top, or in its hooks */
+		if (at < 0 && gitdir_shaped(fd))
+			add_cand(x, r, rel, strlen(rel) + 1, CAND_BARE);
+		else if (at < 0 && strcmp(last_name(rel), "hooks") == 0 &&
+			 bare_above(x->fds[r], rel))
+			add_cand(x, r, rel, (size_t)(last_name(rel) - rel),
+			    CAND_BARE);
+		close(fd);
 		return;
 	}
 }
@@ -648,13 +863,28 @@ audit_watched(const struct kb_policy *p, const struct kb_gitwatch *w,
 		qsort(x.v, x.nv, sizeof(*x.v), cand_cmp);
 	for (size_t i = 0; i < x.nv; i++) {
 		unsigned flags = x.v[i].flags;
+		/* a .git's worktree, a bare repository, or both */
+		bool repo = !(flags & CAND_BARE), bare = !repo;
 
 		while (i + 1 < x.nv && cand_cmp(&x.v[i], &x.v[i + 1]) == 0) {
 			free(x.v[i].rel);
 			flags |= x.v[++i].flags;
+			repo = repo || !(x.v[i].flags & CAND_BARE);
+			bare = bare || (x.v[i].flags & CAND_BARE);
 		}
-		found += audit_repo_at(p, fds[x.v[i].root], x.v[i].rel, report,
-		    (flags & KB_GITWATCH_APPEARED) != 0);
+		flags &= ~CAND_BARE;
+		if (bare) {
+			int gitfd = kb_openat_beneath(
+			    fds[x.v[i].root], x.v[i].rel, O_PATH | O_DIRECTORY);
+
+			if (gitfd != -1) {
+				found += audit_bare(p, gitfd, report);
+				close(gitfd);
+			}
+		}
+		if (repo)
+			found += audit_repo_at(p, fds[x.v[i].root], x.v[i].rel,
+			    report, (flags & KB_GITWATCH_APPEARED) != 0);
 		free(x.v[i].rel);
 	}
 	free(x.v);
@@ -876,7 +1106,7 @@ kb_gitguard_audit_watched(const struct kb_policy *p,
 		if (!kb_gitwatch_covers(watch, roots[i])) {
 			struct walk w = {.p = p, .report = report};
 
-			walk_tree(&w, fds[i], 0);
+			walk_tree(&w, fds[i]);
 			findings += w.found;
 		}
 		close(fds[i]);

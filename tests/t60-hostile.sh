@@ -1635,4 +1635,57 @@ t_big_quiet() {
 }
 run_test "[F12] 100000 directories: a run that plants nothing prints nothing (no note)" t_big_quiet
 
+# plant_bare_sh DIR: the command line that makes DIR a bare repository
+# (no .git: git finds DIR itself, safe.bareRepository being "all") whose
+# core.sshCommand runs $EVIL at a fetch from its ssh remote
+plant_bare_sh() {
+	printf '%s' "git init -q --bare '$1' && git -C '$1' config core.sshCommand '$EVIL ssh' && git -C '$1' remote add origin ssh://kinbox-test.invalid/x"
+}
+
+# t_bare: a bare repository is a repository too. Planted in node_modules
+# at once, and made in two runs (the first leaves HEAD, objects and an
+# armed config but no refs, which is no repository yet; the second only
+# makes refs): judged from outside by the host's git fetch in each, with
+# the same plants made on the host as the positive control.
+t_bare() {
+	w=$(newdir bare) c=$(newdir bare-control)
+	mkrepo "$w" && mkdir -p "$w/node_modules/p7/d7"
+	sh -c "$(plant_bare_sh "$c/whole")"
+	rm -f "$RAN"
+	hgit "$c/whole" fetch -q origin
+	[ -e "$RAN" ] || fail "test bug: git fetch in a planted bare repository does not run its core.sshCommand"
+	cd "$w" || return
+	kbt_ok -- sh -c "$(plant_bare_sh node_modules/p7/d7/evil.git) && touch '$w/ran-bare'"
+	assert_exists "$w/ran-bare"
+	assert_exists "$w/node_modules/p7/d7/evil.git/HEAD"
+	assert_file_has_content "$KB_ERR" "SECURITY"
+	assert_git_runs_nothing "$w/node_modules/p7/d7/evil.git" "fetch -q origin"
+	kbt_ok -- sh -c "$(plant_bare_sh part) && mkdir keep && mv part/HEAD part/config part/objects keep/ && rm -rf part && mv keep part && touch '$w/ran-part'"
+	assert_exists "$w/ran-part"
+	kbt_ok -- sh -c "mkdir -p part/refs/heads && touch '$w/ran-refs'"
+	assert_exists "$w/ran-refs"
+	assert_exists "$w/part/refs/heads"
+	assert_git_runs_nothing "$w/part" "fetch -q origin"
+}
+run_test "[F12] a bare repository planted in node_modules, and one completed by a second run (only refs/ made), run nothing at the host's git fetch" t_bare
+
+# t_deeper: 300 levels down (deeper than a walk that holds descriptors
+# per level would go): the plant is found, and nothing is noted
+t_deeper() {
+	w=$(newdir deeper)
+	mkrepo "$w"
+	rel=$("$PY" -c 'print("/".join("k%d" % i for i in range(300)))')
+	(cd "$w" && mkdir -p "$rel") || { fail "test bug: mkdir -p of 300 levels"; return; }
+	cd "$w" || return
+	kbt_ok -- sh -c "$(plant_sh "$rel/r") && touch '$w/ran-deeper'"
+	assert_exists "$w/ran-deeper"
+	[ -f "$w/$rel/r/.git/HEAD" ] || fail "the repository the command made is gone"
+	if grep -q 'note:' "$KB_ERR"; then
+		_show_file "$KB_ERR"
+		fail "kinbox printed a note: a part of the workspace was not checked"
+	fi
+	assert_git_runs_nothing "$w/$rel/r"
+}
+run_test "[F12] a repository planted 300 levels down runs nothing at the host's git, and nothing is noted" t_deeper
+
 done_testing
