@@ -38,6 +38,7 @@
 
 #include "../lib/closelater.h"
 #include "../lib/hostenv.h"
+#include "../lib/ring.h"
 #include "backend.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -310,9 +311,7 @@ struct relay {
 	 * emptied into /dev/null (splice) but for the tail: no copy */
 	bool tee;
 	int devnull;
-	char *ring; /* KB_TAIL bytes */
-	size_t ring_pos;
-	bool ring_full;
+	struct kb_ring ring; /* over KB_TAIL bytes of struct kb_run */
 	size_t *ring_len;
 	unsigned long long *bytes;
 };
@@ -338,40 +337,14 @@ write_all(struct relay *rl, const char *buf, size_t n)
 	}
 }
 
-/* keeps the last KB_TAIL bytes in a ring; linearised at the end */
-static void
-ring_add(struct relay *rl, const char *buf, size_t n)
-{
-	if (n >= KB_TAIL) {
-		memcpy(rl->ring, buf + n - KB_TAIL, KB_TAIL);
-		rl->ring_pos = 0;
-		rl->ring_full = true;
-		return;
-	}
-	size_t first = KB_TAIL - rl->ring_pos < n ? KB_TAIL - rl->ring_pos : n;
-
-	memcpy(rl->ring + rl->ring_pos, buf, first);
-	memcpy(rl->ring, buf + first, n - first);
-	if (rl->ring_pos + n >= KB_TAIL)
-		rl->ring_full = true;
-	rl->ring_pos = (rl->ring_pos + n) % KB_TAIL;
-}
-
+/* the last KB_TAIL bytes, kept in a ring (lib/ring.c), linearised at the
+ * end where struct kb_run holds them */
 static void
 ring_finish(struct relay *rl)
 {
-	static char tmp[KB_TAIL];
-
-	if (rl->ring == NULL)
+	if (rl->ring.buf == NULL)
 		return;
-	if (!rl->ring_full) {
-		*rl->ring_len = rl->ring_pos;
-		return;
-	}
-	memcpy(tmp, rl->ring + rl->ring_pos, KB_TAIL - rl->ring_pos);
-	memcpy(tmp + KB_TAIL - rl->ring_pos, rl->ring, rl->ring_pos);
-	memcpy(rl->ring, tmp, KB_TAIL);
-	*rl->ring_len = KB_TAIL;
+	*rl->ring_len = kb_ring_finish(&rl->ring);
 }
 
 static void
@@ -437,7 +410,7 @@ relay_tee(struct relay *rl)
 
 		if (n == 1) { /* raced: a byte after all */
 			write_all(rl, &c, 1);
-			ring_add(rl, &c, 1);
+			kb_ring_add(&rl->ring, &c, 1);
 			*rl->bytes += 1;
 			return 1;
 		}
@@ -469,7 +442,7 @@ relay_tee(struct relay *rl)
 		if (k > 0)
 			got += (size_t)k;
 	}
-	ring_add(rl, buf, (size_t)t);
+	kb_ring_add(&rl->ring, buf, (size_t)t);
 	return 1;
 }
 
@@ -499,7 +472,7 @@ relay_some(struct relay *rl)
 		n = read(rl->fd, buf, sizeof(buf));
 		if (n > 0) {
 			write_all(rl, buf, (size_t)n);
-			ring_add(rl, buf, (size_t)n);
+			kb_ring_add(&rl->ring, buf, (size_t)n);
 			*rl->bytes += (unsigned long long)n;
 			continue;
 		}
@@ -528,7 +501,7 @@ open_out_relay(struct relay *rl, struct kb_run *r, off_t *file_at)
 
 	rl->fd = rl->devnull = -1;
 	rl->out = 1;
-	rl->ring = r->out_tail;
+	rl->ring.buf = r->out_tail;
 	rl->ring_len = &r->out_tail_len;
 	rl->bytes = &r->stdout_bytes;
 	*file_at = -1;
@@ -599,7 +572,7 @@ open_relay(struct relay *rl, struct kb_run *r, int *child_end)
 
 	rl->fd = rl->devnull = -1;
 	rl->out = 2;
-	rl->ring = r->tail;
+	rl->ring.buf = r->tail;
 	rl->ring_len = &r->tail_len;
 	rl->bytes = &r->stderr_bytes;
 	if (isatty(2)) {
