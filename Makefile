@@ -35,7 +35,8 @@ LIBS_STATIC_EXTRA = -lmd
 # One static library per stage; each program links the stages it uses
 # and the linker takes only the objects it needs from each. The layers,
 # lowest first (a stage includes only the headers of the stages it uses):
-#   lib/       util, fsat, execsearch, envfd, hostenv, closelater, fdpass
+#   lib/       util, fsat, execsearch, envfd, hostenv, closelater, fdpass,
+#              ring
 #              (libc, libbsd)
 #   profile/   the policy model, its config and stores: the option table,
 #              paths, tables, grants/runs/journal stores, the completion
@@ -60,7 +61,7 @@ LIBS_STATIC_EXTRA = -lmd
 # the includes, the symbols and these link lists; it reads the stage lists
 # below).
 LIB_SRCS      = lib/util.c lib/fsat.c lib/execsearch.c lib/envfd.c lib/hostenv.c \
-                lib/closelater.c lib/fdpass.c
+                lib/closelater.c lib/fdpass.c lib/ring.c
 PROFILE_SRCS  = profile/policy.c profile/options.c profile/finalize.c profile/paths.c \
                 profile/tables.c profile/env.c profile/masks.c profile/config.c \
                 profile/stores.c profile/resolve.c profile/runs.c profile/hosts.c \
@@ -316,11 +317,11 @@ man-check:
 # X/Open System Interfaces (realpath; macOS has them all): _GNU_SOURCE
 # off (and not the project's CSTD), the project's warnings as errors, an
 # undeclared function an error, and tests/portable-poison.h forced in
-# first, which poisons the Linux-only interfaces. Then tests/unit/test-posix, built from util.c and run-posix.c
+# first, which poisons the Linux-only interfaces. Then tests/unit/test-posix, built from util.c, ring.c and run-posix.c
 # alone under the same flags, runs here (it exercises util.c's POSIX
 # stand-ins for reallocarray and vasprintf). None of it is a macOS build:
 # Apple's headers and libc may still differ.
-PORTABLE_SRCS = $(strip lib/util.c backends/run-posix.c backends/proctab.c backends/plan.c \
+PORTABLE_SRCS = $(strip lib/util.c lib/ring.c backends/run-posix.c backends/proctab.c backends/plan.c \
                 $(wildcard backends/seatbelt.c))
 PORTABLE_CFLAGS = -std=c11 -U_GNU_SOURCE -D_POSIX_C_SOURCE=200809L -D_XOPEN_SOURCE=700 $(WARN) \
                   -Werror=implicit-function-declaration -O2 \
@@ -336,9 +337,9 @@ portable-check: portable-check-selftest
 	done && \
 	echo "portable-check: compiled $(PORTABLE_SRCS) as POSIX C11 with the Linux-only interfaces poisoned; nothing was built or run on macOS" && \
 	$(CC) $(PORTABLE_CFLAGS) -o "$$d/test-posix" tests/unit/test-posix.c \
-	    lib/util.c backends/run-posix.c backends/proctab.c && \
+	    lib/util.c lib/ring.c backends/run-posix.c backends/proctab.c && \
 	if out=$$("$$d/test-posix" 2>&1); then \
-	  echo "portable-check: tests/unit/test-posix built from lib/util.c, backends/run-posix.c and backends/proctab.c alone under those flags, run here on Linux: $$(echo "$$out" | tail -1)"; \
+	  echo "portable-check: tests/unit/test-posix built from lib/util.c, lib/ring.c, backends/run-posix.c and backends/proctab.c alone under those flags, run here on Linux: $$(echo "$$out" | tail -1)"; \
 	else echo "$$out"; echo "not ok portable-check: the POSIX build of test-posix fails"; exit 1; fi
 
 portable-check-selftest:

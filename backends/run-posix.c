@@ -14,6 +14,7 @@
  */
 #include "run-posix.h"
 #include "proctab.h"
+#include "../lib/ring.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -84,8 +85,7 @@ struct relay {
 	bool out_dead; /* our stderr is gone: keep draining, stop writing */
 	bool deciding; /* the first line is still held */
 	size_t hold_len;
-	size_t ring_pos;
-	bool ring_full;
+	struct kb_ring ring; /* over the run's tail */
 	/* the first line, held until it is known to be the command's */
 	char hold[HOLD_MAX];
 };
@@ -112,48 +112,12 @@ write_all(struct relay *rl, const char *buf, size_t n)
 	}
 }
 
-/* the last KB_POSIX_TAIL bytes in a ring; put in order by ring_finish() */
-static void
-ring_add(struct relay *rl, struct kb_posix_run *r, const char *buf, size_t n)
-{
-	size_t first;
-
-	if (n >= KB_POSIX_TAIL) {
-		memcpy(r->tail, buf + n - KB_POSIX_TAIL, KB_POSIX_TAIL);
-		rl->ring_pos = 0;
-		rl->ring_full = true;
-		return;
-	}
-	first =
-	    KB_POSIX_TAIL - rl->ring_pos < n ? KB_POSIX_TAIL - rl->ring_pos : n;
-	memcpy(r->tail + rl->ring_pos, buf, first);
-	memcpy(r->tail, buf + first, n - first);
-	if (rl->ring_pos + n >= KB_POSIX_TAIL)
-		rl->ring_full = true;
-	rl->ring_pos = (rl->ring_pos + n) % KB_POSIX_TAIL;
-}
-
-static void
-ring_finish(struct relay *rl, struct kb_posix_run *r)
-{
-	char tmp[KB_POSIX_TAIL];
-
-	if (!rl->ring_full) {
-		r->tail_len = rl->ring_pos;
-		return;
-	}
-	memcpy(tmp, r->tail + rl->ring_pos, KB_POSIX_TAIL - rl->ring_pos);
-	memcpy(tmp + KB_POSIX_TAIL - rl->ring_pos, r->tail, rl->ring_pos);
-	memcpy(r->tail, tmp, KB_POSIX_TAIL);
-	r->tail_len = KB_POSIX_TAIL;
-}
-
 /* the command's bytes: to our stderr, into the tail, counted */
 static void
 pass_on(struct relay *rl, struct kb_posix_run *r, const char *buf, size_t n)
 {
 	write_all(rl, buf, n);
-	ring_add(rl, r, buf, n);
+	kb_ring_add(&rl->ring, buf, n);
 	r->stderr_bytes += (unsigned long long)n;
 }
 
@@ -629,6 +593,7 @@ kb_run_posix(const char *exe, char *const *argv, char *const *envp,
 	memset(&rl, 0, offsetof(struct relay, hold));
 	rl.fd = -1;
 	rl.deciding = true;
+	rl.ring.buf = out->tail;
 
 	if (cloexec_pipe(err_p, true, false) == -1 ||
 	    cloexec_pipe(status_p, false, false) == -1 ||
@@ -782,7 +747,7 @@ kb_run_posix(const char *exe, char *const *argv, char *const *envp,
 		rl.fd = -1;
 	}
 	settle_hold(&rl, out);
-	ring_finish(&rl, out);
+	out->tail_len = kb_ring_finish(&rl.ring);
 
 	if (WIFSIGNALED(out->wstatus))
 		out->exit_code = KB_EXIT_SIGNAL + WTERMSIG(out->wstatus);

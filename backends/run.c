@@ -38,6 +38,7 @@
 
 #include "../lib/closelater.h"
 #include "../lib/hostenv.h"
+#include "../lib/ring.h"
 #include "backend.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -310,9 +311,7 @@ struct relay {
 	 * emptied into /dev/null (splice) but for the tail: no copy */
 	bool tee;
 	int devnull;
-	char *ring; /* KB_TAIL bytes */
-	size_t ring_pos;
-	bool ring_full;
+	struct kb_ring ring; /* over KB_TAIL bytes of struct kb_run */
 	size_t *ring_len;
 	unsigned long long *bytes;
 };
@@ -338,40 +337,14 @@ write_all(struct relay *rl, const char *buf, size_t n)
 	}
 }
 
-/* keeps the last KB_TAIL bytes in a ring; linearised at the end */
-static void
-ring_add(struct relay *rl, const char *buf, size_t n)
-{
-	if (n >= KB_TAIL) {
-		memcpy(rl->ring, buf + n - KB_TAIL, KB_TAIL);
-		rl->ring_pos = 0;
-		rl->ring_full = true;
-		return;
-	}
-	size_t first = KB_TAIL - rl->ring_pos < n ? KB_TAIL - rl->ring_pos : n;
-
-	memcpy(rl->ring + rl->ring_pos, buf, first);
-	memcpy(rl->ring, buf + first, n - first);
-	if (rl->ring_pos + n >= KB_TAIL)
-		rl->ring_full = true;
-	rl->ring_pos = (rl->ring_pos + n) % KB_TAIL;
-}
-
+/* the last KB_TAIL bytes, kept in a ring (lib/ring.c), linearised at the
+ * end where struct kb_run holds them */
 static void
 ring_finish(struct relay *rl)
 {
-	static char tmp[KB_TAIL];
-
-	if (rl->ring == NULL)
+	if (rl->ring.buf == NULL)
 		return;
-	if (!rl->ring_full) {
-		*rl->ring_len = rl->ring_pos;
-		return;
-	}
-	memcpy(tmp, rl->ring + rl->ring_pos, KB_TAIL - rl->ring_pos);
-	memcpy(tmp + KB_TAIL - rl->ring_pos, rl->ring, rl->ring_pos);
-	memcpy(rl->ring, tmp, KB_TAIL);
-	*rl->ring_len = KB_TAIL;
+	*rl->ring_len = kb_ring_finish(&rl->ring);
 }
 
 static void
@@ -437,7 +410,7 @@ relay_tee(struct relay *rl)
 
 		if (n == 1) { /* raced: a byte after all */
 			write_all(rl, &c, 1);
-			ring_add(rl, &c, 1);
+			kb_ring_add(&rl->ring, &c, 1);
 			*rl->bytes += 1;
 			return 1;
 		}
@@ -469,7 +442,7 @@ relay_tee(struct relay *rl)
 		if (k > 0)
 			got += (size_t)k;
 	}
-	ring_add(rl, buf, (size_t)t);
+	kb_ring_add(&rl->ring, buf, (size_t)t);
 	return 1;
 }
 
@@ -499,7 +472,7 @@ relay_some(struct relay *rl)
 		n = read(rl->fd, buf, sizeof(buf));
 		if (n > 0) {
 			write_all(rl, buf, (size_t)n);
-			ring_add(rl, buf, (size_t)n);
+			kb_ring_add(&rl->ring, buf, (size_t)n);
 			*rl->bytes += (unsigned long long)n;
 			continue;
 		}
@@ -528,7 +501,7 @@ open_out_relay(struct relay *rl, struct kb_run *r, off_t *file_at)
 
 	rl->fd = rl->devnull = -1;
 	rl->out = 1;
-	rl->ring = r->out_tail;
+	rl->ring.buf = r->out_tail;
 	rl->ring_len = &r->out_tail_len;
 	rl->bytes = &r->stdout_bytes;
 	*file_at = -1;
@@ -599,7 +572,7 @@ open_relay(struct relay *rl, struct kb_run *r, int *child_end)
 
 	rl->fd = rl->devnull = -1;
 	rl->out = 2;
-	rl->ring = r->tail;
+	rl->ring.buf = r->tail;
 	rl->ring_len = &r->tail_len;
 	rl->bytes = &r->stderr_bytes;
 	if (isatty(2)) {
@@ -807,8 +780,9 @@ static void __attribute__((noreturn)) exec_backend(const struct kb_plan *pl,
 }
 
 /* vfork: no page-table copy on the start path; the child only makes system
- * calls on its own stack before execve. Kept apart from kb_run() so that no
- * caller local lives across the vfork. */
+ * calls on its own stack before execve. Kept apart from its caller
+ * (start_spawn(), under kb_run()) so that no caller local lives across the
+ * vfork. */
 static pid_t __attribute__((noinline)) spawn_backend(const struct kb_plan *pl,
     pid_t parent, const sigset_t *oldmask, const struct fds *f, int maxfd)
 {
@@ -910,145 +884,210 @@ serve_meta(int sock, struct kb_meta **meta, pid_t pid, struct kb_run *r)
 	return lfd;
 }
 
-int
-kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
-    struct kb_run *r, struct kb_err *e)
-{
-	int status_p[2] = {-1, -1}, err_p[2] = {-1, -1}, go_p[2] = {-1, -1};
-	int ov_sock = -1, un[2] = {-1, -1}, notify = -1, px[2] = {-1, -1};
-	struct kb_sup *sup = NULL;
-	struct kb_meta *meta = NULL;
-	struct kb_proxy *proxy = NULL;
-	pid_t ov_pid = -1;
-	int seccomp_fd, realerr, empty, sigfd, base = 32, maxfd, tfd = -1;
-	int envfd = -1;
-	struct relay rl = {0}, ro = {0};
-	int realout = -1;
-	off_t out_file_at = -1;
-	struct watch w = {.fd = -1};
+/* --- the run: start, supervise, finish --------------------------------- */
+
+/* The supervision loop's poll set: one slot per event source. */
+enum {
+	P_SIG,       /* the signals kinbox relays or handles (signalfd) */
+	P_STATUS,    /* kinbox-exec's status pipe */
+	P_ERR,       /* kinbox-exec's stderr: bwrap's before the start */
+	P_RELAY_ERR, /* the command's stderr */
+	P_WATCH,     /* the sandbox's mount table */
+	P_UNIX,      /* the unix-socket (or metadata) supervisor's listener */
+	P_PROXY,     /* the egress proxy's listener */
+	P_TIMER,     /* --timeout */
+	P_KEEPER,    /* landlock: the keeper's messages */
+	P_RELAY_OUT, /* the command's stdout */
+	P_FOLLOW,    /* kb_run_follow's descriptor */
+	P_N
+};
+
+/* One run's state, from run_start() to run_finish(). */
+struct run {
+	const struct kb_plan *pl;
+	const struct kb_stopper *stop;
+	struct kb_run *r;
+	int status_p[2], err_p[2], go_p[2];
+	int ov_sock, un[2], notify, px[2];
+	struct kb_sup *sup;
+	struct kb_meta *meta;
+	struct kb_proxy *proxy;
+	pid_t ov_pid;
+	int seccomp_fd, realerr, empty, sigfd, base, maxfd, tfd;
+	int envfd;
+	struct relay rl, ro;
+	int realout;
+	off_t out_file_at;
+	struct watch w;
 	struct fds f;
 	unsigned char stbuf[16];
-	size_t stlen = 0, errlen = 0;
+	size_t stlen, errlen;
 	sigset_t mask, oldmask;
 	struct rlimit lim, orig_nofile;
-	bool raised = false;
-	unsigned pending = 0;
-	bool reaped = false, was_started = false, have_status = false;
-	int ksock = -1, cmd_status = 0;
-	pid_t pid, self = getpid();
+	bool raised;
+	unsigned pending;
+	bool reaped, was_started, have_status;
+	int ksock, cmd_status;
+	pid_t pid, self;
+};
 
-	/* not the 64 KiB tail: zeroing it would fault in 16 pages per start */
-	memset(r, 0, offsetof(struct kb_run, tail));
-	r->backend = pl->backend;
-	r->tail_len = 0;
-	r->stderr_bytes = 0;
+/* The lowest number a lifted descriptor may take (s->base), and a
+ * descriptor limit that leaves room above it. */
+static int
+start_limits(struct run *s, struct kb_err *e)
+{
+	const struct kb_plan *pl = s->pl;
+
 	for (size_t i = 0; i < pl->nkeep; i++)
-		if (pl->keep_fd[i] >= base)
-			base = pl->keep_fd[i] + 1;
+		if (pl->keep_fd[i] >= s->base)
+			s->base = pl->keep_fd[i] + 1;
 	/* the lifted descriptors must not land where the bind sources go */
-	if (pl->pass_base + (int)pl->npass > base)
-		base = pl->pass_base + (int)pl->npass;
-	if (getrlimit(RLIMIT_NOFILE, &orig_nofile) == 0 &&
-	    orig_nofile.rlim_cur < (rlim_t)base + 64) {
-		struct rlimit more = orig_nofile;
+	if (pl->pass_base + (int)pl->npass > s->base)
+		s->base = pl->pass_base + (int)pl->npass;
+	if (getrlimit(RLIMIT_NOFILE, &s->orig_nofile) == 0 &&
+	    s->orig_nofile.rlim_cur < (rlim_t)s->base + 64) {
+		struct rlimit more = s->orig_nofile;
 
-		more.rlim_cur = (rlim_t)base + 64;
+		more.rlim_cur = (rlim_t)s->base + 64;
 		if (more.rlim_cur > more.rlim_max ||
 		    setrlimit(RLIMIT_NOFILE, &more) == -1)
 			return kb_err_set(e,
 			    "%zu guarded paths need %d "
 			    "descriptors, more than the limit (ulimit -Hn) "
 			    "allows; raise it or use a narrower workspace",
-			    pl->npass, base + 64);
-		raised = true;
+			    pl->npass, s->base + 64);
+		s->raised = true;
 	}
-	maxfd = getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < 65536
-		    ? (int)lim.rlim_cur
-		    : 65536;
-	landlock_run = pl->backend == KB_BACKEND_LANDLOCK;
-	if ((seccomp_fd = kb_seccomp_fd_variant(pl->seccomp_variant, e)) == -1)
+	s->maxfd =
+	    getrlimit(RLIMIT_NOFILE, &s->lim) == 0 && s->lim.rlim_cur < 65536
+		? (int)s->lim.rlim_cur
+		: 65536;
+	return 0;
+}
+
+/* The backend's descriptors, lifted above s->base: the seccomp filter,
+ * the empty file, the status, stderr and go channels, the relays, the
+ * command's environment. */
+static int
+start_fds(struct run *s, struct kb_err *e)
+{
+	const struct kb_plan *pl = s->pl;
+
+	if ((s->seccomp_fd = kb_seccomp_fd_variant(pl->seccomp_variant, e)) ==
+	    -1)
 		return -1;
 	if (pl->empty_fd == -1)
-		empty = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		s->empty = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	else
-		empty = memfd_create("kinbox-empty", MFD_CLOEXEC);
-	if (empty == -1)
+		s->empty = memfd_create("kinbox-empty", MFD_CLOEXEC);
+	if (s->empty == -1)
 		return kb_err_set(e, "memfd_create: %s", strerror(errno));
-	if (pipe2(status_p, O_CLOEXEC) == -1 || pipe2(err_p, O_CLOEXEC) == -1 ||
-	    (pl->go_fd != -1 &&
-		socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go_p) == -1))
+	if (pipe2(s->status_p, O_CLOEXEC) == -1 ||
+	    pipe2(s->err_p, O_CLOEXEC) == -1 ||
+	    (pl->go_fd != -1 && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC,
+				    0, s->go_p) == -1))
 		return kb_err_set(e, "pipe: %s", strerror(errno));
-	seccomp_fd = lift(seccomp_fd, base);
-	if (pl->go_fd != -1 && (go_p[0] = lift(go_p[0], base)) == -1)
+	s->seccomp_fd = lift(s->seccomp_fd, s->base);
+	if (pl->go_fd != -1 && (s->go_p[0] = lift(s->go_p[0], s->base)) == -1)
 		return kb_err_set(
 		    e, "cannot arrange descriptors: %s", strerror(errno));
-	status_p[1] = lift(status_p[1], base);
-	err_p[1] = lift(err_p[1], base);
-	empty = lift(empty, base);
-	if (open_relay(&rl, r, &realerr) == -1)
+	s->status_p[1] = lift(s->status_p[1], s->base);
+	s->err_p[1] = lift(s->err_p[1], s->base);
+	s->empty = lift(s->empty, s->base);
+	if (open_relay(&s->rl, s->r, &s->realerr) == -1)
 		return kb_err_set(
 		    e, "cannot set up the stderr relay: %s", strerror(errno));
-	realerr = lift(realerr, base);
-	if ((realout = open_out_relay(&ro, r, &out_file_at)) != -1 &&
-	    (realout = lift(realout, base)) == -1)
+	s->realerr = lift(s->realerr, s->base);
+	if ((s->realout = open_out_relay(&s->ro, s->r, &s->out_file_at)) !=
+		-1 &&
+	    (s->realout = lift(s->realout, s->base)) == -1)
 		return kb_err_set(
 		    e, "cannot arrange descriptors: %s", strerror(errno));
-	if (seccomp_fd == -1 || status_p[1] == -1 || err_p[1] == -1 ||
-	    realerr == -1 || empty == -1)
+	if (s->seccomp_fd == -1 || s->status_p[1] == -1 || s->err_p[1] == -1 ||
+	    s->realerr == -1 || s->empty == -1)
 		return kb_err_set(
 		    e, "cannot arrange descriptors: %s", strerror(errno));
-	if (pl->env_fd != -1 && ((envfd = kb_env_memfd(pl->envp.v)) == -1 ||
-				    (envfd = lift(envfd, base)) == -1))
+	if (pl->env_fd != -1 && ((s->envfd = kb_env_memfd(pl->envp.v)) == -1 ||
+				    (s->envfd = lift(s->envfd, s->base)) == -1))
 		return kb_err_set(e,
 		    "cannot pass the command's environment: %s",
 		    strerror(errno));
+	return 0;
+}
+
+/* The ways out for the listeners made inside: the unix-socket (or
+ * metadata) supervisor's, with its filter, and the egress proxy's. */
+static int
+start_mediators(struct run *s, struct kb_err *e)
+{
+	const struct kb_plan *pl = s->pl;
+
 	/* the supervisor's: a seqpacket pair, one message, one listener */
 	if (pl->unotify_fd != -1) {
-		if ((notify = kb_seccomp_fd_variant(
+		if ((s->notify = kb_seccomp_fd_variant(
 			 pl->meta ? KB_SECCOMP_META : KB_SECCOMP_NOTIFY, e)) ==
 		    -1)
 			return -1;
-		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, un) ==
-		    -1)
+		if (socketpair(
+			AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, s->un) == -1)
 			return kb_err_set(e, "socketpair: %s", strerror(errno));
-		notify = lift(notify, base);
-		un[1] = lift(un[1], base);
-		if (notify == -1 || un[1] == -1)
+		s->notify = lift(s->notify, s->base);
+		s->un[1] = lift(s->un[1], s->base);
+		if (s->notify == -1 || s->un[1] == -1)
 			return kb_err_set(e, "cannot arrange descriptors: %s",
 			    strerror(errno));
 	}
 	/* the egress proxy's: the listener made inside, one message */
 	if (pl->proxy_fd != -1) {
-		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, px) ==
-		    -1)
+		if (socketpair(
+			AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, s->px) == -1)
 			return kb_err_set(e, "socketpair: %s", strerror(errno));
-		if ((px[1] = lift(px[1], base)) == -1)
+		if ((s->px[1] = lift(s->px[1], s->base)) == -1)
 			return kb_err_set(e, "cannot arrange descriptors: %s",
 			    strerror(errno));
 	}
+	return 0;
+}
 
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGCHLD);
+/* The signals kinbox relays or handles, blocked and read from a
+ * signalfd; the stopper armed. */
+static int
+start_signals(struct run *s, struct kb_err *e)
+{
+	const struct kb_stopper *stop = s->stop;
+
+	sigemptyset(&s->mask);
+	sigaddset(&s->mask, SIGCHLD);
 	for (size_t i = 0; i < nitems(relayed); i++)
-		sigaddset(&mask, relayed[i]);
+		sigaddset(&s->mask, relayed[i]);
 	if (stop != NULL)
-		sigaddset(&mask, stop->sig);
-	sigprocmask(SIG_BLOCK, &mask, &oldmask);
-	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sigfd == -1)
+		sigaddset(&s->mask, stop->sig);
+	sigprocmask(SIG_BLOCK, &s->mask, &s->oldmask);
+	s->sigfd = signalfd(-1, &s->mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (s->sigfd == -1)
 		return kb_err_set(e, "signalfd: %s", strerror(errno));
 	if (stop != NULL && stop->arm != NULL &&
 	    stop->arm(stop->ctx, e) == -1) {
 		/* a `sig` already sent is dropped, not its default action */
 		signal(stop->sig, SIG_IGN);
-		close(sigfd);
-		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+		close(s->sigfd);
+		sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
 		return -1;
 	}
+	return 0;
+}
 
-	f = (struct fds){seccomp_fd, status_p[1], err_p[1], realerr, realout,
-	    empty, go_p[0], notify, un[1], px[1], envfd,
-	    raised ? &orig_nofile : NULL, landlock_run ? getpgrp() : 0};
+/* bwrap spawned, or under landlock the keeper forked, which spawns
+ * kinbox-exec; the timer armed first. */
+static int
+start_spawn(struct run *s, struct kb_err *e)
+{
+	const struct kb_plan *pl = s->pl;
+
+	s->f = (struct fds){s->seccomp_fd, s->status_p[1], s->err_p[1],
+	    s->realerr, s->realout, s->empty, s->go_p[0], s->notify, s->un[1],
+	    s->px[1], s->envfd, s->raised ? &s->orig_nofile : NULL,
+	    landlock_run ? getpgrp() : 0};
 	/* the keeper is the run's subreaper; kinbox is one too, in case the
 	 * keeper is killed from outside: then what it left is re-parented to
 	 * kinbox, which kills it (kb_tree_kill) */
@@ -1056,338 +1095,502 @@ kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
 		return kb_err_set(e, "cannot become the run's subreaper: %s",
 		    strerror(errno));
 	/* --timeout: from the start of the backend, setup included */
-	if (pl->timeout > 0 && ((tfd = timerfd_create(CLOCK_MONOTONIC,
+	if (pl->timeout > 0 && ((s->tfd = timerfd_create(CLOCK_MONOTONIC,
 				     TFD_CLOEXEC | TFD_NONBLOCK)) == -1 ||
-				   !arm_timer(tfd, pl->timeout)))
+				   !arm_timer(s->tfd, pl->timeout)))
 		return kb_err_set(e, "timerfd: %s", strerror(errno));
 	keeper_cmd = 0;
 	if (landlock_run) {
 		/* a fork, not an exec: the keeper is kinbox's code */
-		if ((pid = kb_keeper_fork(&ksock)) == 0)
-			kb_keeper_run(ksock,
-			    spawn_backend(pl, getpid(), &oldmask, &f, maxfd),
+		if ((s->pid = kb_keeper_fork(&s->ksock)) == 0)
+			kb_keeper_run(s->ksock,
+			    spawn_backend(
+				pl, getpid(), &s->oldmask, &s->f, s->maxfd),
 			    hold_fd);
 	} else {
-		pid = spawn_backend(pl, self, &oldmask, &f, maxfd);
+		s->pid =
+		    spawn_backend(pl, s->self, &s->oldmask, &s->f, s->maxfd);
 	}
-	if (pid == -1)
+	if (s->pid == -1)
 		return kb_err_set(e, "%s: %s", landlock_run ? "fork" : "vfork",
 		    strerror(errno));
-	close(seccomp_fd);
-	if (envfd != -1)
-		close(envfd);
-	close(status_p[1]);
-	close(err_p[1]);
-	close(realerr);
-	if (realout != -1)
-		close(realout);
-	close(empty);
-	if (go_p[0] != -1)
-		close(go_p[0]);
-	if (un[1] != -1) {
-		close(un[1]);
-		close(notify);
-		fcntl(un[0], F_SETFL, O_NONBLOCK);
+	return 0;
+}
+
+/* The child's ends closed, the mounter started, our ends made
+ * non-blocking. */
+static void
+start_spawned(struct run *s)
+{
+	struct kb_run *r = s->r;
+
+	close(s->seccomp_fd);
+	if (s->envfd != -1)
+		close(s->envfd);
+	close(s->status_p[1]);
+	close(s->err_p[1]);
+	close(s->realerr);
+	if (s->realout != -1)
+		close(s->realout);
+	close(s->empty);
+	if (s->go_p[0] != -1)
+		close(s->go_p[0]);
+	if (s->un[1] != -1) {
+		close(s->un[1]);
+		close(s->notify);
+		fcntl(s->un[0], F_SETFL, O_NONBLOCK);
 	}
-	if (px[1] != -1) {
-		close(px[1]);
-		px[1] = -1;
+	if (s->px[1] != -1) {
+		close(s->px[1]);
+		s->px[1] = -1;
 	}
 	/* forked now, while bwrap sets up; it gives the go */
-	if (kb_plan_mounts(pl)) {
-		if ((ov_sock = kb_mounter_start(pl, go_p[1], &ov_pid)) == -1)
+	if (kb_plan_mounts(s->pl)) {
+		if ((s->ov_sock = kb_mounter_start(
+			 s->pl, s->go_p[1], &s->ov_pid)) == -1)
 			snprintf(r->setup_fail, sizeof(r->setup_fail),
 			    "cannot start kinbox's mounter: %s",
 			    strerror(errno));
-		close(go_p[1]);
-		go_p[1] = -1;
+		close(s->go_p[1]);
+		s->go_p[1] = -1;
 	}
 	/* kinbox itself must not die writing to a closed stderr */
 	signal(SIGPIPE, SIG_IGN);
-	fcntl(status_p[0], F_SETFL, O_NONBLOCK);
-	fcntl(err_p[0], F_SETFL, O_NONBLOCK);
+	fcntl(s->status_p[0], F_SETFL, O_NONBLOCK);
+	fcntl(s->err_p[0], F_SETFL, O_NONBLOCK);
+}
 
+/* Everything up to the supervision: 0, or -1 with `e` set (the run's
+ * descriptors are then left as they are). */
+static int
+run_start(struct run *s, struct kb_err *e)
+{
+	struct kb_run *r = s->r;
+
+	/* not the 64 KiB tail: zeroing it would fault in 16 pages per start */
+	memset(r, 0, offsetof(struct kb_run, tail));
+	r->backend = s->pl->backend;
+	r->tail_len = 0;
+	r->stderr_bytes = 0;
+	if (start_limits(s, e) == -1)
+		return -1;
+	landlock_run = s->pl->backend == KB_BACKEND_LANDLOCK;
+	if (start_fds(s, e) == -1 || start_mediators(s, e) == -1 ||
+	    start_signals(s, e) == -1 || start_spawn(s, e) == -1)
+		return -1;
+	start_spawned(s);
+	return 0;
+}
+
+/* kinbox-exec's status pipe: drained, closed at its end */
+static void
+on_status(struct run *s, short revents)
+{
+	drain_status(s->status_p[0], s->r, s->stbuf, &s->stlen);
+	if (revents & (POLLHUP | POLLERR) && !(revents & POLLIN)) {
+		close(s->status_p[0]);
+		s->status_p[0] = -1;
+	}
+}
+
+/* kinbox-exec said it started: its go, and bwrap's words kept so far */
+static void
+on_started(struct run *s)
+{
+	const struct kb_plan *pl = s->pl;
+	struct kb_run *r = s->r;
+
+	s->was_started = true;
+	/* kinbox-exec waits for its go (from here, or from kinbox's
+	 * mounter); an EOF instead stops it before the command */
+	if (pl->go_fd != -1) {
+		if (r->setup_fail[0] == '\0' && r->revoked[0] == '\0' &&
+		    go_inside(pl, s->pid, &s->w, s->ov_sock, r) &&
+		    s->go_p[1] != -1 && write(s->go_p[1], "G", 1) != 1)
+			snprintf(r->setup_fail, sizeof(r->setup_fail),
+			    "cannot start the command: %s", strerror(errno));
+		if (s->go_p[1] != -1)
+			close(s->go_p[1]);
+		s->go_p[1] = -1;
+		if (s->ov_sock != -1)
+			close(s->ov_sock);
+		s->ov_sock = -1;
+	}
+	if (s->errlen > 0 && write(2, r->setup_err, s->errlen) == -1)
+		s->errlen = 0;
+}
+
+/* the signals sent to kinbox before the command was there */
+static void
+forward_pending(struct run *s)
+{
+	for (int sig = 1; sig < 32; sig++)
+		if (s->pending & (1U << sig))
+			forward(s->pid, sig);
+	s->pending = 0;
+}
+
+/* kinbox-exec's stderr: drained, closed at its end */
+static void
+on_err(struct run *s, short revents)
+{
+	drain_err(s->err_p[0], s->r, &s->errlen);
+	if (revents & (POLLHUP | POLLERR) && !(revents & POLLIN)) {
+		close(s->err_p[0]);
+		s->err_p[0] = -1;
+	}
+}
+
+/* the landlock backend's metadata listener */
+static void
+on_meta_listener(struct run *s)
+{
+	int lfd = serve_meta(s->un[0], &s->meta, s->pid, s->r);
+
+	if (lfd != -1 || errno != EAGAIN) {
+		close(s->un[0]);
+		s->un[0] = -1;
+	}
+}
+
+/* the unix-socket supervisor's listener */
+static void
+on_sup_listener(struct run *s)
+{
+	const struct kb_plan *pl = s->pl;
+	struct kb_run *r = s->r;
+	struct kb_sup_hello hello;
+	int lfd = kb_sup_recv(s->un[0], &hello);
+
+	/* EOF: kinbox-exec ended before its command (it says why on the
+	 * status pipe) */
+	if (lfd != -1)
+		s->sup = kb_sup_start(
+		    lfd, &hello, pl->granted, pl->ngranted, pl->check_abstract);
+	if (lfd != -1 && s->sup == NULL && r->setup_fail[0] == '\0') {
+		/* its connects would wait forever */
+		snprintf(r->setup_fail, sizeof(r->setup_fail),
+		    "cannot start the unix-socket "
+		    "supervisor: %s",
+		    strerror(errno));
+		stop_sandbox(s->pid);
+	} else if (lfd == -1 && errno == EPROTO) {
+		snprintf(r->setup_fail, sizeof(r->setup_fail),
+		    "the sandbox sent a malformed listener "
+		    "message");
+		stop_sandbox(s->pid);
+	}
+	if (lfd != -1 || errno != EAGAIN) {
+		close(s->un[0]);
+		s->un[0] = -1;
+	}
+}
+
+/* the egress proxy's listener */
+static void
+on_proxy_listener(struct run *s)
+{
+	const struct kb_plan *pl = s->pl;
+	struct kb_run *r = s->r;
+	int lfd = kb_proxy_recv(s->px[0]);
+
+	if (lfd != -1 &&
+	    (s->proxy = kb_proxy_start(lfd, pl->hosts, pl->nhosts)) == NULL &&
+	    r->setup_fail[0] == '\0') {
+		snprintf(r->setup_fail, sizeof(r->setup_fail),
+		    "cannot start the egress proxy: %s", strerror(errno));
+		stop_sandbox(s->pid);
+	} else if (lfd == -1 && errno == EPROTO) {
+		snprintf(r->setup_fail, sizeof(r->setup_fail),
+		    "the sandbox sent a malformed proxy "
+		    "listener");
+		stop_sandbox(s->pid);
+	}
+	if (lfd != -1 || errno != EAGAIN) {
+		close(s->px[0]);
+		s->px[0] = -1;
+	}
+}
+
+/* --timeout, and --kill-after after it */
+static void
+on_timer(struct run *s)
+{
+	struct kb_run *r = s->r;
+	unsigned long long ticks;
+
+	/* the timeout: SIGTERM to all, SIGKILL after --kill-after; before
+	 * the command started there is nothing of it to end cleanly */
+	if (read(s->tfd, &ticks, sizeof(ticks)) == (ssize_t)sizeof(ticks)) {
+		bool first = !r->timed_out;
+
+		r->timed_out = true;
+		if (first && r->started && s->pl->kill_after > 0 &&
+		    arm_timer(s->tfd, s->pl->kill_after))
+			term_sandbox(s->pid);
+		else
+			stop_sandbox(s->pid);
+	}
+}
+
+/* the sandbox's mount table changed */
+static void
+on_watch(struct run *s)
+{
+	struct kb_run *r = s->r;
+	const char *hit = watch_hit(&s->w, s->pl, r);
+
+	/* the mount covering it is gone in the sandbox too: stop everything
+	 * rather than run on unprotected */
+	if (hit != NULL) {
+		snprintf(r->broken, sizeof(r->broken), "%s", hit);
+		kill(s->pid, SIGKILL);
+	}
+}
+
+/* SIGCHLD: our child (bwrap, or the keeper) reaped once it is done */
+static void
+on_sigchld(struct run *s)
+{
+	if (!s->reaped && waitpid(s->pid, &s->r->wstatus, WNOHANG) == s->pid) {
+		s->reaped = true;
+		if (landlock_run)
+			keeper_gone(&s->ksock, s->r, s->cmd_status,
+			    s->have_status, s->self);
+	}
+}
+
+/* the stopper's signal: the sandbox stopped when a grant was revoked */
+static void
+on_stop(struct run *s)
+{
+	struct kb_run *r = s->r;
+	char why[sizeof(r->revoked)];
+
+	if (!s->reaped && r->revoked[0] == '\0' &&
+	    s->stop->revoked(s->stop->ctx, why, sizeof(why))) {
+		memcpy(r->revoked, why, sizeof(why));
+		stop_sandbox(s->pid);
+	}
+}
+
+/* one signal read from the signalfd */
+static void
+on_signal(struct run *s, const struct signalfd_siginfo *si)
+{
+	if (si->ssi_signo == SIGCHLD) {
+		on_sigchld(s);
+		return;
+	}
+	/* before the relay: it is kinbox's own, and no bit of `pending` */
+	if (s->stop != NULL && (int)si->ssi_signo == s->stop->sig) {
+		on_stop(s);
+		return;
+	}
+	if (si->ssi_signo == SIGWINCH && s->rl.pty && s->rl.fd != -1) {
+		struct winsize ws;
+
+		if (ioctl(2, TIOCGWINSZ, &ws) == 0)
+			ioctl(s->rl.fd, TIOCSWINSZ, &ws);
+	}
+	/* A terminal already sent it to the whole foreground group, the
+	 * command included. */
+	if (si->ssi_code == SI_KERNEL)
+		return;
+	if (s->r->started && (!landlock_run || keeper_cmd > 0))
+		forward(s->pid, (int)si->ssi_signo);
+	else
+		s->pending |= 1U << si->ssi_signo;
+}
+
+static void
+on_signals(struct run *s)
+{
+	struct signalfd_siginfo si;
+
+	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si))
+		on_signal(s, &si);
+}
+
+/* One round of events, in this order: the keeper's socket before the
+ * status pipe, the go before the pending signals are forwarded, the
+ * signals last. */
+static void
+supervise_events(struct run *s, const struct pollfd *pfd)
+{
+	if (pfd[P_KEEPER].revents)
+		keeper_said(&s->ksock, &s->cmd_status, &s->have_status);
+	if (pfd[P_FOLLOW].revents & POLLIN)
+		follow.ready(follow.ctx);
+	else if (pfd[P_FOLLOW].revents)
+		follow.fd = -1; /* broken: no more to read */
+	if (pfd[P_STATUS].revents)
+		on_status(s, pfd[P_STATUS].revents);
+	if (s->r->started && !s->was_started)
+		on_started(s);
+	/* under landlock also once the keeper said which is the command */
+	if (s->pending != 0 && s->r->started &&
+	    (!landlock_run || keeper_cmd > 0))
+		forward_pending(s);
+	if (pfd[P_ERR].revents)
+		on_err(s, pfd[P_ERR].revents);
+	if (pfd[P_RELAY_ERR].revents)
+		relay_some(&s->rl);
+	if (pfd[P_RELAY_OUT].revents)
+		relay_some(&s->ro);
+	if (pfd[P_UNIX].revents && s->pl->meta)
+		on_meta_listener(s);
+	else if (pfd[P_UNIX].revents)
+		on_sup_listener(s);
+	if (pfd[P_PROXY].revents)
+		on_proxy_listener(s);
+	if (pfd[P_TIMER].revents & POLLIN)
+		on_timer(s);
+	if (pfd[P_WATCH].revents && s->r->broken[0] == '\0')
+		on_watch(s);
+	if (pfd[P_SIG].revents & POLLIN)
+		on_signals(s);
+}
+
+/* Until our child is reaped and the status, stderr and relays' pipes
+ * are at their end (or quiet for a second after the reaping). */
+static void
+run_supervise(struct run *s)
+{
 	for (;;) {
-		struct pollfd pfd[11] = {
-		    {.fd = sigfd, .events = POLLIN},
-		    {.fd = status_p[0], .events = POLLIN},
-		    {.fd = err_p[0], .events = POLLIN},
-		    {.fd = rl.fd, .events = POLLIN},
-		    {.fd = reaped ? -1 : w.fd, .events = POLLPRI},
-		    {.fd = un[0], .events = POLLIN},
-		    {.fd = px[0], .events = POLLIN},
-		    {.fd = reaped ? -1 : tfd, .events = POLLIN},
-		    {.fd = ksock, .events = POLLIN},
-		    {.fd = ro.fd, .events = POLLIN},
-		    {.fd = follow.fd, .events = POLLIN},
+		struct pollfd pfd[P_N] = {
+		    [P_SIG] = {.fd = s->sigfd, .events = POLLIN},
+		    [P_STATUS] = {.fd = s->status_p[0], .events = POLLIN},
+		    [P_ERR] = {.fd = s->err_p[0], .events = POLLIN},
+		    [P_RELAY_ERR] = {.fd = s->rl.fd, .events = POLLIN},
+		    [P_WATCH] = {.fd = s->reaped ? -1 : s->w.fd,
+			.events = POLLPRI},
+		    [P_UNIX] = {.fd = s->un[0], .events = POLLIN},
+		    [P_PROXY] = {.fd = s->px[0], .events = POLLIN},
+		    [P_TIMER] = {.fd = s->reaped ? -1 : s->tfd,
+			.events = POLLIN},
+		    [P_KEEPER] = {.fd = s->ksock, .events = POLLIN},
+		    [P_RELAY_OUT] = {.fd = s->ro.fd, .events = POLLIN},
+		    [P_FOLLOW] = {.fd = follow.fd, .events = POLLIN},
 		};
-		int n = poll(pfd, 11, reaped ? 1000 : -1);
+		int n = poll(pfd, P_N, s->reaped ? 1000 : -1);
 
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break; /* reaped and the pipes stay quiet: done */
-		if (pfd[8].revents)
-			keeper_said(&ksock, &cmd_status, &have_status);
-		if (pfd[10].revents & POLLIN)
-			follow.ready(follow.ctx);
-		else if (pfd[10].revents)
-			follow.fd = -1; /* broken: no more to read */
-		if (pfd[1].revents) {
-			drain_status(status_p[0], r, stbuf, &stlen);
-			if (pfd[1].revents & (POLLHUP | POLLERR) &&
-			    !(pfd[1].revents & POLLIN)) {
-				close(status_p[0]);
-				status_p[0] = -1;
-			}
-		}
-		if (r->started && !was_started) {
-			was_started = true;
-			/* kinbox-exec waits for its go (from here, or from
-			 * kinbox's mounter); an EOF instead stops it
-			 * before the command */
-			if (pl->go_fd != -1) {
-				if (r->setup_fail[0] == '\0' &&
-				    r->revoked[0] == '\0' &&
-				    go_inside(pl, pid, &w, ov_sock, r) &&
-				    go_p[1] != -1 &&
-				    write(go_p[1], "G", 1) != 1)
-					snprintf(r->setup_fail,
-					    sizeof(r->setup_fail),
-					    "cannot start the command: %s",
-					    strerror(errno));
-				if (go_p[1] != -1)
-					close(go_p[1]);
-				go_p[1] = -1;
-				if (ov_sock != -1)
-					close(ov_sock);
-				ov_sock = -1;
-			}
-			if (errlen > 0 && write(2, r->setup_err, errlen) == -1)
-				errlen = 0;
-		}
-		/* under landlock also once the keeper said which is the
-		 * command */
-		if (pending != 0 && r->started &&
-		    (!landlock_run || keeper_cmd > 0)) {
-			for (int s = 1; s < 32; s++)
-				if (pending & (1U << s))
-					forward(pid, s);
-			pending = 0;
-		}
-		if (pfd[2].revents) {
-			drain_err(err_p[0], r, &errlen);
-			if (pfd[2].revents & (POLLHUP | POLLERR) &&
-			    !(pfd[2].revents & POLLIN)) {
-				close(err_p[0]);
-				err_p[0] = -1;
-			}
-		}
-		if (pfd[3].revents)
-			relay_some(&rl);
-		if (pfd[9].revents)
-			relay_some(&ro);
-		if (pfd[5].revents && pl->meta) {
-			int lfd = serve_meta(un[0], &meta, pid, r);
-
-			if (lfd != -1 || errno != EAGAIN) {
-				close(un[0]);
-				un[0] = -1;
-			}
-		} else if (pfd[5].revents) {
-			struct kb_sup_hello hello;
-			int lfd = kb_sup_recv(un[0], &hello);
-
-			/* EOF: kinbox-exec ended before its command (it
-			 * says why on the status pipe) */
-			if (lfd != -1)
-				sup = kb_sup_start(lfd, &hello, pl->granted,
-				    pl->ngranted, pl->check_abstract);
-			if (lfd != -1 && sup == NULL &&
-			    r->setup_fail[0] == '\0') {
-				/* its connects would wait forever */
-				snprintf(r->setup_fail, sizeof(r->setup_fail),
-				    "cannot start the unix-socket "
-				    "supervisor: %s",
-				    strerror(errno));
-				stop_sandbox(pid);
-			} else if (lfd == -1 && errno == EPROTO) {
-				snprintf(r->setup_fail, sizeof(r->setup_fail),
-				    "the sandbox sent a malformed listener "
-				    "message");
-				stop_sandbox(pid);
-			}
-			if (lfd != -1 || errno != EAGAIN) {
-				close(un[0]);
-				un[0] = -1;
-			}
-		}
-		if (pfd[6].revents) {
-			int lfd = kb_proxy_recv(px[0]);
-
-			if (lfd != -1 &&
-			    (proxy = kb_proxy_start(
-				 lfd, pl->hosts, pl->nhosts)) == NULL &&
-			    r->setup_fail[0] == '\0') {
-				snprintf(r->setup_fail, sizeof(r->setup_fail),
-				    "cannot start the egress proxy: %s",
-				    strerror(errno));
-				stop_sandbox(pid);
-			} else if (lfd == -1 && errno == EPROTO) {
-				snprintf(r->setup_fail, sizeof(r->setup_fail),
-				    "the sandbox sent a malformed proxy "
-				    "listener");
-				stop_sandbox(pid);
-			}
-			if (lfd != -1 || errno != EAGAIN) {
-				close(px[0]);
-				px[0] = -1;
-			}
-		}
-		if (pfd[7].revents & POLLIN) {
-			unsigned long long ticks;
-
-			/* the timeout: SIGTERM to all, SIGKILL after
-			 * --kill-after; before the command started there is
-			 * nothing of it to end cleanly */
-			if (read(tfd, &ticks, sizeof(ticks)) ==
-			    (ssize_t)sizeof(ticks)) {
-				bool first = !r->timed_out;
-
-				r->timed_out = true;
-				if (first && r->started && pl->kill_after > 0 &&
-				    arm_timer(tfd, pl->kill_after))
-					term_sandbox(pid);
-				else
-					stop_sandbox(pid);
-			}
-		}
-		if (pfd[4].revents && r->broken[0] == '\0') {
-			const char *hit = watch_hit(&w, pl, r);
-
-			/* the mount covering it is gone in the sandbox too:
-			 * stop everything rather than run on unprotected */
-			if (hit != NULL) {
-				snprintf(
-				    r->broken, sizeof(r->broken), "%s", hit);
-				kill(pid, SIGKILL);
-			}
-		}
-		if (pfd[0].revents & POLLIN) {
-			struct signalfd_siginfo si;
-
-			while (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
-				if (si.ssi_signo == SIGCHLD) {
-					if (!reaped && waitpid(pid, &r->wstatus,
-							   WNOHANG) == pid) {
-						reaped = true;
-						if (landlock_run)
-							keeper_gone(&ksock, r,
-							    cmd_status,
-							    have_status, self);
-					}
-					continue;
-				}
-				/* before the relay: it is kinbox's own, and
-				 * no bit of `pending` */
-				if (stop != NULL &&
-				    (int)si.ssi_signo == stop->sig) {
-					char why[sizeof(r->revoked)];
-
-					if (!reaped && r->revoked[0] == '\0' &&
-					    stop->revoked(
-						stop->ctx, why, sizeof(why))) {
-						memcpy(r->revoked, why,
-						    sizeof(why));
-						stop_sandbox(pid);
-					}
-					continue;
-				}
-				if (si.ssi_signo == SIGWINCH && rl.pty &&
-				    rl.fd != -1) {
-					struct winsize ws;
-
-					if (ioctl(2, TIOCGWINSZ, &ws) == 0)
-						ioctl(rl.fd, TIOCSWINSZ, &ws);
-				}
-				/* A terminal already sent it to the whole
-				 * foreground group, the command included. */
-				if (si.ssi_code == SI_KERNEL)
-					continue;
-				if (r->started &&
-				    (!landlock_run || keeper_cmd > 0))
-					forward(pid, (int)si.ssi_signo);
-				else
-					pending |= 1U << si.ssi_signo;
-			}
-		}
-		if (reaped && status_p[0] == -1 && err_p[0] == -1 &&
-		    rl.fd == -1 && ro.fd == -1)
+		supervise_events(s, pfd);
+		if (s->reaped && s->status_p[0] == -1 && s->err_p[0] == -1 &&
+		    s->rl.fd == -1 && s->ro.fd == -1)
 			break;
 	}
-	if (!reaped) {
-		waitpid(pid, &r->wstatus, 0);
+}
+
+/* Reaped, the services stopped, every descriptor closed, the tails
+ * taken, the signals as they were. */
+static void
+run_finish(struct run *s)
+{
+	struct kb_run *r = s->r;
+
+	if (!s->reaped) {
+		waitpid(s->pid, &r->wstatus, 0);
 		if (landlock_run)
-			keeper_gone(&ksock, r, cmd_status, have_status, self);
+			keeper_gone(&s->ksock, r, s->cmd_status, s->have_status,
+			    s->self);
 	}
-	if (ksock != -1)
-		close(ksock);
-	if (tfd != -1)
-		close(tfd);
-	kb_sup_stop(sup, &r->sock);
-	kb_meta_stop(meta, &r->meta);
-	kb_proxy_stop(proxy, &r->egress);
-	if (un[0] != -1)
-		close(un[0]);
-	if (px[0] != -1)
-		close(px[0]);
+	if (s->ksock != -1)
+		close(s->ksock);
+	if (s->tfd != -1)
+		close(s->tfd);
+	kb_sup_stop(s->sup, &r->sock);
+	kb_meta_stop(s->meta, &r->meta);
+	kb_proxy_stop(s->proxy, &r->egress);
+	if (s->un[0] != -1)
+		close(s->un[0]);
+	if (s->px[0] != -1)
+		close(s->px[0]);
 	if (landlock_run) {
-		kb_tree_kill(self);
+		kb_tree_kill(s->self);
 		prctl(PR_SET_CHILD_SUBREAPER, 0);
 	}
-	if (go_p[1] != -1)
-		close(go_p[1]);
-	if (ov_sock != -1)
-		close(ov_sock);
-	if (ov_pid > 0)
-		while (waitpid(ov_pid, NULL, 0) == -1 && errno == EINTR)
+	if (s->go_p[1] != -1)
+		close(s->go_p[1]);
+	if (s->ov_sock != -1)
+		close(s->ov_sock);
+	if (s->ov_pid > 0)
+		while (waitpid(s->ov_pid, NULL, 0) == -1 && errno == EINTR)
 			;
-	if (status_p[0] != -1)
-		close(status_p[0]);
-	if (err_p[0] != -1)
-		close(err_p[0]);
-	if (rl.fd != -1)
-		relay_some(&rl);
-	if (rl.fd != -1)
-		close(rl.fd);
-	ring_finish(&rl);
-	if (ro.fd != -1)
-		relay_some(&ro);
-	relay_close(&ro);
-	ring_finish(&ro);
-	if (out_file_at >= 0)
-		file_tail(r, out_file_at);
-	watch_close(&w);
-	close(sigfd);
+	if (s->status_p[0] != -1)
+		close(s->status_p[0]);
+	if (s->err_p[0] != -1)
+		close(s->err_p[0]);
+	if (s->rl.fd != -1)
+		relay_some(&s->rl);
+	if (s->rl.fd != -1)
+		close(s->rl.fd);
+	ring_finish(&s->rl);
+	if (s->ro.fd != -1)
+		relay_some(&s->ro);
+	relay_close(&s->ro);
+	ring_finish(&s->ro);
+	if (s->out_file_at >= 0)
+		file_tail(r, s->out_file_at);
+	watch_close(&s->w);
+	close(s->sigfd);
 	/* the run is over: a late `sig` must not kill kinbox (the default
 	 * action of a real-time signal) before it reports */
-	if (stop != NULL)
-		signal(stop->sig, SIG_IGN);
-	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	if (s->stop != NULL)
+		signal(s->stop->sig, SIG_IGN);
+	sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
+}
 
+/* kinbox's exit status for the run */
+static int
+exit_code_of(const struct kb_run *r)
+{
 	if (r->timed_out)
-		r->exit_code = KB_EXIT_TIMEOUT;
-	else if (WIFSIGNALED(r->wstatus))
-		r->exit_code = KB_EXIT_SIGNAL + WTERMSIG(r->wstatus);
-	else if (!r->started || r->confine_errno != 0 || r->check_failed != 0 ||
-		 r->proxy_errno != 0 || r->rlimit_errno != 0)
-		r->exit_code = KB_EXIT_ERROR;
-	else if (r->exec_errno != 0)
-		r->exit_code =
-		    r->exec_errno == ENOENT || r->exec_errno == ENOTDIR
-			? KB_EXIT_NOTFOUND
-			: KB_EXIT_NOEXEC;
-	else
-		r->exit_code = WEXITSTATUS(r->wstatus);
+		return KB_EXIT_TIMEOUT;
+	if (WIFSIGNALED(r->wstatus))
+		return KB_EXIT_SIGNAL + WTERMSIG(r->wstatus);
+	if (!r->started || r->confine_errno != 0 || r->check_failed != 0 ||
+	    r->proxy_errno != 0 || r->rlimit_errno != 0)
+		return KB_EXIT_ERROR;
+	if (r->exec_errno != 0)
+		return r->exec_errno == ENOENT || r->exec_errno == ENOTDIR
+			   ? KB_EXIT_NOTFOUND
+			   : KB_EXIT_NOEXEC;
+	return WEXITSTATUS(r->wstatus);
+}
+
+int
+kb_run(const struct kb_plan *pl, const struct kb_stopper *stop,
+    struct kb_run *r, struct kb_err *e)
+{
+	struct run s = {.pl = pl,
+	    .stop = stop,
+	    .r = r,
+	    .status_p = {-1, -1},
+	    .err_p = {-1, -1},
+	    .go_p = {-1, -1},
+	    .ov_sock = -1,
+	    .un = {-1, -1},
+	    .notify = -1,
+	    .px = {-1, -1},
+	    .ov_pid = -1,
+	    .base = 32,
+	    .tfd = -1,
+	    .envfd = -1,
+	    .realout = -1,
+	    .out_file_at = -1,
+	    .w = {.fd = -1},
+	    .ksock = -1,
+	    .self = getpid()};
+
+	if (run_start(&s, e) == -1)
+		return -1;
+	run_supervise(&s);
+	run_finish(&s);
+	r->exit_code = exit_code_of(r);
 	return 0;
 }

@@ -3,7 +3,8 @@
  * (kb_buf_escape, kb_escape, kb_buf_shquote_visible), the one line printer
  * with its fresh start after the command (kb_after_command, warnx, kb_line)
  * and kb_read_small_file on what is not a regular file; and the denial
- * line built on them (kb_report_line).
+ * line built on them (kb_report_line); the stderr tail's ring
+ * (lib/ring.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 
 #include "../../classify/report.h"
 #include "../../lib/fdpass.h"
+#include "../../lib/ring.h"
 #include "../../lib/util.h"
 #include "tap.h"
 
@@ -480,6 +482,106 @@ test_fdpass(void)
 	close(nullfd);
 }
 
+/* --- lib/ring.c: the last KB_TAIL bytes of a stream ------------------- */
+
+static char ring_stream[4 * KB_TAIL + 1000];
+static char ring_buf[KB_TAIL];
+
+/* Feeds the stream's first `total` bytes in chunks of chunk(i) bytes (0
+ * allowed) and compares what the ring kept with the stream's last bytes. */
+static void
+ring_case(size_t total, size_t (*chunk)(size_t i), const char *what)
+{
+	struct kb_ring ring = {.buf = ring_buf};
+	size_t at = 0, want = total < KB_TAIL ? total : KB_TAIL, got;
+
+	memset(ring_buf, 0, sizeof(ring_buf));
+	for (size_t i = 0; at < total; i++) {
+		size_t n = chunk(i);
+
+		if (n > total - at)
+			n = total - at;
+		kb_ring_add(&ring, ring_stream + at, n);
+		at += n;
+	}
+	got = kb_ring_finish(&ring);
+	ok(got == want &&
+	       memcmp(ring_buf, ring_stream + total - want, want) == 0,
+	    "ring: %s (%zu bytes in: the last %zu kept, in order)", what,
+	    total, want);
+}
+
+static size_t
+chunk_all(size_t i)
+{
+	(void)i;
+	return sizeof(ring_stream);
+}
+
+static size_t
+chunk_one(size_t i)
+{
+	(void)i;
+	return 1;
+}
+
+static size_t
+chunk_4k(size_t i)
+{
+	(void)i;
+	return 4096;
+}
+
+static size_t
+chunk_1000(size_t i)
+{
+	(void)i;
+	return 1000;
+}
+
+/* 0 to 96 bytes, an empty add every 97th */
+static size_t
+chunk_varied(size_t i)
+{
+	return (i * 37) % 97;
+}
+
+/* small adds, then one larger than the ring, then small ones again */
+static size_t
+chunk_big_middle(size_t i)
+{
+	return i == 50 ? KB_TAIL + 333 : 123;
+}
+
+static void
+test_ring(void)
+{
+	struct kb_ring ring = {.buf = ring_buf};
+
+	/* every byte tells its position (a period of 251, prime, not a
+	 * divisor of KB_TAIL): a rotation off by any amount shows */
+	for (size_t i = 0; i < sizeof(ring_stream); i++)
+		ring_stream[i] = (char)(i % 251);
+	assert_cmpint(kb_ring_finish(&ring), 0, "ring: empty, nothing kept");
+	kb_ring_add(&ring, ring_stream, 0);
+	assert_cmpint(kb_ring_finish(&ring), 0, "ring: an empty add keeps none");
+	ring_case(10, chunk_all, "a few bytes, one add");
+	ring_case(KB_TAIL - 1, chunk_all, "one short of KB_TAIL, one add");
+	ring_case(KB_TAIL, chunk_all, "exactly KB_TAIL, one add");
+	ring_case(KB_TAIL, chunk_4k, "exactly KB_TAIL, in 4 KiB adds");
+	ring_case(KB_TAIL, chunk_one, "exactly KB_TAIL, a byte at a time");
+	ring_case(KB_TAIL + 1, chunk_one, "KB_TAIL + 1, a byte at a time");
+	ring_case(KB_TAIL + 1, chunk_all, "KB_TAIL + 1, one add");
+	ring_case(KB_TAIL + 100, chunk_1000,
+	    "wrap-around in the middle of an add");
+	ring_case(3 * KB_TAIL + 17, chunk_1000, "wrapped three times");
+	ring_case(3 * KB_TAIL + 17, chunk_one, "many one-byte adds");
+	ring_case(2 * KB_TAIL + 5, chunk_varied, "many small adds, some empty");
+	ring_case(KB_TAIL / 2, chunk_varied, "small adds, never wrapped");
+	ring_case(sizeof(ring_stream), chunk_big_middle,
+	    "an add larger than the ring between small ones");
+}
+
 int
 main(void)
 {
@@ -499,6 +601,7 @@ main(void)
 	test_duration();
 	test_size();
 	test_fdpass();
+	test_ring();
 	err = xasprintf("%s/err", dir);
 	unlink(err);
 	free(err);
