@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -539,9 +540,10 @@ struct walk {
 	int found;
 };
 
-/* One directory of the walk: its descriptor (O_PATH; -1 while a deeper
- * one's subtree is walked), its identity, and its subdirectories' names
- * (NUL-separated; `at` the next one to walk) */
+/* One directory of the walk: its descriptor (-1 while a deeper one's
+ * subtree is walked), its identity (known past WALK_HELD - 1 levels, where
+ * it may be closed), and its subdirectories' names (NUL-separated; `at`
+ * the next one to walk) */
 struct level {
 	int fd;
 	dev_t dev;
@@ -569,55 +571,66 @@ renamed_in(const struct kb_policy *p, int dirfd)
 	       newer(&dir.st_mtim, &p->started);
 }
 
-/* Reads l->fd's entries: audits the .git it holds, keeps the names of
- * its subdirectories (and of entries of unknown type). false: it could
- * not be read (gone, or not a directory: git stops there too) */
+/* Reads fd (a directory open for reading) whole, with getdents64 (no
+ * stdio buffer, no stat): keeps in l the names of its subdirectories (and
+ * of entries of unknown type), then audits the .git it holds and, with an
+ * entry named HEAD, itself as a bare repository. false: it could not be
+ * read. */
 static bool
-read_level(struct walk *w, struct level *l)
+read_level(struct walk *w, int fd, struct level *l)
 {
-	DIR *d;
-	struct dirent *de;
-	struct stat st;
+	char buf[16384] __attribute__((aligned(8)));
 	size_t cap = 0;
-	bool shaped = false;
-	int fd;
+	bool shaped = false, dotgit = false;
+	ssize_t got;
 
 	l->names = NULL;
 	l->len = l->at = 0;
-	if (fstat(l->fd, &st) == -1 ||
-	    (d = kb_opendir_beneath(l->fd, ".")) == NULL)
-		return false;
-	l->dev = st.st_dev;
-	l->ino = st.st_ino;
-	fd = dirfd(d);
-	while ((de = readdir(d)) != NULL) {
-		size_t n;
+	while ((got = getdents64(fd, buf, sizeof(buf))) > 0) {
+		for (size_t at = 0; at < (size_t)got;) {
+			const char *name =
+			    buf + at + offsetof(struct dirent64, d_name);
+			unsigned char type = (unsigned char)
+			    buf[at + offsetof(struct dirent64, d_type)];
+			unsigned short reclen;
+			size_t n;
 
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		if (strcmp(de->d_name, ".git") == 0) {
-			w->found += audit_repo_at(
-			    w->p, fd, ".", w->report, renamed_in(w->p, fd));
-			continue;
+			memcpy(&reclen,
+			    buf + at + offsetof(struct dirent64, d_reclen),
+			    sizeof(reclen));
+			at += reclen;
+			if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+				continue;
+			if (strcmp(name, ".git") == 0) {
+				dotgit = true;
+				continue;
+			}
+			shaped = shaped || strcmp(name, "HEAD") == 0;
+			if (type != DT_DIR && type != DT_UNKNOWN)
+				continue;
+			n = strlen(name) + 1;
+			if (l->len + n > cap) {
+				cap = cap ? cap * 2 : 256;
+				while (cap < l->len + n)
+					cap *= 2;
+				l->names = xreallocarray(l->names, cap, 1);
+			}
+			memcpy(l->names + l->len, name, n);
+			l->len += n;
 		}
-		shaped = shaped || strcmp(de->d_name, "HEAD") == 0;
-		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
-			continue;
-		n = strlen(de->d_name) + 1;
-		if (l->len + n > cap) {
-			cap = cap ? cap * 2 : 256;
-			while (cap < l->len + n)
-				cap *= 2;
-			l->names = xreallocarray(l->names, cap, 1);
-		}
-		memcpy(l->names + l->len, de->d_name, n);
-		l->len += n;
 	}
+	if (got == -1) {
+		free(l->names);
+		l->names = NULL;
+		l->len = 0;
+		return false;
+	}
+	if (dotgit)
+		w->found += audit_repo_at(
+		    w->p, fd, ".", w->report, renamed_in(w->p, fd));
 	/* a HEAD: perhaps a bare repository (below it, git finds it) */
 	if (shaped && gitdir_shaped(fd))
 		w->found += audit_bare(w->p, fd, w->report);
-	closedir(d);
 	return true;
 }
 
@@ -645,15 +658,20 @@ walk_tree(struct walk *w, int top)
 {
 	struct level *st = xcalloc(1, sizeof(*st));
 	size_t n = 0, cap = 1;
+	int rfd = kb_openat_beneath(top, ".", O_RDONLY | O_DIRECTORY);
 
 	st[0].fd = top;
-	if (!read_level(w, &st[0])) {
+	if (rfd == -1 || !read_level(w, rfd, &st[0])) {
+		if (rfd != -1)
+			close(rfd);
 		free(st);
 		return;
 	}
+	close(rfd);
 	n = 1;
 	while (n > 0) {
 		struct level *l = &st[n - 1], c = {.fd = -1};
+		struct stat id;
 		const char *name;
 
 		if (l->at >= l->len) {
@@ -687,13 +705,21 @@ walk_tree(struct walk *w, int top)
 		}
 		name = l->names + l->at;
 		l->at += strlen(name) + 1;
-		c.fd = kb_openat_beneath(l->fd, name, O_PATH | O_DIRECTORY);
+		/* opened for reading: one descriptor to list it and to open
+		 * below it from */
+		c.fd = kb_openat_beneath(l->fd, name, O_RDONLY | O_DIRECTORY);
 		if (c.fd == -1)
 			continue; /* a symlink or no directory: git stops too */
-		if (!read_level(w, &c) || c.len == 0) {
+		if (!read_level(w, c.fd, &c) || c.len == 0 ||
+		    /* deep: it may be closed below, and known again by this */
+		    (n + 1 >= WALK_HELD && fstat(c.fd, &id) == -1)) {
 			free(c.names);
 			close(c.fd);
 			continue; /* nothing below it to walk */
+		}
+		if (n + 1 >= WALK_HELD) {
+			c.dev = id.st_dev;
+			c.ino = id.st_ino;
 		}
 		if (n == cap) {
 			cap *= 2;
