@@ -158,17 +158,35 @@ int kb_plan_free_fd(const struct kb_policy *, int from);
  * pl->argv (call it among kinbox-exec's options), a note each. */
 void kb_plan_limits(const struct kb_policy *, struct kb_plan *);
 
-/* The posture lines of the memory budget: pl->memory, what set it, a
- * project file's higher memory = that did not raise it, then `how` (what
- * bounds what on this backend). */
-void kb_plan_note_memory(
-    const struct kb_policy *, struct kb_plan *, const char *how);
+/*
+ * A backend's own words for the facts kb_plan_posture_common() states,
+ * where its mechanism shows through them.
+ */
+struct kb_posture_words {
+	const char *scratch;    /* a read-only run: what still takes writes
+				   ("the private /tmp ...") */
+	const char *network;    /* the network switch as the backend holds it,
+				   with no allowed hosts ("off, loopback only") */
+	const char *proxy;      /* with allowed hosts: the network line (NULL:
+				   no proxy here, the hosts are not listed) */
+	const char *no_sockets; /* socket grants are not used here: why
+				   (NULL: they are) */
+	/* a mask (not a cache) as the backend holds it, allocated: "hidden:
+	 * empty file"; NULL: not listed */
+	char *(*mask)(const struct kb_mask *);
+};
 
-/* The run's mode and the workspace's line: workspace-write (the
- * default), or read-only with what set it and `scratch`, the backend's
- * words for what still takes writes ("the private /tmp ..."). */
-void kb_plan_note_mode(
-    const struct kb_policy *, struct kb_plan *, const char *scratch);
+/*
+ * The posture lines (--dry-run, -v) that follow from the policy alone,
+ * once for every backend: what set the backend, the mode and the
+ * workspace, the cwd, the write roots with their origins, the memory
+ * budget (pl->memory, when the backend has one), the network and its
+ * allowed hosts, the SSH agent and the sockets granted, the devices, the
+ * masks, the caches off or absent, the git scan's and the config's notes,
+ * the descriptors kept. Each backend adds its own lines around them.
+ */
+void kb_plan_posture_common(const struct kb_policy *,
+    const struct kb_posture_words *, struct kb_plan *);
 
 /* backends/memory.c: the budget split over the bwrap backend's tmpfs
  * mounts. Each mount's share of the budget is its size plus its inodes
@@ -198,13 +216,6 @@ int kb_memory_split(unsigned long long budget, unsigned long long small,
  * its size, in whole 4 KiB pages. */
 void kb_memory_limits(unsigned long long share, unsigned long long below,
     unsigned long long *size, unsigned long long *inodes);
-
-/* The posture line naming the descriptors the command keeps. */
-void kb_plan_note_fds(const struct kb_policy *, struct kb_plan *);
-
-/* The posture lines of --device and --gpu: each node bound, read-write,
- * with what granted it and where (none: nothing). */
-void kb_plan_note_devices(const struct kb_policy *, struct kb_plan *);
 
 /* Writes the plan as --dry-run shows it: notes as "# " lines, then the argv
  * one shell-quoted element per line, both escaped (kb_buf_escape,

@@ -216,7 +216,7 @@ plan_guards(
 }
 
 static const char *
-mask_word(const struct kb_mask *m)
+mask_kind_word(const struct kb_mask *m)
 {
 	switch (m->kind) {
 	case KB_MASK_TREE:
@@ -239,9 +239,16 @@ mask_word(const struct kb_mask *m)
 	return "?";
 }
 
+/* a mask as bwrap holds it (kb_posture_words.mask) */
+static char *
+mask_word(const struct kb_mask *m)
+{
+	return xstrdup(mask_kind_word(m));
+}
+
 static void plan_cache_notes(
     const struct kb_policy *, const struct kb_host *, struct kb_plan *);
-static void plan_memory_notes(const struct kb_policy *, struct kb_plan *);
+static void plan_memory_notes(struct kb_plan *);
 
 /* The private /tmp, and the host directories bound inside it (a write
  * root or the workspace below /tmp: /tmp itself is refused) */
@@ -280,6 +287,17 @@ static void
 plan_notes(
     const struct kb_policy *p, const struct kb_host *h, struct kb_plan *pl)
 {
+	const struct kb_posture_words w = {
+	    .scratch =
+		"the private /tmp (and a TMPDIR below it) and the caches "
+		"(ephemeral) take writes, all discarded after the run",
+	    .network = p->net ? "on, host network" : "off, loopback only",
+	    .proxy = "only through kinbox's proxy, to the allowed hosts "
+		     "below, and nothing else (loopback inside)",
+	    .no_sockets = NULL,
+	    .mask = mask_word,
+	};
+
 	kb_strv_pushf(&pl->notes, "backend: bwrap (%s), %s", pl->exe,
 	    p->backend == KB_BACKEND_BWRAP
 		? "as asked (backend = bwrap: "
@@ -287,19 +305,10 @@ plan_notes(
 		: "chosen by auto (the stronger backend; were bubblewrap "
 		  "unable to make its namespaces here, auto would run the "
 		  "landlock backend instead)");
-	if (p->where[KB_OPT_BACKEND] != NULL)
-		kb_strv_pushf(
-		    &pl->notes, "backend set by: %s", p->where[KB_OPT_BACKEND]);
-	kb_plan_note_mode(p, pl,
-	    "the private /tmp (and a TMPDIR below it) and the caches "
-	    "(ephemeral) take writes, all discarded after the run");
-	kb_strv_pushf(&pl->notes, "cwd: %s", p->cwd);
-	for (size_t i = 0; i < p->nwrite; i++)
-		kb_strv_pushf(&pl->notes, "write: %s (%s)", p->write[i].path,
-		    kb_origin_name(p->write[i].origin));
+	kb_plan_posture_common(p, &w, pl);
 	kb_strv_push(&pl->notes, "read: the whole host filesystem, read-only");
 	plan_tmp_notes(p, pl);
-	plan_memory_notes(p, pl);
+	plan_memory_notes(pl);
 	if (p->tmpdir != NULL)
 		kb_strv_pushf(&pl->notes, "TMPDIR: %s (writable)", p->tmpdir);
 	if (p->tmpdir_private != NULL)
@@ -308,26 +317,6 @@ plan_notes(
 	if (p->tmpdir_reset)
 		kb_strv_push(&pl->notes, "TMPDIR: not writable here; the "
 					 "command gets TMPDIR=/tmp");
-	/* the allow-list: each host with the source that named it (what
-	 * set the network switch is moot then: kb_hosts_validate) */
-	if (p->nallow_host > 0)
-		kb_strv_push(&pl->notes,
-		    "network: only through kinbox's proxy, to the allowed "
-		    "hosts below, and nothing else (loopback inside)");
-	for (size_t i = 0; i < p->nallow_host; i++)
-		kb_strv_pushf(&pl->notes, "allowed host: %s:%u (%s%s%s)",
-		    p->allow_host[i].name, p->allow_host[i].port,
-		    kb_origin_name(p->allow_host[i].origin),
-		    p->allow_host[i].where != NULL ? ": " : "",
-		    p->allow_host[i].where != NULL ? p->allow_host[i].where
-						   : "");
-	if (p->nallow_host == 0)
-		kb_strv_pushf(&pl->notes, "network: %s (%s)",
-		    p->net ? "on, host network" : "off, loopback only",
-		    kb_origin_name(p->origin[KB_OPT_NET]));
-	if (p->nallow_host == 0 && p->where[KB_OPT_NET] != NULL)
-		kb_strv_pushf(
-		    &pl->notes, "network set by: %s", p->where[KB_OPT_NET]);
 	kb_strv_push(&pl->notes, "namespaces: user, pid, ipc, uts, cgroup, "
 				 "mount; nested user namespaces disabled");
 	kb_strv_pushf(&pl->notes, "capabilities: none%s",
@@ -339,34 +328,7 @@ plan_notes(
 	for (size_t i = 0; i < p->nguard; i++)
 		kb_strv_pushf(&pl->notes, "git guard: %s (%s)",
 		    p->guard[i].path, guard_word(p->guard[i].kind));
-	for (size_t i = 0; i < p->gitnotes.n; i++)
-		kb_strv_pushf(&pl->notes, "git: %s", p->gitnotes.v[i]);
-	for (size_t i = 0; i < p->nmask; i++)
-		if (p->mask[i].cache == -1)
-			kb_strv_pushf(&pl->notes, "mask: %s (%s)",
-			    p->mask[i].path, mask_word(&p->mask[i]));
 	plan_cache_notes(p, h, pl);
-	kb_strv_pushf(&pl->notes, "ssh agent: %s",
-	    p->ssh_agent ? "granted (socket and public ~/.ssh files only)"
-			 : "not granted");
-	if (p->ssh_agent)
-		kb_strv_pushf(&pl->notes, "ssh agent granted by: %s",
-		    kb_origin_name(p->origin[KB_OPT_SSH_AGENT]));
-	if (p->ssh_agent && p->where[KB_OPT_SSH_AGENT] != NULL)
-		kb_strv_pushf(&pl->notes, "ssh agent set by: %s",
-		    p->where[KB_OPT_SSH_AGENT]);
-	for (size_t i = 0; i < p->nallow_socket; i++) {
-		const struct kb_pathgrant *g = &p->allow_socket[i];
-
-		kb_strv_pushf(&pl->notes, "socket: %s (granted by %s)", g->path,
-		    kb_origin_name(g->origin));
-		if (g->where != NULL)
-			kb_strv_pushf(
-			    &pl->notes, "socket set by: %s", g->where);
-	}
-	kb_plan_note_devices(p, pl);
-	for (size_t i = 0; i < p->notes.n; i++)
-		kb_strv_pushf(&pl->notes, "config: %s", p->notes.v[i]);
 	if (h->landlock_abi >= KB_LANDLOCK_ABI_SCOPE)
 		kb_strv_pushf(&pl->notes,
 		    "landlock: abstract unix sockets of "
@@ -392,7 +354,6 @@ plan_notes(
 		    "unix sockets: with --net an abstract name is connected "
 		    "only when a socket of the sandbox listens on it (the "
 		    "host's are refused, EPERM)");
-	kb_plan_note_fds(p, pl);
 }
 
 /*
@@ -553,23 +514,6 @@ plan_cache_notes(
 			    c->name, m->path, c->why);
 			break;
 		}
-	}
-	for (size_t i = 0; i < kb_cache_count; i++) {
-		bool planned = false;
-
-		if (p->cache[i] == KB_CACHE_OFF) {
-			kb_strv_pushf(&pl->notes,
-			    "cache %s: off, read-only like the rest of home",
-			    kb_cache_table[i].name);
-			continue;
-		}
-		for (size_t k = 0; k < p->nmask; k++)
-			planned |= p->mask[k].cache == (int)i;
-		if (!planned && p->home != NULL)
-			kb_strv_pushf(&pl->notes,
-			    "cache %s: ~/%s absent, nothing to mount (kinbox "
-			    "does not create it)",
-			    kb_cache_table[i].name, kb_cache_table[i].path[0]);
 	}
 }
 
@@ -897,7 +841,7 @@ plan_memory(const struct kb_policy *p, const struct kb_host *h,
  * the small ones (their number differs between hosts), what it cannot
  * bound */
 static void
-plan_memory_notes(const struct kb_policy *p, struct kb_plan *pl)
+plan_memory_notes(struct kb_plan *pl)
 {
 	struct kb_buf big = {0};
 	char b[24];
@@ -918,7 +862,6 @@ plan_memory_notes(const struct kb_policy *p, struct kb_plan *pl)
 		    "together",
 		    kb_size_str(pl->upper.size, b, sizeof(b)),
 		    pl->upper.inodes);
-	kb_plan_note_memory(p, pl, NULL);
 	kb_strv_pushf(&pl->notes,
 	    "memory: every tmpfs of the sandbox is sized within the budget "
 	    "(an inode counted as %llu bytes): %s",

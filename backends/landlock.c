@@ -163,24 +163,40 @@ net_words(const struct kb_policy *p, const struct kb_host *h)
 	       "has no TCP rights); no loopback either";
 }
 
+/* a mask as the landlock backend holds it (kb_posture_words.mask): a
+ * hidden path unreadable, a file shown at its own path readable; one
+ * shown from elsewhere stays hidden, unlisted */
+static char *
+mask_words(const struct kb_mask *m)
+{
+	if (m->kind == KB_MASK_TREE || m->kind == KB_MASK_DIR ||
+	    m->kind == KB_MASK_FILE)
+		return xstrdup(
+		    "unreadable; it stays so if the host replaces it");
+	if (m->kind == KB_EXPOSE_RO && strcmp(m->src, m->path) == 0)
+		return xstrdup("shown, read-only");
+	return NULL;
+}
+
 static void
 plan_notes(const struct kb_policy *p, const struct kb_host *h, const char *why,
     const char *rundir, struct kb_plan *pl)
 {
+	const struct kb_posture_words w = {
+	    .scratch = "this run's own temporary directory (TMPDIR, below) "
+		       "takes writes, removed after the run",
+	    .network = net_words(p, h),
+	    .proxy = NULL, /* granted hosts: unused, the network as it is */
+	    .no_sockets = "the landlock backend refuses every unix socket",
+	    .mask = mask_words,
+	};
+
+	pl->memory = kb_policy_memory(p, h->mem_total, &pl->memory_by);
 	kb_strv_pushf(&pl->notes,
 	    "backend: landlock (Landlock ABI %d + "
 	    "seccomp, no namespaces), %s",
 	    h->landlock_abi, why);
-	if (p->where[KB_OPT_BACKEND] != NULL)
-		kb_strv_pushf(
-		    &pl->notes, "backend set by: %s", p->where[KB_OPT_BACKEND]);
-	kb_plan_note_mode(p, pl,
-	    "this run's own temporary directory (TMPDIR, below) takes "
-	    "writes, removed after the run");
-	kb_strv_pushf(&pl->notes, "cwd: %s", p->cwd);
-	for (size_t i = 0; i < p->nwrite; i++)
-		kb_strv_pushf(&pl->notes, "write: %s (%s)", p->write[i].path,
-		    kb_origin_name(p->write[i].origin));
+	kb_plan_posture_common(p, &w, pl);
 	kb_strv_push(&pl->notes, "read: the whole host filesystem, but the "
 				 "masks below; writes elsewhere fail with "
 				 "EACCES (not EROFS)");
@@ -194,27 +210,17 @@ plan_notes(const struct kb_policy *p, const struct kb_host *h, const char *why,
 		    "TMPDIR: %s is not granted (the per-run directory "
 		    "replaces it)",
 		    p->tmpdir);
-	pl->memory = kb_policy_memory(p, h->mem_total, &pl->memory_by);
-	{
-		_cleanup_free_ char *how = xasprintf(
-		    "not bounded by this backend: it makes no tmpfs, and what "
-		    "the command writes goes to the host's filesystems, %s on "
-		    "the host's /tmp and the host's /dev/shm among them, "
-		    "bounded only by their own size (a tmpfs's default is "
-		    "half of RAM) and, per file, by --rlimit fsize",
-		    rundir);
-
-		kb_plan_note_memory(p, pl, how);
-		kb_strv_push(&pl->notes,
-		    "memory: no cgroup: kinbox puts the run in none of its "
-		    "own; the command's processes are the OOM killer's to "
-		    "find, and --rlimit as bounds each one");
-	}
-	kb_strv_pushf(&pl->notes, "network: %s (%s)", net_words(p, h),
-	    kb_origin_name(p->origin[KB_OPT_NET]));
-	if (p->where[KB_OPT_NET] != NULL)
-		kb_strv_pushf(
-		    &pl->notes, "network set by: %s", p->where[KB_OPT_NET]);
+	kb_strv_pushf(&pl->notes,
+	    "memory: not bounded by this backend: it makes no tmpfs, and what "
+	    "the command writes goes to the host's filesystems, %s on the "
+	    "host's /tmp and the host's /dev/shm among them, bounded only by "
+	    "their own size (a tmpfs's default is half of RAM) and, per file, "
+	    "by --rlimit fsize",
+	    rundir);
+	kb_strv_push(&pl->notes,
+	    "memory: no cgroup: kinbox puts the run in none of its own; the "
+	    "command's processes are the OOM killer's to find, and --rlimit "
+	    "as bounds each one");
 	kb_strv_pushf(&pl->notes, "capabilities: none%s",
 	    h->root ? " (running as root: all dropped, bounding set "
 		      "emptied, securebits locked)"
@@ -291,22 +297,6 @@ plan_notes(const struct kb_policy *p, const struct kb_host *h, const char *why,
 			break;
 		}
 	}
-	for (size_t i = 0; i < p->gitnotes.n; i++)
-		kb_strv_pushf(&pl->notes, "git: %s", p->gitnotes.v[i]);
-	for (size_t i = 0; i < p->nmask; i++) {
-		const struct kb_mask *m = &p->mask[i];
-
-		if (m->kind == KB_MASK_TREE || m->kind == KB_MASK_DIR ||
-		    m->kind == KB_MASK_FILE)
-			kb_strv_pushf(&pl->notes,
-			    "mask: %s (unreadable; it stays so if the host "
-			    "replaces it)",
-			    m->path);
-		else if (m->kind == KB_EXPOSE_RO &&
-			 strcmp(m->src, m->path) == 0)
-			kb_strv_pushf(
-			    &pl->notes, "mask: %s (shown, read-only)", m->path);
-	}
 	kb_strv_push(&pl->notes,
 	    "masks: a file the host creates during the run in a directory "
 	    "on the way to a mask (/, the home directory) is unreadable");
@@ -333,19 +323,6 @@ plan_notes(const struct kb_policy *p, const struct kb_host *h, const char *why,
 			    "mount namespace)",
 			    kb_cache_table[m->cache].name, m->path);
 	}
-	kb_strv_push(&pl->notes, "ssh agent: not granted");
-	/* a grant only permits (a typed one is refused): unused here */
-	for (size_t i = 0; i < p->nallow_socket; i++)
-		kb_strv_pushf(&pl->notes,
-		    "socket: the grant of %s (%s) is not used: the landlock "
-		    "backend refuses every unix socket",
-		    p->allow_socket[i].path,
-		    p->allow_socket[i].where != NULL ? p->allow_socket[i].where
-						     : "a grant");
-	kb_plan_note_devices(p, pl);
-	for (size_t i = 0; i < p->notes.n; i++)
-		kb_strv_pushf(&pl->notes, "config: %s", p->notes.v[i]);
-	kb_plan_note_fds(p, pl);
 }
 
 /* What this backend cannot do safely is refused, not degraded. */

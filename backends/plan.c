@@ -1,11 +1,13 @@
 /*
- * backends/plan.c — what every backend plan shares: rendering for --dry-run
- * (and -v) and freeing.
+ * backends/plan.c — what every backend plan shares: the posture lines that
+ * follow from the policy alone (kb_plan_posture_common), rendering for
+ * --dry-run (and -v) and freeing.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
 
+#include "../profile/tables.h"
 #include "backend.h"
 
 static bool
@@ -25,8 +27,8 @@ kb_plan_free_fd(const struct kb_policy *p, int from)
 	return from;
 }
 
-void
-kb_plan_note_fds(const struct kb_policy *p, struct kb_plan *pl)
+static void
+note_fds(const struct kb_policy *p, struct kb_plan *pl)
 {
 	struct kb_buf b = {0};
 
@@ -72,12 +74,15 @@ kb_plan_limits(const struct kb_policy *p, struct kb_plan *pl)
 	kb_buf_free(&b);
 }
 
-void
-kb_plan_note_memory(
-    const struct kb_policy *p, struct kb_plan *pl, const char *how)
+/* the memory budget: pl->memory, what set it, and a project file's
+ * higher memory = that did not raise it (none planned: nothing) */
+static void
+note_memory(const struct kb_policy *p, struct kb_plan *pl)
 {
 	char b[24], c[24];
 
+	if (pl->memory == 0)
+		return;
 	kb_strv_pushf(&pl->notes, "memory: budget %s (%s%s)",
 	    kb_size_str(pl->memory, b, sizeof(b)),
 	    pl->memory_by != NULL ? "set by "
@@ -91,13 +96,12 @@ kb_plan_note_memory(
 		    p->memory_cap_where != NULL ? p->memory_cap_where
 						: "the project file",
 		    kb_size_str(p->memory_cap, c, sizeof(c)));
-	if (how != NULL)
-		kb_strv_pushf(&pl->notes, "memory: %s", how);
 }
 
-void
-kb_plan_note_mode(
-    const struct kb_policy *p, struct kb_plan *pl, const char *scratch)
+/* the run's mode and the workspace's line: workspace-write (the
+ * default), or read-only with what set it and `scratch` */
+static void
+note_mode(const struct kb_policy *p, struct kb_plan *pl, const char *scratch)
 {
 	if (!p->read_only) {
 		kb_strv_push(&pl->notes,
@@ -117,8 +121,10 @@ kb_plan_note_mode(
 	kb_strv_pushf(&pl->notes, "workspace: %s (read-only)", p->workspace);
 }
 
-void
-kb_plan_note_devices(const struct kb_policy *p, struct kb_plan *pl)
+/* --device and --gpu: each node bound, read-write, with what granted it
+ * and where */
+static void
+note_devices(const struct kb_policy *p, struct kb_plan *pl)
 {
 	for (size_t i = 0; i < p->ndev; i++) {
 		const struct kb_devnode *d = &p->dev[i];
@@ -145,6 +151,125 @@ kb_plan_note_devices(const struct kb_policy *p, struct kb_plan *pl)
 		kb_strv_push(&pl->notes,
 		    "gpu: the driver's /proc/driver and /sys files are "
 		    "visible, read-only, as the rest of the host");
+}
+
+/* the network: the allow-list, each host with the source that named it
+ * (what set the network switch is moot then: kb_hosts_validate), or the
+ * switch in the backend's words, its origin and what set it (a backend
+ * with no proxy: the switch only) */
+static void
+note_network(const struct kb_policy *p, const struct kb_posture_words *w,
+    struct kb_plan *pl)
+{
+	if (p->nallow_host > 0 && w->proxy != NULL) {
+		kb_strv_pushf(&pl->notes, "network: %s", w->proxy);
+		for (size_t i = 0; i < p->nallow_host; i++) {
+			const struct kb_hostgrant *g = &p->allow_host[i];
+
+			kb_strv_pushf(&pl->notes,
+			    "allowed host: %s:%u (%s%s%s)", g->name, g->port,
+			    kb_origin_name(g->origin),
+			    g->where != NULL ? ": " : "",
+			    g->where != NULL ? g->where : "");
+		}
+		return;
+	}
+	kb_strv_pushf(&pl->notes, "network: %s (%s)", w->network,
+	    kb_origin_name(p->origin[KB_OPT_NET]));
+	if (p->where[KB_OPT_NET] != NULL)
+		kb_strv_pushf(
+		    &pl->notes, "network set by: %s", p->where[KB_OPT_NET]);
+}
+
+/* the SSH agent and the unix sockets granted, with what granted each */
+static void
+note_sockets(const struct kb_policy *p, const struct kb_posture_words *w,
+    struct kb_plan *pl)
+{
+	kb_strv_pushf(&pl->notes, "ssh agent: %s",
+	    p->ssh_agent ? "granted (socket and public ~/.ssh files only)"
+			 : "not granted");
+	if (p->ssh_agent)
+		kb_strv_pushf(&pl->notes, "ssh agent granted by: %s",
+		    kb_origin_name(p->origin[KB_OPT_SSH_AGENT]));
+	if (p->ssh_agent && p->where[KB_OPT_SSH_AGENT] != NULL)
+		kb_strv_pushf(&pl->notes, "ssh agent set by: %s",
+		    p->where[KB_OPT_SSH_AGENT]);
+	for (size_t i = 0; i < p->nallow_socket; i++) {
+		const struct kb_pathgrant *g = &p->allow_socket[i];
+
+		/* a grant only permits (a typed one is refused): unused */
+		if (w->no_sockets != NULL) {
+			kb_strv_pushf(&pl->notes,
+			    "socket: the grant of %s (%s) is not used: %s",
+			    g->path, g->where != NULL ? g->where : "a grant",
+			    w->no_sockets);
+			continue;
+		}
+		kb_strv_pushf(&pl->notes, "socket: %s (granted by %s)", g->path,
+		    kb_origin_name(g->origin));
+		if (g->where != NULL)
+			kb_strv_pushf(
+			    &pl->notes, "socket set by: %s", g->where);
+	}
+}
+
+/* the masks in the backend's words, then the caches the plan has no
+ * mount for (the backend names the others, as it holds them) */
+static void
+note_masks(const struct kb_policy *p, const struct kb_posture_words *w,
+    struct kb_plan *pl)
+{
+	for (size_t i = 0; i < p->nmask; i++) {
+		_cleanup_free_ char *words = NULL;
+
+		if (p->mask[i].cache != -1 ||
+		    (words = w->mask(&p->mask[i])) == NULL)
+			continue;
+		kb_strv_pushf(
+		    &pl->notes, "mask: %s (%s)", p->mask[i].path, words);
+	}
+	for (size_t i = 0; i < kb_cache_count; i++) {
+		bool planned = false;
+
+		if (p->cache[i] == KB_CACHE_OFF) {
+			kb_strv_pushf(&pl->notes,
+			    "cache %s: off, read-only like the rest of home",
+			    kb_cache_table[i].name);
+			continue;
+		}
+		for (size_t k = 0; k < p->nmask; k++)
+			planned |= p->mask[k].cache == (int)i;
+		if (!planned && p->home != NULL)
+			kb_strv_pushf(&pl->notes,
+			    "cache %s: ~/%s absent, nothing to mount (kinbox "
+			    "does not create it)",
+			    kb_cache_table[i].name, kb_cache_table[i].path[0]);
+	}
+}
+
+void
+kb_plan_posture_common(const struct kb_policy *p,
+    const struct kb_posture_words *w, struct kb_plan *pl)
+{
+	if (p->where[KB_OPT_BACKEND] != NULL)
+		kb_strv_pushf(
+		    &pl->notes, "backend set by: %s", p->where[KB_OPT_BACKEND]);
+	note_mode(p, pl, w->scratch);
+	kb_strv_pushf(&pl->notes, "cwd: %s", p->cwd);
+	for (size_t i = 0; i < p->nwrite; i++)
+		kb_strv_pushf(&pl->notes, "write: %s (%s)", p->write[i].path,
+		    kb_origin_name(p->write[i].origin));
+	note_memory(p, pl);
+	note_network(p, w, pl);
+	note_sockets(p, w, pl);
+	note_devices(p, pl);
+	note_masks(p, w, pl);
+	for (size_t i = 0; i < p->gitnotes.n; i++)
+		kb_strv_pushf(&pl->notes, "git: %s", p->gitnotes.v[i]);
+	for (size_t i = 0; i < p->notes.n; i++)
+		kb_strv_pushf(&pl->notes, "config: %s", p->notes.v[i]);
+	note_fds(p, pl);
 }
 
 void

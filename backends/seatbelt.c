@@ -777,10 +777,41 @@ plan_denies(struct kb_buf *b, const struct kb_policy *p, const struct shape *s)
 /* --- notes ------------------------------------------------------------------
  */
 
+/* a mask as the profile holds it (kb_posture_words.mask) */
+static char *
+mask_words(const struct kb_mask *m)
+{
+	if (is_mask(m->kind))
+		return xstrdup("neither read nor written");
+	if (m->kind == KB_EXPOSE_RO && strcmp(m->src, m->path) == 0)
+		return xstrdup("shown read-only");
+	if (m->kind == KB_EXPOSE_RO)
+		return xasprintf("left hidden: a link to %s, which seatbelt "
+				 "cannot show at this path",
+		    m->src);
+	return NULL;
+}
+
 static void
 plan_notes(const struct kb_policy *p, const struct kb_seatbelt_host *h,
     const struct shape *s, struct kb_plan *pl)
 {
+	_cleanup_free_ char *proxy = xasprintf(
+	    "only to kinbox's proxy at localhost:%d, to the allowed hosts "
+	    "below (the proxy listens on the host's loopback: macOS has no "
+	    "network namespace)",
+	    KB_PROXY_PORT);
+	const struct kb_posture_words w = {
+	    .scratch = "the host's /tmp takes writes (macOS has no private "
+		       "one: they stay)",
+	    .network = p->net ? "on, host network (the host's unix sockets "
+				"still refused)"
+			      : "off, no loopback either",
+	    .proxy = proxy,
+	    .no_sockets = NULL,
+	    .mask = mask_words,
+	};
+
 	kb_strv_pushf(&pl->notes,
 	    "backend: seatbelt (%s -p PROFILE, %zu "
 	    "parameters), macOS",
@@ -788,16 +819,7 @@ plan_notes(const struct kb_policy *p, const struct kb_seatbelt_host *h,
 	kb_strv_push(&pl->notes,
 	    "seatbelt: this profile has been checked by kinbox's tests, not "
 	    "run under a real sandbox-exec (no macOS machine)");
-	if (p->where[KB_OPT_BACKEND] != NULL)
-		kb_strv_pushf(
-		    &pl->notes, "backend set by: %s", p->where[KB_OPT_BACKEND]);
-	kb_plan_note_mode(p, pl,
-	    "the host's /tmp takes writes (macOS has no private one: they "
-	    "stay)");
-	kb_strv_pushf(&pl->notes, "cwd: %s", p->cwd);
-	for (size_t i = 0; i < p->nwrite; i++)
-		kb_strv_pushf(&pl->notes, "write: %s (%s)", p->write[i].path,
-		    kb_origin_name(p->write[i].origin));
+	kb_plan_posture_common(p, &w, pl);
 	kb_strv_push(&pl->notes,
 	    "read: the whole host filesystem, but /dev (the nodes below) and "
 	    "the masks below; writes elsewhere fail with EPERM");
@@ -823,28 +845,6 @@ plan_notes(const struct kb_policy *p, const struct kb_seatbelt_host *h,
 	    "NSTemporaryDirectory may ask it before TMPDIR)",
 	    h->user_tmp != NULL ? " " : "",
 	    h->user_tmp != NULL ? h->user_tmp : "");
-	if (p->nallow_host > 0 && !p->net)
-		kb_strv_pushf(&pl->notes,
-		    "network: only to kinbox's proxy at localhost:%d, to the "
-		    "allowed hosts below (the proxy listens on the host's "
-		    "loopback: macOS has no network namespace)",
-		    KB_PROXY_PORT);
-	for (size_t i = 0; i < p->nallow_host && !p->net; i++)
-		kb_strv_pushf(&pl->notes, "allowed host: %s:%u (%s%s%s)",
-		    p->allow_host[i].name, p->allow_host[i].port,
-		    kb_origin_name(p->allow_host[i].origin),
-		    p->allow_host[i].where != NULL ? ": " : "",
-		    p->allow_host[i].where != NULL ? p->allow_host[i].where
-						   : "");
-	if (p->nallow_host == 0 || p->net)
-		kb_strv_pushf(&pl->notes, "network: %s (%s)",
-		    p->net ? "on, host network (the host's unix sockets "
-			     "still refused)"
-			   : "off, no loopback either",
-		    kb_origin_name(p->origin[KB_OPT_NET]));
-	if ((p->nallow_host == 0 || p->net) && p->where[KB_OPT_NET] != NULL)
-		kb_strv_pushf(
-		    &pl->notes, "network set by: %s", p->where[KB_OPT_NET]);
 	kb_strv_push(&pl->notes,
 	    "signals: only to the command's own processes (same-sandbox)");
 	kb_strv_push(&pl->notes,
@@ -938,24 +938,6 @@ plan_notes(const struct kb_policy *p, const struct kb_seatbelt_host *h,
 		    "pinned: %zu directories on the way to the guards and "
 		    "masks cannot be renamed (rules name paths, not inodes)",
 		    s->pins.n);
-	for (size_t i = 0; i < p->gitnotes.n; i++)
-		kb_strv_pushf(&pl->notes, "git: %s", p->gitnotes.v[i]);
-	for (size_t i = 0; i < p->nmask; i++) {
-		const struct kb_mask *m = &p->mask[i];
-
-		if (is_mask(m->kind))
-			kb_strv_pushf(&pl->notes,
-			    "mask: %s (neither read nor written)", m->path);
-		else if (m->kind == KB_EXPOSE_RO &&
-			 strcmp(m->src, m->path) == 0)
-			kb_strv_pushf(
-			    &pl->notes, "mask: %s (shown read-only)", m->path);
-		else if (m->kind == KB_EXPOSE_RO)
-			kb_strv_pushf(&pl->notes,
-			    "mask: %s (left hidden: a link to %s, which "
-			    "seatbelt cannot show at this path)",
-			    m->path, m->src);
-	}
 	for (size_t i = 0; i < p->nmask; i++) {
 		const struct kb_mask *m = &p->mask[i];
 
@@ -972,24 +954,9 @@ plan_notes(const struct kb_policy *p, const struct kb_seatbelt_host *h,
 			    "so an ephemeral or empty cache is not writable",
 			    kb_cache_table[m->cache].name, m->path);
 	}
-	kb_strv_pushf(&pl->notes, "ssh agent: %s",
-	    s->agent ? "granted (its socket and public ~/.ssh files only)"
-		     : "not granted");
-	for (size_t i = 0; i < p->nallow_socket; i++) {
-		const struct kb_pathgrant *g = &p->allow_socket[i];
-
-		kb_strv_pushf(&pl->notes, "socket: %s (granted by %s)", g->path,
-		    kb_origin_name(g->origin));
-		if (g->where != NULL)
-			kb_strv_pushf(
-			    &pl->notes, "socket set by: %s", g->where);
-	}
 	kb_strv_push(&pl->notes,
 	    "unix sockets: the granted ones and those in the workspace and "
 	    "write roots connect; every other pathname socket is refused");
-	for (size_t i = 0; i < p->notes.n; i++)
-		kb_strv_pushf(&pl->notes, "config: %s", p->notes.v[i]);
-	kb_plan_note_fds(p, pl);
 }
 
 /* --- the plan ----------------------------------------------------------------

@@ -553,90 +553,67 @@ kb_report_fingerprint_json(const struct kb_denial *d, size_t n)
 	return dump(fingerprints(d, n, NULL));
 }
 
-/* A knob's value in force (typed: only what the command line said) */
+/* A knob's value in force (typed: only what the command line said), as
+ * its row's json_enc column says, from the member its field column names */
 static json_t *
 policy_value(const struct kb_policy *p, const struct kb_option *r, bool typed)
 {
-	json_t *a;
+	json_t *a = NULL;
 
-	switch (r->id) {
-	case KB_OPT_WORKSPACE:
-		return jstr(p->workspace ? p->workspace : "");
-	case KB_OPT_WRITE:
+	switch (r->json_enc) {
+	case KB_JSON_STRING: {
+		const char *v = *kb_option_field(p, r, char *);
+
+		return jstr(v ? v : "");
+	}
+	case KB_JSON_SWITCH:
+		return json_boolean(typed ? p->typed[r->id] == 1
+					  : *kb_option_field(p, r, bool));
+	case KB_JSON_ROOTS: {
+		const struct kb_root *v = kb_option_field(p, r, struct kb_root);
+
 		a = json_array();
-		for (size_t i = 0; a != NULL && i < p->nwrite; i++)
-			if (!typed || p->write[i].origin == KB_ORIGIN_FLAG)
-				json_array_append_new(
-				    a, jstr(p->write[i].path));
+		for (size_t i = 0; a != NULL && i < kb_option_count(p, r); i++)
+			if (!typed || v[i].origin == KB_ORIGIN_FLAG)
+				json_array_append_new(a, jstr(v[i].path));
 		return a;
-	case KB_OPT_ALLOW_SOCKET:
+	}
+	case KB_JSON_PATHS: {
+		const struct kb_pathgrant *v =
+		    kb_option_field(p, r, struct kb_pathgrant);
+
 		a = json_array();
-		for (size_t i = 0; a != NULL && i < p->nallow_socket; i++)
-			if (!typed ||
-			    p->allow_socket[i].origin == KB_ORIGIN_FLAG)
-				json_array_append_new(
-				    a, jstr(p->allow_socket[i].path));
+		for (size_t i = 0; a != NULL && i < kb_option_count(p, r); i++)
+			if (!typed || v[i].origin == KB_ORIGIN_FLAG)
+				json_array_append_new(a, jstr(v[i].path));
 		return a;
-	case KB_OPT_DEVICE:
-		a = json_array();
-		for (size_t i = 0; a != NULL && i < p->ndevice; i++)
-			if (!typed || p->device[i].origin == KB_ORIGIN_FLAG)
-				json_array_append_new(
-				    a, jstr(p->device[i].path));
-		return a;
-	case KB_OPT_ALLOW_HOST:
+	}
+	case KB_JSON_HOSTS: {
+		const struct kb_hostgrant *v =
+		    kb_option_field(p, r, struct kb_hostgrant);
+
 		/* "name:port": the form kinbox --allow-host takes back */
 		a = json_array();
-		for (size_t i = 0; a != NULL && i < p->nallow_host; i++)
-			if (!typed ||
-			    p->allow_host[i].origin == KB_ORIGIN_FLAG) {
+		for (size_t i = 0; a != NULL && i < kb_option_count(p, r); i++)
+			if (!typed || v[i].origin == KB_ORIGIN_FLAG) {
 				_cleanup_free_ char *h =
-				    xasprintf("%s:%u", p->allow_host[i].name,
-					p->allow_host[i].port);
+				    xasprintf("%s:%u", v[i].name, v[i].port);
 
 				json_array_append_new(a, jstr(h));
 			}
 		return a;
-	case KB_OPT_KEEP_ENV:
+	}
+	case KB_JSON_NAMES: {
+		/* every name, typed or not: a name has no origin */
+		const struct kb_strv *v = kb_option_field(p, r, struct kb_strv);
+
 		a = json_array();
-		for (size_t i = 0; a != NULL && i < p->keep_env.n; i++)
-			json_array_append_new(a, jstr(p->keep_env.v[i]));
+		for (size_t i = 0; a != NULL && i < v->n; i++)
+			json_array_append_new(a, jstr(v->v[i]));
 		return a;
-	case KB_OPT_NET:
-		return json_boolean(typed ? p->typed[r->id] == 1 : p->net);
-	case KB_OPT_SSH_AGENT:
-		return json_boolean(
-		    typed ? p->typed[r->id] == 1 : p->ssh_agent);
-	case KB_OPT_UNCONFINED:
-		return json_boolean(
-		    typed ? p->typed[r->id] == 1 : p->unconfined);
-	case KB_OPT_GPU:
-		return json_boolean(typed ? p->typed[r->id] == 1 : p->gpu);
-	case KB_OPT_READ_ONLY:
-		return json_boolean(
-		    typed ? p->typed[r->id] == 1 : p->read_only);
-	case KB_OPT_CHDIR:
-	case KB_OPT_BACKEND:
-	case KB_OPT_KEYCHAIN:
-	case KB_OPT_KEEP_FD:
-	case KB_OPT_SCRUB_ENV:
-	case KB_OPT_MASK:
-	case KB_OPT_CACHE:
-	case KB_OPT_REQUIRE:
-	case KB_OPT_TIMEOUT:
-	case KB_OPT_KILL_AFTER:
-	case KB_OPT_RLIMIT:
-	case KB_OPT_MEMORY:
-	case KB_OPT_SETENV:
-	case KB_OPT_JSON_FD:
-	case KB_OPT_DRY_RUN:
-	case KB_OPT_JSON:
-	case KB_OPT_QUIET:
-	case KB_OPT_VERBOSE:
-	case KB_OPT_STATUS:
-	case KB_OPT_HELP:
-	case KB_OPT_VERSION:
-	case KB_OPT__N:
+	}
+	case KB_JSON_NONE:
+	case KB_JSON__UNSET:
 		break;
 	}
 	return json_null();
@@ -686,7 +663,7 @@ kb_report_json(const struct kb_denial *d, size_t n, const char *id,
 		if (r->json == NULL || r->id == KB_OPT_UNCONFINED)
 			continue;
 		set(pol, r->json, policy_value(p, r, false));
-		if (r->flag != NULL && r->id != KB_OPT_WORKSPACE)
+		if (r->retry == KB_RETRY_YES)
 			set(fl, r->json, policy_value(p, r, true));
 	}
 	return dump(o);

@@ -3,8 +3,9 @@
  * Presentation of kinbox's command line, as --help is: it reads the option
  * table and writes a script; it decides nothing about a policy, so it
  * lives beside kinbox.c (the kinbox node of make check-layers), not in a
- * stage. Each option's value is completed by its kind (value_kind), which
- * a new option must be given: -Wswitch-enum names the row that lacks one.
+ * stage. Each option's value is completed by its kind, the table's
+ * complete column (enum kb_complete), which a new row must fill in:
+ * tests/unit/test-options.c names the row that lacks one.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,64 +19,8 @@
 #define KB_VERSION "0.1.0"
 #endif
 
-enum value_kind {
-	V_NONE,     /* no value, or nothing to offer (hosts, descriptors) */
-	V_DIR,      /* directories */
-	V_FILE,     /* file names */
-	V_BACKEND,  /* kb_backend_name */
-	V_FEATURES, /* kb_feature_name, comma-separated */
-	V_ENV,      /* the names of exported variables */
-	V__N
-};
-
-static enum value_kind
-value_kind(const struct kb_option *o)
-{
-	if (o->metavar == NULL)
-		return V_NONE;
-	switch (o->id) {
-	case KB_OPT_WRITE:
-	case KB_OPT_WORKSPACE:
-	case KB_OPT_CHDIR:
-		return V_DIR;
-	case KB_OPT_BACKEND:
-		return V_BACKEND;
-	case KB_OPT_REQUIRE:
-		return V_FEATURES;
-	case KB_OPT_KEEP_ENV:
-		return V_ENV;
-	case KB_OPT_ALLOW_HOST: /* a name kinbox cannot guess */
-	case KB_OPT_KEEP_FD:
-	case KB_OPT_JSON_FD:
-	case KB_OPT_TIMEOUT:
-	case KB_OPT_KILL_AFTER:
-	case KB_OPT_RLIMIT:
-	case KB_OPT_MEMORY:
-	case KB_OPT_SETENV:
-		return V_NONE;
-	case KB_OPT_ALLOW_SOCKET:
-	case KB_OPT_DEVICE:
-	case KB_OPT_GPU:
-	case KB_OPT_KEYCHAIN:
-	case KB_OPT_READ_ONLY:
-	case KB_OPT_NET:
-	case KB_OPT_SSH_AGENT:
-	case KB_OPT_UNCONFINED:
-	case KB_OPT_SCRUB_ENV:
-	case KB_OPT_MASK:
-	case KB_OPT_CACHE:
-	case KB_OPT_DRY_RUN:
-	case KB_OPT_JSON:
-	case KB_OPT_QUIET:
-	case KB_OPT_VERBOSE:
-	case KB_OPT_STATUS:
-	case KB_OPT_HELP:
-	case KB_OPT_VERSION:
-	case KB_OPT__N:
-		break;
-	}
-	return V_FILE;
-}
+/* in kind_used and bash_pattern: a value of any kind */
+#define ANY_KIND KB_COMPLETE__UNSET
 
 /* the words of a list (backends, features), blank-separated */
 static void
@@ -89,25 +34,25 @@ put_names(FILE *f, const char *(*name)(unsigned))
 
 /* --- bash ------------------------------------------------------------- */
 
-/* some option with a flag takes a value of `kind` (V__N: any kind) */
+/* some option with a flag takes a value of `kind` (ANY_KIND: any kind) */
 static bool
-kind_used(enum value_kind kind)
+kind_used(enum kb_complete kind)
 {
 	for (size_t i = 0; i < KB_OPT__N; i++) {
 		const struct kb_option *o = &kb_options[i];
 
 		if (o->flag != NULL && o->metavar != NULL &&
-		    (kind == V__N || value_kind(o) == kind))
+		    (kind == ANY_KIND || o->complete == kind))
 			return true;
 	}
 	return false;
 }
 
 /* "\t\t--write|-w|...)": a case pattern of the flags of the options
- * whose value is of `kind` (V__N: every option that takes one), or
+ * whose value is of `kind` (ANY_KIND: every option that takes one), or
  * nothing when there is none (an empty pattern is a syntax error) */
 static bool
-bash_pattern(FILE *f, enum value_kind kind)
+bash_pattern(FILE *f, enum kb_complete kind)
 {
 	const char *sep = "\t\t";
 
@@ -117,7 +62,7 @@ bash_pattern(FILE *f, enum value_kind kind)
 		const struct kb_option *o = &kb_options[i];
 
 		if (o->flag == NULL || o->metavar == NULL ||
-		    (kind != V__N && value_kind(o) != kind))
+		    (kind != ANY_KIND && o->complete != kind))
 			continue;
 		fprintf(f, "%s--%s", sep, o->flag);
 		if (o->shortopt != 0)
@@ -129,7 +74,7 @@ bash_pattern(FILE *f, enum value_kind kind)
 }
 
 static void
-bash_value_arm(FILE *f, enum value_kind kind, const char *body)
+bash_value_arm(FILE *f, enum kb_complete kind, const char *body)
 {
 	if (bash_pattern(f, kind))
 		fprintf(f, "%s\t\t\t;;\n", body);
@@ -187,7 +132,7 @@ print_bash(FILE *f)
 	      "\t\t\treturn 0\n"
 	      "\t\t\t;;\n",
 	    f);
-	bash_pattern(f, V__N);
+	bash_pattern(f, ANY_KIND);
 	fputs("\t\t\tif [[ ${COMP_WORDS[i+1]} == = ]]; then\n"
 	      "\t\t\t\ti=$((i + 3))\n"
 	      "\t\t\telse\n"
@@ -211,20 +156,20 @@ print_bash(FILE *f)
 	      "\tif [[ $i -gt $COMP_CWORD ]]; then\n"
 	      "\t\tcase $prev in\n",
 	    f);
-	bash_value_arm(f, V_DIR,
+	bash_value_arm(f, KB_COMPLETE_DIR,
 	    "\t\t\tcompopt -o filenames 2>/dev/null\n"
 	    "\t\t\tmapfile -t COMPREPLY < <(compgen -d -- \"$cur\")\n");
-	bash_value_arm(f, V_FILE,
+	bash_value_arm(f, KB_COMPLETE_FILE,
 	    "\t\t\tcompopt -o filenames 2>/dev/null\n"
 	    "\t\t\tmapfile -t COMPREPLY < <(compgen -f -- \"$cur\")\n");
-	bash_value_arm(f, V_ENV,
+	bash_value_arm(f, KB_COMPLETE_ENV,
 	    "\t\t\tmapfile -t COMPREPLY < <(compgen -e -- \"$cur\")\n");
-	if (bash_pattern(f, V_BACKEND)) {
+	if (bash_pattern(f, KB_COMPLETE_BACKEND)) {
 		fputs("\t\t\tmapfile -t COMPREPLY < <(compgen -W \"", f);
 		put_names(f, kb_backend_name);
 		fputs("\" -- \"$cur\")\n\t\t\t;;\n", f);
 	}
-	if (bash_pattern(f, V_FEATURES)) {
+	if (bash_pattern(f, KB_COMPLETE_FEATURES)) {
 		fputs("\t\t\t# a comma-separated list: the word after the "
 		      "last comma\n"
 		      "\t\t\tw=\n"
@@ -290,27 +235,27 @@ zsh_quote(FILE *f, const char *s)
 static void
 zsh_action(FILE *f, const struct kb_option *o)
 {
-	switch (value_kind(o)) {
-	case V_DIR:
+	switch (o->complete) {
+	case KB_COMPLETE_DIR:
 		fputs("_files -/", f);
 		return;
-	case V_FILE:
+	case KB_COMPLETE_FILE:
 		fputs("_files", f);
 		return;
-	case V_ENV:
+	case KB_COMPLETE_ENV:
 		fputs("_parameters -g \"*export*\"", f);
 		return;
-	case V_BACKEND:
+	case KB_COMPLETE_BACKEND:
 		fputs("(", f);
 		put_names(f, kb_backend_name);
 		fputs(")", f);
 		return;
-	case V_FEATURES:
+	case KB_COMPLETE_FEATURES:
 		fputs("_sequence compadd - ", f);
 		put_names(f, kb_feature_name);
 		return;
-	case V_NONE:
-	case V__N:
+	case KB_COMPLETE_NONE:
+	case KB_COMPLETE__UNSET:
 		break;
 	}
 	fputs(" ", f);

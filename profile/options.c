@@ -838,6 +838,9 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.sections = KB_IN_SANDBOX | KB_IN_GRANT, .key = "write_paths", .json = "write_paths",
 		.max_life = KB_LIFE_WORKSPACE, .project = KB_PROJECT_NO, .type = KB_T_LIST,
 		.set = set_write,
+		.complete = KB_COMPLETE_DIR, .json_enc = KB_JSON_ROOTS,
+		.field = offsetof(struct kb_policy, write), .count = offsetof(struct kb_policy, nwrite),
+		.retry = KB_RETRY_YES,
 		.help = "also make DIR writable (repeatable, at most 16)",
 		.neghelp = NULL,
 	},
@@ -847,6 +850,10 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.sections = 0, .key = NULL, .json = "workspace",
 		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_VALUE,
 		.set = set_workspace,
+		/* retry passes the record's workspace itself */
+		.complete = KB_COMPLETE_DIR, .json_enc = KB_JSON_STRING,
+		.field = offsetof(struct kb_policy, workspace),
+		.retry = KB_RETRY_NO,
 		.help = "DIR is the workspace (default: the current\n"
 		    "directory), which holds the current directory;\n"
 		    "the command runs in the current directory",
@@ -858,6 +865,8 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.sections = 0, .key = NULL, .json = NULL,
 		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_CLI,
 		.set = NULL,
+		.complete = KB_COMPLETE_DIR, .json_enc = KB_JSON_NONE,
+		.retry = KB_RETRY_NO,
 		.help = "change to DIR first (as git -C, make -C), which\n"
 		    "is then the workspace and the command's\n"
 		    "directory; -C a -C b is a/b",
@@ -871,6 +880,9 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.sections = KB_IN_SANDBOX, .key = "mode", .json = "read_only",
 		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_ON_ONLY, .type = KB_T_SWITCH,
 		.set = set_mode,
+		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_SWITCH,
+		.field = offsetof(struct kb_policy, read_only),
+		.retry = KB_RETRY_YES,
 		.help = "write nothing: the workspace and every root\n"
 		    "read-only; only the private /tmp and the caches\n"
 		    "take writes, all discarded (not with --write)",
@@ -882,6 +894,9 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.sections = KB_IN_SANDBOX | KB_IN_GRANT, .key = "network", .json = "network",
 		.max_life = KB_LIFE_WORKSPACE, .project = KB_PROJECT_OFF_ONLY, .type = KB_T_SWITCH,
 		.set = set_bool,
+		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_SWITCH,
+		.field = offsetof(struct kb_policy, net),
+		.retry = KB_RETRY_YES,
 		.help = "give the command the host network",
 		.neghelp = "no network, loopback only (the default)",
 	},
@@ -891,6 +906,8 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.sections = KB_IN_SANDBOX, .key = "backend", .json = NULL,
 		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_VALUE,
 		.set = set_backend,
+		.complete = KB_COMPLETE_BACKEND, .json_enc = KB_JSON_NONE,
+		.retry = KB_RETRY_NO,
 		.help = "auto (default: bwrap, else landlock where\n"
 		    "bwrap cannot make its namespaces), bwrap or\n"
 		    "landlock; each fails closed (seatbelt: macOS)",
@@ -902,6 +919,9 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.sections = KB_IN_GRANT, .key = "ssh_agent", .json = "ssh_agent",
 		.max_life = KB_LIFE_WORKSPACE, .project = KB_PROJECT_NO, .type = KB_T_SWITCH,
 		.set = set_bool,
+		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_SWITCH,
+		.field = offsetof(struct kb_policy, ssh_agent),
+		.retry = KB_RETRY_YES,
 		.help = "expose the SSH agent socket and public ~/.ssh\n"
 		    "files (needs --net); private keys stay hidden",
 		.neghelp = NULL,
@@ -913,6 +933,9 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		/* never from the project file: the command writes it */
 		.max_life = KB_LIFE_WORKSPACE, .project = KB_PROJECT_NO, .type = KB_T_LIST,
 		.set = set_allow_socket,
+		.complete = KB_COMPLETE_FILE, .json_enc = KB_JSON_PATHS,
+		.field = offsetof(struct kb_policy, allow_socket), .count = offsetof(struct kb_policy, nallow_socket),
+		.retry = KB_RETRY_YES,
 		.help = "also let the command connect to the unix socket\n"
 		    "PATH (repeatable; the command's own sockets in\n"
 		    "writable roots need none)",
@@ -926,6 +949,10 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		 * host it reaches is a way out for what it read */
 		.max_life = KB_LIFE_WORKSPACE, .project = KB_PROJECT_NO, .type = KB_T_LIST,
 		.set = set_allow_host,
+		/* a name kinbox cannot guess: nothing to complete */
+		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_HOSTS,
+		.field = offsetof(struct kb_policy, allow_host), .count = offsetof(struct kb_policy, nallow_host),
+		.retry = KB_RETRY_YES,
 		.help = "let the command reach HOST (port 443 unless\n"
 		    "given) through kinbox's proxy, and no other\n"
 		    "host (repeatable; exclusive with --net)",
@@ -939,6 +966,9 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		 * file rule (a GPU's memory, a disk) */
 		.max_life = KB_LIFE_WORKSPACE, .project = KB_PROJECT_NO, .type = KB_T_LIST,
 		.set = set_device,
+		.complete = KB_COMPLETE_FILE, .json_enc = KB_JSON_PATHS,
+		.field = offsetof(struct kb_policy, device), .count = offsetof(struct kb_policy, ndevice),
+		.retry = KB_RETRY_YES,
 		.help = "bind the character device PATH (or a directory\n"
 		    "of them, /dev/dri) read-write at the same path\n"
 		    "(repeatable; block devices are refused)",
@@ -950,6 +980,9 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.sections = KB_IN_SANDBOX | KB_IN_GRANT, .key = "gpu", .json = "gpu",
 		.max_life = KB_LIFE_WORKSPACE, .project = KB_PROJECT_NO, .type = KB_T_SWITCH,
 		.set = set_bool,
+		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_SWITCH,
+		.field = offsetof(struct kb_policy, gpu),
+		.retry = KB_RETRY_YES,
 		.help = "bind the GPU device nodes found at run time\n"
 		    "(NVIDIA, /dev/dri, /dev/kfd); none found: refused",
 		.neghelp = NULL,
@@ -961,6 +994,8 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.sections = KB_IN_SANDBOX, .key = "keychain", .json = NULL,
 		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_SWITCH,
 		.set = set_bool,
+		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
+		.retry = KB_RETRY_NO,
 		.help = "seatbelt (macOS): let the command reach the login\n"
 		    "keychain (securityd, ~/Library/Keychains)",
 		.neghelp = NULL,
@@ -971,6 +1006,9 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.sections = KB_IN_SANDBOX, .key = "keep_env", .json = "keep_env",
 		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_LIST,
 		.set = set_env_name,
+		.complete = KB_COMPLETE_ENV, .json_enc = KB_JSON_NAMES,
+		.field = offsetof(struct kb_policy, keep_env),
+		.retry = KB_RETRY_YES,
 		.help = "keep variable NAME despite the secret scrub",
 		.neghelp = NULL,
 	},
@@ -980,6 +1018,8 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.sections = 0, .key = NULL, .json = NULL,
 		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_LIST,
 		.set = set_keep_fd,
+		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
+		.retry = KB_RETRY_NO,
 		.help = "keep descriptor N open in the command",
 		.neghelp = NULL,
 	},
@@ -989,6 +1029,9 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.sections = KB_IN_GRANT, .key = "unconfined", .json = "unconfined",
 		.max_life = KB_LIFE_SESSION, .project = KB_PROJECT_NO, .type = KB_T_SWITCH,
 		.set = set_bool,
+		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_SWITCH,
+		.field = offsetof(struct kb_policy, unconfined),
+		.retry = KB_RETRY_YES,
 		.help = "no sandbox (the escape hatch); secrets are\n"
 		    "still scrubbed and descriptors closed",
 		.neghelp = NULL,
@@ -999,6 +1042,8 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.sections = KB_IN_SANDBOX, .key = "scrub_env", .json = NULL,
 		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_ADD, .type = KB_T_LIST,
 		.set = set_env_name,
+		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
+		.retry = KB_RETRY_NO,
 		.help = NULL,
 		.neghelp = NULL,
 	},
@@ -1008,6 +1053,8 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.sections = KB_IN_SANDBOX, .key = "mask", .json = NULL,
 		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_ADD, .type = KB_T_LIST,
 		.set = set_mask,
+		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
+		.retry = KB_RETRY_NO,
 		.help = NULL,
 		.neghelp = NULL,
 	},
@@ -1017,6 +1064,8 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.sections = KB_IN_SANDBOX, .key = "require", .json = NULL,
 		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_ADD, .type = KB_T_LIST,
 		.set = set_require,
+		.complete = KB_COMPLETE_FEATURES, .json_enc = KB_JSON_NONE,
+		.retry = KB_RETRY_NO,
 		.help = "refuse to run on a backend that lacks one of\n"
 		    "FEATURES (comma-separated: private-tmp,\n"
 		    "pid-namespace, net-namespace, ipc-namespace,\n"
@@ -1032,6 +1081,8 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		 * setter keeps the shorter one) */
 		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_ADD, .type = KB_T_VALUE,
 		.set = set_duration,
+		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
+		.retry = KB_RETRY_NO,
 		.help = "stop the whole sandbox after DURATION (30s,\n"
 		    "10m, 1h): SIGTERM, SIGKILL after --kill-after;\n"
 		    "exit 124",
@@ -1043,6 +1094,8 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.sections = 0, .key = NULL, .json = NULL,
 		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_VALUE,
 		.set = set_duration,
+		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
+		.retry = KB_RETRY_NO,
 		.help = "after --timeout's SIGTERM, SIGKILL what is left\n"
 		    "after DURATION (default 5s)",
 		.neghelp = NULL,
@@ -1055,6 +1108,8 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		 * setter keeps the lower one) */
 		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_ADD, .type = KB_T_LIST,
 		.set = set_rlimit,
+		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
+		.retry = KB_RETRY_NO,
 		.help = "limit the command (repeatable): as, core, fsize\n"
 		    "(bytes, k/m/g), cpu (seconds), nofile, nproc\n"
 		    "(per user, not per sandbox)",
@@ -1068,6 +1123,8 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		 * lower one is kept, never a higher: kb_policy_memory) */
 		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_ADD, .type = KB_T_VALUE,
 		.set = set_memory,
+		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
+		.retry = KB_RETRY_NO,
 		.help = "bound the sandbox's memory to SIZE (K, M, G):\n"
 		    "its tmpfs mounts (/tmp, /dev/shm, ...) together,\n"
 		    "and a cgroup where one can be had (default: a\n"
@@ -1082,6 +1139,8 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.sections = 0, .key = NULL, .json = NULL,
 		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_LIST,
 		.set = set_setenv,
+		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
+		.retry = KB_RETRY_NO,
 		.help = "set NAME in the command's environment, after\n"
 		    "the secret scrub (repeatable)",
 		.neghelp = NULL,
@@ -1092,6 +1151,8 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.sections = KB_IN_CACHES, .key = NULL, .json = NULL,
 		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_VALUE,
 		.set = set_cache,
+		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
+		.retry = KB_RETRY_NO,
 		.help = NULL,
 		.neghelp = NULL,
 	},
@@ -1101,6 +1162,8 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.sections = 0, .key = NULL, .json = NULL,
 		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_CLI,
 		.set = NULL,
+		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
+		.retry = KB_RETRY_NO,
 		.help = "write a denial's JSON record to descriptor N\n"
 		    "(also KINBOX_JSON_FD)",
 		.neghelp = NULL,
@@ -1111,6 +1174,8 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.sections = 0, .key = NULL, .json = NULL,
 		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_CLI,
 		.set = NULL,
+		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
+		.retry = KB_RETRY_NO,
 		.help = "print the plan, with each grant's origin,\n"
 		    "and run nothing",
 		.neghelp = NULL,
@@ -1121,6 +1186,8 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.sections = 0, .key = NULL, .json = NULL,
 		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_CLI,
 		.set = NULL,
+		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
+		.retry = KB_RETRY_NO,
 		.help = "with --dry-run: the plan as one JSON object\n"
 		    "(backend, argv, notes; seatbelt: profile,\n"
 		    "params)",
@@ -1132,6 +1199,8 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.sections = 0, .key = NULL, .json = NULL,
 		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_CLI,
 		.set = NULL,
+		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
+		.retry = KB_RETRY_NO,
 		.help = "no posture line when running unsandboxed",
 		.neghelp = NULL,
 	},
@@ -1141,6 +1210,8 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.sections = 0, .key = NULL, .json = NULL,
 		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_CLI,
 		.set = NULL,
+		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
+		.retry = KB_RETRY_NO,
 		.help = "print the plan's summary before running",
 		.neghelp = NULL,
 	},
@@ -1150,6 +1221,8 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.sections = 0, .key = NULL, .json = NULL,
 		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_CLI,
 		.set = NULL,
+		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
+		.retry = KB_RETRY_NO,
 		.help = "diagnose this machine: the backend auto uses,\n"
 		    "what blocks the other, the fixes; --json after\n"
 		    "it for JSON; exit 0, or 1 when none works",
@@ -1161,6 +1234,8 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.sections = 0, .key = NULL, .json = NULL,
 		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_CLI,
 		.set = NULL,
+		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
+		.retry = KB_RETRY_NO,
 		.help = "this text",
 		.neghelp = NULL,
 	},
@@ -1170,6 +1245,8 @@ const struct kb_option kb_options[KB_OPT__N] = {
 		.sections = 0, .key = NULL, .json = NULL,
 		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_CLI,
 		.set = NULL,
+		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
+		.retry = KB_RETRY_NO,
 		.help = "print the version",
 		.neghelp = NULL,
 	},

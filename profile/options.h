@@ -3,10 +3,13 @@
  * (minijail's getopt_from_conf idea): the long and short flag, the INI
  * sections and key, the JSON key, the setter, the widest lifetime a grant
  * of it may have, whether a project file may set it (tighten-only), and
- * whether it repeats. kinbox's option parser and --help, the INI handler
+ * whether it repeats; what the shell completions offer for its value, how
+ * the JSON records write it and whether kinpolicy retry passes it again.
+ * kinbox's option parser, --help and completions, the INI handler
  * (profile/config.c), the grant writer (sidecar/grants.c), kinpolicy's grant,
  * fingerprint and retry verbs and the JSON records all read this table;
- * tests/unit/test-options.c checks the man pages against it.
+ * tests/unit/test-options.c checks the man pages against it, and that each
+ * row fills in every column that has no default.
  *
  * Every source goes through kb_option_set(), which records the origin and
  * where it was said ("--net", "/etc/kinbox/config.ini:3"). Sources are
@@ -19,6 +22,7 @@
 #define KB_OPTIONS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "../lib/util.h"
 
@@ -92,6 +96,49 @@ enum kb_opt_type {
 	KB_T_CLI,    /* kinbox's own: handled in kinbox.c */
 };
 
+/*
+ * The columns below that every row must fill in on purpose start with a
+ * __UNSET value, 0, which no row may keep (tests/unit/test-options.c
+ * checks each row): a row that forgets one is caught there, as
+ * -Wswitch-enum caught a switch over the options that forgot a case.
+ */
+
+/* What the shell completions (profile/completion.c) offer for the value */
+enum kb_complete {
+	KB_COMPLETE__UNSET,
+	KB_COMPLETE_NONE,     /* no value, or nothing to offer (hosts, fds) */
+	KB_COMPLETE_DIR,      /* directories */
+	KB_COMPLETE_FILE,     /* file names */
+	KB_COMPLETE_BACKEND,  /* kb_backend_name */
+	KB_COMPLETE_FEATURES, /* kb_feature_name, comma-separated */
+	KB_COMPLETE_ENV,      /* the names of exported variables */
+};
+
+/*
+ * How the value in force is written under the row's JSON key in the
+ * denial records ("policy", "flags"), and which member of struct
+ * kb_policy holds it (the row's field and count columns).
+ */
+enum kb_json_enc {
+	KB_JSON__UNSET,
+	KB_JSON_NONE,   /* no JSON key: never in a record */
+	KB_JSON_STRING, /* char *field: a string ("" for NULL) */
+	KB_JSON_SWITCH, /* bool field: true or false (typed: the flag's on) */
+	KB_JSON_ROOTS,  /* struct kb_root field[count]: their paths */
+	KB_JSON_PATHS,  /* struct kb_pathgrant field[count]: their paths */
+	KB_JSON_HOSTS,  /* struct kb_hostgrant field[count]: "name:port" */
+	KB_JSON_NAMES,  /* struct kb_strv field: its words, typed or not */
+};
+
+/* Whether kinpolicy retry passes the row's value again as its flag: what
+ * the record's "flags" keep (classify/report.c) and the decision's
+ * capabilities of a once grant (sidecar/kinpolicy-grants.c) */
+enum kb_retry {
+	KB_RETRY__UNSET,
+	KB_RETRY_NO,
+	KB_RETRY_YES, /* needs a flag and a JSON key */
+};
+
 /* Where a value came from: the origin and what the user typed or which
  * file:line said it. */
 struct kb_src {
@@ -113,11 +160,23 @@ struct kb_option {
 	enum kb_opt_type type;
 	int (*set)(struct kb_policy *, const struct kb_option *,
 	    const char *value, const struct kb_src *, struct kb_err *);
+	enum kb_complete complete; /* what the completions offer */
+	enum kb_json_enc json_enc; /* how records write the value */
+	size_t field, count; /* offsetof(struct kb_policy, ...) of the value
+				and, for an array, of its length; 0 unused */
+	enum kb_retry retry; /* kinpolicy retry passes it again */
 	const char *help;    /* --help text; '\n' starts a continuation line */
 	const char *neghelp; /* --help text of negflag */
 };
 
 extern const struct kb_option kb_options[KB_OPT__N];
+
+/* The member of struct kb_policy that holds row r's value (its field
+ * column), as a pointer to `type`: kb_option_field(p, r, bool) */
+#define kb_option_field(p, r, type)                                            \
+	((const type *)(const void *)((const char *)(p) + (r)->field))
+#define kb_option_count(p, r)                                                  \
+	(*(const size_t *)(const void *)((const char *)(p) + (r)->count))
 
 const struct kb_option *kb_option_by_flag(const char *longflag);
 const struct kb_option *kb_option_by_key(const char *key);

@@ -625,7 +625,8 @@ find_kinbox(void)
 	return xstrdup("kinbox");
 }
 
-/* kinbox flags for the knobs of `o` that have a flag and a JSON key:
+/* kinbox flags for the knobs of `o` that retry passes again (the table's
+ * retry column: each has a flag and a JSON key):
  * --write X for each list item, --net for a true switch (unless `already`
  * has it too); no --allow-host when `no_hosts` */
 static void
@@ -638,8 +639,7 @@ push_flags(struct kb_strv *av, json_t *o, json_t *already, bool no_hosts)
 		const struct kb_option *r = &kb_options[k];
 		_cleanup_free_ char *flag = NULL;
 
-		if (r->flag == NULL || r->json == NULL ||
-		    r->id == KB_OPT_WORKSPACE ||
+		if (r->retry != KB_RETRY_YES ||
 		    (no_hosts && r->id == KB_OPT_ALLOW_HOST))
 			continue;
 		flag = xasprintf("--%s", r->flag);

@@ -66,6 +66,96 @@ man_flags(const char *man, struct kb_strv *out)
 	}
 }
 
+/* The field and count columns name the member the row's setter fills:
+ * a flag's value set through the table shows there (a value each
+ * encoding's setter takes without touching the host) */
+static void
+test_json_fields(void)
+{
+	char tmpl[] = "/var/tmp/kb-test-options.XXXXXX";
+	_cleanup_free_ char *dir = NULL;
+
+	if (mkdtemp(tmpl) == NULL || (dir = realpath(tmpl, NULL)) == NULL) {
+		ok(0, "a directory to set: %s", strerror(errno));
+		return;
+	}
+	for (size_t i = 0; i < KB_OPT__N; i++) {
+		const struct kb_option *o = &kb_options[i];
+		const char *v = NULL;
+		struct kb_policy p;
+		struct kb_src s = { KB_ORIGIN_FLAG, NULL };
+		struct kb_err e;
+		bool seen = false;
+
+		switch (o->json_enc) {
+		case KB_JSON_STRING:
+		case KB_JSON_ROOTS:
+			v = dir;
+			break;
+		case KB_JSON_SWITCH:
+			v = "on";
+			break;
+		case KB_JSON_PATHS:
+			v = "/dev/null";
+			break;
+		case KB_JSON_HOSTS:
+			v = "example.org";
+			break;
+		case KB_JSON_NAMES:
+			v = "KB_TEST_NAME";
+			break;
+		case KB_JSON_NONE:
+		case KB_JSON__UNSET:
+			continue;
+		}
+		kb_policy_init(&p);
+		s.where = xasprintf("--%s", o->flag ? o->flag : o->json);
+		if (kb_option_set(&p, o->id, v, &s, &e) == -1)
+			printf("# %s\n", e.msg);
+		switch (o->json_enc) {
+		case KB_JSON_STRING: {
+			const char *got = *kb_option_field(&p, o, char *);
+
+			seen = got != NULL && strcmp(got, v) == 0;
+			break;
+		}
+		case KB_JSON_SWITCH:
+			seen = *kb_option_field(&p, o, bool);
+			break;
+		case KB_JSON_ROOTS:
+			seen = kb_option_count(&p, o) == 1 &&
+			       strcmp(kb_option_field(&p, o, struct kb_root)
+					  ->path,
+				   v) == 0;
+			break;
+		case KB_JSON_PATHS:
+			seen = kb_option_count(&p, o) == 1 &&
+			       strcmp(kb_option_field(&p, o, struct kb_pathgrant)
+					  ->path,
+				   v) == 0;
+			break;
+		case KB_JSON_HOSTS:
+			seen = kb_option_count(&p, o) == 1 &&
+			       strcmp(kb_option_field(&p, o, struct kb_hostgrant)
+					  ->name,
+				   v) == 0;
+			break;
+		case KB_JSON_NAMES:
+			seen = kb_strv_has(kb_option_field(&p, o, struct kb_strv),
+			    v);
+			break;
+		case KB_JSON_NONE:
+		case KB_JSON__UNSET:
+			break;
+		}
+		ok(seen, "%s %s lands in the member its field column names",
+		    s.where, v);
+		free((char *)s.where);
+		kb_policy_free(&p);
+	}
+	rmdir(tmpl);
+}
+
 static void
 test_table(void)
 {
@@ -84,7 +174,30 @@ test_table(void)
 			    o->key ? o->key : "?");
 		if (o->type != KB_T_CLI)
 			ok(o->set != NULL, "row %zu has a setter", i);
+		/* the columns with no default: each row says, on purpose
+		 * (what -Wswitch-enum did for the switches they replace) */
+		ok(o->complete != KB_COMPLETE__UNSET &&
+			(o->metavar != NULL || o->complete == KB_COMPLETE_NONE),
+		    "row %zu: what the completions offer (none without a "
+		    "value)", i);
+		ok(o->json_enc != KB_JSON__UNSET &&
+			(o->json == NULL) == (o->json_enc == KB_JSON_NONE),
+		    "row %zu: how records write it (none without a JSON key)",
+		    i);
+		ok(o->json_enc == KB_JSON_NONE ||
+			o->field + sizeof(void *) <= sizeof(struct kb_policy),
+		    "row %zu: its value lies in struct kb_policy", i);
+		ok((o->count != 0) == (o->json_enc == KB_JSON_ROOTS ||
+					  o->json_enc == KB_JSON_PATHS ||
+					  o->json_enc == KB_JSON_HOSTS),
+		    "row %zu: a length exactly when its value is an array", i);
+		ok(o->retry != KB_RETRY__UNSET &&
+			(o->retry == KB_RETRY_NO ||
+			    (o->flag != NULL && o->json != NULL)),
+		    "row %zu: whether retry passes it (only with a flag and a "
+		    "JSON key)", i);
 	}
+	test_json_fields();
 }
 
 static void
