@@ -738,8 +738,19 @@ test_gitdir(void)
 	    1, "gitdir: reported");
 	ok(sh("cd gd && git log --oneline | grep -q one") == 0,
 	    "gitdir: the repository works");
-	assert_cmpint(kb_gitguard_audit_after(&p, s, collect), 0,
-	    "gitdir: nothing for the audit after");
+	/* the .git kept aside is a bare repository where it lies (git run
+	 * in it uses it): the audit after disarms its hook, once */
+	assert_cmpint(kb_gitguard_audit_after(&p, s, collect), 1,
+	    "gitdir: the audit after disarms the hook of the .git kept aside");
+	{
+		_cleanup_free_ char *ev = evidence(ws, ".git");
+		_cleanup_free_ char *evh =
+		    ev ? xasprintf("%s/hooks/pre-commit", ev) : NULL;
+
+		ok(evh != NULL && S_ISREG(lmode(evh)) &&
+			(lmode(evh) & 0111) == 0,
+		    "gitdir: the hook kept aside is there, not executable");
+	}
 	kb_gitsnap_free(s);
 
 	/* moved out of its directory, a new repository in its place: left
