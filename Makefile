@@ -279,8 +279,8 @@ install-check: all
 	@MAKE="$(MAKE)" $(ISOLATED) sh tests/install-check.sh
 	@$(MAKE) -s --no-print-directory all
 
-# The layers (the stages at the top of this file): includes, the symbols
-# each library takes from the others, no sidecar/ symbol in kinbox, no
+# The layers (the stages at the top of this file): includes, no two files
+# of a folder including each other, the symbols each library takes from the others, no sidecar/ symbol in kinbox, no
 # backends/ or mediate/ symbol in kinpolicy, the programs' link lists, and
 # each file's first comment naming its own path (tests/check-layers.sh,
 # which reads the stage lists from this Makefile)

@@ -51,6 +51,7 @@
 #include "classify/readonly.h"
 #include "classify/report.h"
 #include "lib/util.h"
+#include "profile/options.h"
 #include "profile/policy.h"
 #include "sidecar/decide.h"
 #include "sidecar/grants.h"

@@ -316,6 +316,23 @@ kb_policy_roots(const struct kb_policy *p, const char **out)
 	return n;
 }
 
+const char *
+kb_policy_root_of(const struct kb_policy *p, const char *landing)
+{
+	const char *roots[KB_MAX_ROOTS];
+
+	return kb_resolve_root(landing, roots, kb_policy_roots(p, roots));
+}
+
+bool
+kb_policy_writable(const struct kb_policy *p, const char *path)
+{
+	char landing[PATH_MAX];
+
+	return kb_resolve_write(path, NULL, 0, landing, sizeof(landing)) == 0 &&
+	       kb_policy_root_of(p, landing) != NULL;
+}
+
 bool
 kb_policy_within_roots(const struct kb_policy *p, const char *canonical)
 {

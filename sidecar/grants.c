@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../profile/hosts.h"
 #include "../profile/resolve.h"
 #include "grants.h"
 

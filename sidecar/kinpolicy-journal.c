@@ -20,6 +20,7 @@
 #include "../lib/fsat.h"
 #include "../lib/util.h"
 #include "../profile/journal.h"
+#include "../profile/options.h"
 #include "../profile/policy.h"
 
 #include "kinpolicy-journal.h"

@@ -17,6 +17,9 @@
 #      top-level .c/.h files, resolved against the including file's
 #      folder; a folder may include its own headers and those of the
 #      stages it may use. The folder -> folder graph is printed either way.
+#      Inside a folder, the files (a.c with a.h) use each other one way
+#      only: no a.c/a.h including b.h while b.c/b.h includes a.h, nor a
+#      longer ring of them.
 #  (b) symbols, with nm: a stage library refers to no symbol that another
 #      stage's library defines unless it may use that stage (the linker's
 #      view of (a): classify/ calling into backends/ fails here even
@@ -150,6 +153,57 @@ while read -r f from target to; do
 done <"$tmp/edges"
 [ "$failed" = 0 ] &&
 	echo "ok - every include goes to the folder itself or a stage below it"
+
+# No circles between the files of one folder: a file is a.c with a.h
+# (and a-int.h, what a's halves share: mediate/unotify-int.h); a uses b
+# when a.c or a.h includes b.h of the same folder (a call needs the
+# declaration, so calls follow the includes). Where a uses b, b must not
+# use a, directly or through other files of the folder: one file of the
+# two then sits below the other.
+before=$failed
+awk '{ n = split($1, f, "/"); m = split($3, t, "/") }
+	n == 2 && m == 2 && f[1] == t[1] && $3 ~ /\.h$/ {
+		a = f[2]; sub(/\.[ch]$/, "", a); sub(/-int$/, "", a)
+		b = t[2]; sub(/\.h$/, "", b); sub(/-int$/, "", b)
+		if (a != b) print f[1], a, b, $1, $3
+	}' "$tmp/edges" | sort -u >"$tmp/uses"
+awk '{ dir[$1] = 1; node[$1 SUBSEP $2] = 1; node[$1 SUBSEP $3] = 1
+	r[$1 SUBSEP $2 SUBSEP $3] = 1
+	how[$1 SUBSEP $2 SUBSEP $3] = how[$1 SUBSEP $2 SUBSEP $3] \
+		(how[$1 SUBSEP $2 SUBSEP $3] == "" ? "" : ", ") $4 " includes " $5 }
+END {
+	for (d in dir) {
+		k = 0
+		for (x in node) {
+			split(x, p, SUBSEP)
+			if (p[1] == d) v[++k] = p[2]
+		}
+		# the transitive closure (Warshall), then every pair both ways
+		for (i = 1; i <= k; i++)
+			for (a = 1; a <= k; a++)
+				if (r[d SUBSEP v[a] SUBSEP v[i]])
+					for (b = 1; b <= k; b++)
+						if (r[d SUBSEP v[i] SUBSEP v[b]])
+							r[d SUBSEP v[a] SUBSEP v[b]] = 1
+		for (a = 1; a <= k; a++)
+			for (b = 1; b <= k; b++)
+				if (v[a] < v[b] && r[d SUBSEP v[a] SUBSEP v[b]] &&
+				    r[d SUBSEP v[b] SUBSEP v[a]]) {
+					ab = how[d SUBSEP v[a] SUBSEP v[b]]
+					ba = how[d SUBSEP v[b] SUBSEP v[a]]
+					printf "%s/: %s and %s use each other (%s; %s)\n", d,
+					    v[a], v[b],
+					    ab == "" ? v[a] " through other files" : ab,
+					    ba == "" ? v[b] " through other files" : ba
+				}
+		delete v
+	}
+}' "$tmp/uses" | sort >"$tmp/circles"
+while IFS= read -r c; do
+	not_ok "a circle: $c"
+done <"$tmp/circles"
+[ "$failed" = "$before" ] &&
+	echo "ok - no two files of a folder include each other, directly or in a ring ($(wc -l <"$tmp/uses") file -> file uses)"
 
 # --- (b) symbols -------------------------------------------------------------
 echo "# (b) symbols"

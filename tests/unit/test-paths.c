@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../profile/options.h"
 #include "../../profile/policy.h"
 #include "tap.h"
 
