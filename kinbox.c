@@ -643,7 +643,7 @@ config_warning(const char *line)
 }
 
 /* The audit's lines name paths under the writable roots, formatted in
- * gitguard.c: escaped here as a whole. */
+ * gitguard/audit.c: escaped here as a whole. */
 static void
 report_guard(const char *line, bool security)
 {

@@ -1,7 +1,8 @@
 /*
  * profile/policy.c — building and validating struct kb_policy. Setters record
- * where each grant came from; kb_policy_finalize() fills the defaults and
- * asks gitguard.c which git metadata to protect. No printing, no exiting.
+ * where each grant came from; kb_policy_finalize() (profile/finalize.c)
+ * fills the defaults; which git metadata to protect is gitguard/'s answer
+ * (gitguard/scan.c). No printing, no exiting.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -197,7 +197,7 @@ struct kb_hostgrant {
 
 /*
  * One guarded piece of git metadata. The sandbox must keep `path` from being
- * written, replaced, renamed or created (see profile/gitguard.c).
+ * written, replaced, renamed or created (see gitguard/scan.c).
  */
 enum kb_guard_kind {
 	KB_GUARD_PIN_DIR, /* writable dir that must not be renamed away: .git */
@@ -445,9 +445,9 @@ const char *kb_policy_root_of(const struct kb_policy *, const char *landing);
  * false when it cannot be resolved. */
 bool kb_policy_writable(const struct kb_policy *, const char *path);
 
-/* Fills defaults (workspace = cwd), resolves $TMPDIR, scans the git
- * metadata of the workspace and every write root. Call once, after all
- * setters. */
+/* Fills defaults (workspace = cwd), resolves $TMPDIR. Call once, after
+ * all setters; the git metadata of the workspace and every write root is
+ * scanned after it (kb_gitguard_scan_roots, gitguard/gitguard.h). */
 int kb_policy_finalize(struct kb_policy *, struct kb_err *e);
 
 const char *kb_origin_name(enum kb_origin);

@@ -34,7 +34,9 @@
 #      ("/*" then " * lib/util.c — ..."), in the stage folders, at the top
 #      and under tests/; and every .c file of a stage folder is built
 #      (a stage's source, a program's object, or one of the build-time
-#      files named below).
+#      files named below); and every path of this tree that a comment of
+#      a .c, .h or .sh file, README.md, HACKING.md, SECURITY.md or a man
+#      page names exists.
 #
 # Exit status 0 when every check holds, 1 otherwise. KB_LAYERS_KINBOX
 # names another kinbox binary to hold against the stages kinbox may not
@@ -394,6 +396,94 @@ for f in $(ls $(for s in $STAGES; do echo "$s/*.c"; done) 2>/dev/null); do
 done
 [ "$failed" = "$before" ] &&
 	echo "ok - every .c file of a stage folder is a stage's source or a program's object"
+
+# Every repo-relative path named in a comment of a .c, .h or .sh file (and
+# .ci/run), or anywhere in README.md, HACKING.md, SECURITY.md and man/*.[1-9],
+# exists: a word that starts with one of the tree's top-level folders
+# (lib/, profile/, tests/ ...; not after "/", "~", "." or "$", so /usr/lib/x,
+# ~/.config/x and "$ws/lib/x" are not this tree's). A word with *, ?, [],
+# <...> or {...} is a pattern: something must match it; NN stands for two
+# digits (tests/tNN-*.sh) and, where the word names no file as written, a
+# word in capitals for any name (tests/fixtures/hooks/AGENT-CASE.json).
+# What the build makes counts: a file that is there (check-layers runs
+# after make all), that git ignores, or that the Makefile names.
+before=$failed
+tops="[.]ci"
+for d in ./*/; do
+	d=${d#./}
+	tops="$tops|${d%/}"
+done
+names=0
+for f in $(find . \( -path ./.git -o -path ./tests/agents/node_modules \) \
+	-prune -o -type f \( -name '*.c' -o -name '*.h' -o -name '*.sh' \) \
+	-print | sed 's|^\./||' | sort) .ci/run README.md HACKING.md SECURITY.md \
+	man/*.[1-9]; do
+	case $f in
+	*.c | *.h) kind="c" ;;
+	*.sh | .ci/run) kind="sh" ;;
+	*) kind="text" ;;
+	esac
+	awk -v kind="$kind" -v tops="$tops" -v file="$f" '
+	function scan(s,    re, w, pre) {
+		re = "(^|[^A-Za-z0-9_./~$@-])(" tops ")/[][A-Za-z0-9_.*?/+<>{},-]*"
+		while (match(s, re)) {
+			w = substr(s, RSTART, RLENGTH)
+			s = substr(s, RSTART + RLENGTH)
+			if (w !~ /^(\.ci|[a-z])/) w = substr(w, 2)
+			sub(/[.,:;]+$/, "", w)
+			if (w ~ /[<{]$/) continue # <case> and the like cut short
+			if (w ~ /\.\.\./) continue
+			print file ":" FNR " " w
+		}
+	}
+	kind == "text" { scan($0); next }
+	kind == "sh" {
+		if (match($0, /(^|[ \t])#/)) scan(substr($0, RSTART))
+		next
+	}
+	{	# C: the text of /* */ and // comments
+		line = $0; out = ""
+		while (line != "") {
+			if (incom) {
+				if ((i = index(line, "*/")) == 0) { out = out " " line; line = "" }
+				else { out = out " " substr(line, 1, i - 1); line = substr(line, i + 2); incom = 0 }
+			} else {
+				a = index(line, "/*"); b = index(line, "//")
+				if (b && (!a || b < a)) { out = out " " substr(line, b + 2); line = "" }
+				else if (a) { line = substr(line, a + 2); incom = 1 }
+				else line = ""
+			}
+		}
+		if (out != "") scan(out)
+	}' "$f"
+done >"$tmp/named"
+# built_or_there WORD: the file is there, git ignores it, or the Makefile
+# names it (a helper that make integration builds)
+built_or_there() {
+	[ -e "$1" ] ||
+		git check-ignore -q --no-index "$1" 2>/dev/null ||
+		grep -qE "(^|[[:space:]=])$1([[:space:]]|\$)" Makefile
+}
+while read -r at w; do
+	names=$((names + 1))
+	built_or_there "$w" && continue
+	pat=$(printf '%s\n' "$w" | sed -e 's/NN/[0-9][0-9]/g' \
+		-e 's/<[^>]*>/*/g' -e 's/{[^}]*}/*/g')
+	case $pat in
+	*[A-Z][A-Z]*) pat=$(printf '%s\n' "$pat" |
+		sed 's/[A-Z][A-Z][A-Z_]*/*/g') ;;
+	esac
+	case $pat in
+	*[][*?]*)
+		# shellcheck disable=SC2086 # the pattern is meant to expand
+		set -- $pat
+		[ -e "$1" ] || not_ok "$at names $w, which matches nothing in the tree"
+		;;
+	*) not_ok "$at names $w, which is not in the tree" ;;
+	esac
+done <"$tmp/named"
+[ "$failed" = "$before" ] &&
+	echo "ok - the $names repo paths the comments and documents name exist"
 
 if [ "$failed" = 0 ]; then
 	echo "check-layers: ok"

@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 #
 # tests/lib.sh — sourced by the shell integration tests (tests/tNN-*.sh).
-# In the spirit of bubblewrap's tests/libtest-core.sh: `set -eu` friendly
+# In the spirit of bubblewrap's libtest-core.sh: `set -eu` friendly
 # asserts, TAP output, one temporary directory per script removed on exit.
 #
 #   . "$(dirname "$0")/lib.sh"

@@ -1316,7 +1316,7 @@ inc_setup() {
 		# comment; a value continued on the next line
 		T='q"x.inc' T2=conf/cont.inc
 		printf '[INCLUDE]\n\tPath = "../q\\"x.inc" ; a comment\n[includeIf "gitdir:/"]\n\tpath = ../conf/\\\ncont.inc\n' >>"$cfg" ;;
-	nested) # .git/config -> conf/a.inc -> lib/b.inc -> lib/c/d.inc
+	nested) # .git/config -> $_r/conf/a.inc -> $_r/lib/b.inc -> $_r/lib/c/d.inc
 		T=lib/c/d.inc
 		mkdir -p "$_r/conf" "$_r/lib"
 		printf '[include]\n\tpath = ../lib/b.inc\n' >"$_r/conf/a.inc"
