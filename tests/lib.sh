@@ -314,7 +314,7 @@ skip_on_landlock() {
 }
 
 # skip_unavailable REASON: a program the test drives is not installed here
-# and could not be (tests/t93-agents.sh: an agent from the npm registry).
+# and could not be (tests/t82-agents.sh: an agent from the npm registry).
 # Like skip_other_pass, not turned into a failure by KINBOX_MUST_WORK
 # (which is about sandboxes that cannot be set up), still never counted as
 # a pass; REASON should say how to install it.
