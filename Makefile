@@ -113,16 +113,9 @@ KINPOLICY_LIBS = sidecar/libkb-sidecar.a classify/libkb-classify.a \
 HDRS = $(filter-out backends/seccomp-bpf.h,$(wildcard lib/*.h profile/*.h gitguard/*.h host/*.h \
          mediate/*.h backends/*.h classify/*.h sidecar/*.h))
 
-UNIT_TESTS = tests/unit/test-util tests/unit/test-paths tests/unit/test-bwrap tests/unit/test-env tests/unit/test-classify tests/unit/test-seccomp tests/unit/test-gitindex \
-             tests/unit/test-decide tests/unit/test-checkwrite tests/unit/test-readonly \
-             tests/unit/test-fsat tests/unit/test-readonly-git tests/unit/test-options \
-             tests/unit/test-resolve tests/unit/test-golden tests/unit/test-config \
-             tests/unit/test-config-syntax tests/unit/test-runs tests/unit/test-status \
-             tests/unit/test-gitsnap tests/unit/test-unotify tests/unit/test-egress \
-             tests/unit/test-hosts tests/unit/test-proxy tests/unit/test-sbpl \
-             tests/unit/test-seatbelt tests/unit/test-posix tests/unit/test-hook \
-             tests/unit/test-hostenv tests/unit/test-devices tests/unit/test-gitinclude \
-             tests/unit/test-hookinstall
+# every tests/unit/test-NAME.c is a unit test, built by the pattern rule
+# below (or a rule of its own: test-proxy); make unit runs them in name order
+UNIT_TESTS = $(sort $(patsubst %.c,%,$(wildcard tests/unit/test-*.c)))
 # the headers the unit tests share (static functions and tables)
 UNIT_HDRS = tests/unit/tap.h tests/unit/ro-check.h tests/unit/readonly-cases.h \
             tests/unit/config-fixture.h tests/unit/golden-harness.h tests/unit/tree.h \
@@ -208,7 +201,7 @@ kinbox-sh: kinbox-sh.c
 # is tested for real (tests/helpers/*.c say what each simulates;
 # sh tests/helpers/check-helpers.sh checks them against the real bwrap);
 # one that takes pidfd_getfd away (kinbox's unix-socket fallback) and one
-# that races a connect's address (tests/t98-unix-sockets.sh)
+# that races a connect's address (tests/t31-unix-sockets.sh)
 HELPERS = tests/helpers/kb-no-userns tests/helpers/kb-no-procwrite \
           tests/helpers/kb-no-pidfd-getfd tests/helpers/kb-connect-race
 $(HELPERS): tests/helpers/%: tests/helpers/%.c
@@ -255,38 +248,38 @@ golden-update: tests/unit/test-golden
 
 # make integration KINBOX=/path/to/kinbox KINPOLICY=/path/to/kinpolicy runs
 # the suites against another build or an installed copy
-# (KB_SUITES="t10-core.sh ...": only these suites)
+# (KB_SUITES="t20-core.sh ...": only these suites)
 #
 # The targets that run kinbox (integration, stub-check, demo, bench,
 # install-check) run it with a home and XDG_RUNTIME_DIR of their own
-# (tests/isolated.sh): the caller's grants, denial journal and sessions
+# (tests/tools/isolated.sh): the caller's grants, denial journal and sessions
 # are never read or written; make state-check checks that
-ISOLATED = sh tests/isolated.sh
+ISOLATED = sh tests/tools/isolated.sh
 integration: kinbox kinbox-test kinbox-exec kinbox-sh kinpolicy $(HELPERS)
 	@KINBOX="$(if $(KINBOX),$(KINBOX),$(CURDIR)/kinbox)" \
 	 KINPOLICY="$(if $(KINPOLICY),$(KINPOLICY),$(if $(KINBOX),$(dir $(KINBOX))kinpolicy,$(CURDIR)/kinpolicy))" \
 	 KINBOX_TEST="$(if $(KINBOX_TEST),$(KINBOX_TEST),$(if $(KINBOX),$(dir $(KINBOX))kinbox-test,$(CURDIR)/kinbox-test))" \
 	 $(ISOLATED) sh tests/run-integration.sh
 
-# make demo and an integration run (KB_STATE_SUITES, default t10-core.sh)
+# make demo and an integration run (KB_STATE_SUITES, default t20-core.sh)
 # leave the caller's kinbox config, journal and sessions as they were
 state-check: all
-	@MAKE="$(MAKE)" sh tests/state-check.sh
+	@MAKE="$(MAKE)" sh tests/tools/state-check.sh
 
 # make install into a temporary PREFIX (and a DESTDIR staging), the
 # installed kinbox run on a real command, make uninstall; then the tree is
 # built again for this make's own PREFIX
 install-check: all
-	@MAKE="$(MAKE)" $(ISOLATED) sh tests/install-check.sh
+	@MAKE="$(MAKE)" $(ISOLATED) sh tests/tools/install-check.sh
 	@$(MAKE) -s --no-print-directory all
 
-# The layers (the stages at the top of this file): includes, the symbols
-# each library takes from the others, no sidecar/ symbol in kinbox, no
+# The layers (the stages at the top of this file): includes, no two files
+# of a folder including each other, the symbols each library takes from the others, no sidecar/ symbol in kinbox, no
 # backends/ or mediate/ symbol in kinpolicy, the programs' link lists, and
-# each file's first comment naming its own path (tests/check-layers.sh,
+# each file's first comment naming its own path (tests/tools/check-layers.sh,
 # which reads the stage lists from this Makefile)
 check-layers: all
-	@sh tests/check-layers.sh
+	@sh tests/tools/check-layers.sh
 
 # make stub-check: a self-test of the suites. They run (as the caller only)
 # against tests/stub/kinbox-stub, which runs nothing, and the real kinpolicy;
@@ -294,7 +287,7 @@ check-layers: all
 stub-check: kinpolicy kinbox-sh
 	@KINBOX="$(CURDIR)/tests/stub/kinbox-stub" \
 	 KINPOLICY="$(if $(KINPOLICY),$(KINPOLICY),$(CURDIR)/kinpolicy)" \
-	 $(ISOLATED) sh tests/stub-check.sh
+	 $(ISOLATED) sh tests/tools/stub-check.sh
 
 # The C layout is .clang-format's (STYLE.md 3.10, clang-format 14); the
 # generated seccomp header is not ours to format
@@ -397,7 +390,7 @@ check: all format-check portable-check check-layers unit unit-san unit-valgrind 
        integration stub-check install-check state-check
 
 bench: kinbox kinbox-exec kinbox-test
-	@$(ISOLATED) sh tests/bench.sh
+	@$(ISOLATED) sh tests/tools/bench.sh
 
 # Installs what building and testing need; a no-op when all is present.
 DEB_PKGS = bubblewrap libseccomp-dev libcap-ng-dev libinih-dev libbsd-dev \
@@ -406,10 +399,10 @@ DEB_PKGS = bubblewrap libseccomp-dev libcap-ng-dev libinih-dev libbsd-dev \
            time strace clang clang-format \
            golang-go pre-commit python3-venv curl openssl python3-pip \
            python3-jsonschema zsh python3-pytest zip
-# python3-jsonschema: tests/t94-hooks.sh validates the Codex hook answers;
-# zsh: tests/t89-completion.sh checks the zsh completion script;
-# python3-pytest, zip: tests/t31-stdout.sh runs them (with go and pre-commit)
-# go, pre-commit and python3-venv: tests/t80-caches.sh runs them under kinbox
+# python3-jsonschema: tests/t53-hooks.sh validates the Codex hook answers;
+# zsh: tests/t81-completion.sh checks the zsh completion script;
+# python3-pytest, zip: tests/t41-stdout.sh runs them (with go and pre-commit)
+# go, pre-commit and python3-venv: tests/t26-caches.sh runs them under kinbox
 # with the default caches (npm and cargo are used where present: Debian's
 # npm would replace a newer Node.js)
 deps:
@@ -422,9 +415,9 @@ deps:
 	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	else echo "deps: all present"; fi
 	@$(MAKE) -s --no-print-directory agents || \
-	  echo "deps: the agents are not installed (above): tests/t93-agents.sh skips their tests"
+	  echo "deps: the agents are not installed (above): tests/t82-agents.sh skips their tests"
 
-# The coding agents tests/t93-agents.sh drives (Claude Code, Codex, Gemini
+# The coding agents tests/t82-agents.sh drives (Claude Code, Codex, Gemini
 # CLI), at the versions tests/agents/package-lock.json pins, into
 # tests/agents/node_modules from the npm registry; once (a no-op when that
 # lock is installed). tests/agents/README says what runs them and how.
@@ -432,7 +425,7 @@ agents:
 	@sh tests/agents/install.sh
 
 demo: all
-	@$(ISOLATED) sh tests/demo.sh
+	@$(ISOLATED) sh tests/tools/demo.sh
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MANDIR)/man1 \

@@ -49,7 +49,9 @@
 #include "lib/hostenv.h"
 #include "lib/util.h"
 #include "profile/completion.h"
+#include "profile/hosts.h"
 #include "profile/journal.h"
+#include "profile/options.h"
 #include "profile/policy.h"
 #include "profile/runs.h"
 #include "profile/tables.h"
@@ -555,7 +557,7 @@ config_warning(const char *line)
 }
 
 /* The audit's lines name paths under the writable roots, formatted in
- * gitguard.c: escaped here as a whole. */
+ * gitguard/audit.c: escaped here as a whole. */
 static void
 report_guard(const char *line, bool security)
 {

@@ -51,6 +51,7 @@
 #include "classify/readonly.h"
 #include "classify/report.h"
 #include "lib/util.h"
+#include "profile/options.h"
 #include "profile/policy.h"
 #include "sidecar/decide.h"
 #include "sidecar/grants.h"
@@ -262,7 +263,7 @@ cmd_fingerprint(int argc, char **argv)
 		char *line = kb_report_line(&d[i], "no id"); /* escaped */
 
 		printf("%s\n", line);
-		print_esc("evidence: ", d[i].evidence);
+		kp_print_esc("evidence: ", d[i].evidence);
 		free(line);
 	}
 	kb_policy_free(&p);
@@ -322,7 +323,7 @@ kp_usage(const char *verb)
 }
 
 static void
-usage(FILE *f)
+kp_help(FILE *f)
 {
 	fprintf(f, "usage: kinpolicy VERB [OPTIONS]\n\nverbs:\n");
 	for (size_t i = 0; i < nitems(verbs); i++)
@@ -337,7 +338,7 @@ main(int argc, char **argv)
 	if (argc < 2)
 		die("no verb given; see kinpolicy --help");
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		usage(stdout);
+		kp_help(stdout);
 		return 0;
 	}
 	if (strcmp(argv[1], "--version") == 0) {

@@ -373,7 +373,7 @@ static const struct kb_ro_opt git_remote_opts[] = {
  * git subcommands that only read the repository, and the programs a
  * repository's configuration makes them run. Checked against git 2.39.5
  * with a repository that sets every one of these to a program leaving a
- * mark (tests/t50-decide.sh builds one), and against its source:
+ * mark (tests/t51-decide.sh builds one), and against its source:
  *
  *   core.fsmonitor     any command that reads the index (status, diff,
  *                      ls-files, grep, blame, clean -n; every command that

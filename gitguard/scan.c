@@ -1,7 +1,7 @@
 /*
  * gitguard/scan.c — which git metadata of a writable root must stay out of
  * the command's reach (the scan, before the run; the audit after it is in
- * gitaudit.c).
+ * gitguard/audit.c).
  *
  * Git runs code from hooks and from keys in a repository's config
  * (core.hooksPath, core.fsmonitor, diff and merge drivers, filters,

@@ -12,11 +12,11 @@
  * reads KINBOX_TEST_RESOLVE=NAME=IP[,NAME=IP...] and treats those answers
  * as public, so that the tests can reach upstreams on 127.0.0.1, and
  * names in KINBOX_TEST_SANDBOX_EXEC the stand-in that takes
- * sandbox-exec's place (tests/t96-seatbelt.sh), in
+ * sandbox-exec's place (tests/t22-seatbelt.sh), in
  * KINBOX_TEST_DEV_ROOT the directory --gpu scans instead of /dev
- * (tests/t86-devices.sh fakes a GPU's nodes there), and in
+ * (tests/t25-devices.sh fakes a GPU's nodes there), and in
  * KINBOX_TEST_PROC_DEVICES the file read instead of /proc/devices for the
- * drivers' load-time majors (t86 names an NVMe generic node's there).
+ * drivers' load-time majors (t25 names an NVMe generic node's there).
  *
  * kinbox is linked statically: glibc's getaddrinfo then loads any NSS
  * module beyond files and dns (mdns, resolve) from the installed glibc,

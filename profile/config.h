@@ -12,13 +12,13 @@
 #include <stddef.h>
 
 #include "../lib/util.h"
+#include "policy.h"
 
 /* the longest line (without its newline) the reader accepts: inih's
  * buffer of INI_MAX_LINE (200) bytes holds it with "\n\0" */
 #define KB_INI_LINE_MAX 198
 
-/* the hex digits of a grant block's id (kb_grant_id) */
-#define KB_GRANT_ID_LEN 16
+/* KB_GRANT_ID_LEN, the hex digits of a grant block's id: profile/policy.h */
 
 struct kb_ini_visitor {
 	/* a "[name]" line, each time it appears (inih itself merges

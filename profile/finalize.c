@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../lib/fsat.h"
+#include "options.h"
 #include "policy.h"
 
 /*

@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "hosts.h"
 #include "options.h"
 #include "policy.h"
 #include "tables.h"
@@ -116,7 +117,6 @@ static int
 each_host(const char *v, const struct kb_src *s,
     int (*each)(const char *entry, void *ctx), void *ctx)
 {
-	char entry[KB_INI_LINE_MAX + 1];
 	size_t n = 0;
 
 	if (is_flag(s))
@@ -124,8 +124,8 @@ each_host(const char *v, const struct kb_src *s,
 	for (const char *w = v + strspn(v, ", \t"); *w != '\0';
 	     w += strspn(w, ", \t")) {
 		size_t len = strcspn(w, ", \t");
+		_cleanup_free_ char *entry = xasprintf("%.*s", (int)len, w);
 
-		snprintf(entry, sizeof(entry), "%.*s", (int)len, w);
 		if (each(entry, ctx) == -1)
 			return -1;
 		w += len;

@@ -25,45 +25,7 @@
 #include <stddef.h>
 
 #include "../lib/util.h"
-
-struct kb_policy;
-
-enum kb_opt {
-	KB_OPT_WRITE,
-	KB_OPT_WORKSPACE,
-	KB_OPT_CHDIR,     /* -C: kinbox's own (a chdir), not policy */
-	KB_OPT_READ_ONLY, /* --read-only, [sandbox] mode = read-only */
-	KB_OPT_NET,
-	KB_OPT_BACKEND,
-	KB_OPT_SSH_AGENT,
-	KB_OPT_ALLOW_SOCKET,
-	KB_OPT_ALLOW_HOST,
-	KB_OPT_DEVICE,
-	KB_OPT_GPU,
-	KB_OPT_KEYCHAIN,
-	KB_OPT_KEEP_ENV,
-	KB_OPT_KEEP_FD,
-	KB_OPT_UNCONFINED,
-	KB_OPT_SCRUB_ENV,
-	KB_OPT_MASK,
-	KB_OPT_CACHE,
-	KB_OPT_REQUIRE,
-	KB_OPT_TIMEOUT,
-	KB_OPT_KILL_AFTER,
-	KB_OPT_RLIMIT,
-	KB_OPT_MEMORY,
-	KB_OPT_SETENV,
-	/* kinbox's own switches: flags only, not policy */
-	KB_OPT_JSON_FD,
-	KB_OPT_DRY_RUN,
-	KB_OPT_JSON,
-	KB_OPT_QUIET,
-	KB_OPT_VERBOSE,
-	KB_OPT_STATUS,
-	KB_OPT_HELP,
-	KB_OPT_VERSION,
-	KB_OPT__N
-};
+#include "policy.h" /* enum kb_opt, struct kb_policy */
 
 /* The lifetimes of a grant, narrowest first. */
 enum kb_lifetime {

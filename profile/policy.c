@@ -1,7 +1,8 @@
 /*
  * profile/policy.c — building and validating struct kb_policy. Setters record
- * where each grant came from; kb_policy_finalize() fills the defaults and
- * asks gitguard.c which git metadata to protect. No printing, no exiting.
+ * where each grant came from; kb_policy_finalize() (profile/finalize.c)
+ * fills the defaults; which git metadata to protect is gitguard/'s answer
+ * (gitguard/scan.c). No printing, no exiting.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -314,6 +315,23 @@ kb_policy_roots(const struct kb_policy *p, const char **out)
 	for (size_t i = 0; i < p->nwrite; i++)
 		out[n++] = p->write[i].path;
 	return n;
+}
+
+const char *
+kb_policy_root_of(const struct kb_policy *p, const char *landing)
+{
+	const char *roots[KB_MAX_ROOTS];
+
+	return kb_resolve_root(landing, roots, kb_policy_roots(p, roots));
+}
+
+bool
+kb_policy_writable(const struct kb_policy *p, const char *path)
+{
+	char landing[PATH_MAX];
+
+	return kb_resolve_write(path, NULL, 0, landing, sizeof(landing)) == 0 &&
+	       kb_policy_root_of(p, landing) != NULL;
 }
 
 bool

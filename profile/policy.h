@@ -13,9 +13,48 @@
 #include <time.h>
 
 #include "../lib/util.h"
-#include "config.h"
-#include "hosts.h"
-#include "options.h"
+
+/* the hex digits of a grant block's id (kb_grant_id(), profile/config.h) */
+#define KB_GRANT_ID_LEN 16
+
+/* The knobs, one row each of the option table (profile/options.h): the
+ * index of a policy's origin[] and where[]. */
+enum kb_opt {
+	KB_OPT_WRITE,
+	KB_OPT_WORKSPACE,
+	KB_OPT_CHDIR,     /* -C: kinbox's own (a chdir), not policy */
+	KB_OPT_READ_ONLY, /* --read-only, [sandbox] mode = read-only */
+	KB_OPT_NET,
+	KB_OPT_BACKEND,
+	KB_OPT_SSH_AGENT,
+	KB_OPT_ALLOW_SOCKET,
+	KB_OPT_ALLOW_HOST,
+	KB_OPT_DEVICE,
+	KB_OPT_GPU,
+	KB_OPT_KEYCHAIN,
+	KB_OPT_KEEP_ENV,
+	KB_OPT_KEEP_FD,
+	KB_OPT_UNCONFINED,
+	KB_OPT_SCRUB_ENV,
+	KB_OPT_MASK,
+	KB_OPT_CACHE,
+	KB_OPT_REQUIRE,
+	KB_OPT_TIMEOUT,
+	KB_OPT_KILL_AFTER,
+	KB_OPT_RLIMIT,
+	KB_OPT_MEMORY,
+	KB_OPT_SETENV,
+	/* kinbox's own switches: flags only, not policy */
+	KB_OPT_JSON_FD,
+	KB_OPT_DRY_RUN,
+	KB_OPT_JSON,
+	KB_OPT_QUIET,
+	KB_OPT_VERBOSE,
+	KB_OPT_STATUS,
+	KB_OPT_HELP,
+	KB_OPT_VERSION,
+	KB_OPT__N
+};
 
 #define KB_MAX_WRITE   16 /* extra write roots (--write) */
 #define KB_MAX_SOCKET  16 /* granted sockets (--allow-socket) */
@@ -158,7 +197,7 @@ struct kb_hostgrant {
 
 /*
  * One guarded piece of git metadata. The sandbox must keep `path` from being
- * written, replaced, renamed or created (see profile/gitguard.c).
+ * written, replaced, renamed or created (see gitguard/scan.c).
  */
 enum kb_guard_kind {
 	KB_GUARD_PIN_DIR, /* writable dir that must not be renamed away: .git */
@@ -396,11 +435,19 @@ bool kb_policy_within_roots(const struct kb_policy *, const char *canonical);
  * can write in the sandbox (lexical: no I/O) */
 bool kb_policy_within_writable(const struct kb_policy *, const char *canonical);
 
-/* kb_policy_writable(), kb_policy_root_of(): profile/resolve.h */
+/* The policy's write root that holds the canonical `landing`: the
+ * workspace, the writable $TMPDIR or a --write root (kb_policy_roots()
+ * order); NULL when none does. Lexical: no I/O. */
+const char *kb_policy_root_of(const struct kb_policy *, const char *landing);
 
-/* Fills defaults (workspace = cwd), resolves $TMPDIR, scans the git
- * metadata of the workspace and every write root. Call once, after all
- * setters. */
+/* true when a write to the absolute `path` would land in one of the
+ * policy's write roots (kb_resolve_write(), then kb_policy_root_of());
+ * false when it cannot be resolved. */
+bool kb_policy_writable(const struct kb_policy *, const char *path);
+
+/* Fills defaults (workspace = cwd), resolves $TMPDIR. Call once, after
+ * all setters; the git metadata of the workspace and every write root is
+ * scanned after it (kb_gitguard_scan_roots, gitguard/gitguard.h). */
 int kb_policy_finalize(struct kb_policy *, struct kb_err *e);
 
 const char *kb_origin_name(enum kb_origin);

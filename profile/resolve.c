@@ -1,6 +1,6 @@
 /*
  * profile/resolve.c — see resolve.h: where a write to a path lands, and
- * which write root holds it. The walk goes component by component, each
+ * which of a list of roots holds it. The walk goes component by component, each
  * existing prefix through realpath(3), so that a symlink and a ".." after
  * it are judged where they really lead.
  */
@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../lib/util.h"
 #include "resolve.h"
 
 /* Dangling symlinks followed in one walk; the kernel gives up at 40. */
@@ -230,21 +231,4 @@ kb_resolve_root(const char *landing, const char *const *roots, size_t nroots)
 		if (roots[i] != NULL && kb_path_within(landing, roots[i]))
 			return roots[i];
 	return NULL;
-}
-
-const char *
-kb_policy_root_of(const struct kb_policy *p, const char *landing)
-{
-	const char *roots[KB_MAX_ROOTS];
-
-	return kb_resolve_root(landing, roots, kb_policy_roots(p, roots));
-}
-
-bool
-kb_policy_writable(const struct kb_policy *p, const char *path)
-{
-	char landing[PATH_MAX];
-
-	return kb_resolve_write(path, NULL, 0, landing, sizeof(landing)) == 0 &&
-	       kb_policy_root_of(p, landing) != NULL;
 }

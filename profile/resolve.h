@@ -15,14 +15,15 @@
  * text, where a ".." only takes back what the text added; the kernel
  * would stop there (ENOENT), a tool that cleans the path first would not,
  * so once back on existing ground the symlinks count again.
+ *
+ * Paths only: the policy's roots are profile/policy.c's, which asks here
+ * (kb_policy_root_of, kb_policy_writable in profile/policy.h).
  */
 #ifndef KB_RESOLVE_H
 #define KB_RESOLVE_H
 
 #include <stdbool.h>
 #include <stddef.h>
-
-#include "policy.h"
 
 /* kb_resolve_write() flags */
 #define KB_RESOLVE_NOFOLLOW                                                    \
@@ -51,15 +52,5 @@ int kb_resolve_lexical(const char *path, char *out, size_t outlen);
  * the canonical `landing` (kb_path_within), or NULL. */
 const char *kb_resolve_root(
     const char *landing, const char *const *roots, size_t nroots);
-
-/* The policy's write root that holds the canonical `landing`: the
- * workspace, the writable $TMPDIR or a --write root (kb_policy_roots()
- * order); NULL when none does. Lexical: no I/O. */
-const char *kb_policy_root_of(const struct kb_policy *, const char *landing);
-
-/* true when a write to the absolute `path` would land in one of the
- * policy's write roots (kb_resolve_write(), then kb_policy_root_of());
- * false when it cannot be resolved. */
-bool kb_policy_writable(const struct kb_policy *, const char *path);
 
 #endif

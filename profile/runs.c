@@ -22,6 +22,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "runs.h"
 
 #ifndef SYS_pidfd_open

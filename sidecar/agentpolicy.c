@@ -247,7 +247,7 @@ push_prefixes(struct kb_strv *to, const struct kb_strv *alts, size_t ntok)
 }
 
 static int
-fail(char *why, size_t wl, const char *what, const struct lex *l,
+kp_fail(char *why, size_t wl, const char *what, const struct lex *l,
     const char *text)
 {
 	int line = 1;
@@ -276,10 +276,10 @@ kb_codex_rules_parse(const char *text, size_t len, struct kb_agent_rules *r,
 		if (l.p >= l.end)
 			return 0;
 		if (!ident(&l, name, sizeof(name)))
-			return fail(why, wl, "not a call", &l, text);
+			return kp_fail(why, wl, "not a call", &l, text);
 		skip_space(&l);
 		if (l.p >= l.end || *l.p != '(')
-			return fail(why, wl, "not a call", &l, text);
+			return kp_fail(why, wl, "not a call", &l, text);
 		l.p++;
 		is_rule = strcmp(name, "prefix_rule") == 0;
 		for (;;) {
@@ -372,7 +372,7 @@ kb_codex_rules_parse(const char *text, size_t len, struct kb_agent_rules *r,
 
 			if (to == NULL || !has_pattern || alts.n == 0) {
 				kb_strv_free(&alts);
-				return fail(why, wl,
+				return kp_fail(why, wl,
 				    to == NULL ? "a decision that is not "
 						 "allow, prompt or forbidden"
 					       : "a prefix_rule without a "
@@ -385,7 +385,7 @@ kb_codex_rules_parse(const char *text, size_t len, struct kb_agent_rules *r,
 		continue;
 	bad:
 		kb_strv_free(&alts);
-		return fail(
+		return kp_fail(
 		    why, wl, "not execpolicy as kinpolicy reads it", &l, text);
 	}
 }
@@ -464,7 +464,7 @@ gemini_parse(const char *text, size_t len, struct kb_agent_rules *r, char *why,
 	int rc;
 
 	memset(&g, 0, sizeof(g));
-#define fail(...) (rc = fail(__VA_ARGS__), *gp = g, rc)
+#define kp_fail(...) (rc = kp_fail(__VA_ARGS__), *gp = g, rc)
 	for (;;) {
 		char key[64];
 
@@ -476,7 +476,7 @@ gemini_parse(const char *text, size_t len, struct kb_agent_rules *r, char *why,
 			const char *close;
 
 			if (gemini_flush(&g, r, w2, sizeof(w2)) == -1)
-				return fail(why, wl, w2, &l, text);
+				return kp_fail(why, wl, w2, &l, text);
 			close = memchr(l.p, '\n', (size_t)(l.end - l.p));
 			if (close == NULL)
 				close = l.end;
@@ -494,7 +494,7 @@ gemini_parse(const char *text, size_t len, struct kb_agent_rules *r, char *why,
 					e--;
 				if (e - l.p < (array ? 5 : 3) || e[-1] != ']' ||
 				    (array && e[-2] != ']'))
-					return fail(why, wl,
+					return kp_fail(why, wl,
 					    "a table header that is not "
 					    "closed",
 					    &l, text);
@@ -506,23 +506,23 @@ gemini_parse(const char *text, size_t len, struct kb_agent_rules *r, char *why,
 			continue;
 		}
 		if (!ident(&l, key, sizeof(key)))
-			return fail(why, wl, "not TOML as kinpolicy reads it",
-			    &l, text);
+			return kp_fail(why, wl,
+			    "not TOML as kinpolicy reads it", &l, text);
 		skip_space(&l);
 		if (l.p >= l.end || *l.p != '=')
-			return fail(why, wl, "not TOML as kinpolicy reads it",
-			    &l, text);
+			return kp_fail(why, wl,
+			    "not TOML as kinpolicy reads it", &l, text);
 		l.p++;
 		skip_space(&l);
 		if (g.in_rule && strcmp(key, "toolName") == 0) {
 			if (string_list(&l, &g.tools, true, true) == -1)
-				return fail(why, wl,
+				return kp_fail(why, wl,
 				    "toolName is not a string "
 				    "or a list of them",
 				    &l, text);
 		} else if (g.in_rule && strcmp(key, "commandPrefix") == 0) {
 			if (string_list(&l, &g.prefixes, true, true) == -1)
-				return fail(why, wl,
+				return kp_fail(why, wl,
 				    "commandPrefix is not a "
 				    "string or a list of them",
 				    &l, text);
@@ -532,8 +532,8 @@ gemini_parse(const char *text, size_t len, struct kb_agent_rules *r, char *why,
 			if (string_lit(&l, &b, true) == -1 ||
 			    strlen(b.s) >= sizeof(g.decision)) {
 				kb_buf_free(&b);
-				return fail(why, wl, "decision is not a string",
-				    &l, text);
+				return kp_fail(why, wl,
+				    "decision is not a string", &l, text);
 			}
 			snprintf(g.decision, sizeof(g.decision), "%s", b.s);
 			kb_buf_free(&b);
@@ -547,12 +547,12 @@ gemini_parse(const char *text, size_t len, struct kb_agent_rules *r, char *why,
 				    g.unjudged, sizeof(g.unjudged), "%s", key);
 			}
 			if (skip_value(&l, true) == -1)
-				return fail(why, wl,
+				return kp_fail(why, wl,
 				    "not TOML as kinpolicy reads it", &l, text);
 		}
 	}
 	if (gemini_flush(&g, r, w2, sizeof(w2)) == -1)
-		return fail(why, wl, w2, &l, text);
+		return kp_fail(why, wl, w2, &l, text);
 #undef fail
 	return 0;
 }

@@ -159,7 +159,7 @@ wrapper_skip(const struct kb_sh_word *w, size_t n)
 	return 0;
 }
 
-static void judge_line(struct judge *j, const char *line, int depth);
+static void kp_judge_line(struct judge *j, const char *line, int depth);
 
 /* one simple command: its texts, then what it wraps */
 static void
@@ -195,7 +195,7 @@ judge_part(
 				if (w[i].s[0] == '-' &&
 				    strchr(w[i].s, 'c') != NULL &&
 				    w[i].s[1] != '-') {
-					judge_line(j, w[i + 1].s, depth + 1);
+					kp_judge_line(j, w[i + 1].s, depth + 1);
 					break;
 				}
 		if (is_assignment(&w[0]) && n > 1) {
@@ -218,7 +218,7 @@ judge_part(
 }
 
 static void
-judge_line(struct judge *j, const char *line, int depth)
+kp_judge_line(struct judge *j, const char *line, int depth)
 {
 	struct kb_sh_line l = {0};
 	struct kb_err e;
@@ -248,7 +248,7 @@ kb_rules_judge(
 	*which = NULL;
 	if (command == NULL || r == NULL)
 		return KB_RULE_NONE;
-	judge_line(&j, command, 0);
+	kp_judge_line(&j, command, 0);
 	if (j.deny) {
 		*which = j.which_deny;
 		return KB_RULE_DENY;

@@ -90,7 +90,7 @@ oneline(char *s)
 /* The next component of a path at or after `p`: its start, with `*end`
  * just past it; NULL at the end. */
 static const char *
-component(const char *p, const char **end)
+kp_component(const char *p, const char **end)
 {
 	while (*p == '/')
 		p++;
@@ -139,7 +139,7 @@ has_component(const char *path, const char *name)
 	const char *p, *end = path;
 	size_t n = strlen(name);
 
-	while ((p = component(end, &end)) != NULL)
+	while ((p = kp_component(end, &end)) != NULL)
 		if ((size_t)(end - p) == n && memcmp(p, name, n) == 0)
 			return true;
 	return false;
@@ -234,7 +234,7 @@ hardlinked(const char *path)
  * or .git is a secret or git metadata whatever it points at).
  */
 static void
-judge(const char *path, bool contained, const char *view,
+kp_write_judge(const char *path, bool contained, const char *view,
     const struct cw_ctx *c, struct judgement *j)
 {
 	const struct kb_protected *hit;
@@ -329,12 +329,12 @@ kb_check_write(const char *path, const char *cwd, const char *workspace,
 	 * kernel writes; where a tool that normalises ".." before opening
 	 * writes (ws/link/../../x); and the names as written.
 	 */
-	judge(real, true, "", &c, &j[nj++]);
+	kp_write_judge(real, true, "", &c, &j[nj++]);
 	if (strcmp(lexreal, real) != 0)
-		judge(lexreal, true, "with '..' taken before symlinks, ", &c,
-		    &j[nj++]);
+		kp_write_judge(lexreal, true,
+		    "with '..' taken before symlinks, ", &c, &j[nj++]);
 	if (strcmp(norm, real) != 0)
-		judge(norm, false, "as written, ", &c, &j[nj++]);
+		kp_write_judge(norm, false, "as written, ", &c, &j[nj++]);
 	for (size_t i = 1; i < nj; i++)
 		if (j[i].verdict > j[best].verdict)
 			best = i;

@@ -83,11 +83,12 @@ kb_kind_name(enum kb_kind k)
 	return "invalid";
 }
 
-static void set(struct kb_decide_out *out, enum kb_verdict v, const char *rule,
-    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void kp_decide_set(struct kb_decide_out *out, enum kb_verdict v,
+    const char *rule, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 static void
-set(struct kb_decide_out *out, enum kb_verdict v, const char *rule,
+kp_decide_set(struct kb_decide_out *out, enum kb_verdict v, const char *rule,
     const char *fmt, ...)
 {
 	va_list ap;
@@ -131,28 +132,31 @@ signature_of(enum kb_kind kind, const char *tool)
 
 /* AUTO: the classifier says whether the command is provably read-only. */
 static void
-classify(const struct kb_decide_in *in, struct kb_decide_out *out)
+kp_classify(const struct kb_decide_in *in, struct kb_decide_out *out)
 {
 	char reason[200] = "";
 	bool safe;
 
 	if (in->command == NULL) {
-		set(out, KB_ASK, "classifier", "no command to classify");
+		kp_decide_set(
+		    out, KB_ASK, "classifier", "no command to classify");
 		return;
 	}
 	if (in->classify == NULL) {
-		set(out, KB_ASK, "classifier", "no read-only classifier");
+		kp_decide_set(
+		    out, KB_ASK, "classifier", "no read-only classifier");
 		return;
 	}
 	safe = in->classify(in->command, &out->signature, &out->rewritten,
 	    reason, sizeof(reason), in->ctx);
 	reason[sizeof(reason) - 1] = '\0';
 	if (safe)
-		set(out, KB_ALLOW, "classifier", "%s",
+		kp_decide_set(out, KB_ALLOW, "classifier", "%s",
 		    reason[0] != '\0' ? reason : "provably read-only");
 	else
-		set(out, KB_ASK, "classifier", "not provably read-only%s%s",
-		    reason[0] != '\0' ? ": " : "", reason);
+		kp_decide_set(out, KB_ASK, "classifier",
+		    "not provably read-only%s%s", reason[0] != '\0' ? ": " : "",
+		    reason);
 }
 
 /*
@@ -170,7 +174,8 @@ judge_edit(
 	struct kb_err e = {{0}};
 
 	if (in->path == NULL) {
-		set(out, KB_ASK, "edit-no-path", "no target path to judge");
+		kp_decide_set(
+		    out, KB_ASK, "edit-no-path", "no target path to judge");
 		*liftable = false;
 		return;
 	}
@@ -179,13 +184,13 @@ judge_edit(
 	if (kb_check_write(in->path, in->cwd,
 		in->workspace != NULL ? in->workspace : "/", NULL, 0, in->home,
 		in->mode, &cw, &e) == -1) {
-		set(out, KB_ASK, "path-unresolved", "%s", e.msg);
+		kp_decide_set(out, KB_ASK, "path-unresolved", "%s", e.msg);
 		*liftable = false;
 		return;
 	}
 	switch (cw.verdict) {
 	case KB_DENY:
-		set(out, KB_DENY, cw.rule, "%s", cw.reason);
+		kp_decide_set(out, KB_DENY, cw.rule, "%s", cw.reason);
 		*liftable = false;
 		return;
 	case KB_ASK:
@@ -195,7 +200,7 @@ judge_edit(
 		 * outside the workspace, which an "always" for edits never
 		 * looked at */
 		if (strcmp(cw.rule, "strict") != 0) {
-			set(out, KB_ASK, cw.rule, "%s", cw.reason);
+			kp_decide_set(out, KB_ASK, cw.rule, "%s", cw.reason);
 			*liftable = false;
 		}
 		break;
@@ -203,8 +208,8 @@ judge_edit(
 		break;
 	}
 	if (in->workspace == NULL && (out->verdict == KB_ALLOW || *liftable)) {
-		set(out, KB_ASK, "no-workspace", "no workspace to hold %s in",
-		    cw.resolved);
+		kp_decide_set(out, KB_ASK, "no-workspace",
+		    "no workspace to hold %s in", cw.resolved);
 		*liftable = false;
 	}
 }
@@ -220,13 +225,14 @@ kb_decide(const struct kb_decide_in *in, struct kb_decide_out *out)
 		return -1;
 	memset(out, 0, sizeof(*out));
 	if (in == NULL) {
-		set(out, KB_ASK, "invalid-kind", "no request to judge");
+		kp_decide_set(
+		    out, KB_ASK, "invalid-kind", "no request to judge");
 		return 0;
 	}
 
 	/* 1. An unknown kind: a new tool the gate was not taught about. */
 	if (kb_kind_parse(in->kind, &kind) == -1) {
-		set(out, KB_ASK, "invalid-kind",
+		kp_decide_set(out, KB_ASK, "invalid-kind",
 		    "unknown kind '%s': asking instead of guessing",
 		    in->kind != NULL ? in->kind : "(none)");
 		return 0;
@@ -244,7 +250,7 @@ kb_decide(const struct kb_decide_in *in, struct kb_decide_out *out)
 	    in->sandbox_available) {
 		/* under kinbox --read-only the kernel keeps it from writing
 		 * anything but its private /tmp: whatever it is, it runs */
-		set(out, KB_ALLOW, "planning-read-only",
+		kp_decide_set(out, KB_ALLOW, "planning-read-only",
 		    "planning: it runs under kinbox --read-only, which lets it "
 		    "write nothing");
 		out->read_only = true;
@@ -254,12 +260,12 @@ kb_decide(const struct kb_decide_in *in, struct kb_decide_out *out)
 		/* a command the classifier proves read-only changes nothing:
 		 * it runs while planning (under kinbox, where the caller
 		 * wraps it), as a read would */
-		classify(in, out);
+		kp_classify(in, out);
 		if (out->verdict == KB_ALLOW) {
 			char why[sizeof(out->reason)];
 
 			snprintf(why, sizeof(why), "%s", out->reason);
-			set(out, KB_ALLOW, "planning-read-only",
+			kp_decide_set(out, KB_ALLOW, "planning-read-only",
 			    "planning: %s, so it runs", why);
 			return 0;
 		}
@@ -267,7 +273,7 @@ kb_decide(const struct kb_decide_in *in, struct kb_decide_out *out)
 	}
 	if (in->planning && kind != KB_KIND_READ && kind != KB_KIND_META &&
 	    !(kind == KB_KIND_MCP && in->read_only_hint)) {
-		set(out, KB_DENY, "planning-freeze",
+		kp_decide_set(out, KB_DENY, "planning-freeze",
 		    "planning: %s calls wait until the plan is approved",
 		    kb_kind_name(kind));
 		return 0;
@@ -275,7 +281,7 @@ kb_decide(const struct kb_decide_in *in, struct kb_decide_out *out)
 
 	/* 3. MCP: a read when adapted as read-only, else always asked. */
 	if (kind == KB_KIND_MCP && in->read_only_hint) {
-		set(out, KB_ALLOW, "mcp-read-only-hint",
+		kp_decide_set(out, KB_ALLOW, "mcp-read-only-hint",
 		    "the MCP tool is adapted as read-only: it counts as a "
 		    "read");
 		return 0;
@@ -283,27 +289,28 @@ kb_decide(const struct kb_decide_in *in, struct kb_decide_out *out)
 
 	/* 4. The mode table. */
 	if (lookup(in->mode, kind, &act) == -1) {
-		set(out, KB_ASK, "mode-table", "no rule for %s in this mode",
-		    kb_kind_name(kind));
+		kp_decide_set(out, KB_ASK, "mode-table",
+		    "no rule for %s in this mode", kb_kind_name(kind));
 		return 0;
 	}
 	if (act == ACT_SANDBOX && in->sandbox_available) {
-		set(out, KB_ALLOW, "sandbox",
+		kp_decide_set(out, KB_ALLOW, "sandbox",
 		    "auto mode: the command runs under kinbox's sandbox");
 		return 0;
 	}
 	switch (act) {
 	case ACT_ALLOW:
-		set(out, KB_ALLOW, "mode-table", "%s mode allows %s calls",
-		    kb_mode_name(in->mode), kb_kind_name(kind));
+		kp_decide_set(out, KB_ALLOW, "mode-table",
+		    "%s mode allows %s calls", kb_mode_name(in->mode),
+		    kb_kind_name(kind));
 		break;
 	case ACT_ASK:
 		if (kind == KB_KIND_MCP)
-			set(out, KB_ASK, "mcp",
+			kp_decide_set(out, KB_ASK, "mcp",
 			    "MCP tools ask in every mode "
 			    "unless adapted as read-only");
 		else
-			set(out, KB_ASK, "mode-table",
+			kp_decide_set(out, KB_ASK, "mode-table",
 			    "%s mode asks before "
 			    "%s calls",
 			    kb_mode_name(in->mode), kb_kind_name(kind));
@@ -311,7 +318,7 @@ kb_decide(const struct kb_decide_in *in, struct kb_decide_out *out)
 		break;
 	case ACT_SANDBOX: /* no sandbox: the classifier decides */
 	case ACT_AUTO:
-		classify(in, out);
+		kp_classify(in, out);
 		liftable = true;
 		break;
 	}
@@ -324,7 +331,7 @@ kb_decide(const struct kb_decide_in *in, struct kb_decide_out *out)
 	if (out->verdict == KB_ASK && liftable && out->signature != NULL &&
 	    in->session_allows != NULL &&
 	    in->session_allows(kb_kind_name(kind), out->signature, in->ctx)) {
-		set(out, KB_ALLOW, "session-always",
+		kp_decide_set(out, KB_ALLOW, "session-always",
 		    "a session \"always\" grant covers %s", out->signature);
 		/* the human allowed the command as given */
 		free(out->rewritten);

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../profile/hosts.h"
 #include "../profile/resolve.h"
 #include "grants.h"
 
@@ -117,7 +118,7 @@ kb_grant_free(struct kb_grant *g)
 /* An allowed host, canonical in place ("GitHub.com." is
  * "github.com:443"): the entry kinbox would take, judged by its form. */
 static int
-check_host(char **entry, struct kb_err *e)
+kp_check_host(char **entry, struct kb_err *e)
 {
 	char name[KB_HOST_NAME_MAX + 1];
 	const char *why;
@@ -380,7 +381,7 @@ kb_grant_check(struct kb_grant *g, const char *home, const char *const *roots,
 		return kb_err_set(
 		    e, "too many allowed hosts (at most %d)", KB_MAX_HOST);
 	for (size_t i = 0; i < g->allowed_hosts.n; i++)
-		if (check_host(&g->allowed_hosts.v[i], e) == -1)
+		if (kp_check_host(&g->allowed_hosts.v[i], e) == -1)
 			return -1;
 	if (g->devices.n > KB_MAX_DEVICE)
 		return kb_err_set(
@@ -555,7 +556,7 @@ struct list_ctx {
 };
 
 static void
-collect(const struct kb_grant_block *b, void *vctx)
+kp_collect(const struct kb_grant_block *b, void *vctx)
 {
 	struct list_ctx *c = vctx;
 	struct kb_stored_grant *g;
@@ -577,7 +578,7 @@ blocks(const char *file, const char *lifetime, struct list_ctx *c)
 	struct kb_err e;
 
 	c->lifetime = lifetime;
-	kb_grant_blocks(file, collect, c, &e);
+	kb_grant_blocks(file, kp_collect, c, &e);
 }
 
 size_t

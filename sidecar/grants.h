@@ -11,6 +11,7 @@
 #define KB_GRANTS_H
 
 #include "../profile/config.h"
+#include "../profile/options.h"
 #include "../profile/policy.h"
 
 /* A grant: the grantable rows of the option table (profile/options.h,

@@ -34,7 +34,8 @@ kb_agent_name(enum kb_agent a)
 }
 
 static void
-set(struct kb_hook_mode *m, enum kb_mode mode, bool planning, const char *why)
+kp_mode_set(
+    struct kb_hook_mode *m, enum kb_mode mode, bool planning, const char *why)
 {
 	m->mode = mode;
 	m->planning = planning;
@@ -51,31 +52,32 @@ kb_hook_mode(enum kb_agent a, const char *pm, const char *override,
 	m->can_ask = a != KB_AGENT_CODEX;
 	if (override != NULL) {
 		if (strcmp(override, "auto") == 0)
-			set(m, KB_MODE_AUTO, false, "--mode auto");
+			kp_mode_set(m, KB_MODE_AUTO, false, "--mode auto");
 		else if (strcmp(override, "strict") == 0)
-			set(m, KB_MODE_STRICT, false, "--mode strict");
+			kp_mode_set(m, KB_MODE_STRICT, false, "--mode strict");
 		else if (strcmp(override, "plan") == 0)
-			set(m, KB_MODE_STRICT, true, "--mode plan");
+			kp_mode_set(m, KB_MODE_STRICT, true, "--mode plan");
 		else
 			return -1;
 		return 0;
 	}
 	/* planning is the freeze, whoever says it */
 	if (strcmp(p, "plan") == 0) {
-		set(m, KB_MODE_STRICT, true, "plan mode: the planning freeze");
+		kp_mode_set(
+		    m, KB_MODE_STRICT, true, "plan mode: the planning freeze");
 		return 0;
 	}
 	switch (a) {
 	case KB_AGENT_CLAUDE:
 		if (strcmp(p, "auto") == 0 || strcmp(p, "dontAsk") == 0 ||
 		    strcmp(p, "bypassPermissions") == 0)
-			set(m, KB_MODE_AUTO, false,
+			kp_mode_set(m, KB_MODE_AUTO, false,
 			    "Claude Code's auto, dontAsk and bypassPermissions "
 			    "modes: auto");
 		else
 			/* default, acceptEdits, missing, unknown: a human
 			 * answers what is not provably read-only */
-			set(m, KB_MODE_STRICT, false,
+			kp_mode_set(m, KB_MODE_STRICT, false,
 			    "Claude Code's default and acceptEdits modes: "
 			    "strict");
 		break;
@@ -83,17 +85,17 @@ kb_hook_mode(enum kb_agent a, const char *pm, const char *override,
 		/* its approval policy still judges the rewritten command,
 		 * and it has no ask: strict would deny every command a
 		 * human could have approved */
-		set(m, KB_MODE_AUTO, false,
+		kp_mode_set(m, KB_MODE_AUTO, false,
 		    "Codex: auto (its own approval policy still judges the "
 		    "rewritten command)");
 		break;
 	case KB_AGENT_GEMINI:
-		set(m, KB_MODE_AUTO, false,
+		kp_mode_set(m, KB_MODE_AUTO, false,
 		    "Gemini CLI: auto (its policy engine still judges the "
 		    "rewritten command)");
 		break;
 	case KB_AGENT_CURSOR:
-		set(m, KB_MODE_AUTO, false, "Cursor: auto");
+		kp_mode_set(m, KB_MODE_AUTO, false, "Cursor: auto");
 		break;
 	}
 	return 0;
@@ -129,7 +131,7 @@ kb_hook_wrap(const char *kinbox, const char *root, const char *session,
 
 /* a word the shell hands over as written: nothing it would expand */
 static bool
-literal_word(const struct kb_sh_word *w, const char *want)
+kp_word_is_literal(const struct kb_sh_word *w, const char *want)
 {
 	if (w->flags & (KB_SH_W_GLOB | KB_SH_W_TILDE | KB_SH_W_OPAQUE |
 			   KB_SH_W_SPLIT | KB_SH_W_XGLOB))
@@ -166,7 +168,7 @@ kb_hook_unwrap(const char *kinbox, const char *root, const char *session,
 	if (c->nwords != nsh + (session != NULL) || c->nredirs != 0)
 		goto out;
 	for (size_t i = 0; i < nsh; i++)
-		if (!literal_word(&w[i], sh[i]))
+		if (!kp_word_is_literal(&w[i], sh[i]))
 			goto out;
 	if (strcmp(w[0].s, kinbox) != 0 || strcmp(w[nsh - 5].s, root) != 0)
 		goto out;

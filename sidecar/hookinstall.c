@@ -89,7 +89,7 @@ blank(char c)
  * the word, or NULL when it is no plain word (a command substitution, an
  * operator, an unterminated quote) */
 static const char *
-literal_word(const char *p, struct kb_buf *w)
+kp_literal_word(const char *p, struct kb_buf *w)
 {
 	if (*p == '#' || *p == '\0')
 		return NULL; /* a comment, or nothing */
@@ -141,7 +141,7 @@ kb_hookinstall_is_ours(
 	kb_buf_add(&w, "", 0);
 	while (blank(*p))
 		p++;
-	p = literal_word(p, &w);
+	p = kp_literal_word(p, &w);
 	if (p == NULL || !blank(*p))
 		goto out;
 	if (strcmp(w.s, "kinpolicy") != 0 &&
@@ -380,7 +380,7 @@ take_out(json_t *arr, enum kb_agent agent, struct taken *t)
 }
 
 static void
-set(json_t *o, const char *k, json_t *v)
+kp_json_set(json_t *o, const char *k, json_t *v)
 {
 	if (v == NULL || json_object_set_new(o, k, v) == -1)
 		die("out of memory");
@@ -401,10 +401,10 @@ make_handler(enum kb_agent agent, const struct kb_hookinstall_entry *en,
 	if (h == NULL)
 		die("out of memory");
 	if (agent != KB_AGENT_CURSOR)
-		set(h, "type", json_string("command"));
-	set(h, "command", json_string(cmd));
+		kp_json_set(h, "type", json_string("command"));
+	kp_json_set(h, "command", json_string(cmd));
 	if (en->timeout > 0)
-		set(h, "timeout", json_integer(en->timeout));
+		kp_json_set(h, "timeout", json_integer(en->timeout));
 	return h;
 }
 
@@ -423,10 +423,10 @@ make_item(enum kb_agent agent, const struct kb_hookinstall_entry *en, json_t *h,
 	if (g == NULL || hs == NULL || json_array_append_new(hs, h) == -1)
 		die("out of memory");
 	if (en->matcher != NULL)
-		set(g, "matcher", json_string(en->matcher));
+		kp_json_set(g, "matcher", json_string(en->matcher));
 	else
 		json_object_del(g, "matcher");
-	set(g, "hooks", hs);
+	kp_json_set(g, "hooks", hs);
 	return g;
 }
 
@@ -446,7 +446,7 @@ kb_hookinstall_install(json_t *doc, enum kb_agent agent, const char *command,
 		json_t *v = json_object_get(doc, "version");
 
 		if (v == NULL) {
-			set(doc, "version", json_integer(1));
+			kp_json_set(doc, "version", json_integer(1));
 			report_add(r, "version", KB_HI_ADDED, NULL, 0);
 		} else if (!json_is_integer(v) || json_integer_value(v) != 1) {
 			return kb_err_set(e,
@@ -458,7 +458,7 @@ kb_hookinstall_install(json_t *doc, enum kb_agent agent, const char *command,
 	hooks = json_object_get(doc, "hooks");
 	if (hooks == NULL) {
 		hooks = json_object();
-		set(doc, "hooks", hooks);
+		kp_json_set(doc, "hooks", hooks);
 	} else if (!json_is_object(hooks)) {
 		return kb_err_set(
 		    e, "\"hooks\" is %s, not an object", kind(hooks));
@@ -481,7 +481,7 @@ kb_hookinstall_install(json_t *doc, enum kb_agent agent, const char *command,
 
 		if (arr == NULL) {
 			arr = json_array();
-			set(hooks, en[i].event, arr);
+			kp_json_set(hooks, en[i].event, arr);
 		}
 		before = json_deep_copy(arr);
 		take_out(arr, agent, &t);
@@ -786,7 +786,7 @@ bool
 kb_hookinstall_prefix_is_ours(const char *prefix)
 {
 	struct kb_buf w = {0};
-	const char *rest = prefix != NULL ? literal_word(prefix, &w) : NULL;
+	const char *rest = prefix != NULL ? kp_literal_word(prefix, &w) : NULL;
 	const char *b;
 	bool ours = false;
 
@@ -837,10 +837,10 @@ kb_hookinstall_claude_prefix(json_t *doc, const char *prefix,
 	}
 	if (env == NULL) {
 		env = json_object();
-		set(doc, "env", env);
+		kp_json_set(doc, "env", env);
 	}
 	report_add(r, "env." PREFIX_KEY,
 	    was != NULL ? KB_HI_UPDATED : KB_HI_ADDED, was, 1);
-	set(env, PREFIX_KEY, json_string(prefix));
+	kp_json_set(env, PREFIX_KEY, json_string(prefix));
 	return 0;
 }

@@ -62,8 +62,8 @@ shell_arg(const char *name)
 int
 cmd_classify(int argc, char **argv)
 {
-	bool json = want_flag(&argc, argv, "--json");
-	bool status = want_flag(&argc, argv, "--exit-status");
+	bool json = kp_want_flag(&argc, argv, "--json");
+	bool status = kp_want_flag(&argc, argv, "--exit-status");
 	bool have_shell = false;
 	enum kb_ro_shell shell = KB_RO_SHELL_ANY;
 	const char *command = NULL;
@@ -98,7 +98,7 @@ cmd_classify(int argc, char **argv)
 	kb_readonly_classify_as(cmd.s, cmd.len, shell, &v);
 	if (json) {
 		json_t *o = json_pack("{s:b,s:o,s:s}", "safe", v.safe, "reason",
-		    json_text(v.safe ? "" : v.reason), "shell",
+		    kp_json_text(v.safe ? "" : v.reason), "shell",
 		    kb_ro_shell_name(shell));
 
 		if (o == NULL)
@@ -111,17 +111,17 @@ cmd_classify(int argc, char **argv)
 		if (v.rewritten != NULL)
 			json_object_set_new(
 			    o, "rewritten", json_string(v.rewritten));
-		dump_json(o);
+		kp_dump_json(o);
 		json_decref(o);
 	} else {
 		/* the reason and the signature quote the command */
 		if (v.safe)
 			printf("safe\n");
 		else
-			print_esc("unsafe: ", v.reason);
+			kp_print_esc("unsafe: ", v.reason);
 		if (v.rewritten != NULL)
-			print_esc("rewritten: ", v.rewritten);
-		print_esc("signature: ", v.signature);
+			kp_print_esc("rewritten: ", v.rewritten);
+		kp_print_esc("signature: ", v.signature);
 		printf("shell: %s\n", kb_ro_shell_name(shell));
 	}
 	/* not provably read-only is what decide asks about */
@@ -390,7 +390,7 @@ cmd_decide(int argc, char **argv)
 	if (json) {
 		json_t *o = json_pack("{s:s,s:s,s:o}", "decision",
 		    kb_verdict_name(out.verdict), "rule", out.rule, "reason",
-		    json_text(out.reason));
+		    kp_json_text(out.reason));
 
 		if (o == NULL)
 			die("out of memory");
@@ -408,18 +408,18 @@ cmd_decide(int argc, char **argv)
 		if (strcmp(in.kind, "shell") == 0)
 			json_object_set_new(o, "shell",
 			    json_string(kb_ro_shell_name(gctx.shell)));
-		dump_json(o);
+		kp_dump_json(o);
 		json_decref(o);
 	} else {
 		printf("%s\n", kb_verdict_name(out.verdict));
-		print_esc("rule: ", out.rule);
-		print_esc("reason: ", out.reason);
+		kp_print_esc("rule: ", out.rule);
+		kp_print_esc("reason: ", out.reason);
 		if (out.rewritten != NULL)
-			print_esc("rewritten: ", out.rewritten);
+			kp_print_esc("rewritten: ", out.rewritten);
 		if (out.read_only)
 			printf("run: under kinbox --read-only\n");
 		if (out.signature != NULL)
-			print_esc("signature: ", out.signature);
+			kp_print_esc("signature: ", out.signature);
 		if (strcmp(in.kind, "shell") == 0)
 			printf("shell: %s\n", kb_ro_shell_name(gctx.shell));
 	}
@@ -511,17 +511,18 @@ cmd_check_write(int argc, char **argv)
 	if (json) {
 		json_t *o = json_pack("{s:s,s:s,s:o,s:o}", "decision",
 		    kb_verdict_name(out.verdict), "rule", out.rule, "reason",
-		    json_text(out.reason), "path", json_text(out.resolved));
+		    kp_json_text(out.reason), "path",
+		    kp_json_text(out.resolved));
 
 		if (o == NULL)
 			die("out of memory");
-		dump_json(o);
+		kp_dump_json(o);
 		json_decref(o);
 	} else {
 		printf("%s\n", kb_verdict_name(out.verdict));
-		print_esc("rule: ", out.rule);
-		print_esc("reason: ", out.reason);
-		print_esc("path: ", out.resolved);
+		kp_print_esc("rule: ", out.rule);
+		kp_print_esc("reason: ", out.reason);
+		kp_print_esc("path: ", out.resolved);
 	}
 	kb_strv_free(&roots);
 	return status ? verdict_status(out.verdict) : 0;
@@ -532,7 +533,7 @@ cmd_check_write(int argc, char **argv)
 int
 cmd_allow(int argc, char **argv)
 {
-	bool json = want_flag(&argc, argv, "--json");
+	bool json = kp_want_flag(&argc, argv, "--json");
 	const char *session = NULL, *sig = NULL, *kind = "shell", *bad;
 	_cleanup_free_ char *file = NULL;
 	enum kb_kind k;
@@ -592,21 +593,21 @@ cmd_allow(int argc, char **argv)
 		die_errno("%s", file);
 	kb_buf_free(&b);
 	if (json) {
-		json_t *o = json_pack(
-		    "{s:o,s:s}", "session", json_text(session), "kind", kind);
+		json_t *o = json_pack("{s:o,s:s}", "session",
+		    kp_json_text(session), "kind", kind);
 
 		if (o == NULL)
 			die("out of memory");
 		/* given back exactly or left out (as decide) */
 		json_object_set_new(o, "signature", json_string(sig));
-		dump_json(o);
+		kp_dump_json(o);
 		json_decref(o);
 	} else {
 		_cleanup_free_ char *line = xasprintf("always allowed for "
 						      "session %s: %s %s",
 		    session, kind, sig);
 
-		print_esc("", line);
+		kp_print_esc("", line);
 	}
 	return 0;
 }

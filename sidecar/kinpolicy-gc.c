@@ -51,7 +51,7 @@ report_gc(const struct kb_strv *ids, const struct kb_strv *snaps, bool json)
 			json_object_set_new(o, "snapshots_removed", b);
 		else
 			json_decref(b);
-		dump_json(o);
+		kp_dump_json(o);
 		json_decref(o);
 		return;
 	}
@@ -76,7 +76,7 @@ report(const struct kb_strv *ids, bool json)
 		for (size_t i = 0; i < ids->n; i++)
 			json_array_append_new(a, json_string(ids->v[i]));
 		json_object_set_new(o, "forgotten", a);
-		dump_json(o);
+		kp_dump_json(o);
 		json_decref(o);
 		return;
 	}
@@ -87,8 +87,8 @@ report(const struct kb_strv *ids, bool json)
 int
 cmd_forget(int argc, char **argv)
 {
-	bool json = want_flag(&argc, argv, "--json");
-	_cleanup_free_ char *home = home_dir();
+	bool json = kp_want_flag(&argc, argv, "--json");
+	_cleanup_free_ char *home = kp_home_dir();
 	_cleanup_close_ int dfd = -1;
 	_cleanup_strv_ struct kb_strv ids = {0};
 	struct kb_err e;
@@ -96,8 +96,8 @@ cmd_forget(int argc, char **argv)
 
 	if (argc != 2 || argv[1][0] == '-')
 		kp_usage("forget");
-	check_id(argv[1]);
-	if ((dfd = journal_dir_fd(home)) == -1 ||
+	kp_check_id(argv[1]);
+	if ((dfd = kp_journal_dir_fd(home)) == -1 ||
 	    (r = kb_journal_forget(dfd, argv[1], &e)) == 0)
 		die("no denial %s in the journal; see kinpolicy pending",
 		    argv[1]);
@@ -114,14 +114,14 @@ static time_t
 when(int dfd, const char *id)
 {
 	_cleanup_free_ char *name = xasprintf("%s%s", id, KB_JOURNAL_RECORD);
-	json_t *rec = load_at(dfd, id, KB_JOURNAL_RECORD);
+	json_t *rec = kp_load_at(dfd, id, KB_JOURNAL_RECORD);
 	struct stat st;
 	struct tm tm = {0};
 	const char *end;
 	time_t t = (time_t)-1;
 
 	if (rec != NULL) {
-		end = strptime(jstr(rec, "time"), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		end = strptime(kp_jstr(rec, "time"), "%Y-%m-%dT%H:%M:%SZ", &tm);
 		if (end != NULL && *end == '\0')
 			t = timegm(&tm);
 		json_decref(rec);
@@ -141,7 +141,7 @@ cmd_gc(int argc, char **argv)
 	    {"older-than", required_argument, NULL, 'o'},
 	    {NULL, 0, NULL, 0},
 	};
-	_cleanup_free_ char *home = home_dir();
+	_cleanup_free_ char *home = kp_home_dir();
 	_cleanup_close_ int dfd = -1;
 	_cleanup_strv_ struct kb_strv records = {0};
 	_cleanup_strv_ struct kb_strv leftovers = {0};
@@ -197,7 +197,7 @@ cmd_gc(int argc, char **argv)
 		failed = true;
 	}
 	/* no journal yet: nothing to forget */
-	if ((dfd = journal_dir_fd(home)) == -1) {
+	if ((dfd = kp_journal_dir_fd(home)) == -1) {
 		report_gc(&forgotten, &snaps, json);
 		return failed ? KB_EXIT_ERROR : 0;
 	}
@@ -208,10 +208,10 @@ cmd_gc(int argc, char **argv)
 	while ((errno = 0, de = readdir(d)) != NULL) {
 		char id[KB_ID_LEN + 1];
 
-		if (id_of(de->d_name, KB_JOURNAL_RECORD, id))
+		if (kp_id_of(de->d_name, KB_JOURNAL_RECORD, id))
 			kb_strv_push(&records, id);
-		else if (id_of(de->d_name, KB_JOURNAL_DECISION, id) ||
-			 id_of(de->d_name, KB_JOURNAL_RETRIED, id))
+		else if (kp_id_of(de->d_name, KB_JOURNAL_DECISION, id) ||
+			 kp_id_of(de->d_name, KB_JOURNAL_RETRIED, id))
 			kb_strv_push(&leftovers, id);
 	}
 	if (errno != 0)
@@ -222,8 +222,8 @@ cmd_gc(int argc, char **argv)
 		time_t t;
 		int r;
 
-		if (decided && !exists_at(dfd, id, KB_JOURNAL_DECISION) &&
-		    !exists_at(dfd, id, KB_JOURNAL_RETRIED))
+		if (decided && !kp_exists_at(dfd, id, KB_JOURNAL_DECISION) &&
+		    !kp_exists_at(dfd, id, KB_JOURNAL_RETRIED))
 			continue;
 		/* a time that cannot be read, or one ahead of the clock,
 		 * is not old */
@@ -240,7 +240,7 @@ cmd_gc(int argc, char **argv)
 	}
 	/* a decision or retry mark whose record is gone describes nothing */
 	for (size_t i = 0; i < leftovers.n; i++)
-		if (!exists_at(dfd, leftovers.v[i], KB_JOURNAL_RECORD) &&
+		if (!kp_exists_at(dfd, leftovers.v[i], KB_JOURNAL_RECORD) &&
 		    kb_journal_forget(dfd, leftovers.v[i], &e) == -1) {
 			warnx("%s", e.msg);
 			failed = true;

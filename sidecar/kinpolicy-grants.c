@@ -27,6 +27,7 @@
 #include "../lib/fsat.h"
 #include "../lib/util.h"
 #include "../profile/journal.h"
+#include "../profile/options.h"
 #include "../profile/policy.h"
 #include "../profile/runs.h"
 #include "decide.h"
@@ -39,7 +40,7 @@
 int
 cmd_session(int argc, char **argv)
 {
-	bool json = want_flag(&argc, argv, "--json");
+	bool json = kp_want_flag(&argc, argv, "--json");
 	struct kb_err e;
 	char *id;
 
@@ -50,7 +51,7 @@ cmd_session(int argc, char **argv)
 	if (json) {
 		json_t *o = json_pack("{s:s}", "session", id);
 
-		dump_json(o);
+		kp_dump_json(o);
 		json_decref(o);
 	} else {
 		printf("%s\n", id);
@@ -62,39 +63,39 @@ cmd_session(int argc, char **argv)
 int
 cmd_show(int argc, char **argv)
 {
-	bool json = want_flag(&argc, argv, "--json");
-	_cleanup_free_ char *home = home_dir();
+	bool json = kp_want_flag(&argc, argv, "--json");
+	_cleanup_free_ char *home = kp_home_dir();
 	json_t *rec, *dec;
 
 	if (argc != 2)
 		kp_usage("show");
-	check_id(argv[1]);
-	rec = load_record(home, argv[1]);
-	dec = load_decision(home, argv[1]);
+	kp_check_id(argv[1]);
+	rec = kp_load_record(home, argv[1]);
+	dec = kp_load_decision(home, argv[1]);
 	if (json) {
 		json_object_set_new(
-		    rec, "state", json_string(state_of(home, argv[1], dec)));
+		    rec, "state", json_string(kp_state_of(home, argv[1], dec)));
 		if (dec != NULL)
 			json_object_set(rec, "decision", dec);
-		dump_json(rec);
+		kp_dump_json(rec);
 	} else {
 		/* the record is the command's words: argv, cwd, and what
 		 * its stderr said; each field escaped */
 		_cleanup_free_ char *cls = xasprintf(
-		    "%s (%s)", jstr(rec, "class"), jstr(rec, "reason"));
+		    "%s (%s)", kp_jstr(rec, "class"), kp_jstr(rec, "reason"));
 
 		printf("denial:    %s (%s)\n", argv[1],
-		    state_of(home, argv[1], dec));
+		    kp_state_of(home, argv[1], dec));
 		printf("command:   ");
-		print_argv(json_object_get(rec, "argv"));
-		print_esc("cwd:       ", jstr(rec, "cwd"));
-		print_esc("time:      ", jstr(rec, "time"));
-		print_esc("class:     ", cls);
-		if (*jstr(rec, "path"))
-			print_esc("path:      ", jstr(rec, "path"));
-		if (*jstr(rec, "host"))
-			print_esc("host:      ", jstr(rec, "host"));
-		print_esc("evidence:  ", jstr(rec, "evidence"));
+		kp_print_argv(json_object_get(rec, "argv"));
+		kp_print_esc("cwd:       ", kp_jstr(rec, "cwd"));
+		kp_print_esc("time:      ", kp_jstr(rec, "time"));
+		kp_print_esc("class:     ", cls);
+		if (*kp_jstr(rec, "path"))
+			kp_print_esc("path:      ", kp_jstr(rec, "path"));
+		if (*kp_jstr(rec, "host"))
+			kp_print_esc("host:      ", kp_jstr(rec, "host"));
+		kp_print_esc("evidence:  ", kp_jstr(rec, "evidence"));
 		{
 			/* the run's other denials, one line each */
 			json_t *all = json_object_get(rec, "denials"), *x;
@@ -107,12 +108,12 @@ cmd_show(int argc, char **argv)
 				if (k == 0 || !json_is_object(x))
 					continue;
 				one = xasprintf("%s %s%s (%s)",
-				    jstr(x, "class"), jstr(x, "path"),
-				    jstr(x, "host"), jstr(x, "reason"));
-				print_esc("also:      ", one);
+				    kp_jstr(x, "class"), kp_jstr(x, "path"),
+				    kp_jstr(x, "host"), kp_jstr(x, "reason"));
+				kp_print_esc("also:      ", one);
 			}
 		}
-		if (strcmp(jstr(rec, "class"), "socket") == 0)
+		if (strcmp(kp_jstr(rec, "class"), "socket") == 0)
 			printf("source:    kinbox itself: it refused the "
 			       "connect and resolved the socket's path\n");
 		else if (json_is_true(json_object_get(rec, "exact")))
@@ -122,9 +123,9 @@ cmd_show(int argc, char **argv)
 			printf("source:    the command's stderr: the path, the "
 			       "evidence and so the suggestion are what it "
 			       "printed\n");
-		print_suggest(rec);
-		if (dec != NULL && *jstr(dec, "note"))
-			print_esc("note:      ", jstr(dec, "note"));
+		kp_print_suggest(rec);
+		if (dec != NULL && *kp_jstr(dec, "note"))
+			kp_print_esc("note:      ", kp_jstr(dec, "note"));
 		printf("warning:   the first attempt ran until it failed; part "
 		       "of it may already have happened\n");
 	}
@@ -157,7 +158,7 @@ write_decision(const char *home, const char *id, json_t *dec)
 
 	if (text == NULL)
 		die("out of memory");
-	if (journal_create(home, id, KB_JOURNAL_DECISION, text) == -1)
+	if (kp_journal_create(home, id, KB_JOURNAL_DECISION, text) == -1)
 		die("%s already has a decision; see kinpolicy show %s", id, id);
 }
 
@@ -193,19 +194,19 @@ interactive(json_t *rec, struct kb_grant *g, char **note)
 	char *a;
 
 	{
-		_cleanup_free_ char *head = xasprintf(
-		    "denial %s: %s (", jstr(rec, "id"), jstr(rec, "class"));
-		_cleanup_free_ char *ev = kb_escape(jstr(rec, "evidence"));
+		_cleanup_free_ char *head = xasprintf("denial %s: %s (",
+		    kp_jstr(rec, "id"), kp_jstr(rec, "class"));
+		_cleanup_free_ char *ev = kb_escape(kp_jstr(rec, "evidence"));
 		_cleanup_free_ char *h = kb_escape(head);
 
 		printf("%s%s, %s)\n", h, ev,
-		    strcmp(jstr(rec, "class"), "socket") == 0 ||
+		    strcmp(kp_jstr(rec, "class"), "socket") == 0 ||
 			    json_is_true(json_object_get(rec, "exact"))
 			? "seen by kinbox"
 			: "read from the command's stderr");
 	}
 	printf("command: ");
-	print_argv(json_object_get(rec, "argv"));
+	kp_print_argv(json_object_get(rec, "argv"));
 	/* the lists (write roots, sockets) value by value, then switches */
 	for (size_t k = 0; k < KB_OPT__N; k++) {
 		const struct kb_option *o = &kb_options[k];
@@ -255,7 +256,7 @@ interactive(json_t *rec, struct kb_grant *g, char **note)
 
 /*
  * grant --suggested: exactly the record's "suggest" object, read by the
- * option table's JSON keys as print_suggest shows it. --unconfined is
+ * option table's JSON keys as kp_print_suggest shows it. --unconfined is
  * never taken from it: that suggestion is the command's own claim, with
  * nothing narrower to offer (report.c), and lifting the whole sandbox is a
  * human's typed decision.
@@ -290,11 +291,11 @@ take_suggestion(json_t *rec, const char *id, struct kb_grant *g)
 		    "the command's stderr; --suggested never grants it: "
 		    "give --unconfined yourself if you mean it",
 		    id);
-	if (kb_grant_empty(g) && strcmp(jstr(rec, "mode"), "read-only") == 0)
+	if (kb_grant_empty(g) && strcmp(kp_jstr(rec, "mode"), "read-only") == 0)
 		die("grant %s --suggested: that run was read-only (%s), which "
 		    "no grant widens, so nothing is suggested; run the command "
 		    "without read-only instead",
-		    id, jstr(rec, "mode_by"));
+		    id, kp_jstr(rec, "mode_by"));
 	if (kb_grant_empty(g))
 		die("grant %s --suggested: the record suggests nothing to "
 		    "grant; see kinpolicy show %s",
@@ -360,8 +361,8 @@ record_roots(json_t *rec, const char **roots)
 	json_t *pol = json_object_get(rec, "policy"), *w;
 	size_t n = 0, i;
 
-	if (*jstr(pol, "workspace") == '/')
-		roots[n++] = jstr(pol, "workspace");
+	if (*kp_jstr(pol, "workspace") == '/')
+		roots[n++] = kp_jstr(pol, "workspace");
 	json_array_foreach(json_object_get(pol, "write_paths"), i, w)
 	{
 		if (n < KB_MAX_ROOTS && json_string_value(w) != NULL &&
@@ -386,7 +387,7 @@ cmd_grant(int argc, char **argv)
 						  : no_argument,
 			    NULL, 256 + (int)k};
 	/* --json by getopt: --session and --workspace take no value here
-	 * (want_flag would skip the word after them as decide's) */
+	 * (kp_want_flag would skip the word after them as decide's) */
 	opts[nopt++] = (struct option){"json", no_argument, NULL, 'j'};
 	opts[nopt++] = (struct option){"once", no_argument, NULL, 'o'};
 	opts[nopt++] = (struct option){"session", no_argument, NULL, 's'};
@@ -394,7 +395,7 @@ cmd_grant(int argc, char **argv)
 	opts[nopt++] = (struct option){"workspace", no_argument, NULL, 'W'};
 	opts[nopt] = (struct option){NULL, 0, NULL, 0};
 	bool json = false;
-	_cleanup_free_ char *home = home_dir();
+	_cleanup_free_ char *home = kp_home_dir();
 	_cleanup_strv_ struct kb_strv asked = {0};
 	struct kb_grant g = {.life = KB_LIFE_ONCE};
 	int lifetimes = 0, c;
@@ -450,9 +451,9 @@ cmd_grant(int argc, char **argv)
 	if (optind != argc)
 		die("grant: unexpected argument '%s'; the id comes first",
 		    argv[optind]);
-	check_id(id);
-	rec = load_record(home, id);
-	check_stores_for(rec, home);
+	kp_check_id(id);
+	rec = kp_load_record(home, id);
+	kp_check_stores_for(rec, home);
 	if (lifetimes > 1)
 		die("give one lifetime: --once, --session or --workspace");
 	if (suggested) {
@@ -496,26 +497,26 @@ cmd_grant(int argc, char **argv)
 		    "--workspace",
 		    id);
 	}
-	if (retried(home, id))
+	if (kp_retried(home, id))
 		die("%s was already retried; a new denial needs a new grant",
 		    id);
 	/* a network the project file turned off: a grant cannot lift it
 	 * (kinbox refuses --net there), so granting it would only loop */
 	if ((g.on[KB_OPT_NET] || g.on[KB_OPT_SSH_AGENT] ||
 		g.allowed_hosts.n > 0) &&
-	    *jstr(rec, "network_off_by") != '\0')
+	    *kp_jstr(rec, "network_off_by") != '\0')
 		die("grant %s: the network of that run is off by %s (network = "
 		    "off in the project file), which no grant lifts; remove "
 		    "that "
 		    "line from the project file instead",
-		    id, jstr(rec, "network_off_by"));
+		    id, kp_jstr(rec, "network_off_by"));
 	/* a read-only run: kinbox drops every granted root from it (and
 	 * refuses --write with --read-only), so a grant would only loop */
 	if ((g.write_paths.n > 0 || g.on[KB_OPT_UNCONFINED]) &&
-	    strcmp(jstr(rec, "mode"), "read-only") == 0)
+	    strcmp(kp_jstr(rec, "mode"), "read-only") == 0)
 		die("grant %s: that run was read-only (%s), which no grant "
 		    "widens; run the command without read-only instead",
-		    id, jstr(rec, "mode_by"));
+		    id, kp_jstr(rec, "mode_by"));
 	{
 		const char *roots[KB_MAX_ROOTS];
 		size_t nroots = record_roots(rec, roots);
@@ -556,12 +557,12 @@ cmd_grant(int argc, char **argv)
 	write_decision(home, id, dec);
 	if (g.life != KB_LIFE_ONCE &&
 	    kb_grant_store(&g, home, getenv("KINBOX_SESSION"),
-		jstr(pol, "workspace"), id, &e) == -1) {
-		journal_remove(home, id, KB_JOURNAL_DECISION);
+		kp_jstr(pol, "workspace"), id, &e) == -1) {
+		kp_journal_remove(home, id, KB_JOURNAL_DECISION);
 		die("%s", e.msg);
 	}
 	if (json) {
-		dump_json(dec);
+		kp_dump_json(dec);
 	} else if (suggested) {
 		/* what was granted, since nobody typed it */
 		_cleanup_free_ char *what = grant_flags(&g);
@@ -580,21 +581,21 @@ cmd_grant(int argc, char **argv)
 int
 cmd_decline(int argc, char **argv)
 {
-	bool json = want_flag(&argc, argv, "--json");
-	_cleanup_free_ char *home = home_dir();
+	bool json = kp_want_flag(&argc, argv, "--json");
+	_cleanup_free_ char *home = kp_home_dir();
 	json_t *rec, *dec;
 
 	if (argc != 4 || strcmp(argv[2], "--note") != 0)
 		kp_usage("decline");
-	check_id(argv[1]);
+	kp_check_id(argv[1]);
 	check_note("--note", argv[3]);
-	rec = load_record(home, argv[1]);
+	rec = kp_load_record(home, argv[1]);
 	dec = json_pack("{s:s,s:s}", "decision", "declined", "note", argv[3]);
 	if (dec == NULL)
 		die("--note: not valid text (UTF-8)");
 	write_decision(home, argv[1], dec);
 	if (json)
-		dump_json(dec);
+		kp_dump_json(dec);
 	else
 		printf("declined %s\n", argv[1]);
 	json_decref(dec);
@@ -602,35 +603,12 @@ cmd_decline(int argc, char **argv)
 	return 0;
 }
 
-/* kinbox beside kinpolicy (a build tree, an install), else from PATH */
-static char *
-find_kinbox(void)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
-
-	if (n > 0) {
-		self[n] = '\0';
-		if ((slash = strrchr(self, '/')) != NULL) {
-			char *k;
-
-			*slash = '\0';
-			k = xasprintf("%s/kinbox", self);
-			if (access(k, X_OK) == 0)
-				return k;
-			free(k);
-		}
-	}
-	return xstrdup("kinbox");
-}
-
 /* kinbox flags for the knobs of `o` that retry passes again (the table's
  * retry column: each has a flag and a JSON key):
  * --write X for each list item, --net for a true switch (unless `already`
  * has it too); no --allow-host when `no_hosts` */
 static void
-push_flags(struct kb_strv *av, json_t *o, json_t *already, bool no_hosts)
+kp_push_flags(struct kb_strv *av, json_t *o, json_t *already, bool no_hosts)
 {
 	json_t *v;
 	size_t i;
@@ -662,7 +640,7 @@ push_flags(struct kb_strv *av, json_t *o, json_t *already, bool no_hosts)
 int
 cmd_retry(int argc, char **argv)
 {
-	_cleanup_free_ char *home = home_dir();
+	_cleanup_free_ char *home = kp_home_dir();
 	struct kb_strv av = {0};
 	json_t *rec, *dec, *pol, *v;
 	const char *id;
@@ -671,17 +649,17 @@ cmd_retry(int argc, char **argv)
 	if (argc != 2)
 		kp_usage("retry");
 	id = argv[1];
-	check_id(id);
-	rec = load_record(home, id);
+	kp_check_id(id);
+	rec = kp_load_record(home, id);
 	/* the decision it obeys must not be the command's */
-	check_stores_for(rec, home);
-	dec = load_decision(home, id);
+	kp_check_stores_for(rec, home);
+	dec = kp_load_decision(home, id);
 	if (dec == NULL)
 		die("%s has no decision yet; a human grants it first "
 		    "(kinpolicy grant %s ...)",
 		    id, id);
-	if (strcmp(jstr(dec, "decision"), "granted") != 0)
-		die("%s was declined: %s", id, jstr(dec, "note"));
+	if (strcmp(kp_jstr(dec, "decision"), "granted") != 0)
+		die("%s was declined: %s", id, kp_jstr(dec, "note"));
 	if (!json_is_true(json_object_get(rec, "argv_exact")))
 		die("%s: the command's arguments were not all text (UTF-8), so "
 		    "the journal cannot replay them exactly; run it again "
@@ -699,7 +677,7 @@ cmd_retry(int argc, char **argv)
 	kb_strv_push(&av, "kinbox");
 	/* in the journaled cwd (below), which lies in this workspace */
 	kb_strv_push(&av, "--workspace");
-	kb_strv_push(&av, jstr(json_object_get(rec, "policy"), "workspace"));
+	kb_strv_push(&av, kp_jstr(json_object_get(rec, "policy"), "workspace"));
 	/* the flags as the record keeps them, then (a once grant rides on
 	 * this call only) the decision's capabilities; session and
 	 * workspace grants are in their stores, where kinbox finds them.
@@ -718,22 +696,22 @@ cmd_retry(int argc, char **argv)
 					     dec, kb_options[k].json)) ||
 					 json_is_true(json_object_get(
 					     pol, kb_options[k].json));
-		push_flags(&av, pol, NULL, whole);
-		if (strcmp(jstr(dec, "lifetime"), "once") == 0)
-			push_flags(&av, dec, pol, whole);
+		kp_push_flags(&av, pol, NULL, whole);
+		if (strcmp(kp_jstr(dec, "lifetime"), "once") == 0)
+			kp_push_flags(&av, dec, pol, whole);
 	}
 	kb_strv_push(&av, "--");
 	json_array_foreach(json_object_get(rec, "argv"), i, v)
 	    kb_strv_push(&av, json_string_value(v));
-	if (chdir(jstr(rec, "cwd")) == -1)
+	if (chdir(kp_jstr(rec, "cwd")) == -1)
 		die_errno("%s: cannot go back to the journaled directory %s",
-		    id, jstr(rec, "cwd"));
+		    id, kp_jstr(rec, "cwd"));
 	/* consumed before it runs: a second retry fails, even concurrently */
-	if (journal_create(home, id, KB_JOURNAL_RETRIED, "") == -1)
+	if (kp_journal_create(home, id, KB_JOURNAL_RETRIED, "") == -1)
 		die("%s was already retried; retry runs a granted denial once",
 		    id);
 	{
-		char *k = find_kinbox();
+		char *k = kp_find_kinbox();
 
 		execvp(k, av.v);
 		die_errno("cannot run %s", k);
@@ -750,7 +728,7 @@ static int
 by_time(const void *a, const void *b)
 {
 	const struct pending *x = a, *y = b;
-	int c = strcmp(jstr(x->rec, "time"), jstr(y->rec, "time"));
+	int c = strcmp(kp_jstr(x->rec, "time"), kp_jstr(y->rec, "time"));
 
 	return c != 0 ? c : strcmp(x->id, y->id);
 }
@@ -758,8 +736,8 @@ by_time(const void *a, const void *b)
 int
 cmd_pending(int argc, char **argv)
 {
-	bool json = want_flag(&argc, argv, "--json");
-	_cleanup_free_ char *home = home_dir();
+	bool json = kp_want_flag(&argc, argv, "--json");
+	_cleanup_free_ char *home = kp_home_dir();
 	_cleanup_close_ int dfd = -1;
 	struct pending *p = NULL;
 	size_t n = 0;
@@ -771,17 +749,17 @@ cmd_pending(int argc, char **argv)
 	if (argc != 1)
 		kp_usage("pending");
 	/* no journal yet: nothing pending */
-	if ((dfd = journal_dir_fd(home)) != -1 &&
+	if ((dfd = kp_journal_dir_fd(home)) != -1 &&
 	    (d = kb_opendir_beneath(dfd, ".")) == NULL)
 		die_errno("the journal");
 	while (d != NULL && (errno = 0, de = readdir(d)) != NULL) {
 		char id[KB_ID_LEN + 1];
 		json_t *rec;
 
-		if (!id_of(de->d_name, KB_JOURNAL_RECORD, id) ||
-		    exists_at(dfd, id, KB_JOURNAL_DECISION) ||
-		    exists_at(dfd, id, KB_JOURNAL_RETRIED) ||
-		    (rec = load_at(dfd, id, KB_JOURNAL_RECORD)) == NULL)
+		if (!kp_id_of(de->d_name, KB_JOURNAL_RECORD, id) ||
+		    kp_exists_at(dfd, id, KB_JOURNAL_DECISION) ||
+		    kp_exists_at(dfd, id, KB_JOURNAL_RETRIED) ||
+		    (rec = kp_load_at(dfd, id, KB_JOURNAL_RECORD)) == NULL)
 			continue;
 		p = xreallocarray(p, n + 1, sizeof(*p));
 		p[n].rec = rec;
@@ -801,17 +779,19 @@ cmd_pending(int argc, char **argv)
 			json_array_append(list, rec);
 		} else {
 			/* the record's fields are the command's: escaped */
-			_cleanup_free_ char *t = kb_escape(jstr(rec, "time"));
+			_cleanup_free_ char *t =
+			    kb_escape(kp_jstr(rec, "time"));
 			_cleanup_free_ char *cls =
-			    kb_escape(jstr(rec, "class"));
-			_cleanup_free_ char *what =
-			    kb_escape(*jstr(rec, "path") ? jstr(rec, "path")
-							 : jstr(rec, "host"));
-			_cleanup_free_ char *cwd = kb_escape(jstr(rec, "cwd"));
+			    kb_escape(kp_jstr(rec, "class"));
+			_cleanup_free_ char *what = kb_escape(
+			    *kp_jstr(rec, "path") ? kp_jstr(rec, "path")
+						  : kp_jstr(rec, "host"));
+			_cleanup_free_ char *cwd =
+			    kb_escape(kp_jstr(rec, "cwd"));
 
 			printf("%s  %s  %-7s %s  in %s: ", p[i].id, t, cls,
 			    what, cwd);
-			print_argv(json_object_get(rec, "argv"));
+			kp_print_argv(json_object_get(rec, "argv"));
 		}
 		json_decref(rec);
 	}
@@ -820,7 +800,7 @@ cmd_pending(int argc, char **argv)
 		json_t *o = json_object();
 
 		json_object_set(o, "pending", list);
-		dump_json(o);
+		kp_dump_json(o);
 		json_decref(o);
 	}
 	json_decref(list);
@@ -843,7 +823,7 @@ check_session_env(void)
 }
 
 static void
-print_notes(struct kb_strv *notes)
+kp_warn_notes(struct kb_strv *notes)
 {
 	for (size_t i = 0; i < notes->n; i++)
 		warnx("note: %s", notes->v[i]);
@@ -877,15 +857,15 @@ run_json(const struct kb_run_entry *r)
 	iso_time(r->started, when, sizeof(when));
 	return json_pack("{s:I,s:I,s:s,s:o,s:o}", "pid", (json_int_t)r->pid,
 	    "start", (json_int_t)r->start, "started", when, "workspace",
-	    r->workspace ? json_text(r->workspace) : json_null(), "argv0",
-	    r->argv0 ? json_text(r->argv0) : json_null());
+	    r->workspace ? kp_json_text(r->workspace) : json_null(), "argv0",
+	    r->argv0 ? kp_json_text(r->argv0) : json_null());
 }
 
 int
 cmd_grants(int argc, char **argv)
 {
-	bool json = want_flag(&argc, argv, "--json");
-	_cleanup_free_ char *home = home_dir();
+	bool json = kp_want_flag(&argc, argv, "--json");
+	_cleanup_free_ char *home = kp_home_dir();
 	struct kb_stored_grant *g = NULL;
 	struct kb_run_entry *runs = NULL;
 	struct kb_strv notes = {0};
@@ -898,7 +878,7 @@ cmd_grants(int argc, char **argv)
 	check_session_env();
 	n = kb_grants_list(home, getenv("KINBOX_SESSION"), &g);
 	nruns = kb_runs_list(home, &runs, &notes, &unverified);
-	print_notes(&notes);
+	kp_warn_notes(&notes);
 	for (size_t i = 0; i < n; i++) {
 		if (json) {
 			json_t *using = json_array(), *o;
@@ -909,9 +889,9 @@ cmd_grants(int argc, char **argv)
 					    using, run_json(&runs[k]));
 			o = json_pack("{s:I,s:s,s:s,s:o,s:o,s:o,s:o}", "n",
 			    (json_int_t)(i + 1), "id", g[i].id, "lifetime",
-			    g[i].lifetime, "file", json_text(g[i].file),
-			    "section", json_text(g[i].header), "body",
-			    json_text(g[i].body), "runs", using);
+			    g[i].lifetime, "file", kp_json_text(g[i].file),
+			    "section", kp_json_text(g[i].header), "body",
+			    kp_json_text(g[i].body), "runs", using);
 			if (o == NULL || json_array_append_new(list, o) == -1)
 				die("out of memory");
 			continue;
@@ -946,7 +926,7 @@ cmd_grants(int argc, char **argv)
 		json_t *o = json_object();
 
 		json_object_set(o, "grants", list);
-		dump_json(o);
+		kp_dump_json(o);
 		json_decref(o);
 	}
 	json_decref(list);
@@ -979,7 +959,7 @@ stop_runs(const char *home, const struct kb_strv *removed,
 	size_t nwait = 0, waiting;
 	struct timespec t0, t1;
 
-	print_notes(&notes);
+	kp_warn_notes(&notes);
 	for (size_t k = 0; k < nruns; k++) {
 		bool uses = false, must = false;
 
@@ -1060,8 +1040,8 @@ has_id(const struct kb_stored_grant *g, size_t n, const char *id)
 int
 cmd_revoke(int argc, char **argv)
 {
-	bool json = want_flag(&argc, argv, "--json");
-	_cleanup_free_ char *home = home_dir();
+	bool json = kp_want_flag(&argc, argv, "--json");
+	_cleanup_free_ char *home = kp_home_dir();
 	const char *session = getenv("KINBOX_SESSION");
 	struct kb_stored_grant *before = NULL, *after = NULL;
 	struct kb_strv removed = {0}, gone = {0}, stopped = {0}, left = {0};
@@ -1112,7 +1092,7 @@ cmd_revoke(int argc, char **argv)
 					(json_int_t)n);
 
 		json_object_set(o, "stopped", pids);
-		dump_json(o);
+		kp_dump_json(o);
 		json_decref(o);
 	} else {
 		printf("revoked %s\n", n < 0 ? "all grants" : argv[1]);

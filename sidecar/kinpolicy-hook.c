@@ -74,7 +74,7 @@ struct hook {
 
 /* the answer: one JSON object on one line */
 static void
-answer(struct hook *h, json_t *o)
+kp_answer(struct hook *h, json_t *o)
 {
 	char *s = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
 
@@ -91,7 +91,7 @@ answer(struct hook *h, json_t *o)
 static json_t *
 jtext(const char *s)
 {
-	json_t *j = json_text(s);
+	json_t *j = kp_json_text(s);
 
 	if (j == NULL)
 		die("out of memory");
@@ -166,7 +166,7 @@ answer_decision(struct hook *h, const char *decision, const char *reason,
 			    o, "updated_input", input_with(h, rewritten));
 		break;
 	}
-	answer(h, o);
+	kp_answer(h, o);
 }
 
 /* context for the model after a tool call (PostToolUseFailure,
@@ -180,7 +180,7 @@ answer_context(struct hook *h, const char *text)
 		json_object_set_new(hs, "hookEventName", json_string(h->event));
 	json_object_set_new(hs, "additionalContext", jtext(text));
 	json_object_set_new(o, "hookSpecificOutput", hs);
-	answer(h, o);
+	kp_answer(h, o);
 }
 
 /* --- what the event says ---------------------------------------------------
@@ -218,7 +218,7 @@ event_cwd(struct hook *h)
  * directory the model named: that is judged against this root.
  */
 static char *
-project_root(struct hook *h, const char *cwd)
+kp_hook_project_root(struct hook *h, const char *cwd)
 {
 	const char *named = NULL;
 	_cleanup_free_ char *home = kb_paths_home();
@@ -568,7 +568,7 @@ shell_call(struct hook *h, const char *command, const char *cwd_in)
 	{
 		_cleanup_free_ char *agent_cwd = event_cwd(h);
 
-		root = project_root(h, agent_cwd);
+		root = kp_hook_project_root(h, agent_cwd);
 	}
 	/* where the command runs is the model's choice (a dir_path, a cd
 	 * the agent carried over): judged where it really is, against the
@@ -743,7 +743,7 @@ edit_call(struct hook *h, const char *const *paths, size_t n)
 {
 	struct kb_hook_mode m;
 	_cleanup_free_ char *cwd = event_cwd(h);
-	_cleanup_free_ char *root = project_root(h, cwd);
+	_cleanup_free_ char *root = kp_hook_project_root(h, cwd);
 	_cleanup_free_ char *home = kb_paths_home();
 	struct kb_cw worst = {.verdict = KB_ALLOW}, cw;
 	struct kb_err e;
@@ -809,7 +809,7 @@ strings_of(json_t *v, struct kb_buf *b, int depth)
 static void
 after_call(struct hook *h)
 {
-	_cleanup_free_ char *home = home_dir();
+	_cleanup_free_ char *home = kp_home_dir();
 	struct kb_buf text = {0}, ctx = {0};
 	char ids[MAX_IDS][24];
 	size_t n;
@@ -819,15 +819,15 @@ after_call(struct hook *h)
 	strings_of(json_object_get(h->in, "error"), &text, 0);
 	strings_of(json_object_get(h->in, "tool_response"), &text, 0);
 	n = kb_hook_denial_ids(text.s, ids, MAX_IDS);
-	dfd = n > 0 ? journal_dir_fd(home) : -1;
+	dfd = n > 0 ? kp_journal_dir_fd(home) : -1;
 	for (size_t i = 0; i < n && dfd != -1; i++) {
 		/* only a denial kinbox recorded: the output is the
 		 * command's, which can print any line it likes */
-		json_t *rec = load_at(dfd, ids[i], ".json");
-		const char *cls = jstr(rec, "class");
-		const char *what = *jstr(rec, "path") != '\0'
-				       ? jstr(rec, "path")
-				       : jstr(rec, "host");
+		json_t *rec = kp_load_at(dfd, ids[i], ".json");
+		const char *cls = kp_jstr(rec, "class");
+		const char *what = *kp_jstr(rec, "path") != '\0'
+				       ? kp_jstr(rec, "path")
+				       : kp_jstr(rec, "host");
 
 		if (rec == NULL || *cls == '\0') {
 			json_decref(rec);
@@ -953,7 +953,7 @@ agent_session(struct hook *h)
 	if ((h->session = kb_session_new(&e)) == NULL)
 		return;
 	cwd = event_cwd(h);
-	h->root = project_root(h, cwd);
+	h->root = kp_hook_project_root(h, cwd);
 	agent_map_write(map, h->session, h->root);
 }
 
@@ -990,7 +990,7 @@ session_start(struct hook *h)
 
 		if ((h->session = kb_session_new(&e)) == NULL)
 			die("hook: %s", e.msg);
-		h->root = project_root(h, cwd);
+		h->root = kp_hook_project_root(h, cwd);
 		if (map != NULL)
 			agent_map_write(map, h->session, h->root);
 	}
@@ -1009,7 +1009,8 @@ session_start(struct hook *h)
 
 /* Does the work; -1 with `why` when the event cannot be judged. */
 static int
-judge(struct hook *h, const char *input, size_t len, char *why, size_t wl)
+kp_hook_judge(
+    struct hook *h, const char *input, size_t len, char *why, size_t wl)
 {
 	json_error_t err;
 	const char *tool, *cmd;
@@ -1247,29 +1248,6 @@ fail_closed(enum kb_agent agent, const char *cause)
 	exit(2);
 }
 
-/* kinbox, beside kinpolicy itself (both installed in one bin/), else the
- * name: the rewrite names it absolutely, so that a PATH the command set
- * earlier cannot put another program in its place */
-static void
-find_kinbox(char *out, size_t len)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *sl;
-
-	if (n > 0) {
-		self[n] = '\0';
-		if ((sl = strrchr(self, '/')) != NULL &&
-		    (size_t)(sl - self) + sizeof("/kinbox") <= len) {
-			memcpy(out, self, (size_t)(sl - self));
-			memcpy(out + (sl - self), "/kinbox", sizeof("/kinbox"));
-			if (access(out, X_OK) == 0)
-				return;
-		}
-	}
-	snprintf(out, len, "kinbox");
-}
-
 /* stdin (a pipe, usually), bounded */
 static char *
 read_input_as(enum kb_agent agent, size_t *len)
@@ -1344,8 +1322,13 @@ cmd_hook(int argc, char **argv)
 	if (optind != argc)
 		fail_closed(
 		    h.agent, "unexpected argument; see kinpolicy --help");
-	if (h.kinbox[0] == '\0')
-		find_kinbox(h.kinbox, sizeof(h.kinbox));
+	if (h.kinbox[0] == '\0') {
+		/* named absolutely, so that a PATH the command set earlier
+		 * cannot put another program in its place */
+		_cleanup_free_ char *k = kp_find_kinbox();
+
+		snprintf(h.kinbox, sizeof(h.kinbox), "%s", k);
+	}
 	input = read_input_as(h.agent, &len);
 	{
 		json_t *j = json_loadb(input, len, 0, NULL);
@@ -1370,7 +1353,7 @@ cmd_hook(int argc, char **argv)
 		 * in the child prints goes to the parent's cause */
 		if (dup2(errp[1], 2) == -1 || dup2(errp[1], 1) == -1)
 			_exit(3);
-		if (judge(&h, input, len, why, sizeof(why)) == -1) {
+		if (kp_hook_judge(&h, input, len, why, sizeof(why)) == -1) {
 			if (write(outp[1], "B", 1) != 1 ||
 			    write(outp[1], why, strlen(why)) == -1)
 				_exit(3);

@@ -118,7 +118,7 @@ self_path(void)
 /* `path` lies in the home directory, the project, or the agent's own
  * directory (whichever apply) */
 static bool
-allowed(const struct target *t, const char *path)
+kp_allowed(const struct target *t, const char *path)
 {
 	if (t->project)
 		return kb_path_within(path, t->root);
@@ -139,7 +139,7 @@ where(const struct target *t)
  * (a .git directory or file, as git finds it), never the home directory
  * or / */
 static char *
-project_root(const char *home)
+kp_install_project_root(const char *home)
 {
 	char *cwd = getcwd(NULL, 0), *real, *dir;
 
@@ -216,7 +216,7 @@ find_target(struct target *t)
 		die("hook install: no home directory (HOME is not set and "
 		    "the password database has none)");
 	if (t->project) {
-		t->root = project_root(t->home);
+		t->root = kp_install_project_root(t->home);
 		t->dir = xasprintf("%s/%s", t->root, relcopy);
 	} else {
 		switch (t->agent) {
@@ -248,12 +248,12 @@ find_target(struct target *t)
 
 /*
  * Where the file really is: the canonical directory (NULL when a part of
- * it is still to be made: the part that exists must lie where allowed())
+ * it is still to be made: the part that exists must lie where kp_allowed())
  * and, when the file is a symlink, the canonical file it leads to, which
- * must be a regular file where allowed().
+ * must be a regular file where kp_allowed().
  */
 static void
-resolve(struct target *t)
+kp_resolve(struct target *t)
 {
 	_cleanup_free_ char *d = xstrdup(t->dir);
 	_cleanup_free_ char *real = NULL;
@@ -274,7 +274,7 @@ resolve(struct target *t)
 		    "again; nothing was written",
 		    w);
 	}
-	if (!allowed(t, real)) {
+	if (!kp_allowed(t, real)) {
 		_cleanup_free_ char *w = E(d), *r = E(real);
 
 		die("%s leads to %s, outside %s; kinpolicy writes no settings "
@@ -301,7 +301,7 @@ resolve(struct target *t)
 			    "remove it or make what it names, then run "
 			    "kinpolicy again; nothing was written",
 			    w, strerror(errno));
-		if (!allowed(t, to)) {
+		if (!kp_allowed(t, to)) {
 			_cleanup_free_ char *r = E(to);
 
 			free(to);
@@ -346,7 +346,7 @@ make_dir(struct target *t)
 		die_errno("making %s", t->dir);
 	if ((real = realpath(t->dir, NULL)) == NULL)
 		die_errno("%s", t->dir);
-	if (!allowed(t, real)) {
+	if (!kp_allowed(t, real)) {
 		_cleanup_free_ char *w = E(t->dir), *r = E(real);
 
 		die("%s leads to %s, outside %s; nothing was written", w, r,
@@ -567,7 +567,7 @@ warn_disabled(const struct target *t, const json_t *doc)
 }
 
 static void
-print_notes(const struct target *t, bool dry)
+kp_install_notes(const struct target *t, bool dry)
 {
 	_cleanup_free_ char *w = E(t->path);
 
@@ -609,7 +609,7 @@ warn_prefix(const char *other)
  * shell Claude Code parses the prefix with; NULL when there is none (the
  * hook then rewrites each command, as for the other agents) */
 static const char *
-claude_prefix(const char *self)
+kp_claude_prefix(const char *self)
 {
 	static char *prefix;
 	_cleanup_free_ char *dir = NULL;
@@ -658,7 +658,7 @@ run(enum kb_agent agent, bool install, bool project, bool dry)
 		    "kinpolicy's; install kinpolicy under a plain path",
 		    command);
 	find_target(&t);
-	resolve(&t);
+	kp_resolve(&t);
 	shown = E(t.path);
 	if (t.realdir != NULL) {
 		if ((dfd = kb_open_dir_nofollow(t.realdir)) == -1)
@@ -683,7 +683,7 @@ run(enum kb_agent agent, bool install, bool project, bool dry)
 		     : kb_hookinstall_uninstall(next, agent, &r, &e)) == -1 ||
 	    (agent == KB_AGENT_CLAUDE &&
 		kb_hookinstall_claude_prefix(next,
-		    install ? claude_prefix(self) : NULL, &r, &other_prefix,
+		    install ? kp_claude_prefix(self) : NULL, &r, &other_prefix,
 		    &e) == -1))
 		die("%s: %s: not the shape %s's settings have; fix it by hand "
 		    "(README.md, Use with your agent), or move it away; "
@@ -773,7 +773,7 @@ run(enum kb_agent agent, bool install, bool project, bool dry)
 		    "backup of the file as it was: %s%s\n", b, BACKUP_SUFFIX);
 	}
 	if (install)
-		print_notes(&t, dry);
+		kp_install_notes(&t, dry);
 	if (install)
 		warn_disabled(&t, next);
 	if (install && other_prefix != NULL)

@@ -1,11 +1,13 @@
 /*
  * sidecar/kinpolicy-journal.c — what the kinpolicy verbs share
  * (sidecar/kinpolicy-journal.h): the journal's files (records, decisions,
- * retried marks), the store check of a recorded run, and the output helpers.
+ * retried marks), the store check of a recorded run, the output helpers,
+ * and the kinbox that retry and hook run.
  * CLI layer: these print and may die().
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,12 +20,13 @@
 #include "../lib/fsat.h"
 #include "../lib/util.h"
 #include "../profile/journal.h"
+#include "../profile/options.h"
 #include "../profile/policy.h"
 
 #include "kinpolicy-journal.h"
 
 char *
-home_dir(void)
+kp_home_dir(void)
 {
 	char *h = kb_paths_home();
 
@@ -34,7 +37,7 @@ home_dir(void)
 
 /* ids are what kinbox made: sbx_ and 16 hex digits, never a path */
 void
-check_id(const char *id)
+kp_check_id(const char *id)
 {
 	size_t n = strlen(id);
 
@@ -46,7 +49,7 @@ check_id(const char *id)
 }
 
 int
-journal_dir_fd(const char *home)
+kp_journal_dir_fd(const char *home)
 {
 	struct kb_err e;
 	int fd = kb_journal_open(home, false, &e);
@@ -57,7 +60,7 @@ journal_dir_fd(const char *home)
 }
 
 bool
-id_of(const char *name, const char *suffix, char id[KB_ID_LEN + 1])
+kp_id_of(const char *name, const char *suffix, char id[KB_ID_LEN + 1])
 {
 	size_t n = strlen(name), k = strlen(suffix);
 
@@ -71,7 +74,7 @@ id_of(const char *name, const char *suffix, char id[KB_ID_LEN + 1])
 }
 
 json_t *
-load_at(int dfd, const char *id, const char *suffix)
+kp_load_at(int dfd, const char *id, const char *suffix)
 {
 	_cleanup_free_ char *name = xasprintf("%s%s", id, suffix);
 	_cleanup_free_ char *text = kb_read_beneath(dfd, name, KP_RECORD_MAX);
@@ -80,7 +83,7 @@ load_at(int dfd, const char *id, const char *suffix)
 }
 
 bool
-exists_at(int dfd, const char *id, const char *suffix)
+kp_exists_at(int dfd, const char *id, const char *suffix)
 {
 	_cleanup_free_ char *name = xasprintf("%s%s", id, suffix);
 	struct stat st;
@@ -90,9 +93,9 @@ exists_at(int dfd, const char *id, const char *suffix)
 
 /* the journaled record of a denial; dies when there is none */
 json_t *
-load_record(const char *home, const char *id)
+kp_load_record(const char *home, const char *id)
 {
-	_cleanup_close_ int dfd = journal_dir_fd(home);
+	_cleanup_close_ int dfd = kp_journal_dir_fd(home);
 	_cleanup_free_ char *name = xasprintf("%s%s", id, KB_JOURNAL_RECORD);
 	_cleanup_free_ char *text = NULL;
 	json_error_t err;
@@ -118,26 +121,26 @@ load_record(const char *home, const char *id)
 }
 
 json_t *
-load_decision(const char *home, const char *id)
+kp_load_decision(const char *home, const char *id)
 {
-	_cleanup_close_ int dfd = journal_dir_fd(home);
+	_cleanup_close_ int dfd = kp_journal_dir_fd(home);
 
-	return dfd != -1 ? load_at(dfd, id, KB_JOURNAL_DECISION) : NULL;
+	return dfd != -1 ? kp_load_at(dfd, id, KB_JOURNAL_DECISION) : NULL;
 }
 
 bool
-retried(const char *home, const char *id)
+kp_retried(const char *home, const char *id)
 {
-	_cleanup_close_ int dfd = journal_dir_fd(home);
+	_cleanup_close_ int dfd = kp_journal_dir_fd(home);
 
-	return dfd != -1 && exists_at(dfd, id, KB_JOURNAL_RETRIED);
+	return dfd != -1 && kp_exists_at(dfd, id, KB_JOURNAL_RETRIED);
 }
 
 int
-journal_create(
+kp_journal_create(
     const char *home, const char *id, const char *suffix, const char *text)
 {
-	_cleanup_close_ int dfd = journal_dir_fd(home);
+	_cleanup_close_ int dfd = kp_journal_dir_fd(home);
 	_cleanup_free_ char *name = xasprintf("%s%s", id, suffix);
 	size_t n = strlen(text);
 	int fd;
@@ -161,9 +164,9 @@ journal_create(
 }
 
 void
-journal_remove(const char *home, const char *id, const char *suffix)
+kp_journal_remove(const char *home, const char *id, const char *suffix)
 {
-	_cleanup_close_ int dfd = journal_dir_fd(home);
+	_cleanup_close_ int dfd = kp_journal_dir_fd(home);
 	_cleanup_free_ char *name = xasprintf("%s%s", id, suffix);
 
 	if (dfd != -1)
@@ -171,7 +174,7 @@ journal_remove(const char *home, const char *id, const char *suffix)
 }
 
 const char *
-jstr(json_t *o, const char *k)
+kp_jstr(json_t *o, const char *k)
 {
 	const char *s = json_string_value(json_object_get(o, k));
 
@@ -179,7 +182,7 @@ jstr(json_t *o, const char *k)
 }
 
 void
-print_esc(const char *label, const char *value)
+kp_print_esc(const char *label, const char *value)
 {
 	_cleanup_free_ char *v = kb_escape(value != NULL ? value : "");
 
@@ -187,7 +190,7 @@ print_esc(const char *label, const char *value)
 }
 
 void
-print_argv(json_t *argv)
+kp_print_argv(json_t *argv)
 {
 	size_t i;
 	json_t *a;
@@ -215,7 +218,7 @@ print_argv(json_t *argv)
  * same test, since its journal lies in the roots it would have to name.
  */
 void
-check_stores_for(json_t *rec, const char *home)
+kp_check_stores_for(json_t *rec, const char *home)
 {
 	json_t *pol = json_object_get(rec, "policy"), *w;
 	struct kb_policy p;
@@ -224,8 +227,8 @@ check_stores_for(json_t *rec, const char *home)
 
 	kb_policy_init(&p);
 	p.home = xstrdup(home);
-	if (*jstr(pol, "workspace") == '/')
-		p.workspace = xstrdup(jstr(pol, "workspace"));
+	if (*kp_jstr(pol, "workspace") == '/')
+		p.workspace = xstrdup(kp_jstr(pol, "workspace"));
 	json_array_foreach(json_object_get(pol, "write_paths"), i, w)
 	{
 		if (p.nwrite == KB_MAX_WRITE || json_string_value(w) == NULL ||
@@ -241,19 +244,19 @@ check_stores_for(json_t *rec, const char *home)
 }
 
 const char *
-state_of(const char *home, const char *id, json_t *dec)
+kp_state_of(const char *home, const char *id, json_t *dec)
 {
-	if (retried(home, id))
+	if (kp_retried(home, id))
 		return "retried";
 	if (dec == NULL)
 		return "pending";
-	if (strcmp(jstr(dec, "decision"), "declined") == 0)
+	if (strcmp(kp_jstr(dec, "decision"), "declined") == 0)
 		return "declined";
 	return "granted";
 }
 
 void
-print_suggest(json_t *rec)
+kp_print_suggest(json_t *rec)
 {
 	json_t *s = json_object_get(rec, "suggest"), *w;
 	size_t i;
@@ -291,7 +294,7 @@ print_suggest(json_t *rec)
 }
 
 json_t *
-json_text(const char *s)
+kp_json_text(const char *s)
 {
 	json_t *j = json_string(s != NULL ? s : "");
 	_cleanup_free_ char *copy = NULL;
@@ -308,7 +311,7 @@ json_text(const char *s)
 }
 
 void
-dump_json(json_t *o)
+kp_dump_json(json_t *o)
 {
 	/* "schema" first, then the object's keys in their order (a record
 	 * that has its own "schema" already keeps this one) */
@@ -353,7 +356,7 @@ static const char *const value_options[] = {
 };
 
 bool
-want_flag(int *argc, char **argv, const char *flag)
+kp_want_flag(int *argc, char **argv, const char *flag)
 {
 	for (int i = 1; i < *argc; i++) {
 		bool value = false;
@@ -376,4 +379,29 @@ want_flag(int *argc, char **argv, const char *flag)
 		}
 	}
 	return false;
+}
+
+/* kinbox beside kinpolicy (a build tree, an install: both in one bin/),
+ * else the name, found on PATH. What access() accepts is shorter than
+ * PATH_MAX. */
+char *
+kp_find_kinbox(void)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n > 0) {
+		self[n] = '\0';
+		if ((slash = strrchr(self, '/')) != NULL) {
+			char *k;
+
+			*slash = '\0';
+			k = xasprintf("%s/kinbox", self);
+			if (access(k, X_OK) == 0)
+				return k;
+			free(k);
+		}
+	}
+	return xstrdup("kinbox");
 }

@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 #
 # tests/lib.sh — sourced by the shell integration tests (tests/tNN-*.sh).
-# In the spirit of bubblewrap's tests/libtest-core.sh: `set -eu` friendly
+# In the spirit of bubblewrap's libtest-core.sh: `set -eu` friendly
 # asserts, TAP output, one temporary directory per script removed on exit.
 #
 #   . "$(dirname "$0")/lib.sh"
@@ -314,7 +314,7 @@ skip_on_landlock() {
 }
 
 # skip_unavailable REASON: a program the test drives is not installed here
-# and could not be (tests/t93-agents.sh: an agent from the npm registry).
+# and could not be (tests/t82-agents.sh: an agent from the npm registry).
 # Like skip_other_pass, not turned into a failure by KINBOX_MUST_WORK
 # (which is about sandboxes that cannot be set up), still never counted as
 # a pass; REASON should say how to install it.

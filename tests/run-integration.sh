@@ -9,29 +9,29 @@
 # /var/tmp that this user can read, with a home of its own under the same
 # temporary directory (never the user's real one: its journal and config
 # stay as they are; make integration gives the first pass one,
-# tests/isolated.sh).
+# tests/tools/isolated.sh).
 #
-# The agents tests/t93-agents.sh drives are not copied: the second pass
+# The agents tests/t82-agents.sh drives are not copied: the second pass
 # reads them where make agents installed them (KB_AGENTS_MODULES, default
 # tests/agents/node_modules), which must be readable by that user.
 #
 # Environment: KINBOX (binary for the first pass; default ./kinbox),
 # KINPOLICY (default: beside KINBOX), KINBOX_TEST (the test build
-# t99-egress.sh runs; default: beside KINBOX),
+# t30-egress.sh runs; default: beside KINBOX),
 # KINBOX_MUST_WORK=1 (skips fail), KB_VERBOSE=1, KB_TEST_USER (default
 # kinbox-test), KB_NO_UNPRIVILEGED=1 (root: skip the second pass),
-# KB_SUITES="t10-core.sh t85-edges.sh" (only these scripts),
+# KB_SUITES="t20-core.sh t28-edges.sh" (only these scripts),
 # KB_BIG_DIR (where t60-hostile.sh makes its big workspaces for the first
 # pass and its landlock pass; default: one in the run's temporary
 # directory, and another for the unprivileged passes).
 #
 # Each pass then runs the confinement suites (KB_LANDLOCK_SUITES, default
-# t10-core.sh t20-secrets.sh t60-hostile.sh t72-read-only.sh t85-edges.sh;
+# t11-read-only.sh t12-secrets.sh t20-core.sh t28-edges.sh t60-hostile.sh;
 # those of them in KB_SUITES when it is set) a second time under the
 # landlock backend (KB_BACKEND=landlock, tests/lib.sh), labelled
 # landlock/LABEL/SCRIPT;
-# KB_NO_LANDLOCK=1 skips that. tests/t97-landlock.sh tests the landlock
-# backend itself in the ordinary run; tests/t98-unix-sockets.sh, the bwrap
+# KB_NO_LANDLOCK=1 skips that. tests/t21-landlock.sh tests the landlock
+# backend itself in the ordinary run; tests/t31-unix-sockets.sh, the bwrap
 # backend's unix-socket mediation, is not among the confinement suites (the
 # landlock backend refuses every unix socket: under it that suite skips
 # itself whole).
@@ -117,7 +117,7 @@ run_suites() {
 # landlock_suites LABEL DIR RUNNER...: the confinement suites again under
 # the landlock backend (RUNNER passes KB_BACKEND=landlock on), when any of
 # them is selected
-: "${KB_LANDLOCK_SUITES:=t10-core.sh t20-secrets.sh t60-hostile.sh t72-read-only.sh t85-edges.sh}"
+: "${KB_LANDLOCK_SUITES:=t11-read-only.sh t12-secrets.sh t20-core.sh t28-edges.sh t60-hostile.sh}"
 landlock_suites() {
 	[ "${KB_NO_LANDLOCK:-}" != 1 ] || return 0
 	_any=0
@@ -189,7 +189,7 @@ if [ "$(id -u)" -eq 0 ] && [ "${KB_NO_UNPRIVILEGED:-}" != 1 ]; then
 				cp "$(dirname "$KINBOX")/$b" "$stage/"
 			fi
 		done
-		# the test build (t99-egress.sh), beside the copy of kinbox
+		# the test build (t30-egress.sh), beside the copy of kinbox
 		kt=${KINBOX_TEST:-$(dirname "$KINBOX")/kinbox-test}
 		if [ -x "$kt" ]; then
 			cp "$kt" "$stage/kinbox-test"
@@ -198,10 +198,10 @@ if [ "$(id -u)" -eq 0 ] && [ "${KB_NO_UNPRIVILEGED:-}" != 1 ]; then
 		for t in "$here"/t[0-9][0-9]-*.sh; do
 			[ -f "$t" ] && cp "$t" "$stage/tests/"
 		done
-		# the helpers that make bwrap fail (t97-landlock.sh), that take
+		# the helpers that make bwrap fail (t21-landlock.sh), that take
 		# pidfd_getfd away and race a connect's address
-		# (t98-unix-sockets.sh), the egress tests' upstream
-		# (t99-egress.sh), the big workspaces' maker (t60-hostile.sh)
+		# (t31-unix-sockets.sh), the egress tests' upstream
+		# (t30-egress.sh), the big workspaces' maker (t60-hostile.sh)
 		mkdir -p "$stage/tests/helpers"
 		for h in kb-no-userns kb-no-procwrite kb-no-pidfd-getfd kb-connect-race kb-upstream.py mktree.py; do
 			if [ -x "$here/helpers/$h" ]; then
@@ -209,12 +209,12 @@ if [ "$(id -u)" -eq 0 ] && [ "${KB_NO_UNPRIVILEGED:-}" != 1 ]; then
 			fi
 		done
 		# the hook payloads, their goldens and schemas, and the
-		# classifier's adversarial cases (t94-hooks.sh)
+		# classifier's adversarial cases (t53-hooks.sh)
 		mkdir -p "$stage/tests/fixtures" "$stage/tests/golden" "$stage/tests/unit"
 		cp -R "$here/fixtures/hooks" "$stage/tests/fixtures/"
 		cp -R "$here/golden/hooks" "$stage/tests/golden/"
 		cp "$here/unit/readonly-cases.h" "$stage/tests/unit/"
-		# the agents' driver, model server and pins (t93-agents.sh),
+		# the agents' driver, model server and pins (t82-agents.sh),
 		# and README.md, whose hook blocks it configures them with;
 		# the agents themselves are read where make agents put them
 		mkdir -p "$stage/tests/agents"

@@ -188,7 +188,7 @@ kbt_refused() {
 }
 
 # assert_file_is FILE TEXT: FILE holds exactly TEXT and a newline (a local
-# copy of t40's helper; lib.sh has no exact-content assert)
+# copy of t50's helper; lib.sh has no exact-content assert)
 assert_file_is() {
 	printf '%s\n' "$2" >"$KB_T/.lib/want"
 	assert_files_equal "$KB_T/.lib/want" "$1"
@@ -548,7 +548,7 @@ run_test "[F3] child/.git/index a FIFO + core.fsmonitor and a ! alias in a new t
 run_test "[F3] child/.git/index a FIFO + a hook in a new repo at the top of a -w root: returns, the hook is disarmed" t_fifo_audit a-wroot
 run_test "[F3] a submodule's config.worktree and the index as FIFOs + a new top-level repo's hook: returns, hook disarmed" t_fifo_audit a-modules
 
-# a FIFO .kinbox.ini is refused with its one line (as in t40); every other
+# a FIFO .kinbox.ini is refused with its one line (as in t50); every other
 # FIFO is passed over: the next run runs
 t_fifo_scan() {
 	fifo_wait "$1"
@@ -1106,7 +1106,7 @@ run_test "[F9] a hook named with CR + 'kinbox: FORGED': reported with no raw CR"
 run_test "[F9] a child repo named 'pkg<ESC>[31m<LF>kinbox: FORGED' with a planted commondir: reported, no raw ESC, no forged line" t_names repo-esc
 run_test "[F9] a gitlink path 'x<ESC>[8my' in the index, its .git a planted pointer: reported with no raw ESC" t_names gitlink-esc
 
-# kinpolicy, as t50-decide.sh runs it
+# kinpolicy, as t51-decide.sh runs it
 KP_OUT=$KB_T/kp.out
 KP_ERR=$KB_T/kp.err
 kp() {
@@ -1316,7 +1316,7 @@ inc_setup() {
 		# comment; a value continued on the next line
 		T='q"x.inc' T2=conf/cont.inc
 		printf '[INCLUDE]\n\tPath = "../q\\"x.inc" ; a comment\n[includeIf "gitdir:/"]\n\tpath = ../conf/\\\ncont.inc\n' >>"$cfg" ;;
-	nested) # .git/config -> conf/a.inc -> lib/b.inc -> lib/c/d.inc
+	nested) # .git/config -> $_r/conf/a.inc -> $_r/lib/b.inc -> $_r/lib/c/d.inc
 		T=lib/c/d.inc
 		mkdir -p "$_r/conf" "$_r/lib"
 		printf '[include]\n\tpath = ../lib/b.inc\n' >"$_r/conf/a.inc"

@@ -2,7 +2,7 @@
 """tests/agents/fakemodel.py — a scripted model server for the agents' APIs.
 
 One HTTP server (python3's standard library only) that speaks the three
-model APIs the coding agents of tests/t93-agents.sh use, well enough for
+model APIs the coding agents of tests/t82-agents.sh use, well enough for
 each agent to run a turn loop against it:
 
   anthropic  POST /v1/messages            Claude Code (ANTHROPIC_BASE_URL)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/agents/install.sh — `make agents`: installs the coding agents that
-# tests/t93-agents.sh drives, at the versions package-lock.json pins, into
+# tests/t82-agents.sh drives, at the versions package-lock.json pins, into
 # tests/agents/node_modules (ignored by git), from the npm registry.
 #
 #   npm ci --ignore-scripts   the exact versions and integrity hashes of
@@ -18,7 +18,7 @@
 # Installed once: node_modules/.kinbox-agents holds the digest of the lock
 # it was installed from, and a second run with the same lock does nothing.
 # Exits non-zero, saying why, when npm or the registry is missing or an
-# agent does not run; tests/t93-agents.sh then skips that agent's tests,
+# agent does not run; tests/t82-agents.sh then skips that agent's tests,
 # saying so (make deps runs this and goes on when it fails).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)

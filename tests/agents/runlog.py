@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """tests/agents/runlog.py — reads what drive.py left in a run's directory
-OUT, for tests/t93-agents.sh to judge from outside.
+OUT, for tests/t82-agents.sh to judge from outside.
 
   turns OUT            the turns the model server played, in order (the
                        main loop's requests; "0 1 2")

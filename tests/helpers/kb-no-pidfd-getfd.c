@@ -8,8 +8,8 @@
  * it cannot take the sandboxed command's sockets to connect them on its
  * behalf (mediate/unotify.c), so it falls back to refusing every
  * socket(AF_UNIX) of the command: this is what lets that fallback be
- * tested for real on a machine where mediation works (tests/t98-unix-
- * sockets.sh). Nothing else changes: bubblewrap still makes its
+ * tested for real on a machine where mediation works
+ * (tests/t31-unix-sockets.sh). Nothing else changes: bubblewrap still makes its
  * namespaces, pidfd_open(2) and the rest of the pidfd calls work.
  *
  * It sets PR_SET_NO_NEW_PRIVS (needed to install a filter without

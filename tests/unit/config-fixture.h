@@ -24,6 +24,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../profile/config.h"
+#include "../../profile/options.h"
 #include "../../profile/policy.h"
 #include "../../profile/tables.h"
 #include "tap.h"

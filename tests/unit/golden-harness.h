@@ -22,6 +22,7 @@
 
 #include "../../backends/backend.h"
 #include "../../gitguard/gitguard.h"
+#include "../../profile/options.h"
 #include "tap.h"
 
 extern char **environ;

@@ -15,6 +15,7 @@
 
 #include "../../backends/backend.h"
 #include "../../gitguard/gitguard.h"
+#include "../../profile/options.h"
 #include "../../profile/tables.h"
 #include "tap.h"
 

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "../../classify/report.h"
+#include "../../profile/hosts.h"
 #include "../../profile/options.h"
 #include "../../profile/policy.h"
 #include "../../sidecar/grants.h"

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../profile/options.h"
 #include "../../profile/policy.h"
 #include "tap.h"
 
@@ -120,7 +121,7 @@ test_rules(void)
 		free(ro);
 	} else {
 		tap_skip("root writes everything: the not-writable rule is "
-		    "checked by t10-core.sh (refused: -w a directory the caller cannot write) in its unprivileged pass");
+		    "checked by t20-core.sh (refused: -w a directory the caller cannot write) in its unprivileged pass");
 	}
 	free(rootlink);
 	free(homelink);

@@ -9,7 +9,7 @@
  * up: every name the proxy resolves is in that list, the others are
  * refused before any lookup, so no packet leaves loopback. (A listed name
  * the list does not cover, or one the host's resolver answers with a
- * private address, would need a real lookup: tests/t99-egress.sh.)
+ * private address, would need a real lookup: tests/t30-egress.sh.)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -480,7 +480,7 @@ test_refused(void)
 	    REP.ndenial, REP.refused);
 	tap_skip("a listed name KINBOX_TEST_RESOLVE does not cover, or one "
 		 "resolving to loopback: that needs a real lookup "
-		 "(tests/t99-egress.sh)");
+		 "(tests/t30-egress.sh)");
 }
 
 static void

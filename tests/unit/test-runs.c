@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include "../../profile/config.h"
 #include "../../profile/runs.h"
 #include "config-fixture.h"
 
