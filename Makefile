@@ -74,7 +74,7 @@ MEDIATE_SRCS  = mediate/unotify.c mediate/unotify-decide.c mediate/unotify-meta.
                 mediate/proxy.c mediate/proxy-relay.c mediate/resolve.c
 BACKEND_SRCS  = backends/plan.c backends/bwrap.c \
                 backends/env.c backends/mounts.c backends/seccomp-blob.c \
-                backends/run.c backends/keeper.c backends/run-posix.c backends/proctab.c \
+                backends/run.c backends/relay.c backends/keeper.c backends/run-posix.c backends/proctab.c \
                 backends/landlock.c backends/seatbelt.c backends/memory.c
 CLASSIFY_SRCS = classify/denial.c classify/evidence.c classify/patterns.c classify/oracle.c \
                 classify/report.c classify/shlex.c classify/readonly.c \
@@ -351,7 +351,7 @@ portable-check-selftest:
 FUZZ_TARGETS = tests/fuzz/fuzz-classify tests/fuzz/fuzz-gitindex tests/fuzz/fuzz-shlex \
                tests/fuzz/fuzz-gitconfig tests/fuzz/fuzz-config tests/fuzz/fuzz-egress \
                tests/fuzz/fuzz-hook tests/fuzz/fuzz-hookinstall
-FUZZ_SRCS = $(filter-out backends/run.c backends/bwrap.c,$(CORE_SRCS))
+FUZZ_SRCS = $(filter-out backends/run.c backends/relay.c backends/bwrap.c,$(CORE_SRCS))
 FUZZ_SECONDS ?= 300
 FUZZ_CHECK_SECONDS ?= 15
 FUZZCC = clang

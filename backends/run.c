@@ -33,13 +33,12 @@
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include "../lib/closelater.h"
 #include "../lib/hostenv.h"
-#include "../lib/ring.h"
 #include "backend.h"
+#include "relay.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
@@ -296,318 +295,6 @@ mark_all_cloexec(int maxfd)
 		fcntl(fd, F_SETFD, FD_CLOEXEC);
 }
 
-/* Child side (vfork: shares our memory): only system calls until exec. */
-/* --- the relays of stderr and stdout ------------------------------------ */
-
-#define RELAY_CHUNK     (128 * 1024)
-#define RELAY_PIPE_SIZE (1024 * 1024)
-
-struct relay {
-	int fd;  /* read end: pipe or pty master; -1 when closed */
-	int out; /* where it goes: 2 (stderr) or 1 (stdout) */
-	bool pty;
-	bool out_dead; /* our end is gone: see relay_some */
-	/* stdout to a pipe: tee(2)'d there, the command's pipe then
-	 * emptied into /dev/null (splice) but for the tail: no copy */
-	bool tee;
-	int devnull;
-	struct kb_ring ring; /* over KB_TAIL bytes of struct kb_run */
-	size_t *ring_len;
-	unsigned long long *bytes;
-};
-
-static void
-write_all(struct relay *rl, const char *buf, size_t n)
-{
-	while (n > 0 && !rl->out_dead) {
-		ssize_t w = write(rl->out, buf, n);
-
-		if (w > 0) {
-			buf += w;
-			n -= (size_t)w;
-		} else if (w == -1 && errno == EINTR) {
-			continue;
-		} else if (w == -1 && errno == EAGAIN) {
-			struct pollfd p = {.fd = rl->out, .events = POLLOUT};
-
-			poll(&p, 1, -1);
-		} else {
-			rl->out_dead = true;
-		}
-	}
-}
-
-/* the last KB_TAIL bytes, kept in a ring (lib/ring.c), linearised at the
- * end where struct kb_run holds them */
-static void
-ring_finish(struct relay *rl)
-{
-	if (rl->ring.buf == NULL)
-		return;
-	*rl->ring_len = kb_ring_finish(&rl->ring);
-}
-
-static void
-relay_close(struct relay *rl)
-{
-	if (rl->fd != -1)
-		close(rl->fd);
-	rl->fd = -1;
-	if (rl->devnull != -1)
-		close(rl->devnull);
-	rl->devnull = -1;
-}
-
-/* Our stdout's reader went away: the command's pipe is closed too, so
- * that its next write gets SIGPIPE or EPIPE, as it would without kinbox
- * (stderr instead keeps draining: a closed stderr must not kill it). */
-static bool
-relay_dead(struct relay *rl)
-{
-	if (!rl->out_dead || rl->out != 1)
-		return false;
-	relay_close(rl);
-	return true;
-}
-
-/* stdout to a pipe: tee to it, keep the tail, splice the rest away */
-static int
-relay_tee(struct relay *rl)
-{
-	static char buf[KB_TAIL];
-	ssize_t t = tee(rl->fd, rl->out, RELAY_PIPE_SIZE, SPLICE_F_NONBLOCK);
-
-	if (t == -1 && errno == EAGAIN) {
-		/* the command's pipe is empty, or ours is full */
-		struct pollfd p[2] = {{.fd = rl->fd, .events = POLLIN},
-		    {.fd = rl->out, .events = POLLOUT}};
-
-		if (poll(p, 2, 0) > 0 && (p[0].revents & POLLIN) &&
-		    !(p[1].revents & (POLLOUT | POLLERR))) {
-			poll(&p[1], 1, -1);
-			return 1;
-		}
-		if (p[1].revents & POLLERR) {
-			rl->out_dead = true;
-			return 1;
-		}
-		return 0;
-	}
-	if (t == -1 && errno == EINTR)
-		return 1;
-	if (t == -1) {
-		/* EPIPE: our reader is gone; anything else: not teeable */
-		if (errno == EPIPE)
-			rl->out_dead = true;
-		else
-			rl->tee = false;
-		return 1;
-	}
-	if (t == 0) {
-		/* EOF, or a writer gone with nothing left */
-		char c;
-		ssize_t n = read(rl->fd, &c, 1);
-
-		if (n == 1) { /* raced: a byte after all */
-			write_all(rl, &c, 1);
-			kb_ring_add(&rl->ring, &c, 1);
-			*rl->bytes += 1;
-			return 1;
-		}
-		if (n == -1 && (errno == EAGAIN || errno == EINTR))
-			return 0;
-		relay_close(rl);
-		return 0;
-	}
-	*rl->bytes += (unsigned long long)t;
-	if ((size_t)t > KB_TAIL) {
-		size_t skip = (size_t)t - KB_TAIL;
-
-		while (skip > 0) {
-			ssize_t k =
-			    splice(rl->fd, NULL, rl->devnull, NULL, skip, 0);
-
-			if (k <= 0 && errno != EINTR)
-				return -1;
-			if (k > 0)
-				skip -= (size_t)k;
-		}
-		t = KB_TAIL;
-	}
-	for (size_t got = 0; got < (size_t)t;) {
-		ssize_t k = read(rl->fd, buf + got, (size_t)t - got);
-
-		if (k <= 0 && errno != EINTR)
-			return -1;
-		if (k > 0)
-			got += (size_t)k;
-	}
-	kb_ring_add(&rl->ring, buf, (size_t)t);
-	return 1;
-}
-
-/* Moves what is there now; closes the relay at end of stream. A bounded
- * number of rounds, so that signals are still seen under a flood. */
-static void
-relay_some(struct relay *rl)
-{
-	static char buf[RELAY_CHUNK];
-
-	for (int round = 0; round < 64 && rl->fd != -1; round++) {
-		ssize_t n;
-
-		if (relay_dead(rl))
-			return;
-		if (rl->tee && !rl->out_dead) {
-			int k = relay_tee(rl);
-
-			if (k == -1) {
-				relay_close(rl);
-				return;
-			}
-			if (k == 0)
-				return;
-			continue;
-		}
-		n = read(rl->fd, buf, sizeof(buf));
-		if (n > 0) {
-			write_all(rl, buf, (size_t)n);
-			kb_ring_add(&rl->ring, buf, (size_t)n);
-			*rl->bytes += (unsigned long long)n;
-			continue;
-		}
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1 && errno == EAGAIN)
-			return;
-		/* 0: every writer is gone; EIO: a pty whose slave closed */
-		relay_close(rl);
-	}
-}
-
-/*
- * The command's fd 1, when our stdout is a pipe or a socket (an agent's,
- * a CI log's): a pipe, relayed byte for byte and its tail kept, so that a
- * denial a tool reports on stdout is seen. A terminal is left to the
- * command (a pipe would change what it prints), and so are a regular file
- * (its tail is read back after the run: rl->fd stays -1 and *file_at is
- * where the run's output starts) and a device (/dev/null). -1 for none.
- */
-static int
-open_out_relay(struct relay *rl, struct kb_run *r, off_t *file_at)
-{
-	struct stat st;
-	int p[2];
-
-	rl->fd = rl->devnull = -1;
-	rl->out = 1;
-	rl->ring.buf = r->out_tail;
-	rl->ring_len = &r->out_tail_len;
-	rl->bytes = &r->stdout_bytes;
-	*file_at = -1;
-	if (fstat(1, &st) == -1 || isatty(1))
-		return -1;
-	if (S_ISREG(st.st_mode)) {
-		*file_at = lseek(1, 0, SEEK_CUR);
-		r->stdout_read = *file_at != -1;
-		return -1;
-	}
-	if (!S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode))
-		return -1;
-	if (pipe2(p, O_CLOEXEC) == -1)
-		return -1;
-	fcntl(p[0], F_SETPIPE_SZ, RELAY_PIPE_SIZE);
-	fcntl(p[0], F_SETFL, O_NONBLOCK);
-	rl->fd = p[0];
-	if (S_ISFIFO(st.st_mode) &&
-	    (rl->devnull = open("/dev/null", O_WRONLY | O_CLOEXEC)) != -1) {
-		rl->tee = true;
-		/* a tee moves at most what our pipe holds: a larger one keeps
-		 * the tail's copy a small part of the stream (the size the
-		 * reader sees grows; nothing else changes for it) */
-		if (fcntl(1, F_GETPIPE_SZ) < RELAY_PIPE_SIZE)
-			fcntl(1, F_SETPIPE_SZ, RELAY_PIPE_SIZE);
-	}
-	r->stdout_read = true;
-	return p[1];
-}
-
-/* A regular file as stdout: the tail of what the run appended, read back
- * (the file is ours to read: we opened it for the command) */
-static void
-file_tail(struct kb_run *r, off_t from)
-{
-	off_t end = lseek(1, 0, SEEK_CUR), at;
-	struct stat st, st1;
-	ssize_t n;
-	int fd;
-
-	if (from < 0 || end <= from)
-		return;
-	r->stdout_bytes = (unsigned long long)(end - from);
-	at = end - from > (off_t)KB_TAIL ? end - (off_t)KB_TAIL : from;
-	/* fd 1 is write-only as a shell opens it: the same file again, for
-	 * reading (when its mode lets us) */
-	if ((fd = open("/proc/self/fd/1",
-		 O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)) == -1)
-		return;
-	if (fstat(fd, &st) == 0 && fstat(1, &st1) == 0 &&
-	    st.st_dev == st1.st_dev && st.st_ino == st1.st_ino) {
-		n = pread(fd, r->out_tail, (size_t)(end - at), at);
-		r->out_tail_len = n > 0 ? (size_t)n : 0;
-	}
-	close(fd);
-}
-
-/*
- * The command's fd 2. A pseudo-terminal when our stderr is a terminal (so
- * colours and progress bars still see one), with output post-processing
- * off so that its bytes reach the real terminal unchanged; a pipe
- * otherwise, enlarged to cut the number of wake-ups.
- */
-static int
-open_relay(struct relay *rl, struct kb_run *r, int *child_end)
-{
-	int p[2];
-
-	rl->fd = rl->devnull = -1;
-	rl->out = 2;
-	rl->ring.buf = r->tail;
-	rl->ring_len = &r->tail_len;
-	rl->bytes = &r->stderr_bytes;
-	if (isatty(2)) {
-		char name[128];
-		struct termios t;
-		struct winsize ws;
-		int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC), sl;
-
-		if (m == -1 || grantpt(m) == -1 || unlockpt(m) == -1 ||
-		    ptsname_r(m, name, sizeof(name)) != 0 ||
-		    (sl = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)) == -1) {
-			if (m != -1)
-				close(m);
-			return -1;
-		}
-		if (tcgetattr(2, &t) == 0) {
-			t.c_oflag &= ~(tcflag_t)OPOST;
-			tcsetattr(sl, TCSANOW, &t);
-		}
-		if (ioctl(2, TIOCGWINSZ, &ws) == 0)
-			ioctl(sl, TIOCSWINSZ, &ws);
-		rl->fd = m;
-		rl->pty = true;
-		*child_end = sl;
-	} else {
-		if (pipe2(p, O_CLOEXEC) == -1)
-			return -1;
-		fcntl(p[0], F_SETPIPE_SZ, RELAY_PIPE_SIZE);
-		rl->fd = p[0];
-		*child_end = p[1];
-	}
-	fcntl(rl->fd, F_SETFL, O_NONBLOCK);
-	return 0;
-}
-
 /* --- watching the mounts' targets on the host ------------------------- */
 
 /* The sandbox's mount table (backends/mounts.c): armed by go_inside(). */
@@ -729,6 +416,7 @@ struct fds {
 	pid_t pgrp; /* landlock: kinbox's process group, to rejoin; or 0 */
 };
 
+/* Child side (vfork: shares our memory): only system calls until exec. */
 static void __attribute__((noreturn)) exec_backend(const struct kb_plan *pl,
     pid_t parent, const sigset_t *oldmask, const struct fds *f, int maxfd)
 {
@@ -915,7 +603,7 @@ struct run {
 	pid_t ov_pid;
 	int seccomp_fd, realerr, empty, sigfd, base, maxfd, tfd;
 	int envfd;
-	struct relay rl, ro;
+	struct kb_relay rl, ro;
 	int realout;
 	off_t out_file_at;
 	struct watch w;
@@ -994,11 +682,11 @@ start_fds(struct run *s, struct kb_err *e)
 	s->status_p[1] = lift(s->status_p[1], s->base);
 	s->err_p[1] = lift(s->err_p[1], s->base);
 	s->empty = lift(s->empty, s->base);
-	if (open_relay(&s->rl, s->r, &s->realerr) == -1)
+	if (kb_relay_open_err(&s->rl, s->r, &s->realerr) == -1)
 		return kb_err_set(
 		    e, "cannot set up the stderr relay: %s", strerror(errno));
 	s->realerr = lift(s->realerr, s->base);
-	if ((s->realout = open_out_relay(&s->ro, s->r, &s->out_file_at)) !=
+	if ((s->realout = kb_relay_open_out(&s->ro, s->r, &s->out_file_at)) !=
 		-1 &&
 	    (s->realout = lift(s->realout, s->base)) == -1)
 		return kb_err_set(
@@ -1435,9 +1123,9 @@ supervise_events(struct run *s, const struct pollfd *pfd)
 	if (pfd[P_ERR].revents)
 		on_err(s, pfd[P_ERR].revents);
 	if (pfd[P_RELAY_ERR].revents)
-		relay_some(&s->rl);
+		kb_relay_some(&s->rl);
 	if (pfd[P_RELAY_OUT].revents)
-		relay_some(&s->ro);
+		kb_relay_some(&s->ro);
 	if (pfd[P_UNIX].revents && s->pl->meta)
 		on_meta_listener(s);
 	else if (pfd[P_UNIX].revents)
@@ -1526,16 +1214,16 @@ run_finish(struct run *s)
 	if (s->err_p[0] != -1)
 		close(s->err_p[0]);
 	if (s->rl.fd != -1)
-		relay_some(&s->rl);
+		kb_relay_some(&s->rl);
 	if (s->rl.fd != -1)
 		close(s->rl.fd);
-	ring_finish(&s->rl);
+	kb_relay_finish(&s->rl);
 	if (s->ro.fd != -1)
-		relay_some(&s->ro);
-	relay_close(&s->ro);
-	ring_finish(&s->ro);
+		kb_relay_some(&s->ro);
+	kb_relay_close(&s->ro);
+	kb_relay_finish(&s->ro);
 	if (s->out_file_at >= 0)
-		file_tail(r, s->out_file_at);
+		kb_relay_file_tail(r, s->out_file_at);
 	watch_close(&s->w);
 	close(s->sigfd);
 	/* the run is over: a late `sig` must not kill kinbox (the default
