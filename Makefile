@@ -74,7 +74,8 @@ MEDIATE_SRCS  = mediate/unotify.c mediate/unotify-decide.c mediate/unotify-meta.
                 mediate/proxy.c mediate/proxy-relay.c mediate/resolve.c
 BACKEND_SRCS  = backends/plan.c backends/bwrap.c \
                 backends/env.c backends/mounts.c backends/seccomp-blob.c \
-                backends/run.c backends/relay.c backends/keeper.c backends/run-posix.c backends/proctab.c \
+                backends/choose.c backends/run.c backends/relay.c backends/outcome.c \
+                backends/keeper.c backends/run-posix.c backends/proctab.c \
                 backends/landlock.c backends/seatbelt.c backends/memory.c
 CLASSIFY_SRCS = classify/denial.c classify/evidence.c classify/patterns.c classify/oracle.c \
                 classify/report.c classify/shlex.c classify/readonly.c \

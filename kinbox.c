@@ -5,9 +5,10 @@
  *
  * The data flow, one way, as main() reads:
  *   argv + config → struct kb_policy (profile/)
- *        → the backends to try, in order (choose_backend: Seatbelt on
- *          macOS or when asked, else bubblewrap then the landlock backend,
- *          with what this machine can do, host/)
+ *        → the backends to try, in order (kb_backend_candidates() in
+ *          backends/choose.c: Seatbelt on macOS or when asked, else
+ *          bubblewrap then the landlock backend, with what this machine
+ *          can do, host/)
  *        → struct kb_plan, one candidate's (backends/: bwrap.c,
  *          landlock.c, seatbelt.c)
  *        → --dry-run prints it, or the run executes it (kb_run() in
@@ -18,7 +19,8 @@
  *          a bubblewrap that cannot make its namespaces gives way to the
  *          next candidate
  *        → struct kb_run: the backend that ran, how it ended, the tails
- *        → its outcome (outcome_of): kinbox's own failure, one line
+ *        → its outcome (kb_run_outcome() in backends/outcome.c):
+ *          kinbox's own failure, one line
  *        → the git guard audit (gitguard/)
  *        → the whole run → kb_classify_run() (classify/evidence.c) → the
  *          denial lines, --json-fd record and journal entry
@@ -1252,98 +1254,6 @@ finish_profile(struct kb_policy *p, const struct kb_opts *o)
 	check_stores(p);
 }
 
-/* The backends a run tries, in order: the first that can set up runs;
- * only bubblewrap that cannot make its namespaces (under auto) gives way
- * to the next. `why` says why the first (the posture line). */
-struct candidates {
-	enum kb_backend_kind v[2];
-	size_t n;
-	char why[1024];
-};
-
-/* What this host can do (the Linux backends' planners read it). */
-static void
-probe_host(struct kb_host *host)
-{
-	host->landlock_abi = kb_landlock_abi();
-	host->root = geteuid() == 0;
-	host->overlay = kb_overlay_supported();
-	host->no_mediate = kb_sup_unavailable();
-	host->no_meta = kb_meta_unavailable();
-	host->seccomp_outer = kb_sup_under_seccomp();
-	host->mem_total = kb_host_mem_total();
-}
-
-/*
- * → the backend: the candidates in order, and why. Seatbelt when asked
- * (macOS: auto); bubblewrap where it can make its namespaces, else the
- * landlock backend, found out by trying (a probe for --dry-run; under
- * auto a run that finds bwrap unable falls back); *bwrap is bubblewrap's
- * path when it is a candidate.
- */
-static void
-choose_backend(const struct kb_policy *p, const struct kb_opts *o,
-    struct kb_host *host, char **bwrap, struct candidates *c)
-{
-	struct kb_err e;
-	enum kb_backend_kind asked = p->backend;
-	const char *active = getenv("KINBOX_ACTIVE");
-
-	*bwrap = NULL;
-	c->n = 0;
-	c->why[0] = '\0';
-#ifdef __APPLE__
-	/* macOS has one sandbox: auto is Seatbelt */
-	if (asked == KB_BACKEND_AUTO)
-		asked = KB_BACKEND_SEATBELT;
-#endif
-	if (asked == KB_BACKEND_SEATBELT) {
-		c->v[c->n++] = KB_BACKEND_SEATBELT;
-		return;
-	}
-	probe_host(host);
-	if (asked == KB_BACKEND_AUTO && active != NULL &&
-	    strcmp(active, "landlock") == 0) {
-		/* its seccomp filter refuses user namespaces: bwrap cannot */
-		snprintf(c->why, sizeof(c->why),
-		    "chosen by auto: inside a landlock sandbox, which refuses "
-		    "the user namespaces bubblewrap needs");
-	} else if (asked != KB_BACKEND_LANDLOCK &&
-		   (*bwrap = kb_bwrap_find(&e)) == NULL) {
-		if (asked == KB_BACKEND_BWRAP)
-			die("%s", e.msg);
-		snprintf(c->why, sizeof(c->why),
-		    "chosen by auto: bubblewrap is not installed (install it "
-		    "for the stronger backend: apt-get install bubblewrap)");
-		if (o->verbosity >= 0 && !o->dry_run &&
-		    kb_landlock_lacks(host, p->require) == 0)
-			say_fallback("bubblewrap (bwrap) is not installed "
-				     "(apt-get install bubblewrap)",
-			    NULL);
-	} else if (asked == KB_BACKEND_LANDLOCK) {
-		snprintf(c->why, sizeof(c->why), "as asked (%s)",
-		    p->where[KB_OPT_BACKEND] ? p->where[KB_OPT_BACKEND]
-					     : "backend = landlock");
-	} else if (asked == KB_BACKEND_AUTO && o->dry_run &&
-		   kb_bwrap_probe(*bwrap, &e) == -1 &&
-		   kb_bwrap_userns_failure(e.msg)) {
-		/* bwrap's own words, from the probe's explanation */
-		const char *b = strstr(e.msg, "[bwrap: "), *end;
-
-		b = b != NULL ? b + 8 : e.msg;
-		end = strstr(b, "] — ");
-		snprintf(c->why, sizeof(c->why),
-		    "chosen by auto: bubblewrap cannot make its namespaces "
-		    "here (bwrap: %.*s)",
-		    end != NULL ? (int)(end - b) : (int)strlen(b), b);
-	} else {
-		c->v[c->n++] = KB_BACKEND_BWRAP;
-		if (asked == KB_BACKEND_BWRAP)
-			return;
-	}
-	c->v[c->n++] = KB_BACKEND_LANDLOCK;
-}
-
 /* The plan of one candidate; `fell_back`: bubblewrap, tried first, could
  * not make its namespaces */
 static void
@@ -1418,7 +1328,7 @@ snapshot_guards(struct kb_policy *p, const struct kb_opts *o)
 static bool
 plan_and_run(struct kb_policy *p, const struct kb_opts *o,
     const struct kb_host *host, const char *bwrap, const struct helper *h,
-    struct candidates *c, struct kb_plan *plan, struct kb_run *run)
+    struct kb_candidates *c, struct kb_plan *plan, struct kb_run *run)
 {
 	struct kb_stopper stop = {
 	    KB_REVOKE_SIGNAL, arm_revocation, check_revoked, p};
@@ -1478,116 +1388,6 @@ plan_and_run(struct kb_policy *p, const struct kb_opts *o,
 		break;
 	}
 	return false;
-}
-
-/*
- * What ended the run, in the order it is judged: each but the last is
- * kinbox's own failure, told in one line (outcomes[] below), and the
- * command's exit status is then kinbox's.
- */
-enum outcome {
-	OUT_REVOKED,     /* kinpolicy revoke stopped it */
-	OUT_BROKEN,      /* a mount's target replaced on the host */
-	OUT_TIMED_OUT,   /* --timeout */
-	OUT_NOT_STARTED, /* the backend could not set up */
-	OUT_SETUP,       /* kinbox's side of the setup (mounter, watch) */
-	OUT_CHECK,       /* a guard not where it was mounted */
-	OUT_CONFINE,     /* Landlock inside the sandbox */
-	OUT_RLIMIT,      /* an --rlimit inside the sandbox */
-	OUT_PROXY,       /* the egress proxy's port inside the sandbox */
-	OUT_RAN,         /* the command ran: its status is the run's */
-};
-
-static enum outcome
-outcome_of(const struct kb_run *run)
-{
-	if (run->revoked[0] != '\0')
-		return OUT_REVOKED;
-	if (run->broken[0] != '\0')
-		return OUT_BROKEN;
-	if (run->timed_out)
-		return OUT_TIMED_OUT;
-	if (!run->started)
-		return OUT_NOT_STARTED;
-	if (run->setup_fail[0] != '\0' && !WIFSIGNALED(run->wstatus))
-		return OUT_SETUP;
-	if (run->check_failed != 0)
-		return OUT_CHECK;
-	if (run->confine_errno != 0)
-		return OUT_CONFINE;
-	if (run->rlimit_errno != 0)
-		return OUT_RLIMIT;
-	if (run->proxy_errno != 0)
-		return OUT_PROXY;
-	return OUT_RAN;
-}
-
-#define STR_(x) #x
-#define STR(x)  STR_(x)
-
-/* the one line of each of kinbox's failures (its %s the outcome's detail,
- * outcome_detail), and whether the git guards are audited first (a run
- * that may have run the command) */
-static const struct {
-	const char *line;
-	bool audit;
-} outcomes[] = {
-    [OUT_REVOKED] = {"%s", true},
-    [OUT_BROKEN] = {"SECURITY: %s was replaced on the host during the run, "
-		    "which drops the sandbox's mount over it; the command "
-		    "was stopped (run it again)",
-	true},
-    [OUT_SETUP] = {"no sandbox: %s; nothing was run — if it names a cache, "
-		   "set it to empty or off in [caches] (kinbox.conf(5))",
-	true},
-    [OUT_CHECK] = {"SECURITY: %s was not where kinbox mounted it (a "
-		   "concurrent process swapped a directory on its path while "
-		   "the sandbox was set up); nothing was run — run it again",
-	true},
-    [OUT_CONFINE] = {"no sandbox: Landlock could not be applied inside the "
-		     "sandbox (%s); nothing was run — report this with the "
-		     "output of kinbox --dry-run",
-	false},
-    [OUT_RLIMIT] = {"no sandbox: an --rlimit could not be set inside the "
-		    "sandbox (%s); nothing was run",
-	false},
-    [OUT_PROXY] = {"no sandbox: the egress proxy's port "
-		   "127.0.0.1:" STR(
-		       KB_PROXY_PORT) " could not be opened inside "
-				      "the sandbox (%s); nothing was run — "
-				      "report this with the "
-				      "output of kinbox --dry-run",
-	false},
-};
-
-static const char *
-outcome_detail(
-    enum outcome out, const struct kb_run *run, const struct kb_plan *plan)
-{
-	size_t i = (size_t)run->check_failed - 1;
-
-	switch (out) {
-	case OUT_REVOKED:
-		return run->revoked;
-	case OUT_BROKEN:
-		return run->broken;
-	case OUT_SETUP:
-		return run->setup_fail;
-	case OUT_CHECK:
-		return i < plan->checks.n ? plan->checks.v[i]
-					  : "a guarded path";
-	case OUT_CONFINE:
-		return strerror(run->confine_errno);
-	case OUT_RLIMIT:
-		return strerror(run->rlimit_errno);
-	case OUT_PROXY:
-		return strerror(run->proxy_errno);
-	case OUT_TIMED_OUT:
-	case OUT_NOT_STARTED:
-	case OUT_RAN:
-		break;
-	}
-	return "";
 }
 
 /* the backend could not set up: its own words explained (bubblewrap's,
@@ -1671,7 +1471,7 @@ static int
 report_run(struct kb_policy *p, const struct kb_opts *o, struct kb_plan *plan,
     struct kb_run *run, const struct kb_host *host)
 {
-	enum outcome out = outcome_of(run);
+	enum kb_outcome out = kb_run_outcome(run);
 	int status = run->exit_code;
 
 	/* the run is over: nothing left for kinpolicy revoke to stop */
@@ -1684,7 +1484,7 @@ report_run(struct kb_policy *p, const struct kb_opts *o, struct kb_plan *plan,
 		note_left_running(o, run);
 	/* what Landlock kept unreadable when the host replaced it: a note
 	 * for a run that started (and was not stopped for something else) */
-	if (out >= OUT_SETUP && run->replaced[0] != '\0') {
+	if (out >= KB_OUT_SETUP && run->replaced[0] != '\0') {
 		char *line, *save = NULL;
 
 		for (line = strtok_r(run->replaced, "\n", &save); line != NULL;
@@ -1696,9 +1496,9 @@ report_run(struct kb_policy *p, const struct kb_opts *o, struct kb_plan *plan,
 			    line);
 	}
 	switch (out) {
-	case OUT_NOT_STARTED:
+	case KB_OUT_NOT_STARTED:
 		return report_not_started(p, o, run, host);
-	case OUT_TIMED_OUT:
+	case KB_OUT_TIMED_OUT:
 		/* not a denial: one line, timeout(1)'s status */
 		if (audit_guards(p) > 0 && o->verbosity >= 0)
 			warnx("SECURITY: the command tampered with git "
@@ -1709,22 +1509,23 @@ report_run(struct kb_policy *p, const struct kb_opts *o, struct kb_plan *plan,
 		    KB_EXIT_TIMEOUT);
 		status = KB_EXIT_TIMEOUT;
 		break;
-	case OUT_RAN:
+	case KB_OUT_RAN:
 		report_ran(p, o, run);
 		break;
-	case OUT_REVOKED:
-	case OUT_BROKEN:
-	case OUT_SETUP:
-	case OUT_CHECK:
-	case OUT_CONFINE:
-	case OUT_RLIMIT:
-	case OUT_PROXY:
-		if (outcomes[out].audit)
+	case KB_OUT_REVOKED:
+	case KB_OUT_BROKEN:
+	case KB_OUT_SETUP:
+	case KB_OUT_CHECK:
+	case KB_OUT_CONFINE:
+	case KB_OUT_RLIMIT:
+	case KB_OUT_PROXY: {
+		bool audit = false;
+		char *line = kb_run_outcome_line(out, run, plan, &audit);
+
+		if (audit)
 			audit_guards(p);
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-		die(outcomes[out].line, outcome_detail(out, run, plan));
-#pragma GCC diagnostic pop
+		die("%s", line);
+	}
 	}
 	kb_plan_free(plan);
 	kb_policy_free(p);
@@ -1739,10 +1540,11 @@ main(int argc, char **argv)
 	struct kb_plan plan;
 	struct kb_host host = {0};
 	struct kb_run run;
-	struct candidates cands;
+	struct kb_candidates cands;
 	struct helper helper = {NULL, -1};
 	_cleanup_free_ char *bwrap = NULL;
 	const char *mode = getenv("KINBOX_SANDBOX");
+	struct kb_err e;
 	int status;
 
 	kb_progname = "kinbox";
@@ -1767,7 +1569,12 @@ main(int argc, char **argv)
 	finish_profile(&pol, &o);
 	/* → the backends to try; on Linux kinbox-exec, the chain's last
 	 * link, and the git watch */
-	choose_backend(&pol, &o, &host, &bwrap, &cands);
+	if (kb_backend_candidates(&pol, o.dry_run, &host, &bwrap, &cands, &e) ==
+	    -1)
+		die("%s", e.msg);
+	if (cands.fallback != NULL && o.verbosity >= 0 && !o.dry_run &&
+	    kb_landlock_lacks(&host, pol.require) == 0)
+		say_fallback(cands.fallback, NULL);
 	if (cands.v[0] != KB_BACKEND_SEATBELT) {
 		open_helper(&helper);
 		watch_repos(&pol, &o);

@@ -242,6 +242,32 @@ struct kb_host {
 	unsigned long long mem_total;
 };
 
+/* backends/choose.c */
+
+/* The backends a run tries, in order: the first that can set up runs;
+ * only bubblewrap that cannot make its namespaces (under auto) gives way
+ * to the next. `why` says why the first (the posture line). */
+struct kb_candidates {
+	enum kb_backend_kind v[2];
+	size_t n;
+	char why[1024];
+	/* auto runs the landlock backend because bubblewrap is not
+	 * installed: the cause, for the caller's one line; NULL otherwise */
+	const char *fallback;
+};
+
+/*
+ * The candidates for policy `p` in order, and why (Seatbelt when asked,
+ * macOS: auto; else bubblewrap then the landlock backend; `dry_run`
+ * probes bubblewrap instead of trying it). Fills `host` from the probes
+ * (not for Seatbelt) and *bwrap with bubblewrap's path (allocated) when
+ * it is installed and was looked for, else NULL. Returns 0, or -1 with `e` when
+ * --backend bwrap was asked for and bubblewrap is not installed.
+ */
+int kb_backend_candidates(const struct kb_policy *p, bool dry_run,
+    struct kb_host *host, char **bwrap, struct kb_candidates *c,
+    struct kb_err *e);
+
 /* backends/landlock.c */
 
 /* The features of `require` (enum kb_feature bits) the landlock backend
@@ -517,6 +543,36 @@ void kb_run_follow(int fd, void (*ready)(void *ctx), void *ctx);
  * 0, or -1 with `e` set when nothing could be started. */
 int kb_run(const struct kb_plan *, const struct kb_stopper *stop,
     struct kb_run *out, struct kb_err *e);
+
+/* backends/outcome.c */
+
+/*
+ * What ended the run, in the order it is judged: each but the last is
+ * kinbox's own failure, told in one line (kb_run_outcome_line), and the
+ * command's exit status is then kinbox's.
+ */
+enum kb_outcome {
+	KB_OUT_REVOKED,     /* kinpolicy revoke stopped it */
+	KB_OUT_BROKEN,      /* a mount's target replaced on the host */
+	KB_OUT_TIMED_OUT,   /* --timeout */
+	KB_OUT_NOT_STARTED, /* the backend could not set up */
+	KB_OUT_SETUP,       /* kinbox's side of the setup (mounter, watch) */
+	KB_OUT_CHECK,       /* a guard not where it was mounted */
+	KB_OUT_CONFINE,     /* Landlock inside the sandbox */
+	KB_OUT_RLIMIT,      /* an --rlimit inside the sandbox */
+	KB_OUT_PROXY,       /* the egress proxy's port inside the sandbox */
+	KB_OUT_RAN,         /* the command ran: its status is the run's */
+};
+
+enum kb_outcome kb_run_outcome(const struct kb_run *run);
+
+/* The one line of kinbox's own failure `out` for this run and plan
+ * (allocated), and in *audit whether the git guards are audited before it
+ * is said (a run that may have run the command); NULL for the outcomes
+ * kinbox.c tells itself (KB_OUT_TIMED_OUT, KB_OUT_NOT_STARTED,
+ * KB_OUT_RAN). */
+char *kb_run_outcome_line(enum kb_outcome out, const struct kb_run *run,
+    const struct kb_plan *plan, bool *audit);
 
 /*
  * backends/keeper.c: the landlock backend's process tree.
