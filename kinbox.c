@@ -432,17 +432,6 @@ open_helper(struct helper *h)
 		    h->path, strerror(errno));
 }
 
-/* What a shell says of a command that did not start: "command not found"
- * for a name PATH did not hold, the error itself for a path ("./x: No such
- * file or directory", "Permission denied", "Is a directory"). */
-static const char *
-exec_error_text(const char *cmd, int err)
-{
-	if (err == ENOENT && strchr(cmd, '/') == NULL)
-		return "command not found";
-	return strerror(err);
-}
-
 /*
  * No sandbox: --unconfined (the explicit escape hatch) or
  * KINBOX_SANDBOX=container (the caller declares a disposable container is
@@ -482,7 +471,7 @@ static void __attribute__((noreturn)) exec_unsandboxed(
 			die_errno("--keep-fd %d", p->keep_fd[i]);
 	environ = pl.envp.v;
 	err = kb_exec_search(p->argv[0], p->argv);
-	warnx("%s: %s", p->argv[0], exec_error_text(p->argv[0], err));
+	warnx("%s: %s", p->argv[0], kb_exec_error_text(p->argv[0], err));
 	exit(err == ENOENT || err == ENOTDIR ? KB_EXIT_NOTFOUND
 					     : KB_EXIT_NOEXEC);
 }
@@ -785,92 +774,6 @@ static int rundir_fd = -1;
  * the home whose store was there before the masks (NULL: none) */
 static int rundir_index = -1;
 static const char *rundir_home;
-
-/* The first path in `t` (len bytes) below `dir`/: its end, or NULL */
-static const char *
-path_below(const char *t, size_t len, const char *dir, const char **start)
-{
-	size_t dl = strlen(dir);
-
-	for (const char *at = t;
-	     dl > 1 &&
-	     (at = memmem(at, len - (size_t)(at - t), dir, dl)) != NULL;
-	     at += dl) {
-		const char *end = at + dl;
-
-		if (end >= t + len || *end != '/' ||
-		    (at > t && !strchr(" \t\n'\"(:=", at[-1])))
-			continue;
-		while (end < t + len && !strchr(" \t\n'\")", *end) &&
-		       (unsigned char)*end >= 0x20)
-			end++;
-		/* a sentence's punctuation is not the name's */
-		while (end > at + dl + 1 && strchr(":,;.", end[-1]) != NULL)
-			end--;
-		*start = at;
-		return end;
-	}
-	return NULL;
-}
-
-/*
- * A failed command that points at a file it wrote in a cache whose
- * writes this run does not keep (npm's "A complete log of this run can be
- * found in: ~/.npm/_logs/…", pre-commit's "Check the log at
- * ~/.cache/pre-commit/pre-commit.log"), or in the landlock backend's
- * per-run directory: one note that the file is gone, and what keeps it
- * (in a read-only cache the tool's write failed: its denial says so).
- * The first such file only.
- */
-static void
-note_lost_files(const struct kb_policy *p, const struct kb_run *run)
-{
-	const struct {
-		const char *t;
-		size_t n;
-	} tails[] = {{run->tail, run->tail_len},
-	    {run->out_tail, run->stdout_read ? run->out_tail_len : 0}};
-
-	for (size_t k = 0; k < nitems(tails); k++) {
-		const char *start, *end;
-
-		if (tails[k].n == 0)
-			continue;
-		if (rundir[0] != '\0' &&
-		    (end = path_below(
-			 tails[k].t, tails[k].n, rundir, &start)) != NULL) {
-			warnx("note: %.*s was in this run's temporary "
-			      "directory, removed with it; to keep a tool's "
-			      "log, point it at the workspace",
-			    (int)(end - start), start);
-			return;
-		}
-		for (size_t c = 0; c < kb_cache_count && p->home != NULL; c++)
-			for (size_t j = 0; j < nitems(kb_cache_table[c].path) &&
-					   kb_cache_table[c].path[j] != NULL;
-			     j++) {
-				_cleanup_free_ char *dir = xasprintf("%s/%s",
-				    p->home, kb_cache_table[c].path[j]);
-				const char *name = kb_cache_table[c].name;
-
-				/* read-only (off, and every cache under
-				 * landlock, which has no overlay): the tool's
-				 * own write failed, which the denial names */
-				if (p->cache[c] == KB_CACHE_PERSISTED ||
-				    p->cache[c] == KB_CACHE_OFF ||
-				    run->backend == KB_BACKEND_LANDLOCK ||
-				    (end = path_below(tails[k].t, tails[k].n,
-					 dir, &start)) == NULL)
-					continue;
-				warnx("note: %.*s lies in %s ([caches] %s), "
-				      "whose writes this run discards: it is "
-				      "gone; [caches] %s = persisted in your "
-				      "config.ini keeps it (kinbox.conf(5))",
-				    (int)(end - start), start, dir, name, name);
-				return;
-			}
-	}
-}
 
 static void
 rundir_remove(void)
@@ -1431,7 +1334,7 @@ report_ran(
 {
 	if (run->exec_errno != 0)
 		warnx("%s: %s", p->argv[0],
-		    exec_error_text(p->argv[0], run->exec_errno));
+		    kb_exec_error_text(p->argv[0], run->exec_errno));
 	if (audit_guards(p) > 0 && o->verbosity >= 0)
 		warnx("SECURITY: the command tampered with git metadata; see "
 		      "the lines above");
@@ -1461,7 +1364,7 @@ report_ran(
 	/* Seatbelt has no private /tmp and no overlays: nothing is lost */
 	if (run->exec_errno == 0 && run->exit_code != 0 &&
 	    run->backend != KB_BACKEND_SEATBELT)
-		note_lost_files(p, run);
+		kb_run_note_lost_files(p, run, rundir);
 }
 
 /* → classify → report: the run's outcome as one line (kinbox's own

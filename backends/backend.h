@@ -575,6 +575,15 @@ char *kb_run_outcome_line(enum kb_outcome out, const struct kb_run *run,
     const struct kb_plan *plan, bool *audit);
 
 /*
+ * A failed command that points at a file it wrote where this run does not
+ * keep it (a cache whose writes are discarded, the landlock backend's
+ * per-run directory `rundir`, which may be NULL): one note that it is gone
+ * and what keeps it (backends/outcome.c).
+ */
+void kb_run_note_lost_files(
+    const struct kb_policy *, const struct kb_run *, const char *rundir);
+
+/*
  * backends/keeper.c: the landlock backend's process tree.
  *
  * kb_keeper_fork() forks the keeper: 0 in the keeper (the run's subreaper,

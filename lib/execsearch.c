@@ -95,3 +95,11 @@ kb_exec_search(const char *file, char *const argv[])
 	}
 	return errno = found != 0 ? found : ENOENT;
 }
+
+const char *
+kb_exec_error_text(const char *cmd, int err)
+{
+	if (err == ENOENT && strchr(cmd, '/') == NULL)
+		return "command not found";
+	return strerror(err);
+}

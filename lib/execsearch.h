@@ -28,4 +28,9 @@
  */
 int kb_exec_search(const char *file, char *const argv[]);
 
+/* What a shell says of a command that did not start: "command not found"
+ * for a name PATH did not hold, the error itself for a path ("./x: No such
+ * file or directory", "Permission denied", "Is a directory"). */
+const char *kb_exec_error_text(const char *cmd, int err);
+
 #endif
