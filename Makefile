@@ -76,8 +76,9 @@ BACKEND_SRCS  = backends/plan.c backends/bwrap.c \
                 backends/env.c backends/mounts.c backends/seccomp-blob.c \
                 backends/run.c backends/keeper.c backends/run-posix.c backends/proctab.c \
                 backends/landlock.c backends/seatbelt.c backends/memory.c
-CLASSIFY_SRCS = classify/denial.c classify/evidence.c classify/patterns.c classify/oracle.c \
-                classify/report.c classify/shlex.c classify/readonly.c \
+CLASSIFY_SRCS = classify/denial.c classify/denial-text.c classify/evidence.c \
+                classify/patterns.c classify/oracle.c classify/report.c \
+                classify/shlex.c classify/readonly.c \
                 classify/readonly-rules.c classify/readonly-rules-git.c \
                 classify/readonly-sed.c classify/readonly-getopt.c \
                 classify/readonly-tools.c
