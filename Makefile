@@ -68,7 +68,8 @@ PROFILE_SRCS  = profile/policy.c profile/options.c profile/finalize.c profile/pa
                 profile/devices.c profile/journal.c profile/completion.c
 GITGUARD_SRCS = gitguard/scan.c gitguard/include.c gitguard/audit.c gitguard/gitconfig.c \
                 gitguard/gitindex.c gitguard/snap.c gitguard/snapstore.c gitguard/watch.c
-HOST_SRCS     = host/probe.c host/rundir.c host/bwrap-probe.c host/status.c
+HOST_SRCS     = host/probe.c host/rundir.c host/bwrap-probe.c host/status.c \
+                host/status-report.c
 MEDIATE_SRCS  = mediate/unotify.c mediate/unotify-decide.c mediate/unotify-meta.c \
                 mediate/egress.c mediate/egress-http.c mediate/egress-tls.c \
                 mediate/proxy.c mediate/proxy-relay.c mediate/resolve.c
