@@ -62,7 +62,8 @@ LIBS_STATIC_EXTRA = -lmd
 # below).
 LIB_SRCS      = lib/util.c lib/fsat.c lib/execsearch.c lib/envfd.c lib/hostenv.c \
                 lib/closelater.c lib/fdpass.c lib/ring.c
-PROFILE_SRCS  = profile/policy.c profile/options.c profile/finalize.c profile/paths.c \
+PROFILE_SRCS  = profile/policy.c profile/options.c profile/option-table.c \
+                profile/finalize.c profile/paths.c \
                 profile/tables.c profile/env.c profile/masks.c profile/config.c \
                 profile/stores.c profile/resolve.c profile/runs.c profile/hosts.c \
                 profile/devices.c profile/journal.c profile/completion.c
