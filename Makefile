@@ -123,7 +123,7 @@ UNIT_TESTS = $(sort $(patsubst %.c,%,$(wildcard tests/unit/test-*.c)))
 UNIT_HDRS = tests/unit/tap.h tests/unit/ro-check.h tests/unit/readonly-cases.h \
             tests/unit/config-fixture.h tests/unit/golden-harness.h tests/unit/tree.h \
             tests/unit/egress-hellos.h tests/unit/sbpl-check.h tests/unit/seatbelt-cases.h \
-            tests/unit/udiff-apply.h
+            tests/unit/udiff-apply.h tests/unit/status-machine.h
 
 .PHONY: all check check-layers format format-check unit unit-san unit-valgrind \
         integration stub-check man-check bench deps demo install uninstall clean \
