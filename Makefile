@@ -62,13 +62,15 @@ LIBS_STATIC_EXTRA = -lmd
 # below).
 LIB_SRCS      = lib/util.c lib/fsat.c lib/execsearch.c lib/envfd.c lib/hostenv.c \
                 lib/closelater.c lib/fdpass.c lib/ring.c
-PROFILE_SRCS  = profile/policy.c profile/options.c profile/finalize.c profile/paths.c \
+PROFILE_SRCS  = profile/policy.c profile/options.c profile/option-table.c \
+                profile/finalize.c profile/paths.c \
                 profile/tables.c profile/env.c profile/masks.c profile/config.c \
                 profile/stores.c profile/resolve.c profile/runs.c profile/hosts.c \
                 profile/devices.c profile/journal.c profile/completion.c
 GITGUARD_SRCS = gitguard/scan.c gitguard/include.c gitguard/audit.c gitguard/gitconfig.c \
                 gitguard/gitindex.c gitguard/snap.c gitguard/snapstore.c gitguard/watch.c
-HOST_SRCS     = host/probe.c host/rundir.c host/bwrap-probe.c host/status.c
+HOST_SRCS     = host/probe.c host/rundir.c host/bwrap-probe.c host/status.c \
+                host/status-report.c
 MEDIATE_SRCS  = mediate/unotify.c mediate/unotify-decide.c mediate/unotify-meta.c \
                 mediate/egress.c mediate/egress-http.c mediate/egress-tls.c \
                 mediate/proxy.c mediate/proxy-relay.c mediate/resolve.c
@@ -77,8 +79,9 @@ BACKEND_SRCS  = backends/plan.c backends/bwrap.c \
                 backends/choose.c backends/run.c backends/relay.c backends/outcome.c \
                 backends/keeper.c backends/run-posix.c backends/proctab.c \
                 backends/landlock.c backends/seatbelt.c backends/memory.c
-CLASSIFY_SRCS = classify/denial.c classify/evidence.c classify/patterns.c classify/oracle.c \
-                classify/report.c classify/shlex.c classify/readonly.c \
+CLASSIFY_SRCS = classify/denial.c classify/denial-text.c classify/evidence.c \
+                classify/patterns.c classify/oracle.c classify/report.c \
+                classify/shlex.c classify/readonly.c \
                 classify/readonly-rules.c classify/readonly-rules-git.c \
                 classify/readonly-sed.c classify/readonly-getopt.c \
                 classify/readonly-tools.c
@@ -121,7 +124,7 @@ UNIT_TESTS = $(sort $(patsubst %.c,%,$(wildcard tests/unit/test-*.c)))
 UNIT_HDRS = tests/unit/tap.h tests/unit/ro-check.h tests/unit/readonly-cases.h \
             tests/unit/config-fixture.h tests/unit/golden-harness.h tests/unit/tree.h \
             tests/unit/egress-hellos.h tests/unit/sbpl-check.h tests/unit/seatbelt-cases.h \
-            tests/unit/udiff-apply.h
+            tests/unit/udiff-apply.h tests/unit/status-machine.h
 
 .PHONY: all check check-layers format format-check unit unit-san unit-valgrind \
         integration stub-check man-check bench deps demo install uninstall clean \

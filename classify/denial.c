@@ -6,7 +6,6 @@
  * host questions go through the struct kb_oracle.
  */
 #include <ctype.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +14,7 @@
 #include "../profile/hosts.h"
 #include "../profile/resolve.h"
 #include "../profile/tables.h"
-#include "denial.h"
+#include "denial-int.h"
 
 #define LOOKBACK 4 /* lines searched above a message that names no path */
 
@@ -40,11 +39,6 @@ kb_class_name(enum kb_class c)
 	}
 	return "none";
 }
-
-struct line {
-	const char *s;
-	size_t n;
-};
 
 /* Returns the first phrase of `tab` found in the line, or NULL. */
 static const struct kb_phrase *
@@ -93,349 +87,6 @@ has_verb(const struct line *l)
 			strlen(kb_write_verbs[i])) != NULL)
 			return true;
 	return false;
-}
-
-/* Quote pairs tools put around paths: ASCII, backticks, and the UTF-8
- * quotes coreutils uses in UTF-8 locales. */
-static const struct {
-	const char *open, *close;
-} quotes[] = {
-    {"'", "'"}, {"\"", "\""}, {"`", "'"}, {"`", "`"},
-    {"\xe2\x80\x98", "\xe2\x80\x99"}, /* ‘ ’ */
-    {"\xe2\x80\x9c", "\xe2\x80\x9d"}, /* “ ” */
-};
-
-/* "file.rb:243:in", "main.c:12:", "x.py:7": where code is, not a path
- * the command wrote */
-static bool
-source_location(const char *s, size_t n)
-{
-	for (size_t i = 0; i + 1 < n; i++) {
-		size_t j = i + 1;
-
-		if (s[i] != ':' || s[j] < '0' || s[j] > '9')
-			continue;
-		while (j < n && s[j] >= '0' && s[j] <= '9')
-			j++;
-		if (j == n || s[j] == ':')
-			return true;
-	}
-	return false;
-}
-
-/* A Python traceback frame ('  File "/usr/lib/python3.11/socket.py",
- * line 836, in create_connection'): it names code, never the path the
- * command wrote */
-static bool
-code_frame(const struct line *l)
-{
-	size_t k = 0;
-
-	while (k < l->n && (l->s[k] == ' ' || l->s[k] == '\t'))
-		k++;
-	return l->n - k > 6 && memcmp(l->s + k, "File \"", 6) == 0 &&
-	       memmem(l->s + k, l->n - k, "\", line ", 8) != NULL;
-}
-
-static bool
-pathish(const char *s, size_t n, bool quoted)
-{
-	if (n == 0 || n >= PATH_MAX || source_location(s, n))
-		return false;
-	if (s[0] == '/' || (n > 1 && s[0] == '~' && s[1] == '/'))
-		return true;
-	if (!quoted)
-		return n > 2 && (memcmp(s, "./", 2) == 0 ||
-				    (n > 3 && memcmp(s, "../", 3) == 0));
-	/* a quoted relative name: no spaces, no URL, no wildcard text */
-	for (size_t i = 0; i < n; i++)
-		if (s[i] == ' ' || s[i] == '<' || s[i] == '>' || s[i] == '\t')
-			return false;
-	return memmem(s, n, "://", 3) == NULL;
-}
-
-/* An unquoted token as a name: "file_put_contents(/etc/x):" is /etc/x;
- * trailing punctuation goes */
-static void
-token_name(const char **t, size_t *n)
-{
-	const char *par = memchr(*t, '(', *n);
-
-	if (par != NULL && par + 1 < *t + *n && par[1] == '/') {
-		*n -= (size_t)(par + 1 - *t);
-		*t = par + 1;
-	}
-	while (*n > 0 && strchr(":,;).\"'", (*t)[*n - 1]) != NULL)
-		(*n)--;
-}
-
-static bool
-verb_word(const char *s, size_t n)
-{
-	for (size_t i = 0; i < kb_not_a_name_count; i++)
-		if (strlen(kb_not_a_name[i]) == n &&
-		    strncasecmp(s, kb_not_a_name[i], n) == 0)
-			return true;
-	return false;
-}
-
-/*
- * "tool: NAME: phrase" and "tool: cannot open output file NAME: phrase":
- * the name just before the ": " that precedes the phrase, when it is a
- * plain word (not the tool, not a number, not a verb).
- */
-static const char *
-field_before(const struct line *l, size_t limit, size_t *outn)
-{
-	size_t end = limit < l->n ? limit : l->n;
-
-	/* walk back over ": " separators, nearest field first */
-	while (end >= 2) {
-		size_t sep = end, start, w;
-
-		while (
-		    sep >= 2 && !(l->s[sep - 2] == ':' && l->s[sep - 1] == ' '))
-			sep--;
-		if (sep < 2)
-			return NULL;
-		/* the field ends at sep-2; it starts after the previous ": " */
-		start = sep - 2;
-		while (start >= 2 &&
-		       !(l->s[start - 2] == ':' && l->s[start - 1] == ' '))
-			start--;
-		/* field 0 is the tool's own name, unless the phrase follows
-		 * it and it looks like a file ("audit.log: Read-only file
-		 * system") */
-		if (start < 2) {
-			size_t n0 = sep - 2;
-
-			if (sep == limit && n0 > 0 &&
-			    memchr(l->s, ' ', n0) == NULL &&
-			    memchr(l->s, '.', n0) != NULL &&
-			    !source_location(l->s, n0)) {
-				*outn = n0;
-				return l->s;
-			}
-			return NULL;
-		}
-		w = sep - 2;
-		while (w > start && l->s[w - 1] != ' ')
-			w--;
-		{
-			const char *t = l->s + w;
-			size_t n = sep - 2 - w;
-			bool digits = true;
-
-			for (size_t i = 0; i < n; i++)
-				if (t[i] < '0' || t[i] > '9')
-					digits = false;
-			if (n > 0 && !digits && !verb_word(t, n) &&
-			    memchr(t, '\'', n) == NULL &&
-			    memchr(t, '"', n) == NULL &&
-			    memchr(t, '(', n) == NULL) {
-				*outn = n;
-				return t;
-			}
-		}
-		end = start;
-	}
-	return NULL;
-}
-
-/*
- * The path a message names: the last quoted path-like string before
- * `limit` (the phrase), else any quoted one, else the last unquoted token
- * that starts with / ~/ ./ or ../ . Copies it into out; false when none.
- */
-static bool
-extract_path(const struct line *l, size_t limit, char *out, size_t outlen)
-{
-	const char *best = NULL;
-	size_t bestn = 0, bestpos = 0;
-
-	/* quoted: the last one before the phrase wins, else the first after */
-	for (size_t q = 0; q < nitems(quotes); q++) {
-		size_t ol = strlen(quotes[q].open),
-		       cl = strlen(quotes[q].close);
-		const char *p = l->s, *end = l->s + l->n;
-
-		while (p < end) {
-			const char *o =
-			    memmem(p, (size_t)(end - p), quotes[q].open, ol);
-			const char *c;
-			size_t pos;
-
-			if (o == NULL)
-				break;
-			/* an apostrophe in a word ("can't") opens nothing */
-			if (ol == 1 && *o == '\'' && o > l->s && o + 1 < end &&
-			    isalpha((unsigned char)o[-1]) &&
-			    isalpha((unsigned char)o[1])) {
-				p = o + 1;
-				continue;
-			}
-			c = memmem(o + ol, (size_t)(end - o - ol),
-			    quotes[q].close, cl);
-			if (c == NULL)
-				break;
-			pos = (size_t)(o - l->s);
-			if (pathish(o + ol, (size_t)(c - o - ol), true)) {
-				bool before = pos < limit;
-				bool best_before =
-				    best != NULL && bestpos < limit;
-
-				if (best == NULL || (before && pos > bestpos) ||
-				    (!before && !best_before &&
-					pos < bestpos)) {
-					best = o + ol;
-					bestn = (size_t)(c - o - ol);
-					bestpos = pos;
-				}
-			}
-			p = c + cl;
-		}
-	}
-	/* "'SRC' -> 'DST'" (Python's rename, npm's symlink): the write was
-	 * to DST */
-	if (best != NULL) {
-		const char *end = l->s + l->n, *q = best + bestn + 1;
-
-		if (q + 5 < end && memcmp(q, " -> ", 4) == 0 &&
-		    (q[4] == '\'' || q[4] == '"')) {
-			const char *c =
-			    memchr(q + 5, q[4], (size_t)(end - q - 5));
-
-			if (c != NULL &&
-			    pathish(q + 5, (size_t)(c - q - 5), true)) {
-				best = q + 5;
-				bestn = (size_t)(c - q - 5);
-			}
-		}
-	}
-	/* else the last unquoted token before the phrase that starts like a
-	 * path (Go: "open /usr/x: read-only file system"), but not the
-	 * tool's own name at the start of the line ("/usr/bin/ld: ...") */
-	if (best == NULL) {
-		const char *p = l->s;
-		const char *end = l->s + (limit < l->n ? limit : l->n);
-
-		while (p < end) {
-			const char *t;
-			size_t n;
-
-			while (
-			    p < end && (*p == ' ' || *p == '\t' || *p == '('))
-				p++;
-			t = p;
-			while (p < end && *p != ' ' && *p != '\t')
-				p++;
-			n = (size_t)(p - t);
-			/* the tool's name ("/usr/bin/ld: ..."), unless the
-			 * phrase follows it ("/opt/x: Read-only file
-			 * system") */
-			if (t == l->s && n > 0 && t[n - 1] == ':' &&
-			    (size_t)(p - l->s) + 1 != limit)
-				continue;
-			token_name(&t, &n);
-			if (pathish(t, n, false)) {
-				best = t;
-				bestn = n;
-			}
-		}
-	}
-	/* "tool: NAME: phrase": the field right before the phrase */
-	if (best == NULL)
-		best = field_before(l, limit, &bestn);
-	/* else the first unquoted absolute path after the phrase (Ruby:
-	 * "Read-only file system @ rb_sysopen - /opt/x (Errno::EROFS)") */
-	if (best == NULL && limit < l->n) {
-		const char *p = l->s + limit, *end = l->s + l->n;
-
-		while (p < end && best == NULL) {
-			const char *t;
-			size_t n;
-
-			while (
-			    p < end && (*p == ' ' || *p == '\t' || *p == '('))
-				p++;
-			t = p;
-			while (p < end && *p != ' ' && *p != '\t')
-				p++;
-			n = (size_t)(p - t);
-			token_name(&t, &n);
-			if (pathish(t, n, false)) {
-				best = t;
-				bestn = n;
-			}
-		}
-	}
-	if (best == NULL || bestn + 1 > outlen)
-		return false;
-	memcpy(out, best, bestn);
-	out[bestn] = '\0';
-	return true;
-}
-
-/* Every quoted path-like string of the line and every unquoted token that
- * starts with / ~/ ./ ../, in line order: the other names a message gives
- * (a source before the blocked destination, "'a' -> '/opt/b'"). */
-static size_t
-all_paths(const struct line *l, char (*out)[PATH_MAX], size_t max)
-{
-	size_t k = 0;
-
-	for (const char *p = l->s, *end = l->s + l->n; p < end && k < max;) {
-		const char *close = NULL;
-		size_t ol = 0;
-
-		for (size_t q = 0; q < nitems(quotes); q++)
-			if ((size_t)(end - p) >= strlen(quotes[q].open) &&
-			    memcmp(p, quotes[q].open, strlen(quotes[q].open)) ==
-				0) {
-				ol = strlen(quotes[q].open);
-				close = quotes[q].close;
-				break;
-			}
-		if (close != NULL && ol == 1 && *p == '\'' && p > l->s &&
-		    p + 1 < end && isalpha((unsigned char)p[-1]) &&
-		    isalpha((unsigned char)p[1]))
-			close = NULL; /* an apostrophe in a word */
-		if (close != NULL) {
-			const char *c = memmem(p + ol, (size_t)(end - p - ol),
-			    close, strlen(close));
-
-			if (c != NULL) {
-				size_t n = (size_t)(c - p - ol);
-
-				if (pathish(p + ol, n, true)) {
-					memcpy(out[k], p + ol, n);
-					out[k++][n] = '\0';
-				}
-				p = c + strlen(close);
-				continue;
-			}
-		}
-		if (p == l->s || p[-1] == ' ' || p[-1] == '\t' ||
-		    p[-1] == '(') {
-			const char *t = p;
-			size_t n;
-
-			while (p < end && *p != ' ' && *p != '\t')
-				p++;
-			n = (size_t)(p - t);
-			token_name(&t, &n);
-			if (pathish(t, n, false)) {
-				memcpy(out[k], t, n);
-				out[k++][n] = '\0';
-				continue;
-			}
-			/* not a name: its quotes are looked at one by one */
-			p = t + 1;
-			continue;
-		}
-		p++;
-	}
-	return k;
 }
 
 /* Lexical normalisation (kb_resolve_lexical): drops "." and resolves ".."
@@ -603,7 +254,8 @@ entering(const struct line *l, char *base, size_t baselen)
 		return false;
 	rest.s = t;
 	rest.n = l->n - (size_t)(t - l->s);
-	if (!extract_path(&rest, rest.n, raw, sizeof(raw)) || raw[0] != '/')
+	if (!kb_dn_extract_path(&rest, rest.n, raw, sizeof(raw)) ||
+	    raw[0] != '/')
 		return false;
 	snprintf(base, baselen, "%s", raw);
 	normalize(base);
@@ -997,10 +649,10 @@ argv_paths(const struct kb_policy *p, const struct kb_oracle *o,
 			v += 2;
 		l.s = v;
 		l.n = strlen(v);
-		nf = all_paths(&l, found, nitems(found));
+		nf = kb_dn_all_paths(&l, found, nitems(found));
 		/* a bare relative word with a slash ("out/x") */
 		if (nf == 0 && strchr(v, '/') != NULL && v[0] != '-' &&
-		    strstr(v, "://") == NULL && pathish(v, l.n, true))
+		    strstr(v, "://") == NULL && kb_dn_pathish(v, l.n, true))
 			snprintf(found[nf++], PATH_MAX, "%s", v);
 		for (size_t f = 0; f < nf && k < max; f++) {
 			char abs[PATH_MAX];
@@ -1062,7 +714,8 @@ judge_write(const struct line *lines, size_t nlines, size_t i, size_t at,
 	    strncmp(ph->text, "errno", 5) != 0 &&
 	    strspn(ph->text, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != strlen(ph->text);
 	char raw[PATH_MAX], others[8][PATH_MAX], cwdbase[PATH_MAX];
-	bool own = extract_path(&lines[i], at, raw, sizeof(raw)), found = own;
+	bool own = kb_dn_extract_path(&lines[i], at, raw, sizeof(raw)),
+	     found = own;
 	/* EROFS (or no errno) on a name that is not on a read-only mount:
 	 * the message's name is not the whole path; the command's words
 	 * may hold it. EACCES on it is the file's own mode: never. */
@@ -1076,16 +729,16 @@ judge_write(const struct line *lines, size_t nlines, size_t i, size_t at,
 	/* a line near it that names a path (not a bare word, not a
 	 * traceback's code) */
 	for (size_t k = 1; !found && k <= LOOKBACK && k <= i; k++)
-		found = !code_frame(&lines[i - k]) &&
-			extract_path(
+		found = !kb_dn_code_frame(&lines[i - k]) &&
+			kb_dn_extract_path(
 			    &lines[i - k], lines[i - k].n, raw, sizeof(raw)) &&
 			strchr("/~.", raw[0]) != NULL;
 	/* CMake and gpg name the path on a line after the message; not
 	 * after a bare code ("npm error code EROFS"), whose message
 	 * follows with names of its own */
 	for (size_t k = 1; !found && ahead && k <= 2 && i + k < nlines; k++)
-		found = !code_frame(&lines[i + k]) &&
-			extract_path(
+		found = !kb_dn_code_frame(&lines[i + k]) &&
+			kb_dn_extract_path(
 			    &lines[i + k], lines[i + k].n, raw, sizeof(raw)) &&
 			strchr("/~.", raw[0]) != NULL;
 	/* a bare code whose path is on a line of its own below it ("npm
@@ -1111,7 +764,8 @@ judge_write(const struct line *lines, size_t nlines, size_t i, size_t at,
 
 		if (judge_path(raw, lines, nlines, i, how, lsm, b, p, o, d))
 			return true;
-		n = own ? all_paths(&lines[i], others, nitems(others)) : 0;
+		n = own ? kb_dn_all_paths(&lines[i], others, nitems(others))
+			: 0;
 		for (size_t k = 0; k < n; k++) {
 			if (strcmp(others[k], raw) == 0)
 				continue;
@@ -1162,7 +816,7 @@ line_abs_path(const struct line *l, size_t at, const char *base,
 {
 	char raw[PATH_MAX];
 
-	if (!extract_path(l, at, raw, sizeof(raw)) ||
+	if (!kb_dn_extract_path(l, at, raw, sizeof(raw)) ||
 	    !absolute(p, base, raw, abs, abslen))
 		return false;
 	normalize(abs);
@@ -1237,40 +891,6 @@ host_has(const char *list, const struct kb_oracle *o)
 	return false;
 }
 
-/* The line names an IPv4 address, localhost, or a port ("port 22",
- * "host:8080"): a TCP connection, not a unix socket */
-static bool
-inet_named(const struct line *l)
-{
-	if (memmem(l->s, l->n, "localhost", 9) != NULL ||
-	    memmem(l->s, l->n, "tcp", 3) != NULL)
-		return true;
-	for (size_t i = 0; i < l->n; i++) {
-		const char *s = l->s + i;
-		size_t left = l->n - i;
-		int dots = 0;
-		size_t j = 0;
-
-		if (left > 5 && memcmp(s, "port ", 5) == 0 && s[5] >= '0' &&
-		    s[5] <= '9')
-			return true;
-		if (i > 0 && s[0] == ':' && left > 1 && s[1] >= '0' &&
-		    s[1] <= '9' &&
-		    (isalnum((unsigned char)s[-1]) || s[-1] == ']'))
-			return true;
-		/* a dotted quad */
-		if (i > 0 && isdigit((unsigned char)s[-1]))
-			continue;
-		while (j < left && (isdigit((unsigned char)s[j]) ||
-				       (s[j] == '.' && j > 0 &&
-					   isdigit((unsigned char)s[j - 1]))))
-			dots += s[j++] == '.';
-		if (dots == 3 && isdigit((unsigned char)s[j - 1]))
-			return true;
-	}
-	return false;
-}
-
 /* "... at unix:///var/run/docker.sock. Is ...": that socket is hidden
  * by the sandbox, and it is there on the host */
 static bool
@@ -1308,7 +928,7 @@ checked(const struct kb_phrase *ph, const struct line *l, size_t at,
 	case KB_CHECK_EACCES:
 		return true;
 	case KB_CHECK_INET:
-		return inet_named(l);
+		return kb_dn_inet_named(l);
 	case KB_CHECK_SOCKET:
 		return socket_hidden(l, p, o);
 	case KB_CHECK_OWNED:
@@ -1351,51 +971,6 @@ argv_names_hidden(const struct line *lines, size_t nlines,
 	return false;
 }
 
-static void
-find_host(
-    const struct line *lines, size_t nlines, size_t i, struct kb_denial *d)
-{
-	/* this line first, then the whole tail */
-	for (size_t pass = 0; pass < 2 && d->host[0] == '\0'; pass++) {
-		for (size_t r = 0; r < kb_host_re_count && d->host[0] == '\0';
-		     r++) {
-			regex_t re;
-			regmatch_t m[4];
-
-			if ((pass == 1 && kb_host_res[r].line_only) ||
-			    regcomp(&re, kb_host_res[r].re, REG_EXTENDED) != 0)
-				continue;
-			for (size_t k = pass == 0 ? i : 0;
-			     k < (pass == 0 ? i + 1 : nlines); k++) {
-				char buf[1024];
-				size_t n = lines[k].n < sizeof(buf) - 1
-					       ? lines[k].n
-					       : sizeof(buf) - 1;
-				int g;
-
-				memcpy(buf, lines[k].s, n);
-				buf[n] = '\0';
-				if (regexec(&re, buf, 4, m, 0) != 0)
-					continue;
-				for (g = 3; g > 0 && m[g].rm_so == -1; g--)
-					;
-				if (g > 0 && m[g].rm_eo - m[g].rm_so > 0 &&
-				    (size_t)(m[g].rm_eo - m[g].rm_so) <
-					sizeof(d->host)) {
-					memcpy(d->host, buf + m[g].rm_so,
-					    (size_t)(m[g].rm_eo - m[g].rm_so));
-					d->host[m[g].rm_eo - m[g].rm_so] = '\0';
-					break;
-				}
-			}
-			regfree(&re);
-		}
-	}
-	/* a dotless word is not a host (e.g. "lookup failed") */
-	if (strchr(d->host, '.') == NULL && strcmp(d->host, "localhost") != 0)
-		d->host[0] = '\0';
-}
-
 /* Same denial as one already found? (then it is not reported twice; a
  * network denial that names no host joins one that does) */
 static bool
@@ -1424,15 +999,6 @@ same_denial(struct kb_denial *have, const struct kb_denial *d)
 	return true;
 }
 
-static bool
-words_in(const struct line *l, const char *const *words, size_t nwords)
-{
-	for (size_t w = 0; w < nwords; w++)
-		if (memmem(l->s, l->n, words[w], strlen(words[w])) != NULL)
-			return true;
-	return false;
-}
-
 /* The socket line i says was refused was a unix one: that line, the lines
  * above it (the few just above, and further up only inside an indented
  * traceback), or the command's words (curl --unix-socket, socat
@@ -1449,14 +1015,14 @@ unix_socket(const struct line *lines, size_t i, const struct kb_policy *p)
 		if (k > LOOKBACK && l->n > 0 && l->s[0] != ' ' &&
 		    l->s[0] != '\t')
 			break; /* the top of the traceback, or before it */
-		yes = words_in(
+		yes = kb_dn_words_in(
 		    l, kb_unix_socket_words, kb_unix_socket_word_count);
 	}
 	command_words(p, &w);
 	for (size_t k = 0; !yes && k < w.n; k++) {
 		struct line l = {w.v[k], strlen(w.v[k])};
 
-		yes = words_in(
+		yes = kb_dn_words_in(
 		    &l, kb_unix_socket_words, kb_unix_socket_word_count);
 	}
 	kb_strv_free(&w);
@@ -1523,7 +1089,7 @@ net_denial(const struct line *lines, size_t nlines, size_t i,
 	d->cls = KB_CLASS_NETWORK;
 	d->suggest_net = true;
 	set_evidence(d, &lines[i], reason);
-	find_host(lines, nlines, i, d);
+	kb_dn_find_host(lines, nlines, i, d);
 	if (!p->ssh_agent &&
 	    ((lines[i].n >= 5 && memcmp(lines[i].s, "ssh: ", 5) == 0) ||
 		memmem(lines[i].s, lines[i].n, "ssh://", 6) != NULL)) {
@@ -1562,22 +1128,24 @@ landlock_refusal(const struct line *lines, size_t nlines, size_t i,
 		NULL ||
 	    ph->check != KB_CHECK_EACCES)
 		return false;
-	call = words_in(
+	call = kb_dn_words_in(
 	    &lines[i], kb_socket_call_words, kb_socket_call_word_count);
 	/* the lines just above it, when it names no path of its own (the
 	 * last line of a traceback: "PermissionError: [Errno 13] Permission
 	 * denied" under "sock.connect(sa)") */
-	for (size_t k = 1; !call && k <= LOOKBACK && k <= i &&
-			   all_paths(&lines[i], others, nitems(others)) == 0;
+	for (size_t k = 1;
+	     !call && k <= LOOKBACK && k <= i &&
+	     kb_dn_all_paths(&lines[i], others, nitems(others)) == 0;
 	     k++)
-		call = words_in(&lines[i - k], kb_socket_call_words,
+		call = kb_dn_words_in(&lines[i - k], kb_socket_call_words,
 		    kb_socket_call_word_count);
 	/* a URL it failed to open, on a line that names no file */
-	if (!call && words_in(&lines[i], kb_url_schemes, kb_url_scheme_count)) {
+	if (!call &&
+	    kb_dn_words_in(&lines[i], kb_url_schemes, kb_url_scheme_count)) {
 		bool file = false;
 
-		for (size_t k = 0,
-			    n = all_paths(&lines[i], others, nitems(others));
+		for (size_t k = 0, n = kb_dn_all_paths(
+				       &lines[i], others, nitems(others));
 		     k < n && !file; k++)
 			file = others[k][0] == '/' && others[k][1] != '\0';
 		if (file)
@@ -1588,10 +1156,10 @@ landlock_refusal(const struct line *lines, size_t nlines, size_t i,
 		return false;
 	/* an absolute path named on the socket call's own line is the
 	 * socket's */
-	if (words_in(
+	if (kb_dn_words_in(
 		&lines[i], kb_socket_call_words, kb_socket_call_word_count))
-		for (size_t k = 0,
-			    n = all_paths(&lines[i], others, nitems(others));
+		for (size_t k = 0, n = kb_dn_all_paths(
+				       &lines[i], others, nitems(others));
 		     k < n && !named; k++)
 			named = others[k][0] == '/' && others[k][1] != '\0';
 	if (named || unix_socket(lines, i, p)) {
@@ -1608,51 +1176,6 @@ landlock_refusal(const struct line *lines, size_t nlines, size_t i,
 	return true;
 }
 
-/*
- * macOS's sandbox log line, as `log stream --predicate 'sender ==
- * "Sandbox"'` shows it and as a user may paste it into the output:
- * "Sandbox: touch(4242) deny(1) file-write-create /Users/me/x". The
- * operation is a word of [a-z*-]; what follows it, to the end of the
- * line, is the path (or the address, for network-*). Only the kernel's
- * sandbox writes these, so the line is exact evidence, whichever backend
- * the policy names. kinbox does not read the log itself: it sees only what
- * reaches the command's stderr.
- */
-static bool
-sandbox_log_line(
-    const struct line *l, char *op, size_t oplen, char *arg, size_t arglen)
-{
-	const char *s = l->s, *end = l->s + l->n, *o, *a;
-
-	while ((s = memmem(s, (size_t)(end - s), "deny(", 5)) != NULL) {
-		const char *q = s + 5;
-
-		s = q;
-		if (q >= end || !isdigit((unsigned char)*q))
-			continue;
-		while (q < end && isdigit((unsigned char)*q))
-			q++;
-		if (end - q < 3 || q[0] != ')' || q[1] != ' ')
-			continue;
-		o = q + 2;
-		for (q = o; q < end && (islower((unsigned char)*q) ||
-					   *q == '-' || *q == '*');
-		     q++)
-			;
-		if (q == o || (size_t)(q - o) >= oplen)
-			continue;
-		memcpy(op, o, (size_t)(q - o));
-		op[q - o] = '\0';
-		a = q < end && *q == ' ' ? q + 1 : q;
-		if ((size_t)(end - a) >= arglen)
-			return false;
-		memcpy(arg, a, (size_t)(end - a));
-		arg[end - a] = '\0';
-		return true;
-	}
-	return false;
-}
-
 /* The denial a sandbox log line names, if it is one kinbox can judge. */
 static bool
 judge_sandbox_log(const struct line *lines, size_t nlines, size_t i,
@@ -1661,7 +1184,8 @@ judge_sandbox_log(const struct line *lines, size_t nlines, size_t i,
 {
 	char op[64], arg[PATH_MAX];
 
-	if (!sandbox_log_line(&lines[i], op, sizeof(op), arg, sizeof(arg)))
+	if (!kb_dn_sandbox_log_line(
+		&lines[i], op, sizeof(op), arg, sizeof(arg)))
 		return false;
 	if (strncmp(op, "file-write", 10) == 0 && arg[0] == '/') {
 		/* refused by the profile: judged as Seatbelt's EPERM is */

@@ -1,6 +1,6 @@
 /*
  * profile/completion.h — `kinbox completion bash|zsh`: a shell completion
- * script generated from the option table (profile/options.c), so that
+ * script generated from the option table (profile/option-table.c), so that
  * every flag kinbox parses is one the script offers, and no other.
  */
 #ifndef KB_COMPLETION_H

@@ -1,6 +1,7 @@
 /*
- * profile/options.c — the option table and the one setter every source goes
- * through (see options.h). No I/O beyond what a setter's validation needs
+ * profile/options.c — the option table's setters (the table itself is
+ * profile/option-table.c) and the one setter every source goes through
+ * (see options.h). No I/O beyond what a setter's validation needs
  * (realpath of a write root, fcntl of a kept descriptor).
  */
 #include <errno.h>
@@ -11,7 +12,7 @@
 #include <unistd.h>
 
 #include "hosts.h"
-#include "options.h"
+#include "options-int.h"
 #include "policy.h"
 #include "tables.h"
 
@@ -72,8 +73,8 @@ expand(const struct kb_policy *p, const char *v, const struct kb_src *s)
 	return xstrdup(v);
 }
 
-static int
-set_write(struct kb_policy *p, const struct kb_option *o, const char *v,
+int
+kb_optset_write(struct kb_policy *p, const struct kb_option *o, const char *v,
     const struct kb_src *s, struct kb_err *e)
 {
 	_cleanup_free_ char *path = expand(p, v, s);
@@ -84,9 +85,9 @@ set_write(struct kb_policy *p, const struct kb_option *o, const char *v,
 }
 
 /* a socket grant: judged at finalize, which knows the writable roots */
-static int
-set_allow_socket(struct kb_policy *p, const struct kb_option *o, const char *v,
-    const struct kb_src *s, struct kb_err *e)
+int
+kb_optset_allow_socket(struct kb_policy *p, const struct kb_option *o,
+    const char *v, const struct kb_src *s, struct kb_err *e)
 {
 	_cleanup_free_ char *path = expand(p, v, s);
 	char b[64];
@@ -96,8 +97,8 @@ set_allow_socket(struct kb_policy *p, const struct kb_option *o, const char *v,
 }
 
 /* a device request: judged at finalize (profile/devices.c) */
-static int
-set_device(struct kb_policy *p, const struct kb_option *o, const char *v,
+int
+kb_optset_device(struct kb_policy *p, const struct kb_option *o, const char *v,
     const struct kb_src *s, struct kb_err *e)
 {
 	_cleanup_free_ char *path = expand(p, v, s);
@@ -166,18 +167,18 @@ add_host(const char *entry, void *vc)
 }
 
 /* each entry was judged by check_form: only the cap is left to fail */
-static int
-set_allow_host(struct kb_policy *p, const struct kb_option *o, const char *v,
-    const struct kb_src *s, struct kb_err *e)
+int
+kb_optset_allow_host(struct kb_policy *p, const struct kb_option *o,
+    const char *v, const struct kb_src *s, struct kb_err *e)
 {
 	struct host_ctx c = {p, o, s, e};
 
 	return each_host(v, s, add_host, &c);
 }
 
-static int
-set_workspace(struct kb_policy *p, const struct kb_option *o, const char *v,
-    const struct kb_src *s, struct kb_err *e)
+int
+kb_optset_workspace(struct kb_policy *p, const struct kb_option *o,
+    const char *v, const struct kb_src *s, struct kb_err *e)
 {
 	(void)o;
 	(void)s;
@@ -205,8 +206,8 @@ kb_run_mode_name(bool read_only)
 }
 
 /* --read-only, mode =: the form was checked */
-static int
-set_mode(struct kb_policy *p, const struct kb_option *o, const char *v,
+int
+kb_optset_mode(struct kb_policy *p, const struct kb_option *o, const char *v,
     const struct kb_src *s, struct kb_err *e)
 {
 	bool ro = false;
@@ -219,8 +220,8 @@ set_mode(struct kb_policy *p, const struct kb_option *o, const char *v,
 	return 0;
 }
 
-static int
-set_bool(struct kb_policy *p, const struct kb_option *o, const char *v,
+int
+kb_optset_bool(struct kb_policy *p, const struct kb_option *o, const char *v,
     const struct kb_src *s, struct kb_err *e)
 {
 	bool on = false;
@@ -271,8 +272,8 @@ kb_backend_name(unsigned i)
 }
 
 /* its form was checked: one of backend_names */
-static int
-set_backend(struct kb_policy *p, const struct kb_option *o, const char *v,
+int
+kb_optset_backend(struct kb_policy *p, const struct kb_option *o, const char *v,
     const struct kb_src *s, struct kb_err *e)
 {
 	(void)o;
@@ -329,8 +330,8 @@ kb_feature_parse(const char *list, unsigned *bits, char **bad)
 }
 
 /* a list: each source adds what it requires (requiring only tightens) */
-static int
-set_require(struct kb_policy *p, const struct kb_option *o, const char *v,
+int
+kb_optset_require(struct kb_policy *p, const struct kb_option *o, const char *v,
     const struct kb_src *s, struct kb_err *e)
 {
 	unsigned bits;
@@ -358,9 +359,9 @@ valid_env_pattern(const char *v)
 	return true;
 }
 
-static int
-set_env_name(struct kb_policy *p, const struct kb_option *o, const char *v,
-    const struct kb_src *s, struct kb_err *e)
+int
+kb_optset_env_name(struct kb_policy *p, const struct kb_option *o,
+    const char *v, const struct kb_src *s, struct kb_err *e)
 {
 	if (is_flag(s))
 		return kb_policy_add_keep_env(p, v, e);
@@ -369,8 +370,8 @@ set_env_name(struct kb_policy *p, const struct kb_option *o, const char *v,
 	return 0;
 }
 
-static int
-set_keep_fd(struct kb_policy *p, const struct kb_option *o, const char *v,
+int
+kb_optset_keep_fd(struct kb_policy *p, const struct kb_option *o, const char *v,
     const struct kb_src *s, struct kb_err *e)
 {
 	(void)o;
@@ -378,8 +379,8 @@ set_keep_fd(struct kb_policy *p, const struct kb_option *o, const char *v,
 	return kb_policy_add_keep_fd(p, v, e);
 }
 
-static int
-set_mask(struct kb_policy *p, const struct kb_option *o, const char *v,
+int
+kb_optset_mask(struct kb_policy *p, const struct kb_option *o, const char *v,
     const struct kb_src *s, struct kb_err *e)
 {
 	_cleanup_free_ char *path = expand(p, v, s);
@@ -410,8 +411,8 @@ cache_index(const char *name, size_t len)
 	return -1;
 }
 
-static int
-set_cache(struct kb_policy *p, const struct kb_option *o, const char *v,
+int
+kb_optset_cache(struct kb_policy *p, const struct kb_option *o, const char *v,
     const struct kb_src *s, struct kb_err *e)
 {
 	const char *eq = strchr(v, '=');
@@ -576,8 +577,8 @@ one_rlim(const char *w, size_t len, void *vc)
 	return 0;
 }
 
-static int
-set_rlimit(struct kb_policy *p, const struct kb_option *o, const char *v,
+int
+kb_optset_rlimit(struct kb_policy *p, const struct kb_option *o, const char *v,
     const struct kb_src *s, struct kb_err *e)
 {
 	struct rlim_ctx c = {p, o, s, e};
@@ -586,9 +587,9 @@ set_rlimit(struct kb_policy *p, const struct kb_option *o, const char *v,
 }
 
 /* --timeout, --kill-after: the form was checked (a duration) */
-static int
-set_duration(struct kb_policy *p, const struct kb_option *o, const char *v,
-    const struct kb_src *s, struct kb_err *e)
+int
+kb_optset_duration(struct kb_policy *p, const struct kb_option *o,
+    const char *v, const struct kb_src *s, struct kb_err *e)
 {
 	long long secs = 0;
 
@@ -607,8 +608,8 @@ set_duration(struct kb_policy *p, const struct kb_option *o, const char *v,
 }
 
 /* --memory, memory =: the form was checked (a size, at least 16M) */
-static int
-set_memory(struct kb_policy *p, const struct kb_option *o, const char *v,
+int
+kb_optset_memory(struct kb_policy *p, const struct kb_option *o, const char *v,
     const struct kb_src *s, struct kb_err *e)
 {
 	unsigned long long b = 0;
@@ -653,8 +654,8 @@ setenv_problem(const char *v)
 	return NULL;
 }
 
-static int
-set_setenv(struct kb_policy *p, const struct kb_option *o, const char *v,
+int
+kb_optset_setenv(struct kb_policy *p, const struct kb_option *o, const char *v,
     const struct kb_src *s, struct kb_err *e)
 {
 	(void)o;
@@ -829,429 +830,6 @@ check_form(const struct kb_option *o, const char *v, const struct kb_src *s,
 	}
 	return 0; /* judged by its setter, which needs the file system */
 }
-
-/* clang-format off */
-const struct kb_option kb_options[KB_OPT__N] = {
-	[KB_OPT_WRITE] = {
-		.id = KB_OPT_WRITE, .flag = "write", .shortopt = 'w',
-		.negflag = NULL, .metavar = "DIR",
-		.sections = KB_IN_SANDBOX | KB_IN_GRANT, .key = "write_paths", .json = "write_paths",
-		.max_life = KB_LIFE_WORKSPACE, .project = KB_PROJECT_NO, .type = KB_T_LIST,
-		.set = set_write,
-		.complete = KB_COMPLETE_DIR, .json_enc = KB_JSON_ROOTS,
-		.field = offsetof(struct kb_policy, write), .count = offsetof(struct kb_policy, nwrite),
-		.retry = KB_RETRY_YES,
-		.help = "also make DIR writable (repeatable, at most 16)",
-		.neghelp = NULL,
-	},
-	[KB_OPT_WORKSPACE] = {
-		.id = KB_OPT_WORKSPACE, .flag = "workspace", .shortopt = 0,
-		.negflag = NULL, .metavar = "DIR",
-		.sections = 0, .key = NULL, .json = "workspace",
-		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_VALUE,
-		.set = set_workspace,
-		/* retry passes the record's workspace itself */
-		.complete = KB_COMPLETE_DIR, .json_enc = KB_JSON_STRING,
-		.field = offsetof(struct kb_policy, workspace),
-		.retry = KB_RETRY_NO,
-		.help = "DIR is the workspace (default: the current\n"
-		    "directory), which holds the current directory;\n"
-		    "the command runs in the current directory",
-		.neghelp = NULL,
-	},
-	[KB_OPT_CHDIR] = {
-		.id = KB_OPT_CHDIR, .flag = "directory", .shortopt = 'C',
-		.negflag = NULL, .metavar = "DIR",
-		.sections = 0, .key = NULL, .json = NULL,
-		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_CLI,
-		.set = NULL,
-		.complete = KB_COMPLETE_DIR, .json_enc = KB_JSON_NONE,
-		.retry = KB_RETRY_NO,
-		.help = "change to DIR first (as git -C, make -C), which\n"
-		    "is then the workspace and the command's\n"
-		    "directory; -C a -C b is a/b",
-		.neghelp = NULL,
-	},
-	[KB_OPT_READ_ONLY] = {
-		.id = KB_OPT_READ_ONLY, .flag = "read-only", .shortopt = 0,
-		.negflag = NULL, .metavar = NULL,
-		/* a project file may set it: it only tightens; never a
-		 * grant (a grant permits, and read-only permits less) */
-		.sections = KB_IN_SANDBOX, .key = "mode", .json = "read_only",
-		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_ON_ONLY, .type = KB_T_SWITCH,
-		.set = set_mode,
-		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_SWITCH,
-		.field = offsetof(struct kb_policy, read_only),
-		.retry = KB_RETRY_YES,
-		.help = "write nothing: the workspace and every root\n"
-		    "read-only; only the private /tmp and the caches\n"
-		    "take writes, all discarded (not with --write)",
-		.neghelp = NULL,
-	},
-	[KB_OPT_NET] = {
-		.id = KB_OPT_NET, .flag = "net", .shortopt = 0,
-		.negflag = "no-net", .metavar = NULL,
-		.sections = KB_IN_SANDBOX | KB_IN_GRANT, .key = "network", .json = "network",
-		.max_life = KB_LIFE_WORKSPACE, .project = KB_PROJECT_OFF_ONLY, .type = KB_T_SWITCH,
-		.set = set_bool,
-		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_SWITCH,
-		.field = offsetof(struct kb_policy, net),
-		.retry = KB_RETRY_YES,
-		.help = "give the command the host network",
-		.neghelp = "no network, loopback only (the default)",
-	},
-	[KB_OPT_BACKEND] = {
-		.id = KB_OPT_BACKEND, .flag = "backend", .shortopt = 0,
-		.negflag = NULL, .metavar = "NAME",
-		.sections = KB_IN_SANDBOX, .key = "backend", .json = NULL,
-		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_VALUE,
-		.set = set_backend,
-		.complete = KB_COMPLETE_BACKEND, .json_enc = KB_JSON_NONE,
-		.retry = KB_RETRY_NO,
-		.help = "auto (default: bwrap, else landlock where\n"
-		    "bwrap cannot make its namespaces), bwrap or\n"
-		    "landlock; each fails closed (seatbelt: macOS)",
-		.neghelp = NULL,
-	},
-	[KB_OPT_SSH_AGENT] = {
-		.id = KB_OPT_SSH_AGENT, .flag = "ssh-agent", .shortopt = 0,
-		.negflag = NULL, .metavar = NULL,
-		.sections = KB_IN_GRANT, .key = "ssh_agent", .json = "ssh_agent",
-		.max_life = KB_LIFE_WORKSPACE, .project = KB_PROJECT_NO, .type = KB_T_SWITCH,
-		.set = set_bool,
-		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_SWITCH,
-		.field = offsetof(struct kb_policy, ssh_agent),
-		.retry = KB_RETRY_YES,
-		.help = "expose the SSH agent socket and public ~/.ssh\n"
-		    "files (needs --net); private keys stay hidden",
-		.neghelp = NULL,
-	},
-	[KB_OPT_ALLOW_SOCKET] = {
-		.id = KB_OPT_ALLOW_SOCKET, .flag = "allow-socket", .shortopt = 0,
-		.negflag = NULL, .metavar = "PATH",
-		.sections = KB_IN_SANDBOX | KB_IN_GRANT, .key = "allow_sockets", .json = "allow_sockets",
-		/* never from the project file: the command writes it */
-		.max_life = KB_LIFE_WORKSPACE, .project = KB_PROJECT_NO, .type = KB_T_LIST,
-		.set = set_allow_socket,
-		.complete = KB_COMPLETE_FILE, .json_enc = KB_JSON_PATHS,
-		.field = offsetof(struct kb_policy, allow_socket), .count = offsetof(struct kb_policy, nallow_socket),
-		.retry = KB_RETRY_YES,
-		.help = "also let the command connect to the unix socket\n"
-		    "PATH (repeatable; the command's own sockets in\n"
-		    "writable roots need none)",
-		.neghelp = NULL,
-	},
-	[KB_OPT_ALLOW_HOST] = {
-		.id = KB_OPT_ALLOW_HOST, .flag = "allow-host", .shortopt = 0,
-		.negflag = NULL, .metavar = "HOST[:PORT]",
-		.sections = KB_IN_NETWORK | KB_IN_GRANT, .key = "allowed_hosts", .json = "allowed_hosts",
-		/* never from the project file: the command writes it, and a
-		 * host it reaches is a way out for what it read */
-		.max_life = KB_LIFE_WORKSPACE, .project = KB_PROJECT_NO, .type = KB_T_LIST,
-		.set = set_allow_host,
-		/* a name kinbox cannot guess: nothing to complete */
-		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_HOSTS,
-		.field = offsetof(struct kb_policy, allow_host), .count = offsetof(struct kb_policy, nallow_host),
-		.retry = KB_RETRY_YES,
-		.help = "let the command reach HOST (port 443 unless\n"
-		    "given) through kinbox's proxy, and no other\n"
-		    "host (repeatable; exclusive with --net)",
-		.neghelp = NULL,
-	},
-	[KB_OPT_DEVICE] = {
-		.id = KB_OPT_DEVICE, .flag = "device", .shortopt = 0,
-		.negflag = NULL, .metavar = "PATH",
-		.sections = KB_IN_SANDBOX | KB_IN_GRANT, .key = "devices", .json = "devices",
-		/* never from the project file: a device is a way past every
-		 * file rule (a GPU's memory, a disk) */
-		.max_life = KB_LIFE_WORKSPACE, .project = KB_PROJECT_NO, .type = KB_T_LIST,
-		.set = set_device,
-		.complete = KB_COMPLETE_FILE, .json_enc = KB_JSON_PATHS,
-		.field = offsetof(struct kb_policy, device), .count = offsetof(struct kb_policy, ndevice),
-		.retry = KB_RETRY_YES,
-		.help = "bind the character device PATH (or a directory\n"
-		    "of them, /dev/dri) read-write at the same path\n"
-		    "(repeatable; block devices are refused)",
-		.neghelp = NULL,
-	},
-	[KB_OPT_GPU] = {
-		.id = KB_OPT_GPU, .flag = "gpu", .shortopt = 0,
-		.negflag = NULL, .metavar = NULL,
-		.sections = KB_IN_SANDBOX | KB_IN_GRANT, .key = "gpu", .json = "gpu",
-		.max_life = KB_LIFE_WORKSPACE, .project = KB_PROJECT_NO, .type = KB_T_SWITCH,
-		.set = set_bool,
-		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_SWITCH,
-		.field = offsetof(struct kb_policy, gpu),
-		.retry = KB_RETRY_YES,
-		.help = "bind the GPU device nodes found at run time\n"
-		    "(NVIDIA, /dev/dri, /dev/kfd); none found: refused",
-		.neghelp = NULL,
-	},
-	[KB_OPT_KEYCHAIN] = {
-		.id = KB_OPT_KEYCHAIN, .flag = "keychain", .shortopt = 0,
-		.negflag = NULL, .metavar = NULL,
-		/* the caller's own choice: never granted, never the project's */
-		.sections = KB_IN_SANDBOX, .key = "keychain", .json = NULL,
-		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_SWITCH,
-		.set = set_bool,
-		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
-		.retry = KB_RETRY_NO,
-		.help = "seatbelt (macOS): let the command reach the login\n"
-		    "keychain (securityd, ~/Library/Keychains)",
-		.neghelp = NULL,
-	},
-	[KB_OPT_KEEP_ENV] = {
-		.id = KB_OPT_KEEP_ENV, .flag = "keep-env", .shortopt = 0,
-		.negflag = NULL, .metavar = "NAME",
-		.sections = KB_IN_SANDBOX, .key = "keep_env", .json = "keep_env",
-		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_LIST,
-		.set = set_env_name,
-		.complete = KB_COMPLETE_ENV, .json_enc = KB_JSON_NAMES,
-		.field = offsetof(struct kb_policy, keep_env),
-		.retry = KB_RETRY_YES,
-		.help = "keep variable NAME despite the secret scrub",
-		.neghelp = NULL,
-	},
-	[KB_OPT_KEEP_FD] = {
-		.id = KB_OPT_KEEP_FD, .flag = "keep-fd", .shortopt = 0,
-		.negflag = NULL, .metavar = "N",
-		.sections = 0, .key = NULL, .json = NULL,
-		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_LIST,
-		.set = set_keep_fd,
-		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
-		.retry = KB_RETRY_NO,
-		.help = "keep descriptor N open in the command",
-		.neghelp = NULL,
-	},
-	[KB_OPT_UNCONFINED] = {
-		.id = KB_OPT_UNCONFINED, .flag = "unconfined", .shortopt = 0,
-		.negflag = NULL, .metavar = NULL,
-		.sections = KB_IN_GRANT, .key = "unconfined", .json = "unconfined",
-		.max_life = KB_LIFE_SESSION, .project = KB_PROJECT_NO, .type = KB_T_SWITCH,
-		.set = set_bool,
-		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_SWITCH,
-		.field = offsetof(struct kb_policy, unconfined),
-		.retry = KB_RETRY_YES,
-		.help = "no sandbox (the escape hatch); secrets are\n"
-		    "still scrubbed and descriptors closed",
-		.neghelp = NULL,
-	},
-	[KB_OPT_SCRUB_ENV] = {
-		.id = KB_OPT_SCRUB_ENV, .flag = NULL, .shortopt = 0,
-		.negflag = NULL, .metavar = NULL,
-		.sections = KB_IN_SANDBOX, .key = "scrub_env", .json = NULL,
-		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_ADD, .type = KB_T_LIST,
-		.set = set_env_name,
-		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
-		.retry = KB_RETRY_NO,
-		.help = NULL,
-		.neghelp = NULL,
-	},
-	[KB_OPT_MASK] = {
-		.id = KB_OPT_MASK, .flag = NULL, .shortopt = 0,
-		.negflag = NULL, .metavar = NULL,
-		.sections = KB_IN_SANDBOX, .key = "mask", .json = NULL,
-		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_ADD, .type = KB_T_LIST,
-		.set = set_mask,
-		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
-		.retry = KB_RETRY_NO,
-		.help = NULL,
-		.neghelp = NULL,
-	},
-	[KB_OPT_REQUIRE] = {
-		.id = KB_OPT_REQUIRE, .flag = "require", .shortopt = 0,
-		.negflag = NULL, .metavar = "FEATURES",
-		.sections = KB_IN_SANDBOX, .key = "require", .json = NULL,
-		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_ADD, .type = KB_T_LIST,
-		.set = set_require,
-		.complete = KB_COMPLETE_FEATURES, .json_enc = KB_JSON_NONE,
-		.retry = KB_RETRY_NO,
-		.help = "refuse to run on a backend that lacks one of\n"
-		    "FEATURES (comma-separated: private-tmp,\n"
-		    "pid-namespace, net-namespace, ipc-namespace,\n"
-		    "git-guard, unix-sockets, signal-scope,\n"
-		    "attr-guard)",
-		.neghelp = NULL,
-	},
-	[KB_OPT_TIMEOUT] = {
-		.id = KB_OPT_TIMEOUT, .flag = "timeout", .shortopt = 0,
-		.negflag = NULL, .metavar = "DURATION",
-		.sections = KB_IN_SANDBOX, .key = "timeout", .json = NULL,
-		/* a project file may set it: a timeout only tightens (the
-		 * setter keeps the shorter one) */
-		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_ADD, .type = KB_T_VALUE,
-		.set = set_duration,
-		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
-		.retry = KB_RETRY_NO,
-		.help = "stop the whole sandbox after DURATION (30s,\n"
-		    "10m, 1h): SIGTERM, SIGKILL after --kill-after;\n"
-		    "exit 124",
-		.neghelp = NULL,
-	},
-	[KB_OPT_KILL_AFTER] = {
-		.id = KB_OPT_KILL_AFTER, .flag = "kill-after", .shortopt = 0,
-		.negflag = NULL, .metavar = "DURATION",
-		.sections = 0, .key = NULL, .json = NULL,
-		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_VALUE,
-		.set = set_duration,
-		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
-		.retry = KB_RETRY_NO,
-		.help = "after --timeout's SIGTERM, SIGKILL what is left\n"
-		    "after DURATION (default 5s)",
-		.neghelp = NULL,
-	},
-	[KB_OPT_RLIMIT] = {
-		.id = KB_OPT_RLIMIT, .flag = "rlimit", .shortopt = 0,
-		.negflag = NULL, .metavar = "NAME=VALUE",
-		.sections = KB_IN_SANDBOX, .key = "rlimit", .json = NULL,
-		/* a project file may set it: a limit is only lowered (the
-		 * setter keeps the lower one) */
-		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_ADD, .type = KB_T_LIST,
-		.set = set_rlimit,
-		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
-		.retry = KB_RETRY_NO,
-		.help = "limit the command (repeatable): as, core, fsize\n"
-		    "(bytes, k/m/g), cpu (seconds), nofile, nproc\n"
-		    "(per user, not per sandbox)",
-		.neghelp = NULL,
-	},
-	[KB_OPT_MEMORY] = {
-		.id = KB_OPT_MEMORY, .flag = "memory", .shortopt = 0,
-		.negflag = NULL, .metavar = "SIZE",
-		.sections = KB_IN_SANDBOX, .key = "memory", .json = NULL,
-		/* a project file may set it: a budget only tightens (the
-		 * lower one is kept, never a higher: kb_policy_memory) */
-		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_ADD, .type = KB_T_VALUE,
-		.set = set_memory,
-		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
-		.retry = KB_RETRY_NO,
-		.help = "bound the sandbox's memory to SIZE (K, M, G):\n"
-		    "its tmpfs mounts (/tmp, /dev/shm, ...) together,\n"
-		    "and a cgroup where one can be had (default: a\n"
-		    "quarter of RAM, at most 4G)",
-		.neghelp = NULL,
-	},
-	[KB_OPT_SETENV] = {
-		.id = KB_OPT_SETENV, .flag = "setenv", .shortopt = 0,
-		.negflag = NULL, .metavar = "NAME=VALUE",
-		/* flags only: from a project file it would be a way in
-		 * (LD_PRELOAD), not a tightening */
-		.sections = 0, .key = NULL, .json = NULL,
-		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_LIST,
-		.set = set_setenv,
-		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
-		.retry = KB_RETRY_NO,
-		.help = "set NAME in the command's environment, after\n"
-		    "the secret scrub (repeatable)",
-		.neghelp = NULL,
-	},
-	[KB_OPT_CACHE] = {
-		.id = KB_OPT_CACHE, .flag = NULL, .shortopt = 0,
-		.negflag = NULL, .metavar = NULL,
-		.sections = KB_IN_CACHES, .key = NULL, .json = NULL,
-		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_VALUE,
-		.set = set_cache,
-		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
-		.retry = KB_RETRY_NO,
-		.help = NULL,
-		.neghelp = NULL,
-	},
-	[KB_OPT_JSON_FD] = {
-		.id = KB_OPT_JSON_FD, .flag = "json-fd", .shortopt = 0,
-		.negflag = NULL, .metavar = "N",
-		.sections = 0, .key = NULL, .json = NULL,
-		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_CLI,
-		.set = NULL,
-		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
-		.retry = KB_RETRY_NO,
-		.help = "write a denial's JSON record to descriptor N\n"
-		    "(also KINBOX_JSON_FD)",
-		.neghelp = NULL,
-	},
-	[KB_OPT_DRY_RUN] = {
-		.id = KB_OPT_DRY_RUN, .flag = "dry-run", .shortopt = 0,
-		.negflag = NULL, .metavar = NULL,
-		.sections = 0, .key = NULL, .json = NULL,
-		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_CLI,
-		.set = NULL,
-		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
-		.retry = KB_RETRY_NO,
-		.help = "print the plan, with each grant's origin,\n"
-		    "and run nothing",
-		.neghelp = NULL,
-	},
-	[KB_OPT_JSON] = {
-		.id = KB_OPT_JSON, .flag = "json", .shortopt = 0,
-		.negflag = NULL, .metavar = NULL,
-		.sections = 0, .key = NULL, .json = NULL,
-		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_CLI,
-		.set = NULL,
-		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
-		.retry = KB_RETRY_NO,
-		.help = "with --dry-run: the plan as one JSON object\n"
-		    "(backend, argv, notes; seatbelt: profile,\n"
-		    "params)",
-		.neghelp = NULL,
-	},
-	[KB_OPT_QUIET] = {
-		.id = KB_OPT_QUIET, .flag = "quiet", .shortopt = 'q',
-		.negflag = NULL, .metavar = NULL,
-		.sections = 0, .key = NULL, .json = NULL,
-		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_CLI,
-		.set = NULL,
-		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
-		.retry = KB_RETRY_NO,
-		.help = "no posture line when running unsandboxed",
-		.neghelp = NULL,
-	},
-	[KB_OPT_VERBOSE] = {
-		.id = KB_OPT_VERBOSE, .flag = "verbose", .shortopt = 'v',
-		.negflag = NULL, .metavar = NULL,
-		.sections = 0, .key = NULL, .json = NULL,
-		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_CLI,
-		.set = NULL,
-		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
-		.retry = KB_RETRY_NO,
-		.help = "print the plan's summary before running",
-		.neghelp = NULL,
-	},
-	[KB_OPT_STATUS] = {
-		.id = KB_OPT_STATUS, .flag = "status", .shortopt = 0,
-		.negflag = NULL, .metavar = NULL,
-		.sections = 0, .key = NULL, .json = NULL,
-		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_CLI,
-		.set = NULL,
-		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
-		.retry = KB_RETRY_NO,
-		.help = "diagnose this machine: the backend auto uses,\n"
-		    "what blocks the other, the fixes; --json after\n"
-		    "it for JSON; exit 0, or 1 when none works",
-		.neghelp = NULL,
-	},
-	[KB_OPT_HELP] = {
-		.id = KB_OPT_HELP, .flag = "help", .shortopt = 'h',
-		.negflag = NULL, .metavar = NULL,
-		.sections = 0, .key = NULL, .json = NULL,
-		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_CLI,
-		.set = NULL,
-		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
-		.retry = KB_RETRY_NO,
-		.help = "this text",
-		.neghelp = NULL,
-	},
-	[KB_OPT_VERSION] = {
-		.id = KB_OPT_VERSION, .flag = "version", .shortopt = 0,
-		.negflag = NULL, .metavar = NULL,
-		.sections = 0, .key = NULL, .json = NULL,
-		.max_life = KB_LIFE_NEVER, .project = KB_PROJECT_NO, .type = KB_T_CLI,
-		.set = NULL,
-		.complete = KB_COMPLETE_NONE, .json_enc = KB_JSON_NONE,
-		.retry = KB_RETRY_NO,
-		.help = "print the version",
-		.neghelp = NULL,
-	},
-};
-/* clang-format on */
 
 const struct kb_option *
 kb_option_by_flag(const char *f)
