@@ -108,7 +108,10 @@ kp_literal_word(const char *p, struct kb_buf *w)
 					return NULL;
 				if (*p == '\\' && p[1] == '\n')
 					return NULL;
-				if (*p == '\\' &&
+				/* strchr() finds the string's NUL too: a
+				 * backslash last is no escape (the quote is
+				 * unterminated, said above next round) */
+				if (*p == '\\' && p[1] != '\0' &&
 				    strchr("\"\\$`", p[1]) != NULL)
 					p++;
 				kb_buf_add(w, p, 1);
