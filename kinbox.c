@@ -82,7 +82,7 @@ struct kb_opts {
 };
 
 /*
- * The option parser is built from the option table (profile/options.c):
+ * The option parser is built from the option table (profile/option-table.c):
  * getopt_long's array and short-option string, and --help. A long option
  * returns OPT_ON + its row (OPT_OFF + row for a switch's negation).
  */

@@ -2,9 +2,9 @@
  * profile/config.c — the one INI reader (inih, with a visitor API that also
  * serves the grant stores and the session's "always" answers) and the
  * layers kinbox reads on every run, into the same struct kb_policy the
- * flags fill, through the option table's setter (profile/options.c), each
- * value tagged with its origin and file:line. kinbox only reads;
- * kinpolicy writes grants, within this reader's limits.
+ * flags fill, through the option table's setter (profile/option-table.c,
+ * profile/options.c), each value tagged with its origin and file:line. kinbox
+ * only reads; kinpolicy writes grants, within this reader's limits.
  *
  *   /etc/kinbox/config.ini          system defaults     [sandbox] [network]
  *                                                       [caches]

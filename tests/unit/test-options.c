@@ -1,5 +1,5 @@
 /*
- * tests/unit/test-options.c — the option table (profile/options.c): the man
+ * tests/unit/test-options.c — the option table (profile/option-table.c): the man
  * pages list exactly its flags and keys, --help is made from it, the one
  * setter records origins, validation names what was typed or which
  * file:line, and the one INI reader (profile/config.c) keeps its limits
