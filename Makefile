@@ -375,6 +375,9 @@ FUZZ_OBJS = $(patsubst %.c,.fuzz/%.o,$(FUZZ_SRCS))
 	$(FUZZCC) $(CSTD) $(WARN) -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
 	    $(DEFS) -c -o $@ $<
 .fuzz/profile/completion.o: .build-defs
+# both kept between runs (make deletes what only a pattern rule's chain
+# makes)
+.SECONDARY: $(SAN_OBJS) $(FUZZ_OBJS)
 
 tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_OBJS)
 	$(FUZZCC) $(CSTD) $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined $(DEFS) \

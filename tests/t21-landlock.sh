@@ -272,8 +272,10 @@ await() {
 }
 
 # WAITGO: the sandboxed shell's wait for the file $GO (exported by the
-# test), bounded (30 s, then exit 99)
-WAITGO='_i=0; while [ ! -e "$GO" ]; do _i=$((_i + 1)); [ $_i -le 300 ] || exit 99; sleep 0.1; done'
+# test), bounded (120 s, then exit 99: a concurrent run that searches the
+# whole filesystem for the other's file, t_rundir_private, took 25 to 33 s
+# on a machine with a few big trees)
+WAITGO='_i=0; while [ ! -e "$GO" ]; do _i=$((_i + 1)); [ $_i -le 1200 ] || exit 99; sleep 0.1; done'
 
 # start_server KIND [ADDR]: serve.py in the background; sets SRV (its
 # address) and SRVLOG
