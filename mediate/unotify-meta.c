@@ -72,6 +72,7 @@
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 
+#include "../lib/fdpass.h"
 #include "unotify-meta.h"
 
 #ifndef SYS_openat2
@@ -877,37 +878,28 @@ kb_meta_stop(struct kb_meta *m, struct kb_meta_report *out)
 int
 kb_meta_recv(int sock, struct kb_meta_hello *hello)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = {hello, sizeof(*hello)};
-	struct msghdr msg = {.msg_iov = &iov,
-	    .msg_iovlen = 1,
-	    .msg_control = u.buf,
-	    .msg_controllen = sizeof(u.buf)};
-	struct cmsghdr *c;
+	/* a byte more than a hello: a longer message is refused, not cut */
+	unsigned char buf[sizeof(*hello) + 1];
+	size_t nfd = 0;
 	ssize_t n;
 	int fd = -1;
 
 	memset(hello, 0, sizeof(*hello));
-	while (
-	    (n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC)) == -1 && errno == EINTR)
-		;
-	if (n == -1)
+	n = kb_fd_recv(sock, buf, sizeof(buf), &fd, 1, &nfd);
+	if (n == -1) {
+		if (errno == EBADMSG) /* more than one descriptor */
+			errno = EPROTO;
 		return -1;
-	if (n == 0) {
+	}
+	if (n == 0 && nfd == 0) {
 		errno = ENODATA;
 		return -1;
 	}
-	for (c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-		    c->cmsg_len == CMSG_LEN(sizeof(int)))
-			memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	if (fd == -1 || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-	    (size_t)n != sizeof(*hello) || hello->magic != KB_META_MAGIC ||
-	    hello->nroot > KB_META_MAX_ROOT) {
-		if (fd != -1)
+	if ((size_t)n == sizeof(*hello))
+		memcpy(hello, buf, sizeof(*hello));
+	if (nfd != 1 || (size_t)n != sizeof(*hello) ||
+	    hello->magic != KB_META_MAGIC || hello->nroot > KB_META_MAX_ROOT) {
+		if (nfd == 1)
 			close(fd);
 		errno = EPROTO;
 		return -1;

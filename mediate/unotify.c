@@ -99,6 +99,7 @@
 #include <linux/seccomp.h>
 #include <linux/stat.h>
 
+#include "../lib/fdpass.h"
 #include "unotify-int.h"
 
 #define TICK_MS      10  /* waiting callers looked at (gone, signalled) */
@@ -847,37 +848,28 @@ kb_sup_stop(struct kb_sup *s, struct kb_sup_report *out)
 int
 kb_sup_recv(int sock, struct kb_sup_hello *hello)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = {hello, sizeof(*hello)};
-	struct msghdr m = {.msg_iov = &iov,
-	    .msg_iovlen = 1,
-	    .msg_control = u.buf,
-	    .msg_controllen = sizeof(u.buf)};
-	struct cmsghdr *c;
+	/* a byte more than a hello: a longer message is refused, not cut */
+	unsigned char buf[sizeof(*hello) + 1];
+	size_t nfd = 0;
 	ssize_t n;
 	int fd = -1;
 
 	memset(hello, 0, sizeof(*hello));
-	while (
-	    (n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC)) == -1 && errno == EINTR)
-		;
-	if (n == -1)
+	n = kb_fd_recv(sock, buf, sizeof(buf), &fd, 1, &nfd);
+	if (n == -1) {
+		if (errno == EBADMSG) /* more than one descriptor */
+			errno = EPROTO;
 		return -1;
-	if (n == 0) {
+	}
+	if (n == 0 && nfd == 0) {
 		errno = ENODATA; /* kinbox-exec ended first: it says why */
 		return -1;
 	}
-	for (c = CMSG_FIRSTHDR(&m); c != NULL; c = CMSG_NXTHDR(&m, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-		    c->cmsg_len == CMSG_LEN(sizeof(int)))
-			memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	if (fd == -1 || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-	    (size_t)n != sizeof(*hello) || hello->magic != KB_SUP_MAGIC ||
-	    hello->nown > KB_SUP_MAX_OWN) {
-		if (fd != -1)
+	if ((size_t)n == sizeof(*hello))
+		memcpy(hello, buf, sizeof(*hello));
+	if (nfd != 1 || (size_t)n != sizeof(*hello) ||
+	    hello->magic != KB_SUP_MAGIC || hello->nown > KB_SUP_MAX_OWN) {
+		if (nfd == 1)
 			close(fd);
 		errno = EPROTO;
 		return -1;

@@ -6,7 +6,7 @@
  * rewrite; the mode table; the denial ids of a tool's output.
  */
 /* first: its NSIG (git's no-signing words) is not <signal.h>'s, which
- * <sys/wait.h> brings and which this file does not use */
+ * the wait header brings and which this file does not use */
 #include "readonly-cases.h"
 #undef NSIG
 

@@ -50,6 +50,7 @@
 #include <linux/stat.h>
 
 #include "../../backends/backend.h"
+#include "../../lib/fdpass.h"
 #include "../../mediate/unotify-int.h"
 #include "../../mediate/unotify.h"
 #include "tap.h"
@@ -879,6 +880,69 @@ mount_id(const char *path, uint64_t *id)
 	return true;
 }
 
+/* kb_sup_recv refuses what is not one hello with one listener: a short
+ * or long message, a bad magic, too many own mounts, no descriptor or
+ * two; the end of file is ENODATA */
+static void
+test_recv_refuses(void)
+{
+	static const struct {
+		const char *name;
+		size_t len;  /* bytes sent: 0 for a hello's size */
+		int nfds;    /* descriptors sent along */
+		uint32_t magic, nown;
+		int err;     /* 0: accepted */
+	} c[] = {
+	    {"a hello and its listener", 0, 1, KB_SUP_MAGIC, 1, 0},
+	    {"a short message", 8, 1, KB_SUP_MAGIC, 1, EPROTO},
+	    {"a message longer than a hello", sizeof(struct kb_sup_hello) + 8,
+		1, KB_SUP_MAGIC, 1, EPROTO},
+	    {"a bad magic", 0, 1, 0x12345678U, 1, EPROTO},
+	    {"too many own mounts", 0, 1, KB_SUP_MAGIC, KB_SUP_MAX_OWN + 1,
+		EPROTO},
+	    {"no descriptor", 0, 0, KB_SUP_MAGIC, 1, EPROTO},
+	    {"two descriptors", 0, 2, KB_SUP_MAGIC, 1, EPROTO},
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		unsigned char msg[sizeof(struct kb_sup_hello) + 8] = {0};
+		struct kb_sup_hello h = {0}, got;
+		int sp[2], fds[2], fd;
+
+		h.magic = c[i].magic;
+		h.nown = c[i].nown;
+		memcpy(msg, &h, sizeof(h));
+		fds[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		fds[1] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) ==
+			-1 ||
+		    kb_fd_send(sp[1], msg, c[i].len ? c[i].len : sizeof(h),
+			fds, (size_t)c[i].nfds) == -1) {
+			ok(0, "recv: %s: sent", c[i].name);
+			continue;
+		}
+		errno = 0;
+		fd = kb_sup_recv(sp[0], &got);
+		if (c[i].err == 0)
+			ok(fd >= 0 && got.nown == 1, "recv: %s: accepted",
+			    c[i].name);
+		else
+			ok(fd == -1 && errno == c[i].err, "recv: %s: refused",
+			    c[i].name);
+		if (fd >= 0)
+			close(fd);
+		close(sp[1]);
+		errno = 0;
+		fd = kb_sup_recv(sp[0], &got);
+		if (i == 0)
+			ok(fd == -1 && errno == ENODATA,
+			    "recv: the end of file is ENODATA");
+		close(sp[0]);
+		close(fds[0]);
+		close(fds[1]);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -908,6 +972,7 @@ main(int argc, char **argv)
 		return child(atoi(argv[2]), argv[5]);
 	}
 	test_abstract_names();
+	test_recv_refuses();
 	if ((why = kb_sup_unavailable()) != NULL) {
 		const char *pre = getenv("LD_PRELOAD");
 
